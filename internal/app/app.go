@@ -1,0 +1,148 @@
+// Package app wires Loyalty together: configuration, storage, the
+// authorization server, the HTTP API and support's admin operations. Both
+// the binary and the end-to-end tests start the service through it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/httpapi"
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/oauth"
+	"github.com/loyalty/loyalty/internal/ratelimit"
+	"github.com/loyalty/loyalty/internal/sqlstore"
+)
+
+// Config is everything the service is started with.
+type Config struct {
+	Addr    string // listen address, default 127.0.0.1:8080
+	DB      string // postgres:// URL or SQLite path; default <DataDir>/loyalty.db
+	DataDir string // default ./data
+	Redis   string // redis:// URL for limits shared between instances; empty: in memory
+	Logger  *slog.Logger
+	Limits  httpapi.Limits // zero: the spec's limits
+}
+
+// DSN returns the database the config names.
+func (c Config) DSN() string {
+	if c.DB != "" {
+		return c.DB
+	}
+	dir := c.DataDir
+	if dir == "" {
+		dir = "data"
+	}
+	return filepath.Join(dir, "loyalty.db")
+}
+
+// App is an opened service.
+type App struct {
+	Config  Config
+	DB      *sqlstore.DB
+	OAuth   *oauth.Server
+	Hasher  *oauth.Hasher
+	Limiter ratelimit.Limiter
+	API     *httpapi.Server
+	handler http.Handler
+}
+
+// Open connects to the database, applies migrations and builds the service.
+func Open(ctx context.Context, cfg Config) (*App, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	db, err := sqlstore.Open(ctx, cfg.DSN())
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Config: cfg, DB: db}
+	if err := a.init(ctx); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *App) init(ctx context.Context) error {
+	if _, err := a.DB.Migrate(ctx); err != nil {
+		return err
+	}
+	key, err := a.DB.Secret(ctx, "token_hmac")
+	if err != nil {
+		return err
+	}
+	a.Hasher = oauth.NewHasher(key)
+	if a.OAuth, err = oauth.NewServer(ctx, a.DB, a.Hasher); err != nil {
+		return err
+	}
+	if a.Config.Redis != "" {
+		if a.Limiter, err = ratelimit.OpenRedis(a.Config.Redis); err != nil {
+			return fmt.Errorf("redis: %w", err)
+		}
+	} else {
+		a.Limiter = ratelimit.NewMemory()
+	}
+	a.API = &httpapi.Server{
+		Store:     a.DB,
+		Customers: &loyalty.CustomerService{Store: a.DB},
+		OAuth:     a.OAuth,
+		Limiter:   a.Limiter,
+		Limits:    a.Config.Limits,
+		Logger:    a.Config.Logger,
+	}
+	a.handler = a.API.Handler()
+	return nil
+}
+
+// Handler is the service's HTTP handler.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Close releases the database and the limiter.
+func (a *App) Close() error {
+	var errs []error
+	if a.Limiter != nil {
+		errs = append(errs, a.Limiter.Close())
+	}
+	if a.DB != nil {
+		errs = append(errs, a.DB.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Serve answers HTTP on ln until ctx is done, then stops accepting and lets
+// in-flight requests finish (up to 30 seconds).
+func (a *App) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           a.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(a.Config.Logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	a.Config.Logger.Info("listening", "addr", ln.Addr().String(), "db", a.DB.Dialect())
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.Config.Logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

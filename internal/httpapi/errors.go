@@ -1,0 +1,86 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// api says which of the two APIs a route belongs to; their error shapes differ.
+type apiKind int
+
+const (
+	businessAPI apiKind = iota
+	userAPI
+)
+
+// statusOf is the single map from domain error codes to HTTP statuses.
+var statusOf = map[string]int{
+	loyalty.EInvalid:      http.StatusUnprocessableEntity,
+	loyalty.EBadRequest:   http.StatusBadRequest,
+	loyalty.ENotFound:     http.StatusNotFound,
+	loyalty.EForbidden:    http.StatusForbidden,
+	loyalty.EUnauthorized: http.StatusUnauthorized,
+	loyalty.ETooMany:      http.StatusTooManyRequests,
+	loyalty.EConflict:     http.StatusConflict,
+	loyalty.EInternal:     http.StatusInternalServerError,
+}
+
+// writeJSON writes v as the JSON body with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":{"status_code":500,"message":"Internal error.","description":"The response could not be encoded."}}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// errorTitles are the short descriptions of each status.
+var errorTitles = map[int]string{
+	400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+	406: "Not Acceptable", 409: "Conflict", 413: "Payload Too Large", 415: "Unsupported Media Type",
+	422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable",
+}
+
+// writeError answers with err in the shape of the API the route belongs to.
+func writeError(w http.ResponseWriter, r *http.Request, which apiKind, err error) {
+	code := loyalty.ErrorCode(err)
+	status := statusOf[code]
+	msg := loyalty.ErrorMessage(err)
+	var de *loyalty.Error
+	if errors.As(err, &de) {
+		if code == loyalty.EInvalid && len(de.Fields) > 0 {
+			writeJSON(w, status, de.Fields)
+			return
+		}
+		if de.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(de.RetryAfter))
+		}
+	} else {
+		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	writeStatus(w, which, status, msg)
+}
+
+// writeStatus writes an error body for status with message.
+func writeStatus(w http.ResponseWriter, which apiKind, status int, msg string) {
+	title := errorTitles[status]
+	switch {
+	case status == http.StatusUnprocessableEntity:
+		writeJSON(w, status, map[string][]string{"message": {msg}})
+	case which == userAPI && status == http.StatusBadRequest:
+		writeJSON(w, status, map[string]any{"code": status, "error": title, "message": msg})
+	case status == http.StatusForbidden:
+		writeJSON(w, status, map[string]any{"error": map[string]any{"status_code": status, "message": msg}})
+	default:
+		writeJSON(w, status, map[string]any{"error": map[string]any{"status_code": status, "message": msg, "description": title}})
+	}
+}

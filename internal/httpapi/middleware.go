@@ -1,0 +1,240 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/oauth"
+)
+
+// recorder remembers the status and size of a response, and turns the
+// mux's own plain-text 404 and 405 replies into JSON.
+type recorder struct {
+	http.ResponseWriter
+	status  int
+	bytes   int
+	jsonize bool // the mux matched no route: rewrite its reply
+	swallow bool
+}
+
+func (rec *recorder) WriteHeader(status int) {
+	if rec.status != 0 {
+		return
+	}
+	rec.status = status
+	if rec.jsonize && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) {
+		rec.swallow = true
+		msg := "The requested resource does not exist."
+		if status == http.StatusMethodNotAllowed {
+			msg = "The method is not allowed on this resource."
+		}
+		h := rec.Header()
+		h.Del("X-Content-Type-Options")
+		b := []byte(fmt.Sprintf(`{"error":{"status_code":%d,"message":%q,"description":%q}}`+"\n", status, msg, errorTitles[status]))
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Content-Length", strconv.Itoa(len(b)))
+		rec.ResponseWriter.WriteHeader(status)
+		n, _ := rec.ResponseWriter.Write(b)
+		rec.bytes += n
+		return
+	}
+	rec.ResponseWriter.WriteHeader(status)
+}
+
+func (rec *recorder) Write(b []byte) (int, error) {
+	if rec.status == 0 {
+		rec.WriteHeader(http.StatusOK)
+	}
+	if rec.swallow {
+		return len(b), nil
+	}
+	n, err := rec.ResponseWriter.Write(b)
+	rec.bytes += n
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
+
+// observe logs one JSON line per request, records metrics, recovers from
+// panics, and answers unmatched routes in JSON.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		_, pattern := s.mux.Handler(r)
+		rec := &recorder{ResponseWriter: w, jsonize: pattern == ""}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.Logger.ErrorContext(r.Context(), "panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+				if rec.status == 0 {
+					writeStatus(rec, businessAPI, http.StatusInternalServerError, "Internal error.")
+				}
+			}
+			route := pattern
+			if route == "" {
+				route = "unmatched"
+			}
+			d := time.Since(start)
+			s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(rec.status)).Inc()
+			s.metrics.duration.WithLabelValues(route).Observe(d.Seconds())
+			level := slog.LevelInfo
+			if rec.status >= 500 {
+				level = slog.LevelError
+			}
+			s.Logger.LogAttrs(r.Context(), level, "request",
+				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
+				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
+				slog.Float64("duration_ms", float64(d.Microseconds())/1000), slog.String("remote", clientIP(r)))
+		}()
+		next.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+	})
+}
+
+// clientIP is the peer address of the request, without the port.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// acceptable reports whether the Accept header asks for version 1 of the
+// API (or anything JSON), and whether it named another version.
+func acceptable(accept string) bool {
+	if strings.TrimSpace(accept) == "" {
+		return true
+	}
+	for _, part := range strings.Split(accept, ",") {
+		mt, _, _ := strings.Cut(part, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+		switch {
+		case mt == "" || mt == "*/*" || mt == "application/*" || mt == "application/json":
+			return true
+		case strings.HasPrefix(mt, "application/vnd.") && strings.HasSuffix(mt, ".api.v1+json"):
+			return true
+		}
+	}
+	return false
+}
+
+// reqCtx is what an authenticated business-API request carries.
+type reqCtx struct {
+	tenant     loyalty.Tenant
+	token      oauth.Token
+	businessID string
+}
+
+// handlerFunc is an API handler that returns its error for the wrapper
+// to write in the API's shape.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, rc *reqCtx) error
+
+// limitKey is the rate-limit key of a request: its bearer token (hashed, so
+// the limiter never holds a credential), or its client IP.
+func limitKey(prefix string, r *http.Request) string {
+	if tok := bearer(r); tok != "" {
+		sum := sha256.Sum256([]byte(tok))
+		return prefix + ":t:" + hex.EncodeToString(sum[:16])
+	}
+	return prefix + ":ip:" + clientIP(r)
+}
+
+// bearer returns the token of an Authorization: Bearer header.
+func bearer(r *http.Request) string {
+	h := r.Header.Get("Authorization")
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+// limit counts the request and sets the rate-limit headers; it reports
+// false (having answered 429) when the budget is spent.
+func (s *Server) limit(w http.ResponseWriter, r *http.Request, which apiKind, key string, limit int) bool {
+	res, err := s.Limiter.Allow(r.Context(), key, limit, s.Limits.Window)
+	if err != nil {
+		// A limiter outage must not take the API down with it.
+		s.Logger.ErrorContext(r.Context(), "rate limiter failed", "err", err)
+		return true
+	}
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	if !res.Allowed {
+		secs := int(time.Until(res.Reset).Seconds() + 0.999)
+		if secs < 1 {
+			secs = 1
+		}
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(res.Reset.Unix(), 10))
+		h.Set("Retry-After", strconv.Itoa(secs))
+		writeStatus(w, which, http.StatusTooManyRequests, "Too many requests; slow down.")
+		return false
+	}
+	return true
+}
+
+// business wraps a business-API handler: version, rate limit, Application
+// Key, bearer token with the admin scope of the key's business.
+func (s *Server) business(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !acceptable(r.Header.Get("Accept")) {
+			writeStatus(w, businessAPI, http.StatusNotAcceptable, "Only version 1 of the API is available (Accept: application/vnd.loyalty.api.v1+json).")
+			return
+		}
+		if !s.limit(w, r, businessAPI, limitKey("b", r), s.Limits.Business) {
+			return
+		}
+		rc, err := s.authenticate(r, oauth.ScopeAdmin)
+		if err == nil {
+			err = h(w, r, rc)
+		}
+		if err != nil {
+			writeError(w, r, businessAPI, err)
+		}
+	})
+}
+
+// authenticate resolves the Application Key and the bearer token and
+// checks that they belong together and carry scope.
+func (s *Server) authenticate(r *http.Request, scope string) (*reqCtx, error) {
+	key := r.Header.Get("X-Application-Key")
+	if key == "" {
+		return nil, loyalty.Errorf(loyalty.EUnauthorized, "The X-Application-Key header is required.")
+	}
+	tenant, err := s.Store.Tenant(r.Context(), key)
+	if err != nil {
+		return nil, err
+	}
+	tok := bearer(r)
+	if tok == "" {
+		return nil, loyalty.Errorf(loyalty.EUnauthorized, "An Authorization: Bearer access token is required.")
+	}
+	t, err := s.OAuth.Authenticate(r.Context(), tok)
+	if errors.Is(err, oauth.ErrTokenInvalid) {
+		return nil, loyalty.Errorf(loyalty.EUnauthorized, "The access token is invalid, expired or revoked.")
+	} else if err != nil {
+		return nil, err
+	}
+	if t.Scope != scope {
+		return nil, loyalty.Errorf(loyalty.EForbidden, "This token's scope (%s) does not allow this API; %s is required.", t.Scope, scope)
+	}
+	if t.TenantID != tenant.ID() {
+		return nil, loyalty.Errorf(loyalty.EForbidden, "This token belongs to another business than the Application Key.")
+	}
+	return &reqCtx{tenant: tenant, token: t, businessID: t.BusinessID}, nil
+}

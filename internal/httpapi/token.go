@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/oauth"
+)
+
+// tokenEndpoint serves POST /oauth/token (RFC 6749, form-encoded).
+func (s *Server) tokenEndpoint() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Pragma", "no-cache")
+		if !acceptable(r.Header.Get("Accept")) {
+			writeStatus(w, businessAPI, http.StatusNotAcceptable, "Only version 1 of the API is available.")
+			return
+		}
+		if !s.limit(w, r, businessAPI, "tok:ip:"+clientIP(r), s.Limits.Token) {
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		if err := r.ParseForm(); err != nil {
+			writeOAuthError(w, &oauth.Error{Status: http.StatusBadRequest, Code: "invalid_request", Description: "The body must be application/x-www-form-urlencoded."})
+			return
+		}
+		// Only the body counts: query-string values must not reach a grant.
+		f := r.PostForm
+		req := oauth.TokenRequest{
+			GrantType: f.Get("grant_type"), ClientID: f.Get("client_id"), ClientSecret: f.Get("client_secret"),
+			Username: f.Get("username"), Password: f.Get("password"), Scope: f.Get("scope"),
+			RefreshToken: f.Get("refresh_token"), AppKeyForm: f.Get("application_key"),
+		}
+		if id, secret, ok := r.BasicAuth(); ok && req.ClientID == "" {
+			req.ClientID, req.ClientSecret = id, secret
+		}
+		key := r.Header.Get("X-Application-Key")
+		if key == "" {
+			writeStatus(w, businessAPI, http.StatusUnauthorized, "The X-Application-Key header is required.")
+			return
+		}
+		tenant, err := s.Store.Tenant(r.Context(), key)
+		if err != nil {
+			writeError(w, r, businessAPI, err)
+			return
+		}
+		req.Tenant = tenant
+		if req.BusinessIDs, err = s.Store.BusinessIDs(r.Context(), tenant); err != nil {
+			writeError(w, r, businessAPI, err)
+			return
+		}
+		if len(req.BusinessIDs) > 0 {
+			if b, err := s.Store.Business(r.Context(), req.BusinessIDs[0]); err == nil {
+				req.Country = b.Country
+			}
+		}
+		resp, err := s.OAuth.Token(r.Context(), req)
+		var oe *oauth.Error
+		switch {
+		case errors.As(err, &oe):
+			writeOAuthError(w, oe)
+		case err != nil:
+			writeError(w, r, businessAPI, err)
+		default:
+			writeJSON(w, http.StatusOK, resp)
+		}
+	})
+}
+
+func writeOAuthError(w http.ResponseWriter, e *oauth.Error) {
+	if e.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Basic realm="loyalty"`)
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	writeJSON(w, e.Status, e)
+}
+
+// decodeBody reads a JSON body into v. A body that is not JSON is a bad
+// request; a field of the wrong type is a 422 naming the field.
+func decodeBody(r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20))
+	err := dec.Decode(v)
+	var te *json.UnmarshalTypeError
+	var me *http.MaxBytesError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
+		field := te.Field
+		if field == "" {
+			return loyalty.Errorf(loyalty.EBadRequest, "The body must be a JSON object.")
+		}
+		return loyalty.Invalid(field, "The "+field+" field must be of type "+jsonType(te.Type.Kind().String())+".")
+	case errors.As(err, &me):
+		return loyalty.Errorf(loyalty.EBadRequest, "The body is too large.")
+	case errors.Is(err, loyalty.ErrMoneyFormat):
+		return loyalty.Errorf(loyalty.EBadRequest, "An amount is malformed.")
+	default:
+		return loyalty.Errorf(loyalty.EBadRequest, "The body is not valid JSON.")
+	}
+}
+
+func jsonType(kind string) string {
+	switch kind {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "int", "int64", "int32", "float64", "uint":
+		return "number"
+	case "slice":
+		return "array"
+	default:
+		return "object"
+	}
+}

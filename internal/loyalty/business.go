@@ -1,0 +1,144 @@
+package loyalty
+
+import (
+	"context"
+	"net/mail"
+	"strings"
+	"time"
+)
+
+// Loyalty types of a business.
+const (
+	PerSpend = "per_spend"
+	PerVisit = "per_visit"
+)
+
+// Business is a merchant running a loyalty program.
+type Business struct {
+	ID          string
+	CoalitionID string // empty when the business stands alone
+	Name        string
+	LoyaltyType string
+	About       string
+	Logo        string
+	Cover       string
+	Country     string // ISO 3166-1 alpha-2, how local phone numbers are read
+	CreatedAt   time.Time
+}
+
+// Owner is the account that signs in for a business.
+type Owner struct {
+	ID         string
+	BusinessID string
+	Email      string
+	Username   string
+	FirstName  string
+	LastName   string
+}
+
+// Branch is a location of a business.
+type Branch struct {
+	ID         string
+	BusinessID string
+	Name       string
+	WebSite    string
+	IsMain     bool
+}
+
+// Account is what GET /me shows: the signed-in owner and the business.
+type Account struct {
+	Owner    Owner
+	Business Business
+}
+
+// Tenant is what an Application Key opens: one business, or a coalition of
+// several.
+type Tenant struct {
+	Key         string
+	BusinessID  string // set for a business key
+	CoalitionID string // set for a coalition key
+}
+
+// ID returns the id of the business or coalition the key belongs to.
+func (t Tenant) ID() string {
+	if t.BusinessID != "" {
+		return t.BusinessID
+	}
+	return t.CoalitionID
+}
+
+// NewBusiness is what support gives to create a business.
+type NewBusiness struct {
+	Name          string
+	LoyaltyType   string
+	Country       string
+	OwnerEmail    string
+	OwnerPassword string
+	CoalitionID   string
+}
+
+// CreatedBusiness is what creating a business yields.
+type CreatedBusiness struct {
+	BusinessID     string
+	ApplicationKey string
+	OwnerID        string
+}
+
+// Validate checks a NewBusiness, naming each bad field.
+func (n *NewBusiness) Validate() error {
+	v := Validation{}
+	n.Name = strings.TrimSpace(n.Name)
+	if n.Name == "" || len(n.Name) > 200 {
+		v.Add("name", "The name is required (at most 200 characters).")
+	}
+	if n.LoyaltyType != PerSpend && n.LoyaltyType != PerVisit {
+		v.Add("loyalty_type", "The loyalty type must be per_spend or per_visit.")
+	}
+	if n.Country == "" {
+		n.Country = "US"
+	}
+	n.Country = strings.ToUpper(n.Country)
+	if !ValidCountry(n.Country) {
+		v.Add("country", "The country must be an ISO 3166-1 alpha-2 code.")
+	}
+	email, ok := NormalizeEmail(n.OwnerEmail)
+	if !ok {
+		v.Add("owner_email", "The owner e-mail must be a valid e-mail address.")
+	}
+	n.OwnerEmail = email
+	if len(n.OwnerPassword) < 8 || len(n.OwnerPassword) > 200 {
+		v.Add("owner_password", "The owner password must have 8 to 200 characters.")
+	}
+	if n.CoalitionID != "" && !ValidID(n.CoalitionID) {
+		v.Add("coalition", "The coalition id is not a valid id.")
+	}
+	return v.Err()
+}
+
+// NormalizeEmail validates an e-mail address and returns its canonical,
+// lower-case form.
+func NormalizeEmail(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 254 {
+		return "", false
+	}
+	a, err := mail.ParseAddress(s)
+	if err != nil || a.Address != s || a.Name != "" || !strings.Contains(s[strings.LastIndexByte(s, '@'):], ".") {
+		return "", false
+	}
+	return strings.ToLower(s), true
+}
+
+// AdminStore is what support's tools need from storage.
+type AdminStore interface {
+	CreateCoalition(ctx context.Context, name, appKey string) (string, error)
+	CreateBusiness(ctx context.Context, n NewBusiness, passwordHash, appKey string) (CreatedBusiness, error)
+}
+
+// AccountStore reads a business account.
+type AccountStore interface {
+	Account(ctx context.Context, businessID, ownerID string) (Account, error)
+	Branches(ctx context.Context, businessID string) ([]Branch, error)
+	// BusinessIDs returns the member businesses a tenant covers.
+	BusinessIDs(ctx context.Context, t Tenant) ([]string, error)
+}

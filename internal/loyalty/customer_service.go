@@ -1,0 +1,331 @@
+package loyalty
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// CustomerService holds the rules for a business's customers.
+type CustomerService struct {
+	Store Store
+}
+
+// Customer include and relationship names.
+var (
+	CustomerIncludes      = []string{"balance", "tier_level", "tier_progress", "tiers", "referral_programs"}
+	CustomerRelationships = []string{"tier_levels", "user_type", "address"}
+)
+
+// CustomerListSpec says how GET /customers is filtered.
+func CustomerListSpec(country string) ListSpec {
+	return ListSpec{
+		Fields: map[string]FilterKind{
+			"created_at": KindTime, "updated_at": KindTime, "email": KindEmail, "phone": KindPhone,
+		},
+		Reserved:       []string{"include"},
+		DefaultPerPage: 100,
+		Country:        country,
+	}
+}
+
+// Create adds a customer to a business. A person already known by e-mail or
+// phone becomes a customer of this business too; one who already is gets a
+// 422 naming the taken field.
+func (s *CustomerService) Create(ctx context.Context, b Business, in CustomerInput) (Customer, error) {
+	v := Validation{}
+	var u User
+	in.validateProfile(v, &u, b.Country)
+	if u.Email == "" && u.Phone == "" && !v.Has("email") && !v.Has("phone") && !v.Has("country_code") {
+		v.Add("email", "The email field is required when phone is not present.")
+		v.Add("phone", "The phone field is required when email is not present.")
+	}
+	var addr Address
+	if a, ok := in.Address.Value(); ok {
+		a.apply(v, &addr)
+	}
+	var ref *ReferralInput
+	if r, ok := in.Referral.Value(); ok {
+		if _, ok := r.ProgramID.Value(); !ok {
+			v.Add("referral.referral_program_id", "The referral program id is required with referral.")
+		}
+		if id, ok := r.ReferrerID.Value(); !ok || id == "" {
+			v.Add("referral.referrer_id", "The referrer id is required with referral.")
+		} else if !ValidID(id) {
+			v.Add("referral.referrer_id", "The referrer id is not a valid customer id.")
+		}
+		ref = &r
+	}
+	if err := v.Err(); err != nil {
+		return Customer{}, err
+	}
+	enabled := true
+	if e, ok := in.Enabled.Value(); ok {
+		enabled = e
+	}
+
+	var out Customer
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		person, err := findPerson(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		now := tx.Now()
+		c := Customer{BusinessID: b.ID, Enabled: enabled, Address: addr, CreatedAt: now, UpdatedAt: now}
+		if person.ID == "" {
+			u.ID = NewID()
+			u.CreatedAt, u.UpdatedAt = now, now
+			if err := tx.InsertUser(ctx, &u); err != nil {
+				return err
+			}
+			c.User = u
+			if err := tx.InsertCustomer(ctx, &c); err != nil {
+				return err
+			}
+		} else {
+			existing, err := tx.CustomerAny(ctx, b.ID, person.ID)
+			switch {
+			case err == nil && !existing.Deleted:
+				return takenError(u, person)
+			case err == nil:
+				// A deleted membership comes back; its ledger history stays.
+				c.CreatedAt = existing.CreatedAt
+				c.Balance = existing.Balance
+				fillBlanks(&person, u, now)
+				if err := tx.UpdateUser(ctx, &person); err != nil {
+					return err
+				}
+				c.User = person
+				if err := tx.UpdateCustomer(ctx, &c); err != nil {
+					return err
+				}
+			case ErrorCode(err) == ENotFound:
+				fillBlanks(&person, u, now)
+				if err := tx.UpdateUser(ctx, &person); err != nil {
+					return err
+				}
+				c.User = person
+				if err := tx.InsertCustomer(ctx, &c); err != nil {
+					return err
+				}
+			default:
+				return err
+			}
+		}
+		if ref != nil {
+			if err := s.linkReferral(ctx, tx, b.ID, c.ID, *ref); err != nil {
+				return err
+			}
+		}
+		out = c
+		return nil
+	})
+	return out, err
+}
+
+// findPerson returns the person the e-mail or phone of u belongs to, or a
+// zero User. An e-mail of one person with the phone of another is refused.
+func findPerson(ctx context.Context, tx Tx, u User) (User, error) {
+	var byEmail, byPhone User
+	var err error
+	if u.Email != "" {
+		if byEmail, err = tx.UserByEmail(ctx, u.Email); err != nil && ErrorCode(err) != ENotFound {
+			return User{}, err
+		}
+	}
+	if u.Phone != "" {
+		if byPhone, err = tx.UserByPhone(ctx, u.Phone); err != nil && ErrorCode(err) != ENotFound {
+			return User{}, err
+		}
+	}
+	switch {
+	case byEmail.ID != "" && byPhone.ID != "" && byEmail.ID != byPhone.ID:
+		return User{}, Invalid("phone", "The phone has already been taken by another person.")
+	case byEmail.ID != "" && u.Phone != "" && byEmail.Phone != "" && byEmail.Phone != u.Phone:
+		return User{}, Invalid("phone", "The phone does not match the person with this email.")
+	case byPhone.ID != "" && u.Email != "" && byPhone.Email != "" && byPhone.Email != u.Email:
+		return User{}, Invalid("email", "The email does not match the person with this phone.")
+	case byEmail.ID != "":
+		return byEmail, nil
+	default:
+		return byPhone, nil
+	}
+}
+
+func takenError(u, person User) error {
+	v := Validation{}
+	if u.Email != "" && u.Email == person.Email {
+		v.Add("email", "The email has already been taken.")
+	}
+	if u.Phone != "" && u.Phone == person.Phone {
+		v.Add("phone", "The phone has already been taken.")
+	}
+	return v.Err()
+}
+
+// fillBlanks copies into a known person what they did not have yet, never
+// overwriting what another business or the person set.
+func fillBlanks(p *User, u User, now time.Time) {
+	for _, f := range []struct{ dst, src *string }{
+		{&p.Email, &u.Email}, {&p.FirstName, &u.FirstName}, {&p.LastName, &u.LastName},
+		{&p.BirthDate, &u.BirthDate}, {&p.Language, &u.Language}, {&p.Gender, &u.Gender},
+	} {
+		if *f.dst == "" {
+			*f.dst = *f.src
+		}
+	}
+	if p.Phone == "" && u.Phone != "" {
+		p.Phone, p.CountryCode = u.Phone, u.CountryCode
+	}
+	p.UpdatedAt = now
+}
+
+func (s *CustomerService) linkReferral(ctx context.Context, tx Tx, businessID, refereeID string, r ReferralInput) error {
+	progID, referrerID := r.ProgramID.V, r.ReferrerID.V
+	prog, err := tx.ReferralProgram(ctx, businessID, progID)
+	if ErrorCode(err) == ENotFound || (err == nil && !prog.Enabled) {
+		return Invalid("referral.referral_program_id", "The referral program does not exist or is not active.")
+	} else if err != nil {
+		return err
+	}
+	if referrerID == refereeID {
+		return Invalid("referral.referrer_id", "A customer cannot refer themselves.")
+	}
+	referrer, err := tx.CustomerAny(ctx, businessID, referrerID)
+	if ErrorCode(err) == ENotFound || (err == nil && referrer.Deleted) {
+		return Invalid("referral.referrer_id", "The referrer is not a customer of this business.")
+	} else if err != nil {
+		return err
+	}
+	done, err := tx.HasReferral(ctx, businessID, refereeID)
+	if err != nil {
+		return err
+	}
+	if done {
+		return Invalid("referral", "This customer has already been referred.")
+	}
+	return tx.InsertReferral(ctx, &Referral{BusinessID: businessID, ProgramID: prog.ID, ReferrerID: referrerID, RefereeID: refereeID, CreatedAt: tx.Now()})
+}
+
+// Update changes a customer's fields; only the fields sent change.
+func (s *CustomerService) Update(ctx context.Context, b Business, id string, in CustomerInput) (Customer, error) {
+	if in.Referral.Set {
+		return Customer{}, Invalid("referral", "A referral can only be given when the customer is created.")
+	}
+	id, err := customerID(id)
+	if err != nil {
+		return Customer{}, err
+	}
+	var out Customer
+	err = s.Store.WithTx(ctx, func(tx Tx) error {
+		c, err := tx.CustomerAny(ctx, b.ID, id)
+		if err != nil {
+			return err
+		}
+		if c.Deleted {
+			return customerNotFound()
+		}
+		v := Validation{}
+		u := c.User
+		in.validateProfile(v, &u, b.Country)
+		if u.Email == "" && u.Phone == "" && !v.Has("email") && !v.Has("phone") {
+			v.Add("email", "The email field is required when phone is not present.")
+			v.Add("phone", "The phone field is required when email is not present.")
+		}
+		if a, ok := in.Address.Value(); ok {
+			a.apply(v, &c.Address)
+		} else if in.Address.Null {
+			c.Address = Address{}
+		}
+		if in.Enabled.Set {
+			if e, ok := in.Enabled.Value(); ok {
+				c.Enabled = e
+			} else {
+				v.Add("enabled", "The enabled field must be true or false.")
+			}
+		}
+		if err := v.Err(); err != nil {
+			return err
+		}
+		if err := checkUnique(ctx, tx, c.User, u); err != nil {
+			return err
+		}
+		now := tx.Now()
+		if u != c.User {
+			u.UpdatedAt = now
+			if err := tx.UpdateUser(ctx, &u); err != nil {
+				return err
+			}
+		}
+		c.User = u
+		c.UpdatedAt = now
+		if err := tx.UpdateCustomer(ctx, &c); err != nil {
+			return err
+		}
+		out = c
+		return nil
+	})
+	return out, err
+}
+
+// checkUnique refuses an e-mail or phone that belongs to another person.
+func checkUnique(ctx context.Context, tx Tx, old, u User) error {
+	v := Validation{}
+	if u.Email != "" && u.Email != old.Email {
+		other, err := tx.UserByEmail(ctx, u.Email)
+		if err == nil && other.ID != u.ID {
+			v.Add("email", "The email has already been taken.")
+		} else if err != nil && ErrorCode(err) != ENotFound {
+			return err
+		}
+	}
+	if u.Phone != "" && u.Phone != old.Phone {
+		other, err := tx.UserByPhone(ctx, u.Phone)
+		if err == nil && other.ID != u.ID {
+			v.Add("phone", "The phone has already been taken.")
+		} else if err != nil && ErrorCode(err) != ENotFound {
+			return err
+		}
+	}
+	return v.Err()
+}
+
+// Delete removes a customer from the business. The ledger keeps its entries.
+func (s *CustomerService) Delete(ctx context.Context, b Business, id string) error {
+	id, err := customerID(id)
+	if err != nil {
+		return err
+	}
+	return s.Store.WithTx(ctx, func(tx Tx) error {
+		c, err := tx.CustomerAny(ctx, b.ID, id)
+		if err != nil {
+			return err
+		}
+		if c.Deleted {
+			return customerNotFound()
+		}
+		c.Deleted = true
+		c.UpdatedAt = tx.Now()
+		return tx.UpdateCustomer(ctx, &c)
+	})
+}
+
+// Get returns one customer of the business.
+func (s *CustomerService) Get(ctx context.Context, b Business, id string) (Customer, error) {
+	id, err := customerID(id)
+	if err != nil {
+		return Customer{}, err
+	}
+	return s.Store.Customer(ctx, b.ID, id)
+}
+
+// customerID checks the shape of a customer id from a path.
+func customerID(id string) (string, error) {
+	id = strings.ToLower(id)
+	if !ValidID(id) {
+		return "", Errorf(EBadRequest, "Invalid customer id supplied.")
+	}
+	return id, nil
+}
+
+func customerNotFound() error { return Errorf(ENotFound, "Customer not found.") }

@@ -1,0 +1,199 @@
+package loyalty
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Filter operators.
+const (
+	OpEq      = "eq"
+	OpGt      = "gt"
+	OpGte     = "gte"
+	OpLt      = "lt"
+	OpLte     = "lte"
+	OpBetween = "between"
+	OpIn      = "in"
+	OpNotIn   = "not_in"
+)
+
+var filterOps = []string{OpEq, OpGt, OpGte, OpLt, OpLte, OpBetween, OpIn, OpNotIn}
+
+// FilterKind says how the value of a filterable field is read.
+type FilterKind int
+
+// Kinds of filterable field.
+const (
+	KindTime FilterKind = iota
+	KindEmail
+	KindPhone
+	KindInt
+	KindString
+)
+
+// Filter is one parsed `field=op|value` condition. Values hold time.Time,
+// string or int64 according to the field's kind; between has two.
+type Filter struct {
+	Field  string
+	Op     string
+	Values []any
+}
+
+// ListQuery is a parsed collection request: filters and the page.
+type ListQuery struct {
+	Filters []Filter
+	Page    int
+	PerPage int
+}
+
+// Offset returns the number of rows before the page.
+func (q ListQuery) Offset() int { return (q.Page - 1) * q.PerPage }
+
+// ListSpec says what a collection endpoint accepts.
+type ListSpec struct {
+	Fields         map[string]FilterKind // filterable fields
+	Reserved       []string              // query parameters that are not filters
+	DefaultPerPage int
+	Country        string // how to read local phone numbers in filters
+}
+
+// ParseListQuery reads page, per_page and the filters of a collection
+// request. Any parameter that is neither reserved nor a filterable field is
+// a bad request naming it.
+func ParseListQuery(q url.Values, spec ListSpec) (ListQuery, error) {
+	lq := ListQuery{Page: 1, PerPage: spec.DefaultPerPage}
+	if s := q.Get("page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return lq, Invalid("page", "The page must be an integer of at least 1.")
+		}
+		lq.Page = n
+	}
+	if s := q.Get("per_page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 100 {
+			return lq, Invalid("per_page", "The per page must be an integer between 1 and 100.")
+		}
+		lq.PerPage = n
+	}
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if k == "page" || k == "per_page" || slices.Contains(spec.Reserved, k) {
+			continue
+		}
+		kind, ok := spec.Fields[k]
+		if !ok {
+			return lq, Errorf(EBadRequest, "Filtering on %q is not supported here.", k)
+		}
+		for _, raw := range q[k] {
+			f, err := parseFilter(k, kind, raw, spec.Country)
+			if err != nil {
+				return lq, err
+			}
+			lq.Filters = append(lq.Filters, f)
+		}
+	}
+	return lq, nil
+}
+
+func parseFilter(field string, kind FilterKind, raw, country string) (Filter, error) {
+	op, val, found := strings.Cut(raw, "|")
+	if !found {
+		// A bare value means equality.
+		op, val = OpEq, raw
+	}
+	if !slices.Contains(filterOps, op) {
+		return Filter{}, Errorf(EBadRequest, "Unknown filter operator %q on %q; use one of %s.", op, field, strings.Join(filterOps, ", "))
+	}
+	var parts []string
+	switch op {
+	case OpBetween:
+		parts = strings.Split(val, ",")
+		if len(parts) != 2 {
+			return Filter{}, Errorf(EBadRequest, "The filter %q with between needs two comma-separated values.", field)
+		}
+	case OpIn, OpNotIn:
+		parts = strings.Split(val, ",")
+	default:
+		parts = []string{val}
+	}
+	f := Filter{Field: field, Op: op}
+	for _, p := range parts {
+		v, ok := parseFilterValue(kind, strings.TrimLeft(strings.TrimRight(p, " "), "\t"), country)
+		if !ok {
+			return Filter{}, Errorf(EBadRequest, "The value %q of filter %q does not parse.", p, field)
+		}
+		f.Values = append(f.Values, v)
+	}
+	return f, nil
+}
+
+func parseFilterValue(kind FilterKind, s, country string) (any, bool) {
+	switch kind {
+	case KindTime:
+		t, err := ParseTime(s)
+		return t, err == nil
+	case KindEmail:
+		return strings.ToLower(s), s != ""
+	case KindPhone:
+		// A "+" arrives as a space when the client did not encode it.
+		if strings.HasPrefix(s, " ") {
+			s = "+" + strings.TrimSpace(s)
+		}
+		p, ok := NormalizePhone(s, country)
+		return p, ok
+	case KindInt:
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil
+	default:
+		return s, s != ""
+	}
+}
+
+// timeLayouts are the input forms of a timestamp: RFC 3339 with Z or
+// +00:00, the +0000 form, and a bare date (midnight UTC).
+var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999-0700", "2006-01-02 15:04:05Z07:00", time.DateOnly}
+
+// ParseTime reads a timestamp in any accepted form and returns it in UTC.
+func ParseTime(s string) (time.Time, error) {
+	var err error
+	for _, l := range timeLayouts {
+		var t time.Time
+		if t, err = time.Parse(l, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, err
+}
+
+// FormatTime writes t as RFC 3339 in UTC with a +00:00 offset.
+func FormatTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05+00:00")
+}
+
+// ParseNames reads a comma-separated include or relationships list and
+// rejects any name not in allowed.
+func ParseNames(param, raw string, allowed []string) (map[string]bool, error) {
+	names := map[string]bool{}
+	if raw == "" {
+		return names, nil
+	}
+	for _, n := range strings.Split(raw, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" {
+			continue
+		}
+		if !slices.Contains(allowed, n) {
+			return nil, Errorf(EBadRequest, "Unknown %s %q; allowed: %s.", param, n, strings.Join(allowed, ", "))
+		}
+		names[n] = true
+	}
+	return names, nil
+}

@@ -1,0 +1,93 @@
+package loyalty
+
+import (
+	"context"
+	"strconv"
+	"time"
+)
+
+// Store is the storage the domain services need. Reads run on their own;
+// every change runs inside WithTx, as one database transaction.
+type Store interface {
+	AccountStore
+	CustomerReader
+	// WithTx runs fn in one transaction, committing when fn returns nil.
+	// The Tx carries one fixed Now for the whole change.
+	WithTx(ctx context.Context, fn func(Tx) error) error
+}
+
+// CustomerReader reads customers and what hangs off them.
+type CustomerReader interface {
+	// Customer returns an active customer of the business, or ENotFound.
+	Customer(ctx context.Context, businessID, customerID string) (Customer, error)
+	// Customers lists the active customers of a business.
+	Customers(ctx context.Context, businessID string, q ListQuery) ([]Customer, int, error)
+	// Tiers lists the tiers of a business, with their levels.
+	Tiers(ctx context.Context, businessID string) ([]Tier, error)
+	// ReferralPrograms lists the referral programs of a business.
+	ReferralPrograms(ctx context.Context, businessID string) ([]ReferralProgram, error)
+}
+
+// Tx is one transaction: the small steps the services combine.
+type Tx interface {
+	// Now is the time of the whole change, in UTC.
+	Now() time.Time
+	UserByEmail(ctx context.Context, email string) (User, error)
+	UserByPhone(ctx context.Context, phone string) (User, error)
+	InsertUser(ctx context.Context, u *User) error
+	UpdateUser(ctx context.Context, u *User) error
+	// CustomerAny returns a membership even when deleted (Deleted is set).
+	CustomerAny(ctx context.Context, businessID, userID string) (Customer, error)
+	InsertCustomer(ctx context.Context, c *Customer) error
+	UpdateCustomer(ctx context.Context, c *Customer) error
+	ReferralProgram(ctx context.Context, businessID string, id int64) (ReferralProgram, error)
+	HasReferral(ctx context.Context, businessID, refereeID string) (bool, error)
+	InsertReferral(ctx context.Context, r *Referral) error
+}
+
+// Tier is a business's tier program: how levels are reached and when
+// progress resets.
+type Tier struct {
+	ID                 int64
+	BusinessID         string
+	TiersRelation      int // 0: any criterion reaches a level, 1: all are needed
+	ResetType          int
+	ResetPeriodMonth   int
+	BasePreviousPeriod int
+	Enabled            bool
+	Levels             []TierLevel
+}
+
+// TierLevel is one level of a tier program.
+type TierLevel struct {
+	ID          int64
+	Name        string
+	ReachSpend  Money
+	ReachVisits int64
+	ReachPoints int64
+}
+
+// ReferralProgram pays a referee and a referrer for a qualifying first purchase.
+type ReferralProgram struct {
+	ID                  int64
+	BusinessID          string
+	RuleName            string
+	CondMinAmount       Money
+	RefereeEarns        int64
+	RefererEarns        int64
+	ExpiresIn           int64 // days
+	Enabled             bool
+	LinkReferralEnabled bool
+}
+
+// Referral links a referee to the customer who referred them.
+type Referral struct {
+	ID         int64
+	BusinessID string
+	ProgramID  int64
+	ReferrerID string
+	RefereeID  string
+	CreatedAt  time.Time
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,161 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// CreateCoalition stores a coalition and its Application Key.
+func (d *DB) CreateCoalition(ctx context.Context, name, appKey string) (string, error) {
+	id := loyalty.NewID()
+	err := d.inTx(ctx, func(t *tx) error {
+		if _, err := t.ExecContext(ctx, `INSERT INTO coalitions (id, name, created_at) VALUES ($1, $2, $3)`, id, name, t.now); err != nil {
+			return err
+		}
+		_, err := t.ExecContext(ctx, `INSERT INTO application_keys (key, coalition_id, created_at) VALUES ($1, $2, $3)`, appKey, id, t.now)
+		return err
+	})
+	return id, err
+}
+
+// CreateBusiness stores a business with its main branch, its owner and its
+// Application Key, in one transaction.
+func (d *DB) CreateBusiness(ctx context.Context, n loyalty.NewBusiness, passwordHash, appKey string) (loyalty.CreatedBusiness, error) {
+	out := loyalty.CreatedBusiness{BusinessID: loyalty.NewID(), ApplicationKey: appKey, OwnerID: loyalty.NewID()}
+	err := d.inTx(ctx, func(t *tx) error {
+		if n.CoalitionID != "" {
+			var one int
+			err := t.QueryRowContext(ctx, `SELECT 1 FROM coalitions WHERE id = $1`, n.CoalitionID).Scan(&one)
+			if err == sql.ErrNoRows {
+				return loyalty.Invalid("coalition", "The coalition does not exist.")
+			} else if err != nil {
+				return err
+			}
+		}
+		var owners int
+		if err := t.QueryRowContext(ctx, `SELECT COUNT(*) FROM owners WHERE email = $1`, n.OwnerEmail).Scan(&owners); err != nil {
+			return err
+		}
+		if owners > 0 {
+			return loyalty.Invalid("owner_email", "An owner with this e-mail already exists.")
+		}
+		if _, err := t.ExecContext(ctx, `INSERT INTO businesses (id, coalition_id, name, loyalty_type, country_code, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			out.BusinessID, nullString(n.CoalitionID), n.Name, n.LoyaltyType, n.Country, t.now, t.now); err != nil {
+			return err
+		}
+		if _, err := t.ExecContext(ctx, `INSERT INTO branches (id, business_id, name, is_main, created_at) VALUES ($1, $2, $3, $4, $5)`,
+			loyalty.NewID(), out.BusinessID, n.Name, true, t.now); err != nil {
+			return err
+		}
+		if _, err := t.ExecContext(ctx, `INSERT INTO owners (id, business_id, email, username, password_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+			out.OwnerID, out.BusinessID, n.OwnerEmail, n.OwnerEmail, passwordHash, t.now); err != nil {
+			return err
+		}
+		_, err := t.ExecContext(ctx, `INSERT INTO application_keys (key, business_id, created_at) VALUES ($1, $2, $3)`, appKey, out.BusinessID, t.now)
+		return err
+	})
+	return out, err
+}
+
+const businessColumns = `b.id, COALESCE(b.coalition_id, ''), b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at`
+
+func scanBusiness(row interface{ Scan(...any) error }, b *loyalty.Business) error {
+	return row.Scan(&b.ID, &b.CoalitionID, &b.Name, &b.LoyaltyType, &b.About, &b.Logo, &b.Cover, &b.Country, &b.CreatedAt)
+}
+
+// Business returns one business.
+func (d *DB) Business(ctx context.Context, id string) (loyalty.Business, error) {
+	var b loyalty.Business
+	err := scanBusiness(d.db.QueryRowContext(ctx, `SELECT `+businessColumns+` FROM businesses b WHERE b.id = $1`, id), &b)
+	if err == sql.ErrNoRows {
+		return b, loyalty.Errorf(loyalty.ENotFound, "Business not found.")
+	}
+	return b, dbError(err)
+}
+
+// Account returns the owner and the business for GET /me.
+func (d *DB) Account(ctx context.Context, businessID, ownerID string) (loyalty.Account, error) {
+	var a loyalty.Account
+	o := &a.Owner
+	row := d.db.QueryRowContext(ctx, `SELECT o.id, o.business_id, o.email, o.username, o.first_name, o.last_name, `+businessColumns+`
+		FROM owners o JOIN businesses b ON b.id = o.business_id WHERE o.id = $1 AND o.business_id = $2`, ownerID, businessID)
+	err := row.Scan(&o.ID, &o.BusinessID, &o.Email, &o.Username, &o.FirstName, &o.LastName,
+		&a.Business.ID, &a.Business.CoalitionID, &a.Business.Name, &a.Business.LoyaltyType, &a.Business.About,
+		&a.Business.Logo, &a.Business.Cover, &a.Business.Country, &a.Business.CreatedAt)
+	if err == sql.ErrNoRows {
+		return a, loyalty.Errorf(loyalty.ENotFound, "Account not found.")
+	}
+	return a, dbError(err)
+}
+
+// Branches lists the branches of a business, the main one first.
+func (d *DB) Branches(ctx context.Context, businessID string) ([]loyalty.Branch, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT id, business_id, name, web_site, is_main FROM branches
+		WHERE business_id = $1 ORDER BY is_main DESC, created_at, id`, businessID)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var out []loyalty.Branch
+	for rows.Next() {
+		var b loyalty.Branch
+		if err := rows.Scan(&b.ID, &b.BusinessID, &b.Name, &b.WebSite, &b.IsMain); err != nil {
+			return nil, dbError(err)
+		}
+		out = append(out, b)
+	}
+	return out, dbError(rows.Err())
+}
+
+// Tenant resolves an Application Key; an unknown or rotated key is
+// EUnauthorized.
+func (d *DB) Tenant(ctx context.Context, key string) (loyalty.Tenant, error) {
+	t := loyalty.Tenant{Key: key}
+	err := d.db.QueryRowContext(ctx, `SELECT COALESCE(business_id, ''), COALESCE(coalition_id, '') FROM application_keys
+		WHERE key = $1 AND revoked_at IS NULL`, key).Scan(&t.BusinessID, &t.CoalitionID)
+	if err == sql.ErrNoRows {
+		return t, loyalty.Errorf(loyalty.EUnauthorized, "The application key is invalid.")
+	}
+	return t, dbError(err)
+}
+
+// BusinessIDs returns the businesses a tenant covers: the business itself,
+// or every member of the coalition.
+func (d *DB) BusinessIDs(ctx context.Context, t loyalty.Tenant) ([]string, error) {
+	if t.BusinessID != "" {
+		return []string{t.BusinessID}, nil
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT id FROM businesses WHERE coalition_id = $1 ORDER BY created_at, id`, t.CoalitionID)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, dbError(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, dbError(rows.Err())
+}
+
+// RotateKey revokes the current key of a business or coalition and stores
+// newKey in its place.
+func (d *DB) RotateKey(ctx context.Context, t loyalty.Tenant, newKey string) error {
+	return d.inTx(ctx, func(x *tx) error {
+		col, id := "business_id", t.BusinessID
+		if id == "" {
+			col, id = "coalition_id", t.CoalitionID
+		}
+		if _, err := x.ExecContext(ctx, `UPDATE application_keys SET revoked_at = $1 WHERE `+col+` = $2 AND revoked_at IS NULL`, x.now, id); err != nil {
+			return err
+		}
+		_, err := x.ExecContext(ctx, `INSERT INTO application_keys (key, `+col+`, created_at) VALUES ($1, $2, $3)`, newKey, id, x.now)
+		return err
+	})
+}

@@ -1,0 +1,220 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+const userColumns = `u.id, COALESCE(u.email, ''), COALESCE(u.phone, ''), u.country_code, u.first_name, u.last_name,
+	u.birth_date, u.language, u.gender, u.profile_photo, u.created_at, u.updated_at`
+
+const customerColumns = userColumns + `, c.business_id, c.enabled, c.points, c.giftcard, c.street, c.city, c.region,
+	c.country, c.address_country_code, c.zip_code, c.lat, c.long, c.created_at, c.updated_at, c.deleted_at`
+
+type scanner interface{ Scan(...any) error }
+
+func userDest(u *loyalty.User) []any {
+	return []any{&u.ID, &u.Email, &u.Phone, &u.CountryCode, &u.FirstName, &u.LastName,
+		&u.BirthDate, &u.Language, &u.Gender, &u.ProfilePhoto, &u.CreatedAt, &u.UpdatedAt}
+}
+
+func scanUser(row scanner) (loyalty.User, error) {
+	var u loyalty.User
+	err := row.Scan(userDest(&u)...)
+	if err == sql.ErrNoRows {
+		return u, loyalty.Errorf(loyalty.ENotFound, "User not found.")
+	}
+	return u, err
+}
+
+func scanCustomer(row scanner) (loyalty.Customer, error) {
+	var c loyalty.Customer
+	var lat, long sql.NullFloat64
+	var deleted sql.NullTime
+	a := &c.Address
+	dest := append(userDest(&c.User), &c.BusinessID, &c.Enabled, &c.Balance.Points, &c.Balance.Giftcard,
+		&a.Street, &a.City, &a.Region, &a.Country, &a.CountryCode, &a.ZipCode, &lat, &long, &c.CreatedAt, &c.UpdatedAt, &deleted)
+	if err := row.Scan(dest...); err != nil {
+		if err == sql.ErrNoRows {
+			return c, loyalty.Errorf(loyalty.ENotFound, "Customer not found.")
+		}
+		return c, err
+	}
+	if lat.Valid {
+		a.Lat = &lat.Float64
+	}
+	if long.Valid {
+		a.Long = &long.Float64
+	}
+	c.Deleted = deleted.Valid
+	return c, nil
+}
+
+// Customer returns an active customer of a business.
+func (d *DB) Customer(ctx context.Context, businessID, customerID string) (loyalty.Customer, error) {
+	c, err := scanCustomer(d.db.QueryRowContext(ctx, `SELECT `+customerColumns+`
+		FROM customers c JOIN users u ON u.id = c.user_id
+		WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL`, businessID, customerID))
+	return c, dbError(err)
+}
+
+// customerFilterColumns maps the filterable fields of GET /customers to SQL.
+var customerFilterColumns = map[string]string{
+	"created_at": "c.created_at", "updated_at": "c.updated_at", "email": "u.email", "phone": "u.phone",
+}
+
+// Customers lists the active customers of a business, oldest first, with
+// the total that match.
+func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.Customer, int, error) {
+	where := []string{"c.business_id = $1", "c.deleted_at IS NULL"}
+	args := []any{businessID}
+	cond, args, err := filterSQL(q.Filters, customerFilterColumns, args)
+	if err != nil {
+		return nil, 0, err
+	}
+	where = append(where, cond...)
+	from := ` FROM customers c JOIN users u ON u.id = c.user_id WHERE ` + strings.Join(where, " AND ")
+	var total int
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
+		return nil, 0, dbError(err)
+	}
+	if total <= q.Offset() {
+		return nil, total, nil
+	}
+	n := len(args)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+customerColumns+from+
+		fmt.Sprintf(` ORDER BY c.created_at, c.user_id LIMIT $%d OFFSET $%d`, n+1, n+2), append(args, q.PerPage, q.Offset())...)
+	if err != nil {
+		return nil, 0, dbError(err)
+	}
+	defer rows.Close()
+	var out []loyalty.Customer
+	for rows.Next() {
+		c, err := scanCustomer(rows)
+		if err != nil {
+			return nil, 0, dbError(err)
+		}
+		out = append(out, c)
+	}
+	return out, total, dbError(rows.Err())
+}
+
+// filterSQL turns parsed filters into SQL conditions, numbering placeholders
+// after the arguments already given.
+func filterSQL(filters []loyalty.Filter, columns map[string]string, args []any) ([]string, []any, error) {
+	var conds []string
+	ph := func(v any) string {
+		if t, ok := v.(time.Time); ok {
+			v = t.UTC()
+		}
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	for _, f := range filters {
+		col, ok := columns[f.Field]
+		if !ok {
+			return nil, nil, loyalty.Errorf(loyalty.EBadRequest, "Filtering on %q is not supported here.", f.Field)
+		}
+		switch f.Op {
+		case loyalty.OpEq, loyalty.OpGt, loyalty.OpGte, loyalty.OpLt, loyalty.OpLte:
+			op := map[string]string{loyalty.OpEq: "=", loyalty.OpGt: ">", loyalty.OpGte: ">=", loyalty.OpLt: "<", loyalty.OpLte: "<="}[f.Op]
+			conds = append(conds, col+" "+op+" "+ph(f.Values[0]))
+		case loyalty.OpBetween:
+			lo := ph(f.Values[0])
+			conds = append(conds, col+" BETWEEN "+lo+" AND "+ph(f.Values[1]))
+		case loyalty.OpIn, loyalty.OpNotIn:
+			list := make([]string, len(f.Values))
+			for i, v := range f.Values {
+				list[i] = ph(v)
+			}
+			not := ""
+			if f.Op == loyalty.OpNotIn {
+				// NOT IN must keep rows whose value is missing.
+				not = "NOT "
+				conds = append(conds, "("+col+" IS NULL OR "+col+" NOT IN ("+strings.Join(list, ", ")+"))")
+				continue
+			}
+			conds = append(conds, col+" "+not+"IN ("+strings.Join(list, ", ")+")")
+		}
+	}
+	return conds, args, nil
+}
+
+// UserByEmail finds a person by canonical e-mail.
+func (t *tx) UserByEmail(ctx context.Context, email string) (loyalty.User, error) {
+	return scanUser(t.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.email = $1`, email))
+}
+
+// UserByPhone finds a person by E.164 phone.
+func (t *tx) UserByPhone(ctx context.Context, phone string) (loyalty.User, error) {
+	return scanUser(t.QueryRowContext(ctx, `SELECT `+userColumns+` FROM users u WHERE u.phone = $1`, phone))
+}
+
+// InsertUser stores a new person.
+func (t *tx) InsertUser(ctx context.Context, u *loyalty.User) error {
+	_, err := t.ExecContext(ctx, `INSERT INTO users (id, email, phone, country_code, first_name, last_name, birth_date,
+		language, gender, profile_photo, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		u.ID, nullString(u.Email), nullString(u.Phone), u.CountryCode, u.FirstName, u.LastName, u.BirthDate,
+		u.Language, u.Gender, u.ProfilePhoto, u.CreatedAt.UTC(), u.UpdatedAt.UTC())
+	return dbError(err)
+}
+
+// UpdateUser writes a person's profile fields.
+func (t *tx) UpdateUser(ctx context.Context, u *loyalty.User) error {
+	_, err := t.ExecContext(ctx, `UPDATE users SET email = $1, phone = $2, country_code = $3, first_name = $4, last_name = $5,
+		birth_date = $6, language = $7, gender = $8, profile_photo = $9, updated_at = $10 WHERE id = $11`,
+		nullString(u.Email), nullString(u.Phone), u.CountryCode, u.FirstName, u.LastName, u.BirthDate,
+		u.Language, u.Gender, u.ProfilePhoto, u.UpdatedAt.UTC(), u.ID)
+	return dbError(err)
+}
+
+// CustomerAny returns a membership, deleted or not.
+func (t *tx) CustomerAny(ctx context.Context, businessID, userID string) (loyalty.Customer, error) {
+	c, err := scanCustomer(t.QueryRowContext(ctx, `SELECT `+customerColumns+`
+		FROM customers c JOIN users u ON u.id = c.user_id WHERE c.business_id = $1 AND c.user_id = $2`, businessID, userID))
+	return c, dbError(err)
+}
+
+func latLong(a loyalty.Address) (sql.NullFloat64, sql.NullFloat64) {
+	var lat, long sql.NullFloat64
+	if a.Lat != nil {
+		lat = sql.NullFloat64{Float64: *a.Lat, Valid: true}
+	}
+	if a.Long != nil {
+		long = sql.NullFloat64{Float64: *a.Long, Valid: true}
+	}
+	return lat, long
+}
+
+// InsertCustomer stores a new membership with a zero balance.
+func (t *tx) InsertCustomer(ctx context.Context, c *loyalty.Customer) error {
+	a := c.Address
+	lat, long := latLong(a)
+	_, err := t.ExecContext(ctx, `INSERT INTO customers (business_id, user_id, enabled, street, city, region, country,
+		address_country_code, zip_code, lat, long, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		c.BusinessID, c.ID, c.Enabled, a.Street, a.City, a.Region, a.Country, a.CountryCode, a.ZipCode, lat, long,
+		c.CreatedAt.UTC(), c.UpdatedAt.UTC())
+	return dbError(err)
+}
+
+// UpdateCustomer writes a membership's own fields (never its balance,
+// which only ledger entries move).
+func (t *tx) UpdateCustomer(ctx context.Context, c *loyalty.Customer) error {
+	a := c.Address
+	lat, long := latLong(a)
+	var deleted sql.NullTime
+	if c.Deleted {
+		deleted = nullTime(c.UpdatedAt)
+	}
+	_, err := t.ExecContext(ctx, `UPDATE customers SET enabled = $1, street = $2, city = $3, region = $4, country = $5,
+		address_country_code = $6, zip_code = $7, lat = $8, long = $9, created_at = $10, updated_at = $11, deleted_at = $12
+		WHERE business_id = $13 AND user_id = $14`,
+		c.Enabled, a.Street, a.City, a.Region, a.Country, a.CountryCode, a.ZipCode, lat, long,
+		c.CreatedAt.UTC(), c.UpdatedAt.UTC(), deleted, c.BusinessID, c.ID)
+	return dbError(err)
+}

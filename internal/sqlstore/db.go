@@ -1,0 +1,230 @@
+// Package sqlstore keeps Loyalty's data in SQLite (embedded, pure Go) or
+// PostgreSQL (through pgx), with the same plain SQL on both.
+package sqlstore
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+//go:embed migrations
+var migrations embed.FS
+
+// Dialects.
+const (
+	SQLite   = "sqlite"
+	Postgres = "postgres"
+)
+
+// DB is an open database with its dialect. It implements loyalty.Store.
+type DB struct {
+	db      *sql.DB
+	pool    *pgxpool.Pool
+	dialect string
+	// Clock gives the time of each change; tests may replace it.
+	Clock func() time.Time
+}
+
+// Open opens the database named by dsn: a postgres:// or postgresql:// URL,
+// or a SQLite file path (optionally prefixed with "sqlite:"). It does not
+// migrate; call Migrate.
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	d := &DB{Clock: time.Now}
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		cfg, err := pgxpool.ParseConfig(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("parse postgres url: %w", err)
+		}
+		if cfg.MaxConns < 16 {
+			cfg.MaxConns = 16
+		}
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool), Postgres
+	} else {
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("create database directory: %w", err)
+			}
+		}
+		q := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
+			"&_pragma=synchronous(NORMAL)&_txlock=immediate&_time_format=sqlite"
+		db, err := sql.Open("sqlite", "file:"+path+"?"+q)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		db.SetMaxOpenConns(8)
+		db.SetMaxIdleConns(8)
+		d.db, d.dialect = db, SQLite
+	}
+	if err := d.db.PingContext(ctx); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return d, nil
+}
+
+// Dialect returns SQLite or Postgres.
+func (d *DB) Dialect() string { return d.dialect }
+
+// SQL returns the underlying database handle.
+func (d *DB) SQL() *sql.DB { return d.db }
+
+// Close closes the database.
+func (d *DB) Close() error {
+	err := d.db.Close()
+	if d.pool != nil {
+		d.pool.Close()
+	}
+	return err
+}
+
+// Ping checks that the database answers.
+func (d *DB) Ping(ctx context.Context) error { return d.db.PingContext(ctx) }
+
+// Migrate applies every pending migration and returns how many ran.
+func (d *DB) Migrate(ctx context.Context) (int, error) {
+	sub, err := fs.Sub(migrations, "migrations/"+d.dialect)
+	if err != nil {
+		return 0, err
+	}
+	gd := goose.DialectSQLite3
+	if d.dialect == Postgres {
+		gd = goose.DialectPostgres
+	}
+	p, err := goose.NewProvider(gd, d.db, sub)
+	if err != nil {
+		return 0, fmt.Errorf("migrations: %w", err)
+	}
+	res, err := p.Up(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("migrate: %w", err)
+	}
+	return len(res), nil
+}
+
+// now returns the time of a change: UTC, whole seconds, as the API shows it.
+func (d *DB) now() time.Time { return d.Clock().UTC().Truncate(time.Second) }
+
+// Secret returns the server secret called name, creating it on first use.
+// Every instance sharing the database sees the same value.
+func (d *DB) Secret(ctx context.Context, name string) ([]byte, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	if _, err := d.db.ExecContext(ctx, `INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, b); err != nil {
+		return nil, fmt.Errorf("store secret: %w", err)
+	}
+	var v []byte
+	if err := d.db.QueryRowContext(ctx, `SELECT value FROM server_secrets WHERE name = $1`, name).Scan(&v); err != nil {
+		return nil, fmt.Errorf("read secret: %w", err)
+	}
+	return v, nil
+}
+
+// tx is one transaction with its fixed time.
+type tx struct {
+	*sql.Tx
+	now time.Time
+}
+
+// Now returns the time of the whole change.
+func (t *tx) Now() time.Time { return t.now }
+
+// WithTx runs fn in one transaction.
+func (d *DB) WithTx(ctx context.Context, fn func(loyalty.Tx) error) error {
+	return d.inTx(ctx, func(t *tx) error { return fn(t) })
+}
+
+func (d *DB) inTx(ctx context.Context, fn func(*tx) error) error {
+	stx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return dbError(err)
+	}
+	t := &tx{Tx: stx, now: d.now()}
+	if err := fn(t); err != nil {
+		_ = stx.Rollback()
+		return dbError(err)
+	}
+	return dbError(stx.Commit())
+}
+
+// uniqueColumn reports the column (or constraint) a unique violation hit.
+func uniqueColumn(err error) (string, bool) {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return pe.ConstraintName + " " + pe.Detail, true
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) && (se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY) {
+		return se.Error(), true
+	}
+	return "", false
+}
+
+// dbError turns database errors into domain errors; domain errors pass.
+func dbError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *loyalty.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return loyalty.Errorf(loyalty.ENotFound, "Not found.")
+	}
+	if col, ok := uniqueColumn(err); ok {
+		switch {
+		case strings.Contains(col, "email"):
+			return loyalty.Invalid("email", "The email has already been taken.")
+		case strings.Contains(col, "phone"):
+			return loyalty.Invalid("phone", "The phone has already been taken.")
+		}
+		return &loyalty.Error{Code: loyalty.EConflict, Message: "A concurrent change conflicted; retry."}
+	}
+	if isBusy(err) {
+		return &loyalty.Error{Code: loyalty.EConflict, Message: "The database is busy; retry."}
+	}
+	return err
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code() & 0xff
+		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+	}
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")
+}
+
+// nullTime converts a possibly-zero time to a NULL-able value.
+func nullTime(t time.Time) sql.NullTime {
+	return sql.NullTime{Time: t.UTC(), Valid: !t.IsZero()}
+}
+
+// nullString stores "" as NULL, for unique columns where absence repeats.
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }

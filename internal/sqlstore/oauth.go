@@ -1,0 +1,161 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/oauth"
+)
+
+// InsertApp registers an app.
+func (d *DB) InsertApp(ctx context.Context, a *oauth.App) error {
+	_, err := d.db.ExecContext(ctx, `INSERT INTO apps (id, client_id, secret_hash, name, description, redirect_uri, grant_type, api,
+		status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		a.ID, a.ClientID, a.SecretHash, a.Name, a.Description, a.RedirectURI, a.GrantType, a.API, a.Status, a.CreatedAt.UTC(), a.CreatedAt.UTC())
+	return dbError(err)
+}
+
+// AppByClientID finds an app by its public client id.
+func (d *DB) AppByClientID(ctx context.Context, clientID string) (oauth.App, error) {
+	var a oauth.App
+	err := d.db.QueryRowContext(ctx, `SELECT id, client_id, secret_hash, name, description, redirect_uri, grant_type, api, status, created_at
+		FROM apps WHERE client_id = $1`, clientID).Scan(&a.ID, &a.ClientID, &a.SecretHash, &a.Name, &a.Description,
+		&a.RedirectURI, &a.GrantType, &a.API, &a.Status, &a.CreatedAt)
+	if err == sql.ErrNoRows {
+		return a, loyalty.Errorf(loyalty.ENotFound, "App not found.")
+	}
+	return a, dbError(err)
+}
+
+// SetAppStatus approves or suspends an app.
+func (d *DB) SetAppStatus(ctx context.Context, clientID, status string) error {
+	res, err := d.db.ExecContext(ctx, `UPDATE apps SET status = $1, updated_at = $2 WHERE client_id = $3`, status, d.now(), clientID)
+	if err != nil {
+		return dbError(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return loyalty.Errorf(loyalty.ENotFound, "App not found.")
+	}
+	return nil
+}
+
+func scanLogin(row scanner, kind string) (oauth.Login, error) {
+	l := oauth.Login{Kind: kind}
+	var hash sql.NullString
+	var locked sql.NullTime
+	err := row.Scan(&l.ID, &l.BusinessID, &hash, &locked)
+	if err == sql.ErrNoRows {
+		return l, loyalty.Errorf(loyalty.ENotFound, "Account not found.")
+	}
+	l.Hash, l.LockedUntil = hash.String, locked.Time
+	return l, dbError(err)
+}
+
+// OwnerLogin finds a business owner by e-mail.
+func (d *DB) OwnerLogin(ctx context.Context, email string) (oauth.Login, error) {
+	return scanLogin(d.db.QueryRowContext(ctx, `SELECT id, business_id, password_hash, locked_until FROM owners WHERE email = $1`, email), "owner")
+}
+
+// UserLogin finds a person by e-mail or phone who is an active customer of
+// one of the given businesses.
+func (d *DB) UserLogin(ctx context.Context, emailOrPhone string, businessIDs []string) (oauth.Login, error) {
+	if len(businessIDs) == 0 {
+		return oauth.Login{}, loyalty.Errorf(loyalty.ENotFound, "Account not found.")
+	}
+	col := "email"
+	if strings.HasPrefix(emailOrPhone, "+") {
+		col = "phone"
+	}
+	args := []any{emailOrPhone}
+	marks := make([]string, len(businessIDs))
+	for i, id := range businessIDs {
+		args = append(args, id)
+		marks[i] = fmt.Sprintf("$%d", i+2)
+	}
+	return scanLogin(d.db.QueryRowContext(ctx, `SELECT u.id, '', u.pin_hash, u.locked_until FROM users u
+		WHERE u.`+col+` = $1 AND EXISTS (SELECT 1 FROM customers c WHERE c.user_id = u.id AND c.deleted_at IS NULL
+		AND c.business_id IN (`+strings.Join(marks, ", ")+`))`, args...), "user")
+}
+
+// RecordLogin counts a failed sign-in (locking the account for
+// oauth.LockFor at oauth.MaxFailures) or clears the count after a good one.
+func (d *DB) RecordLogin(ctx context.Context, kind, id string, ok bool, now time.Time) error {
+	table := "owners"
+	if kind == "user" {
+		table = "users"
+	}
+	var err error
+	if ok {
+		_, err = d.db.ExecContext(ctx, `UPDATE `+table+` SET failed_logins = 0, locked_until = NULL WHERE id = $1 AND failed_logins > 0`, id)
+	} else {
+		// One statement, so concurrent failures all count.
+		_, err = d.db.ExecContext(ctx, `UPDATE `+table+` SET
+			locked_until = CASE WHEN failed_logins + 1 >= $1 THEN $2 ELSE locked_until END,
+			failed_logins = CASE WHEN failed_logins + 1 >= $3 THEN 0 ELSE failed_logins + 1 END
+			WHERE id = $4`, oauth.MaxFailures, now.Add(oauth.LockFor).UTC(), oauth.MaxFailures, id)
+	}
+	return dbError(err)
+}
+
+// InsertToken stores an issued token pair.
+func (d *DB) InsertToken(ctx context.Context, t *oauth.Token) error {
+	_, err := d.db.ExecContext(ctx, `INSERT INTO oauth_tokens (id, chain_id, app_id, tenant_id, business_id, subject_kind, subject_id,
+		scope, access_hash, refresh_hash, access_expires_at, refresh_expires_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		t.ID, t.ChainID, t.AppID, t.TenantID, nullString(t.BusinessID), t.SubjectKind, t.SubjectID, t.Scope,
+		t.AccessHash, t.RefreshHash, t.AccessExpiresAt.UTC(), t.RefreshExpiresAt.UTC(), t.CreatedAt.UTC())
+	return dbError(err)
+}
+
+const tokenColumns = `t.id, t.chain_id, t.app_id, a.status, t.tenant_id, COALESCE(t.business_id, ''), t.subject_kind, t.subject_id,
+	t.scope, t.access_expires_at, t.refresh_expires_at, t.revoked_at, t.refresh_used_at, t.created_at`
+
+func scanToken(row scanner) (oauth.Token, error) {
+	var t oauth.Token
+	var revoked, used sql.NullTime
+	err := row.Scan(&t.ID, &t.ChainID, &t.AppID, &t.AppStatus, &t.TenantID, &t.BusinessID, &t.SubjectKind, &t.SubjectID,
+		&t.Scope, &t.AccessExpiresAt, &t.RefreshExpiresAt, &revoked, &used, &t.CreatedAt)
+	if err == sql.ErrNoRows {
+		return t, loyalty.Errorf(loyalty.ENotFound, "Token not found.")
+	}
+	t.Revoked, t.Spent = revoked.Valid, used.Valid
+	return t, dbError(err)
+}
+
+// Access finds a token by the hash of its access token.
+func (d *DB) Access(ctx context.Context, accessHash []byte) (oauth.Token, error) {
+	return scanToken(d.db.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
+		WHERE t.access_hash = $1`, accessHash))
+}
+
+// SpendRefresh marks a refresh token used and revokes its access token.
+// A refresh token that was already spent revokes its whole chain.
+func (d *DB) SpendRefresh(ctx context.Context, refreshHash []byte, now time.Time) (oauth.Token, error) {
+	var out oauth.Token
+	err := d.inTx(ctx, func(x *tx) error {
+		t, err := scanToken(x.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
+			WHERE t.refresh_hash = $1`, refreshHash))
+		if err != nil {
+			return err
+		}
+		// The conditional update decides the race between two uses.
+		res, err := x.ExecContext(ctx, `UPDATE oauth_tokens SET refresh_used_at = $1, revoked_at = COALESCE(revoked_at, $2)
+			WHERE id = $3 AND refresh_used_at IS NULL`, now.UTC(), now.UTC(), t.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 || t.Spent {
+			t.Spent = true
+			if _, err := x.ExecContext(ctx, `UPDATE oauth_tokens SET revoked_at = $1 WHERE chain_id = $2 AND revoked_at IS NULL`, now.UTC(), t.ChainID); err != nil {
+				return err
+			}
+		}
+		out = t
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,91 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+const referralProgramColumns = `id, business_id, rule_name, cond_min_amount, referee_earns, referer_earns, expires_in,
+	enabled, link_referral_enabled`
+
+func scanReferralProgram(row scanner) (loyalty.ReferralProgram, error) {
+	var p loyalty.ReferralProgram
+	err := row.Scan(&p.ID, &p.BusinessID, &p.RuleName, &p.CondMinAmount, &p.RefereeEarns, &p.RefererEarns, &p.ExpiresIn,
+		&p.Enabled, &p.LinkReferralEnabled)
+	if err == sql.ErrNoRows {
+		return p, loyalty.Errorf(loyalty.ENotFound, "Referral program not found.")
+	}
+	return p, err
+}
+
+// ReferralPrograms lists the referral programs of a business.
+func (d *DB) ReferralPrograms(ctx context.Context, businessID string) ([]loyalty.ReferralProgram, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+referralProgramColumns+` FROM referral_programs WHERE business_id = $1 ORDER BY id`, businessID)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var out []loyalty.ReferralProgram
+	for rows.Next() {
+		p, err := scanReferralProgram(rows)
+		if err != nil {
+			return nil, dbError(err)
+		}
+		out = append(out, p)
+	}
+	return out, dbError(rows.Err())
+}
+
+// ReferralProgram returns one referral program of a business.
+func (t *tx) ReferralProgram(ctx context.Context, businessID string, id int64) (loyalty.ReferralProgram, error) {
+	p, err := scanReferralProgram(t.QueryRowContext(ctx, `SELECT `+referralProgramColumns+` FROM referral_programs
+		WHERE business_id = $1 AND id = $2`, businessID, id))
+	return p, dbError(err)
+}
+
+// HasReferral reports whether a person was already referred to a business.
+func (t *tx) HasReferral(ctx context.Context, businessID, refereeID string) (bool, error) {
+	var n int
+	err := t.QueryRowContext(ctx, `SELECT COUNT(*) FROM referrals WHERE business_id = $1 AND referee_id = $2`, businessID, refereeID).Scan(&n)
+	return n > 0, dbError(err)
+}
+
+// InsertReferral links a referee to a referrer.
+func (t *tx) InsertReferral(ctx context.Context, r *loyalty.Referral) error {
+	return dbError(t.QueryRowContext(ctx, `INSERT INTO referrals (business_id, referral_program_id, referrer_id, referee_id, created_at)
+		VALUES ($1, $2, $3, $4, $5) RETURNING id`, r.BusinessID, r.ProgramID, r.ReferrerID, r.RefereeID, r.CreatedAt.UTC()).Scan(&r.ID))
+}
+
+// Tiers lists the tier programs of a business with their levels.
+func (d *DB) Tiers(ctx context.Context, businessID string) ([]loyalty.Tier, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT t.id, t.business_id, t.tiers_relation, t.reset_type, t.reset_period_month,
+		t.base_previous_period, t.enabled, l.id, l.name, l.reach_spend, l.reach_visits, l.reach_points
+		FROM tiers t LEFT JOIN tier_levels l ON l.tier_id = t.id
+		WHERE t.business_id = $1 ORDER BY t.id, l.position, l.id`, businessID)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var out []loyalty.Tier
+	for rows.Next() {
+		var t loyalty.Tier
+		var lid sql.NullInt64
+		var name sql.NullString
+		var spend, visits, points sql.NullInt64
+		if err := rows.Scan(&t.ID, &t.BusinessID, &t.TiersRelation, &t.ResetType, &t.ResetPeriodMonth,
+			&t.BasePreviousPeriod, &t.Enabled, &lid, &name, &spend, &visits, &points); err != nil {
+			return nil, dbError(err)
+		}
+		if len(out) == 0 || out[len(out)-1].ID != t.ID {
+			out = append(out, t)
+		}
+		if lid.Valid {
+			last := &out[len(out)-1]
+			last.Levels = append(last.Levels, loyalty.TierLevel{ID: lid.Int64, Name: name.String,
+				ReachSpend: loyalty.Money(spend.Int64), ReachVisits: visits.Int64, ReachPoints: points.Int64})
+		}
+	}
+	return out, dbError(rows.Err())
+}
