@@ -38,12 +38,12 @@ func (s *Server) tokenEndpoint() http.Handler {
 			req.ClientID, req.ClientSecret = id, secret
 		}
 		key := r.Header.Get("X-Application-Key")
-		if key == "" {
-			writeStatus(w, businessAPI, http.StatusUnauthorized, "The X-Application-Key header is required.")
-			return
-		}
 		tenant, err := s.Store.Tenant(r.Context(), key)
-		if err != nil {
+		if loyalty.ErrorCode(err) == loyalty.EUnauthorized || key == "" {
+			writeOAuthError(w, &oauth.Error{Status: http.StatusUnauthorized, Code: "invalid_client",
+				Description: "A valid X-Application-Key header is required."})
+			return
+		} else if err != nil {
 			writeError(w, r, businessAPI, err)
 			return
 		}
