@@ -64,6 +64,9 @@ func writeError(w http.ResponseWriter, r *http.Request, which apiKind, err error
 		if de.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(de.RetryAfter))
 		}
+	} else if r.Context().Err() != nil {
+		// The client went away; there is nobody to answer.
+		return
 	} else {
 		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}

@@ -216,20 +216,24 @@ func (s *Server) authenticate(r *http.Request, scope string) (*reqCtx, error) {
 	if key == "" {
 		return nil, loyalty.Errorf(loyalty.EUnauthorized, "The X-Application-Key header is required.")
 	}
-	tenant, err := s.Store.Tenant(r.Context(), key)
-	if err != nil {
-		return nil, err
-	}
 	tok := bearer(r)
-	if tok == "" {
-		return nil, loyalty.Errorf(loyalty.EUnauthorized, "An Authorization: Bearer access token is required.")
+	t, err := s.OAuth.AuthenticateForKey(r.Context(), tok, key)
+	if t.Key.Key == "" && (err == nil || errors.Is(err, oauth.ErrTokenInvalid)) {
+		// Tell a bad key from a bad token: the key is checked first.
+		if t.Key, err = s.Store.Tenant(r.Context(), key); err != nil {
+			return nil, err
+		}
+		err = oauth.ErrTokenInvalid
 	}
-	t, err := s.OAuth.Authenticate(r.Context(), tok)
 	if errors.Is(err, oauth.ErrTokenInvalid) {
+		if tok == "" {
+			return nil, loyalty.Errorf(loyalty.EUnauthorized, "An Authorization: Bearer access token is required.")
+		}
 		return nil, loyalty.Errorf(loyalty.EUnauthorized, "The access token is invalid, expired or revoked.")
 	} else if err != nil {
 		return nil, err
 	}
+	tenant := t.Key
 	if t.Scope != scope {
 		return nil, loyalty.Errorf(loyalty.EForbidden, "This token's scope (%s) does not allow this API; %s is required.", t.Scope, scope)
 	}

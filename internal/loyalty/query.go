@@ -126,7 +126,7 @@ func parseFilter(field string, kind FilterKind, raw, country string) (Filter, er
 	}
 	f := Filter{Field: field, Op: op}
 	for _, p := range parts {
-		v, ok := parseFilterValue(kind, strings.TrimLeft(strings.TrimRight(p, " "), "\t"), country)
+		v, ok := parseFilterValue(kind, p, country)
 		if !ok {
 			return Filter{}, Errorf(EBadRequest, "The value %q of filter %q does not parse.", p, field)
 		}
@@ -135,17 +135,23 @@ func parseFilter(field string, kind FilterKind, raw, country string) (Filter, er
 	return f, nil
 }
 
-func parseFilterValue(kind FilterKind, s, country string) (any, bool) {
+func parseFilterValue(kind FilterKind, raw, country string) (any, bool) {
+	// Spaces around list items are the client's layout, not the value's.
+	s := strings.TrimSpace(raw)
 	switch kind {
 	case KindTime:
 		t, err := ParseTime(s)
+		if i := strings.LastIndexByte(s, ' '); err != nil && i > len(time.DateOnly) {
+			// A "+" arrives as a space when the client did not encode it.
+			t, err = ParseTime(s[:i] + "+" + s[i+1:])
+		}
 		return t, err == nil
 	case KindEmail:
 		return strings.ToLower(s), s != ""
 	case KindPhone:
 		// A "+" arrives as a space when the client did not encode it.
-		if strings.HasPrefix(s, " ") {
-			s = "+" + strings.TrimSpace(s)
+		if strings.HasPrefix(raw, " ") && !strings.HasPrefix(s, "+") {
+			s = "+" + s
 		}
 		p, ok := NormalizePhone(s, country)
 		return p, ok

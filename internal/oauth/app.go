@@ -113,6 +113,8 @@ type Store interface {
 	InsertToken(ctx context.Context, t *Token) error
 	// Access returns the token whose access hash matches, with its app's status.
 	Access(ctx context.Context, accessHash []byte) (Token, error)
+	// AccessForKey is Access that also resolves appKey into Token.Key.
+	AccessForKey(ctx context.Context, accessHash []byte, appKey string) (Token, error)
 	// SpendRefresh marks the refresh token used and revokes its access
 	// token, in one step. A token already spent is returned with Spent set
 	// and its whole chain revoked.

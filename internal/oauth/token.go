@@ -33,6 +33,7 @@ type Token struct {
 	RefreshHash      []byte
 	AccessExpiresAt  time.Time
 	RefreshExpiresAt time.Time
+	Key              loyalty.Tenant // the Application Key sent with the token, when AuthenticateForKey resolved it
 	Revoked          bool
 	Spent            bool
 	CreatedAt        time.Time
@@ -279,10 +280,16 @@ var ErrTokenInvalid = errors.New("oauth: invalid access token")
 
 // Authenticate returns the token an access token string stands for.
 func (s *Server) Authenticate(ctx context.Context, access string) (Token, error) {
+	return s.AuthenticateForKey(ctx, access, "")
+}
+
+// AuthenticateForKey is Authenticate that also resolves the Application
+// Key sent with the token into Token.Key, in the same lookup.
+func (s *Server) AuthenticateForKey(ctx context.Context, access, appKey string) (Token, error) {
 	if access == "" {
 		return Token{}, ErrTokenInvalid
 	}
-	t, err := s.Store.Access(ctx, s.Hash.Token(access))
+	t, err := s.Store.AccessForKey(ctx, s.Hash.Token(access), appKey)
 	if loyalty.ErrorCode(err) == loyalty.ENotFound {
 		return Token{}, ErrTokenInvalid
 	} else if err != nil {

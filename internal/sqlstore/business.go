@@ -69,7 +69,7 @@ func scanBusiness(row interface{ Scan(...any) error }, b *loyalty.Business) erro
 // Business returns one business.
 func (d *DB) Business(ctx context.Context, id string) (loyalty.Business, error) {
 	var b loyalty.Business
-	err := scanBusiness(d.db.QueryRowContext(ctx, `SELECT `+businessColumns+` FROM businesses b WHERE b.id = $1`, id), &b)
+	err := scanBusiness(d.row(ctx, `SELECT `+businessColumns+` FROM businesses b WHERE b.id = $1`, id), &b)
 	if err == sql.ErrNoRows {
 		return b, loyalty.Errorf(loyalty.ENotFound, "Business not found.")
 	}
@@ -114,7 +114,7 @@ func (d *DB) Branches(ctx context.Context, businessID string) ([]loyalty.Branch,
 // EUnauthorized.
 func (d *DB) Tenant(ctx context.Context, key string) (loyalty.Tenant, error) {
 	t := loyalty.Tenant{Key: key}
-	err := d.db.QueryRowContext(ctx, `SELECT COALESCE(business_id, ''), COALESCE(coalition_id, '') FROM application_keys
+	err := d.row(ctx, `SELECT COALESCE(business_id, ''), COALESCE(coalition_id, '') FROM application_keys
 		WHERE key = $1 AND revoked_at IS NULL`, key).Scan(&t.BusinessID, &t.CoalitionID)
 	if err == sql.ErrNoRows {
 		return t, loyalty.Errorf(loyalty.EUnauthorized, "The application key is invalid.")

@@ -57,7 +57,7 @@ func scanCustomer(row scanner) (loyalty.Customer, error) {
 
 // Customer returns an active customer of a business.
 func (d *DB) Customer(ctx context.Context, businessID, customerID string) (loyalty.Customer, error) {
-	c, err := scanCustomer(d.db.QueryRowContext(ctx, `SELECT `+customerColumns+`
+	c, err := scanCustomer(d.row(ctx, `SELECT `+customerColumns+`
 		FROM customers c JOIN users u ON u.id = c.user_id
 		WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL`, businessID, customerID))
 	return c, dbError(err)

@@ -39,6 +39,7 @@ type DB struct {
 	db      *sql.DB
 	pool    *pgxpool.Pool
 	dialect string
+	stmts   stmts
 	// Clock gives the time of each change; tests may replace it.
 	Clock func() time.Time
 }
@@ -61,6 +62,10 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
 		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool), Postgres
+		// database/sql keeps only 2 idle connections by default; churning
+		// the rest loses pgx's per-connection statement cache.
+		d.db.SetMaxOpenConns(int(cfg.MaxConns))
+		d.db.SetMaxIdleConns(int(cfg.MaxConns))
 	} else {
 		path := strings.TrimPrefix(dsn, "sqlite:")
 		if dir := filepath.Dir(path); dir != "." {
@@ -93,6 +98,7 @@ func (d *DB) SQL() *sql.DB { return d.db }
 
 // Close closes the database.
 func (d *DB) Close() error {
+	d.closeStmts()
 	err := d.db.Close()
 	if d.pool != nil {
 		d.pool.Close()

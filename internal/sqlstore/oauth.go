@@ -114,11 +114,15 @@ func (d *DB) InsertToken(ctx context.Context, t *oauth.Token) error {
 const tokenColumns = `t.id, t.chain_id, t.app_id, a.status, t.tenant_id, COALESCE(t.business_id, ''), t.subject_kind, t.subject_id,
 	t.scope, t.access_expires_at, t.refresh_expires_at, t.revoked_at, t.refresh_used_at, t.created_at`
 
+func tokenDest(t *oauth.Token, revoked, used *sql.NullTime) []any {
+	return []any{&t.ID, &t.ChainID, &t.AppID, &t.AppStatus, &t.TenantID, &t.BusinessID, &t.SubjectKind, &t.SubjectID,
+		&t.Scope, &t.AccessExpiresAt, &t.RefreshExpiresAt, revoked, used, &t.CreatedAt}
+}
+
 func scanToken(row scanner) (oauth.Token, error) {
 	var t oauth.Token
 	var revoked, used sql.NullTime
-	err := row.Scan(&t.ID, &t.ChainID, &t.AppID, &t.AppStatus, &t.TenantID, &t.BusinessID, &t.SubjectKind, &t.SubjectID,
-		&t.Scope, &t.AccessExpiresAt, &t.RefreshExpiresAt, &revoked, &used, &t.CreatedAt)
+	err := row.Scan(tokenDest(&t, &revoked, &used)...)
 	if err == sql.ErrNoRows {
 		return t, loyalty.Errorf(loyalty.ENotFound, "Token not found.")
 	}
@@ -128,8 +132,25 @@ func scanToken(row scanner) (oauth.Token, error) {
 
 // Access finds a token by the hash of its access token.
 func (d *DB) Access(ctx context.Context, accessHash []byte) (oauth.Token, error) {
-	return scanToken(d.db.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
-		WHERE t.access_hash = $1`, accessHash))
+	return d.AccessForKey(ctx, accessHash, "")
+}
+
+// AccessForKey finds a token by the hash of its access token and, in the
+// same query, resolves the Application Key sent with it into t.Key (left
+// zero when the key is unknown or rotated): one round trip per request.
+func (d *DB) AccessForKey(ctx context.Context, accessHash []byte, appKey string) (oauth.Token, error) {
+	row := d.row(ctx, `SELECT `+tokenColumns+`, COALESCE(k.key, ''), COALESCE(k.business_id, ''), COALESCE(k.coalition_id, '')
+		FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
+		LEFT JOIN application_keys k ON k.key = $1 AND k.revoked_at IS NULL
+		WHERE t.access_hash = $2`, appKey, accessHash)
+	var t oauth.Token
+	var revoked, used sql.NullTime
+	err := row.Scan(append(tokenDest(&t, &revoked, &used), &t.Key.Key, &t.Key.BusinessID, &t.Key.CoalitionID)...)
+	if err == sql.ErrNoRows {
+		return t, loyalty.Errorf(loyalty.ENotFound, "Token not found.")
+	}
+	t.Revoked, t.Spent = revoked.Valid, used.Valid
+	return t, dbError(err)
 }
 
 // SpendRefresh marks a refresh token used and revokes its access token.

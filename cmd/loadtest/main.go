@@ -1,0 +1,239 @@
+// Command loadtest measures the service under load: it starts Loyalty
+// in-process on a fresh database, creates a business, an app, a token and a
+// customer, then drives GET /customers/{id}?include=balance with wrk (from
+// Debian's wrk package) and prints a report. With -bare it also measures a
+// bare net/http server doing the same two queries (token, customer), the
+// ceiling the full stack is compared with.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/app"
+	"github.com/loyalty/loyalty/internal/httpapi"
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/oauth"
+)
+
+func main() {
+	dsn := flag.String("db", "", "database (postgres:// URL or SQLite file); default a SQLite file in a temp dir")
+	conns := flag.Int("c", 64, "concurrent connections")
+	threads := flag.Int("t", 2, "wrk threads")
+	dur := flag.Duration("d", 10*time.Second, "duration of each run")
+	bare := flag.Bool("bare", false, "also measure a bare net/http server doing the same queries")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the full-stack run to this file")
+	flag.Parse()
+	cpuProfile = *profile
+	if err := run(*dsn, *conns, *threads, *dur, *bare); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dsn string, conns, threads int, dur time.Duration, bare bool) error {
+	ctx := context.Background()
+	if dsn == "" {
+		dir, err := os.MkdirTemp("", "loyalty-load")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		dsn = filepath.Join(dir, "loyalty.db")
+	}
+	// The load comes from one token: lift its limit so the run measures
+	// the stack, not the 429 path.
+	limits := httpapi.DefaultLimits
+	limits.Business = 1 << 30
+	// Log as the service does, one JSON line per request, to a sink.
+	sink, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer sink.Close()
+	a, err := app.Open(ctx, app.Config{DB: dsn, Logger: slog.New(slog.NewJSONHandler(sink, nil)), Limits: limits})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	key, token, customerID, err := bootstrap(ctx, a)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go a.Serve(sctx, ln)
+	target := "http://" + ln.Addr().String() + "/customers/" + customerID + "?include=balance"
+	if err := check(target, key, token); err != nil {
+		return err
+	}
+	fmt.Printf("engine: %s, connections: %d, duration: %s\n", a.DB.Dialect(), conns, dur)
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+	}
+	full, err := wrk(target, key, token, conns, threads, dur)
+	if err != nil {
+		return err
+	}
+	if cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
+	fmt.Printf("full stack  GET /customers/{id}?include=balance: %s\n", full)
+	fmt.Printf("peak resident memory of the process: %s\n", peakRSS())
+	if bare {
+		bln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		srv := &http.Server{Handler: bareHandler(a)}
+		go srv.Serve(bln)
+		defer srv.Close()
+		btarget := "http://" + bln.Addr().String() + "/customers/" + customerID
+		res, err := wrk(btarget, key, token, conns, threads, dur)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("bare net/http, same two queries:               %s\n", res)
+	}
+	return nil
+}
+
+// bootstrap creates a business, an approved app, an owner token and one
+// customer, and returns the key, the token and the customer id.
+func bootstrap(ctx context.Context, a *app.App) (string, string, string, error) {
+	b, err := a.CreateBusiness(ctx, loyalty.NewBusiness{Name: "Load", LoyaltyType: loyalty.PerSpend,
+		OwnerEmail: fmt.Sprintf("load-%d@example.com", time.Now().UnixNano()), OwnerPassword: "load-test-password"})
+	if err != nil {
+		return "", "", "", err
+	}
+	ap, err := a.CreateApp(ctx, oauth.NewApp{Name: "load", API: oauth.APIBusiness, GrantType: oauth.GrantPassword, Approve: true})
+	if err != nil {
+		return "", "", "", err
+	}
+	tenant, err := a.DB.Tenant(ctx, b.ApplicationKey)
+	if err != nil {
+		return "", "", "", err
+	}
+	owner, err := a.DB.Account(ctx, b.BusinessID, b.OwnerID)
+	if err != nil {
+		return "", "", "", err
+	}
+	tok, err := a.OAuth.Token(ctx, oauth.TokenRequest{GrantType: oauth.GrantPassword, ClientID: ap.ClientID, ClientSecret: ap.ClientSecret,
+		Username: owner.Owner.Email, Password: "load-test-password", Scope: oauth.ScopeAdmin, Tenant: tenant,
+		AppKeyForm: b.ApplicationKey, BusinessIDs: []string{b.BusinessID}})
+	if err != nil {
+		return "", "", "", err
+	}
+	cs := &loyalty.CustomerService{Store: a.DB}
+	c, err := cs.Create(ctx, loyalty.Business{ID: b.BusinessID, Country: "US"}, loyalty.CustomerInput{Email: loyalty.Some("load@example.com")})
+	if err != nil {
+		return "", "", "", err
+	}
+	return b.ApplicationKey, tok.AccessToken, c.ID, nil
+}
+
+// check makes one request and insists on a 200.
+func check(target, key, token string) error {
+	req, _ := http.NewRequest("GET", target, nil)
+	req.Header.Set("X-Application-Key", key)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("warm-up request: %d %s", resp.StatusCode, body)
+	}
+	return nil
+}
+
+var cpuProfile string
+
+var reqsRe = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+var latRe = regexp.MustCompile(`Latency\s+(\S+)\s+(\S+)\s+(\S+)`)
+var errRe = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
+
+// wrk runs wrk against target and summarises its output.
+func wrk(target, key, token string, conns, threads int, dur time.Duration) (string, error) {
+	cmd := exec.Command("wrk", "-t", fmt.Sprint(threads), "-c", fmt.Sprint(conns), "-d", dur.String(),
+		"-H", "X-Application-Key: "+key, "-H", "Authorization: Bearer "+token, target)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("wrk (apt-get install wrk): %v: %s", err, out)
+	}
+	s := string(out)
+	rps := reqsRe.FindStringSubmatch(s)
+	lat := latRe.FindStringSubmatch(s)
+	if rps == nil || lat == nil {
+		return "", fmt.Errorf("unexpected wrk output: %s", s)
+	}
+	res := fmt.Sprintf("%s req/s, latency avg %s stdev %s max %s", rps[1], lat[1], lat[2], lat[3])
+	if e := errRe.FindStringSubmatch(s); e != nil {
+		res += ", NON-2xx: " + e[1]
+	}
+	return res, nil
+}
+
+// bareHandler answers GET /customers/{id} with the token lookup and the
+// customer read alone: no key check, limiter, logging or metrics.
+func bareHandler(a *app.App) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /customers/{id}", func(w http.ResponseWriter, r *http.Request) {
+		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		t, err := a.DB.Access(r.Context(), a.Hasher.Token(tok))
+		if err != nil {
+			http.Error(w, err.Error(), 401)
+			return
+		}
+		c, err := a.DB.Customer(r.Context(), t.BusinessID, r.PathValue("id"))
+		if err != nil {
+			http.Error(w, err.Error(), 404)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"id": c.ID, "email": c.Email,
+			"balance": map[string]any{"points": c.Balance.Points, "giftcard": c.Balance.Giftcard}}})
+	})
+	return mux
+}
+
+// peakRSS reads the process's peak resident memory from /proc.
+func peakRSS() string {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "VmHWM:") {
+			return strings.TrimSpace(strings.TrimPrefix(sc.Text(), "VmHWM:"))
+		}
+	}
+	return "unknown"
+}
+
