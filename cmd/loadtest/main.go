@@ -236,4 +236,3 @@ func peakRSS() string {
 	}
 	return "unknown"
 }
-
