@@ -89,13 +89,15 @@ func (a *App) init(ctx context.Context) error {
 	} else {
 		a.Limiter = ratelimit.NewMemory()
 	}
+	customers := &loyalty.CustomerService{Store: a.DB}
 	a.API = &httpapi.Server{
-		Store:     a.DB,
-		Customers: &loyalty.CustomerService{Store: a.DB},
-		OAuth:     a.OAuth,
-		Limiter:   a.Limiter,
-		Limits:    a.Config.Limits,
-		Logger:    a.Config.Logger,
+		Store:        a.DB,
+		Customers:    customers,
+		Transactions: &loyalty.TransactionService{Store: a.DB, Customers: customers},
+		OAuth:        a.OAuth,
+		Limiter:      a.Limiter,
+		Limits:       a.Config.Limits,
+		Logger:       a.Config.Logger,
 	}
 	a.handler = a.API.Handler()
 	return nil

@@ -22,6 +22,7 @@ type Store interface {
 	loyalty.Store
 	Tenant(ctx context.Context, key string) (loyalty.Tenant, error)
 	Business(ctx context.Context, id string) (loyalty.Business, error)
+	CouponByID(ctx context.Context, businessID string, id int64) (loyalty.Coupon, error)
 	Ping(ctx context.Context) error
 }
 
@@ -38,13 +39,14 @@ var DefaultLimits = Limits{Business: 240, User: 60, Token: 60, Window: time.Minu
 
 // Server holds what the handlers need.
 type Server struct {
-	Store     Store
-	Customers *loyalty.CustomerService
-	OAuth     *oauth.Server
-	Limiter   ratelimit.Limiter
-	Limits    Limits
-	Logger    *slog.Logger
-	Registry  *prometheus.Registry
+	Store        Store
+	Customers    *loyalty.CustomerService
+	Transactions *loyalty.TransactionService
+	OAuth        *oauth.Server
+	Limiter      ratelimit.Limiter
+	Limits       Limits
+	Logger       *slog.Logger
+	Registry     *prometheus.Registry
 
 	metrics *metrics
 	mux     *http.ServeMux
@@ -86,6 +88,13 @@ func (s *Server) routes() {
 	m.Handle("GET /customers/{id}", s.business(s.getCustomer))
 	m.Handle("PUT /customers/{id}", s.business(s.updateCustomer))
 	m.Handle("DELETE /customers/{id}", s.business(s.deleteCustomer))
+	m.Handle("GET /customers/{id}/transactions", s.business(s.customerTransactions))
+
+	m.Handle("POST /transactions", s.business(s.createTransaction))
+	m.Handle("GET /transactions", s.business(s.listTransactions))
+	m.Handle("DELETE /transactions/{id}", s.business(s.cancelTransaction))
+	m.Handle("GET /rules", s.business(s.getRules))
+	m.Handle("PATCH /rules", s.business(s.patchRules))
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
 	"strconv"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -15,11 +16,11 @@ func (s *Server) tokenEndpoint() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Pragma", "no-cache")
-		if !acceptable(r.Header.Get("Accept")) {
-			writeStatus(w, businessAPI, http.StatusNotAcceptable, "Only version 1 of the API is available.")
+		if !s.limit(w, r, businessAPI, "tok:ip:"+clientIP(r), s.Limits.Token) {
 			return
 		}
-		if !s.limit(w, r, businessAPI, "tok:ip:"+clientIP(r), s.Limits.Token) {
+		if !acceptable(r.Header.Get("Accept")) {
+			writeStatus(w, businessAPI, http.StatusNotAcceptable, "Only version 1 of the API is available.")
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
@@ -94,6 +95,9 @@ func decodeBody(r *http.Request, v any) error {
 		field := te.Field
 		if field == "" {
 			return loyalty.Errorf(loyalty.EBadRequest, "The body must be a JSON object.")
+		}
+		if te.Type == reflect.TypeFor[loyalty.Money]() {
+			return loyalty.Invalid(field, "The "+field+" field must be a number with at most 2 decimals.")
 		}
 		return loyalty.Invalid(field, "The "+field+" field must be of type "+jsonType(te.Type.Kind().String())+".")
 	case errors.As(err, &me):

@@ -66,61 +66,85 @@ func (s *CustomerService) Create(ctx context.Context, b Business, in CustomerInp
 
 	var out Customer
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
-		person, err := findPerson(ctx, tx, u)
-		if err != nil {
-			return err
-		}
-		now := tx.Now()
-		c := Customer{BusinessID: b.ID, Enabled: enabled, Address: addr, CreatedAt: now, UpdatedAt: now}
-		if person.ID == "" {
-			u.ID = NewID()
-			u.CreatedAt, u.UpdatedAt = now, now
-			if err := tx.InsertUser(ctx, &u); err != nil {
-				return err
-			}
-			c.User = u
-			if err := tx.InsertCustomer(ctx, &c); err != nil {
-				return err
-			}
-		} else {
-			existing, err := tx.CustomerAny(ctx, b.ID, person.ID)
-			switch {
-			case err == nil && !existing.Deleted:
-				return takenError(u, person)
-			case err == nil:
-				// A deleted membership comes back; its ledger history stays.
-				c.CreatedAt = existing.CreatedAt
-				c.Balance = existing.Balance
-				fillBlanks(&person, u, now)
-				if err := tx.UpdateUser(ctx, &person); err != nil {
-					return err
-				}
-				c.User = person
-				if err := tx.UpdateCustomer(ctx, &c); err != nil {
-					return err
-				}
-			case ErrorCode(err) == ENotFound:
-				fillBlanks(&person, u, now)
-				if err := tx.UpdateUser(ctx, &person); err != nil {
-					return err
-				}
-				c.User = person
-				if err := tx.InsertCustomer(ctx, &c); err != nil {
-					return err
-				}
-			default:
-				return err
-			}
-		}
-		if ref != nil {
-			if err := s.linkReferral(ctx, tx, b.ID, c.ID, *ref); err != nil {
-				return err
-			}
-		}
-		out = c
-		return nil
+		var err error
+		out, err = s.createTx(ctx, tx, b, u, addr, enabled, ref)
+		return err
 	})
 	return out, err
+}
+
+// createTx adds the person u to business b inside tx: a new person, a
+// known person joining, or a deleted membership coming back. A new member
+// receives the business's welcome points.
+func (s *CustomerService) createTx(ctx context.Context, tx Tx, b Business, u User, addr Address, enabled bool, ref *ReferralInput) (Customer, error) {
+	person, err := findPerson(ctx, tx, u)
+	if err != nil {
+		return Customer{}, err
+	}
+	now := tx.Now()
+	c := Customer{BusinessID: b.ID, Enabled: enabled, Address: addr, CreatedAt: now, UpdatedAt: now}
+	joined := true
+	if person.ID == "" {
+		u.ID = NewID()
+		u.CreatedAt, u.UpdatedAt = now, now
+		if err := tx.InsertUser(ctx, &u); err != nil {
+			return Customer{}, err
+		}
+		c.User = u
+		if err := tx.InsertCustomer(ctx, &c); err != nil {
+			return Customer{}, err
+		}
+	} else {
+		existing, err := tx.CustomerAny(ctx, b.ID, person.ID)
+		switch {
+		case err == nil && !existing.Deleted:
+			return Customer{}, takenError(u, person)
+		case err == nil:
+			// A deleted membership comes back; its ledger history stays.
+			joined = false
+			c.CreatedAt = existing.CreatedAt
+			c.Balance = existing.Balance
+			fillBlanks(&person, u, now)
+			if err := tx.UpdateUser(ctx, &person); err != nil {
+				return Customer{}, err
+			}
+			c.User = person
+			if err := tx.UpdateCustomer(ctx, &c); err != nil {
+				return Customer{}, err
+			}
+		case ErrorCode(err) == ENotFound:
+			fillBlanks(&person, u, now)
+			if err := tx.UpdateUser(ctx, &person); err != nil {
+				return Customer{}, err
+			}
+			c.User = person
+			if err := tx.InsertCustomer(ctx, &c); err != nil {
+				return Customer{}, err
+			}
+		default:
+			return Customer{}, err
+		}
+	}
+	if ref != nil {
+		if err := s.linkReferral(ctx, tx, b.ID, c.ID, *ref); err != nil {
+			return Customer{}, err
+		}
+	}
+	if joined {
+		rules, err := tx.Rules(ctx, b)
+		if err != nil {
+			return Customer{}, err
+		}
+		if rules.WelcomePoints > 0 {
+			e := newEntry(b, c.ID, IntentWelcome, now)
+			e.Points, e.TierPoints = rules.WelcomePoints, rules.WelcomePoints
+			if err := tx.Append(ctx, &e); err != nil {
+				return Customer{}, err
+			}
+			c.Balance = e.Balance
+		}
+	}
+	return c, nil
 }
 
 // findPerson returns the person the e-mail or phone of u belongs to, or a

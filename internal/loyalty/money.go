@@ -1,7 +1,9 @@
 package loyalty
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -83,7 +85,8 @@ func (m *Money) UnmarshalJSON(b []byte) error {
 	}
 	v, err := ParseMoney(s)
 	if err != nil {
-		return err
+		// A type error lets the JSON decoder name the field.
+		return &json.UnmarshalTypeError{Value: "number " + s, Type: reflect.TypeFor[Money]()}
 	}
 	*m = v
 	return nil

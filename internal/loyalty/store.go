@@ -11,6 +11,7 @@ import (
 type Store interface {
 	AccountStore
 	CustomerReader
+	LedgerReader
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -43,6 +44,7 @@ type Tx interface {
 	ReferralProgram(ctx context.Context, businessID string, id int64) (ReferralProgram, error)
 	HasReferral(ctx context.Context, businessID, refereeID string) (bool, error)
 	InsertReferral(ctx context.Context, r *Referral) error
+	LedgerTx
 }
 
 // Tier is a business's tier program: how levels are reached and when
@@ -88,6 +90,7 @@ type Referral struct {
 	ReferrerID string
 	RefereeID  string
 	CreatedAt  time.Time
+	Paid       bool
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

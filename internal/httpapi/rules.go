@@ -1,0 +1,47 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// rulesJSON is the earning rules on the wire.
+func rulesJSON(r loyalty.Rules) map[string]any {
+	return map[string]any{"data": map[string]any{
+		"loyalty_type": r.LoyaltyType,
+		"earning": map[string]any{"reward_ratio": r.RewardRatio, "reward_milestone_amount": r.RewardMilestoneAmount,
+			"round_up_points": r.RoundUpPoints, "welcome_points": r.WelcomePoints},
+		"visits": map[string]any{"points_per_visit": r.PointsPerVisit},
+	}}
+}
+
+func (s *Server) getRules(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	b, err := s.businessOf(r, rc)
+	if err != nil {
+		return err
+	}
+	rules, err := s.Store.Rules(r.Context(), b)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rulesJSON(rules))
+	return nil
+}
+
+func (s *Server) patchRules(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	var in loyalty.RulesInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	b, err := s.businessOf(r, rc)
+	if err != nil {
+		return err
+	}
+	rules, err := s.Transactions.UpdateRules(r.Context(), b, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rulesJSON(rules))
+	return nil
+}

@@ -1,0 +1,332 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// transactionJSON is a ledger entry on the wire (spec 2.4).
+type transactionJSON struct {
+	ID                 int64                       `json:"id"`
+	Intent             string                      `json:"intent"`
+	TransactionType    int                         `json:"transaction_type"`
+	Name               string                      `json:"name"`
+	Amount             loyalty.Money               `json:"amount"`
+	Points             int64                       `json:"points"`
+	Giftcard           loyalty.Money               `json:"giftcard"`
+	Visits             int64                       `json:"visits"`
+	Customer           map[string]string           `json:"customer"`
+	ReversesID         *int64                      `json:"reverses_id"`
+	CreatedAt          string                      `json:"created_at"`
+	UpdatedAt          string                      `json:"updated_at"`
+	Balance            *balanceJSON                `json:"balance,omitempty"`
+	Branch             *branchJSON                 `json:"branch,omitempty"`
+	TransactionDetails *loyalty.TransactionDetails `json:"transaction_details,omitempty"`
+	CatalogItems       []itemJSON                  `json:"catalog_items,omitempty"`
+	Coupon             *couponJSON                 `json:"coupon,omitempty"`
+	EcomCoupon         *couponJSON                 `json:"ecom_coupon,omitempty"`
+}
+
+type itemJSON struct {
+	ID       int64 `json:"id"`
+	Quantity int64 `json:"quantity"`
+	Points   int64 `json:"points"`
+}
+
+// couponJSON is an issued coupon (spec 2.6).
+type couponJSON struct {
+	ID           int64     `json:"id"`
+	QRCode       string    `json:"qrcode"`
+	CouponLocked bool      `json:"coupon_locked"`
+	CouponTypeID int       `json:"coupon_type_id"`
+	ExpiresAt    *string   `json:"expires_at"`
+	Offer        offerJSON `json:"offer"`
+}
+
+// offerJSON is an offer on the wire (spec 2.5).
+type offerJSON struct {
+	ID            int64           `json:"id"`
+	TypeID        int             `json:"type_id"`
+	Type          string          `json:"type"`
+	Title         string          `json:"title"`
+	Description   string          `json:"description"`
+	Points        int64           `json:"points"`
+	MultipFactor  loyalty.Money   `json:"multip_factor"`
+	DiscountValue loyalty.Money   `json:"discount_value"`
+	RealValue     loyalty.Money   `json:"real_value"`
+	ExpiresAt     *string         `json:"expires_at"`
+	Images        []loyalty.Image `json:"images"`
+	Actions       []actionJSON    `json:"actions,omitempty"`
+	Branch        *branchJSON     `json:"branch,omitempty"`
+}
+
+type actionJSON struct {
+	Type string `json:"type"`
+}
+
+// offerTypeNames are the offer types' names by type id.
+var offerTypeNames = map[int]string{
+	loyalty.OfferPointsMultiplier: "points_multiplier", loyalty.OfferFreeProduct: "free_product",
+	loyalty.OfferBonusPoints: "bonus_points", loyalty.OfferBasic8: "discount_percentage",
+	loyalty.OfferBasic9: "discount_amount", loyalty.OfferBasic10: "free_product",
+}
+
+func timePtr(t interface{ IsZero() bool }, s string) *string {
+	if t.IsZero() {
+		return nil
+	}
+	return &s
+}
+
+func toOfferJSON(o loyalty.Offer) offerJSON {
+	images := o.Images
+	if images == nil {
+		images = []loyalty.Image{}
+	}
+	return offerJSON{ID: o.ID, TypeID: o.TypeID, Type: offerTypeNames[o.TypeID], Title: o.Title, Description: o.Description,
+		Points: o.Points, MultipFactor: o.MultipFactor, DiscountValue: o.DiscountValue, RealValue: o.RealValue,
+		ExpiresAt: timePtr(o.ExpiresAt, loyalty.FormatTime(o.ExpiresAt)), Images: images}
+}
+
+func toCouponJSON(c loyalty.Coupon) *couponJSON {
+	return &couponJSON{ID: c.ID, QRCode: c.QRCode, CouponLocked: c.Locked, CouponTypeID: c.CouponTypeID,
+		ExpiresAt: timePtr(c.ExpiresAt, loyalty.FormatTime(c.ExpiresAt)), Offer: toOfferJSON(c.Offer)}
+}
+
+func toTransactionJSON(t loyalty.Transaction) transactionJSON {
+	ts := loyalty.FormatTime(t.CreatedAt)
+	out := transactionJSON{ID: t.ID, Intent: t.Intent, TransactionType: t.TypeCode, Name: t.Name, Amount: t.Amount,
+		Points: t.Points, Giftcard: t.Giftcard, Visits: t.Visits, Customer: map[string]string{"id": t.CustomerID},
+		CreatedAt: ts, UpdatedAt: ts}
+	if t.ReversesID != 0 {
+		id := t.ReversesID
+		out.ReversesID = &id
+	}
+	for _, it := range t.Items {
+		out.CatalogItems = append(out.CatalogItems, itemJSON{ID: it.RewardID, Quantity: it.Quantity, Points: it.Points})
+	}
+	if t.Coupon != nil {
+		out.Coupon = toCouponJSON(*t.Coupon)
+	}
+	return out
+}
+
+// requestHash fingerprints a request body for Idempotency-Key reuse checks.
+func requestHash(r *http.Request, body []byte) []byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s\n", r.Method, r.URL.Path)
+	h.Write(body)
+	return h.Sum(nil)
+}
+
+func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+	if err != nil {
+		return loyalty.Errorf(loyalty.EBadRequest, "The body could not be read.")
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var in loyalty.TransactionInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	b, err := s.businessOf(r, rc)
+	if err != nil {
+		return err
+	}
+	encode := func(t loyalty.Transaction) (int, []byte, error) {
+		out := toTransactionJSON(t)
+		out.Balance = &balanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}
+		b, err := json.Marshal(map[string]any{"data": out})
+		return http.StatusOK, b, err
+	}
+	var idem *loyalty.Idempotency
+	if key := r.Header.Get("Idempotency-Key"); key != "" {
+		if len(key) > 255 {
+			return loyalty.Invalid("idempotency_key", "The Idempotency-Key may not be longer than 255 characters.")
+		}
+		idem = &loyalty.Idempotency{Key: key, Hash: requestHash(r, body), Encode: encode}
+	}
+	t, replay, err := s.Transactions.Create(r.Context(), b, in, idem)
+	if err != nil {
+		return notFoundAs(err, "")
+	}
+	if replay != nil {
+		w.Header().Set("Idempotent-Replayed", "true")
+		writeRaw(w, replay.Status, replay.Body)
+		return nil
+	}
+	status, out, err := encode(t)
+	if err != nil {
+		return err
+	}
+	writeRaw(w, status, out)
+	return nil
+}
+
+// writeRaw writes an already-encoded JSON body.
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+func (s *Server) cancelTransaction(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return loyalty.Errorf(loyalty.EBadRequest, "Invalid transaction id supplied.")
+	}
+	t, err := s.Transactions.Cancel(r.Context(), loyalty.Business{ID: rc.businessID}, id)
+	if err != nil {
+		return err
+	}
+	out := toTransactionJSON(t)
+	out.Balance = &balanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}
+	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	return nil
+}
+
+// ledgerSpec is how the ledger lists are filtered.
+func ledgerSpec(fields map[string]loyalty.FilterKind, perPage int) loyalty.ListSpec {
+	return loyalty.ListSpec{Fields: fields, Reserved: []string{"include", "relationships"}, DefaultPerPage: perPage}
+}
+
+func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	q := r.URL.Query()
+	rel, err := loyalty.ParseNames("relationships", q.Get("relationships"), []string{"customer", "transaction_details"})
+	if err != nil {
+		return err
+	}
+	if _, err := loyalty.ParseNames("include", q.Get("include"), nil); err != nil {
+		return err
+	}
+	lq, err := loyalty.ParseListQuery(q, ledgerSpec(map[string]loyalty.FilterKind{
+		"created_at": loyalty.KindTime, "updated_at": loyalty.KindTime, "customer.id": loyalty.KindString,
+		"transaction_details.external_order_id": loyalty.KindString,
+	}, 100))
+	if err != nil {
+		return err
+	}
+	list, total, err := s.Store.Transactions(r.Context(), rc.businessID, lq)
+	if err != nil {
+		return err
+	}
+	data := make([]transactionJSON, len(list))
+	for i, t := range list {
+		data[i] = toTransactionJSON(t)
+		if rel["transaction_details"] {
+			data[i].TransactionDetails = detailsOf(t)
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "cursor": cursorOf("transactions", q, lq, len(list), total),
+		"meta": map[string]int{"total": total}})
+	return nil
+}
+
+// detailsOf returns the details of an entry, or an empty object.
+func detailsOf(t loyalty.Transaction) *loyalty.TransactionDetails {
+	if t.Details != nil {
+		return t.Details
+	}
+	return &loyalty.TransactionDetails{}
+}
+
+func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	q := r.URL.Query()
+	rel, err := loyalty.ParseNames("relationships", q.Get("relationships"), []string{"branch", "transaction_details"})
+	if err != nil {
+		return err
+	}
+	include, err := loyalty.ParseNames("include", q.Get("include"), []string{"ecom_coupon"})
+	if err != nil {
+		return err
+	}
+	lq, err := loyalty.ParseListQuery(q, ledgerSpec(map[string]loyalty.FilterKind{
+		"created_at": loyalty.KindTime, "updated_at": loyalty.KindTime, "transaction_type": loyalty.KindInt,
+		"branch.id": loyalty.KindString,
+	}, 15))
+	if err != nil {
+		return err
+	}
+	c, err := s.Customers.Get(r.Context(), loyalty.Business{ID: rc.businessID}, r.PathValue("id"))
+	if err != nil {
+		return notFoundAs(err, "Customer not found.")
+	}
+	list, total, err := s.Store.CustomerTransactions(r.Context(), rc.businessID, c.ID, lq)
+	if err != nil {
+		return err
+	}
+	var branches map[string]loyalty.Branch
+	if rel["branch"] {
+		all, err := s.Store.Branches(r.Context(), rc.businessID)
+		if err != nil {
+			return err
+		}
+		branches = map[string]loyalty.Branch{}
+		for _, b := range all {
+			branches[b.ID] = b
+		}
+	}
+	data := make([]transactionJSON, len(list))
+	for i, t := range list {
+		data[i] = toTransactionJSON(t)
+		if rel["transaction_details"] {
+			data[i].TransactionDetails = detailsOf(t)
+		}
+		if b, ok := branches[t.BranchID]; ok {
+			bj := toBranchJSON(b)
+			data[i].Branch = &bj
+		}
+		if include["ecom_coupon"] && t.CouponID != 0 {
+			if cp, err := s.Store.CouponByID(r.Context(), rc.businessID, t.CouponID); err == nil {
+				data[i].EcomCoupon = toCouponJSON(cp)
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data,
+		"links": pageLinks("customers/"+c.ID+"/transactions", q, lq, total), "meta": pageMeta(lq, len(list), total)})
+	return nil
+}
+
+// pageLinks are the first/last/prev/next links of a paged list.
+func pageLinks(path string, q url.Values, lq loyalty.ListQuery, total int) map[string]*string {
+	last := (total + lq.PerPage - 1) / lq.PerPage
+	if last < 1 {
+		last = 1
+	}
+	link := func(page int) *string {
+		nq := url.Values{}
+		for k, v := range q {
+			nq[k] = v
+		}
+		nq.Set("page", strconv.Itoa(page))
+		s := path + "?" + nq.Encode()
+		return &s
+	}
+	links := map[string]*string{"first": link(1), "last": link(last), "prev": nil, "next": nil}
+	if lq.Page > 1 {
+		links["prev"] = link(min(lq.Page-1, last))
+	}
+	if lq.Page < last {
+		links["next"] = link(lq.Page + 1)
+	}
+	return links
+}
+
+// pageMeta is the meta object of a paged list.
+func pageMeta(lq loyalty.ListQuery, count, total int) map[string]any {
+	last := max((total+lq.PerPage-1)/lq.PerPage, 1)
+	var from, to any
+	if count > 0 {
+		from, to = lq.Offset()+1, lq.Offset()+count
+	}
+	return map[string]any{"current_page": lq.Page, "from": from, "last_page": last, "per_page": lq.PerPage, "to": to, "total": total}
+}

@@ -1,0 +1,66 @@
+package loyalty
+
+import (
+	"context"
+	"time"
+)
+
+// LedgerTx is the part of a transaction that moves balances and reads
+// what the engine's rules need.
+type LedgerTx interface {
+	Rules(ctx context.Context, b Business) (Rules, error)
+	SaveRules(ctx context.Context, r Rules) error
+	// PointsOffers returns the active multiplier and bonus offers that apply
+	// to a reward of customerID at branchID ("" for none).
+	PointsOffers(ctx context.Context, businessID, customerID, branchID string) ([]Offer, error)
+	// Append writes an entry and moves the customer's balance by its points
+	// and gift-card amounts, refusing (EInvalid) a move below zero. It sets
+	// t.ID and t.Balance.
+	Append(ctx context.Context, t *Transaction) error
+	Transaction(ctx context.Context, businessID string, id int64) (Transaction, error)
+	Branch(ctx context.Context, businessID, branchID string) (Branch, error)
+	Reward(ctx context.Context, businessID string, id int64) (Reward, error)
+	Offer(ctx context.Context, businessID string, id int64) (Offer, error)
+	Giftcard(ctx context.Context, businessID string, id int64) (Giftcard, error)
+	Coupon(ctx context.Context, businessID string, id int64) (Coupon, error)
+	InsertCoupon(ctx context.Context, c *Coupon) error
+	// ClaimCoupon moves an unclaimed, unlocked coupon to its redeemed state;
+	// it reports false when another claim won.
+	ClaimCoupon(ctx context.Context, c *Coupon) (bool, error)
+	// PendingReferral returns the unpaid referral of a referee with its program.
+	PendingReferral(ctx context.Context, businessID, refereeID string) (Referral, ReferralProgram, error)
+	// SettleReferral marks a referral paid (or expired, with paid false) once;
+	// it reports false when it was already settled.
+	SettleReferral(ctx context.Context, r Referral) (bool, error)
+	// BeginIdempotent records a new idempotency key (EConflict if it exists).
+	BeginIdempotent(ctx context.Context, businessID, key string, hash []byte) error
+	// FinishIdempotent stores the reply given under the key.
+	FinishIdempotent(ctx context.Context, businessID, key string, status int, body []byte) error
+}
+
+// LedgerReader reads the ledger.
+type LedgerReader interface {
+	// CustomerTransactions pages a customer's entries, newest first.
+	CustomerTransactions(ctx context.Context, businessID, customerID string, q ListQuery) ([]Transaction, int, error)
+	// Transactions pages a business's entries, newest first.
+	Transactions(ctx context.Context, businessID string, q ListQuery) ([]Transaction, int, error)
+	// IdempotentReply returns the reply stored under a key.
+	IdempotentReply(ctx context.Context, businessID, key string) (IdempotentReply, error)
+	// TierTotals sums a customer's tier spend, points and visits in [from, to).
+	TierTotals(ctx context.Context, businessID, customerID string, from, to time.Time) (TierTotals, error)
+	Rules(ctx context.Context, b Business) (Rules, error)
+}
+
+// IdempotentReply is the first reply given under an Idempotency-Key.
+type IdempotentReply struct {
+	Hash   []byte
+	Status int
+	Body   []byte
+}
+
+// TierTotals are what a customer did within a tier period.
+type TierTotals struct {
+	Amount Money
+	Points int64
+	Visits int64
+}

@@ -1,0 +1,197 @@
+package loyalty
+
+import (
+	"strings"
+	"time"
+)
+
+// Intents of POST /transactions, and the entries the service writes itself.
+const (
+	IntentReward        = "reward"
+	IntentRedeem        = "redeem"
+	IntentReturn        = "return"
+	IntentAdjust        = "adjust_points_balance"
+	IntentGetCoupon     = "get_coupon"
+	IntentClaimCoupon   = "claim_coupon"
+	IntentGiftcardBuy   = "purchase_giftcard_prepaid"
+	IntentGiftcardPay   = "giftcard_payment"
+	IntentStoreCredit   = "reward_store_credit"
+	IntentReferral      = "reward_referral"
+	IntentWelcome       = "welcome"
+	IntentCancellation  = "cancellation"
+	TypeCodeReward      = 4
+	TypeCodeRedeem      = 5
+	typeCodeFirstOthers = 6
+)
+
+// Intents lists what a client may ask POST /transactions to do.
+var Intents = []string{IntentReward, IntentRedeem, IntentReturn, IntentAdjust, IntentGetCoupon, IntentClaimCoupon,
+	IntentGiftcardBuy, IntentGiftcardPay, IntentStoreCredit, IntentReferral}
+
+// intentInfo is each entry kind's type code (4 and 5 are the spec's) and name.
+var intentInfo = map[string]struct {
+	code int
+	name string
+}{
+	IntentReward: {TypeCodeReward, "Reward"}, IntentRedeem: {TypeCodeRedeem, "Redeem"},
+	IntentReturn: {6, "Return"}, IntentAdjust: {7, "Adjustment"}, IntentGetCoupon: {8, "Get Coupon"},
+	IntentClaimCoupon: {9, "Claim Coupon"}, IntentGiftcardBuy: {10, "Gift Card Purchase"},
+	IntentGiftcardPay: {11, "Gift Card Payment"}, IntentStoreCredit: {12, "Store Credit"},
+	IntentReferral: {13, "Referral Reward"}, IntentWelcome: {14, "Welcome Points"},
+	IntentCancellation: {15, "Cancellation"},
+}
+
+// TransactionDetails are the business's own references on a transaction.
+type TransactionDetails struct {
+	ExternalOrderID string `json:"external_order_id"`
+	CustomField1    string `json:"custom_field_1"`
+	CustomField2    string `json:"custom_field_2"`
+	CustomField3    string `json:"custom_field_3"`
+	CustomField4    string `json:"custom_field_4"`
+	CustomField5    string `json:"custom_field_5"`
+}
+
+// TransactionItem is one catalog item of a redemption.
+type TransactionItem struct {
+	RewardID int64
+	Quantity int64
+	Points   int64 // points of the whole line
+}
+
+// Transaction is one ledger entry: what moved a customer's balance, by how
+// much, and why. Entries are never changed; a cancellation is an entry too.
+type Transaction struct {
+	ID         int64
+	BusinessID string
+	CustomerID string
+	BranchID   string
+	Intent     string
+	TypeCode   int
+	Name       string
+	Amount     Money // the money the transaction is about (spend, payment, credit)
+	Points     int64 // points moved: positive earned, negative spent
+	Giftcard   Money // gift-card balance moved
+	Visits     int64
+	TierAmount Money // spend counted towards tiers
+	TierPoints int64 // points counted towards tiers (earned, never spent)
+	OfferID    int64
+	CouponID   int64
+	GiftcardID int64
+	ReversesID int64
+	Details    *TransactionDetails
+	Items      []TransactionItem
+	CreatedAt  time.Time
+
+	Balance Balance // the customer's balance after this entry (on create)
+	Coupon  *Coupon // the coupon a get_coupon or claim_coupon touched
+}
+
+// newEntry starts an entry of intent for a customer.
+func newEntry(b Business, customerID, intent string, now time.Time) Transaction {
+	info := intentInfo[intent]
+	return Transaction{BusinessID: b.ID, CustomerID: customerID, Intent: intent, TypeCode: info.code, Name: info.name, CreatedAt: now}
+}
+
+// CustomerRef names a customer by id, e-mail, or phone with country.
+type CustomerRef struct {
+	ID          Opt[string] `json:"id"`
+	Email       Opt[string] `json:"email"`
+	Phone       Opt[string] `json:"phone"`
+	CountryCode Opt[string] `json:"country_code"`
+}
+
+// IntRef names an object with an integer id.
+type IntRef struct {
+	ID Opt[int64] `json:"id"`
+}
+
+// StringRef names an object with an opaque id.
+type StringRef struct {
+	ID Opt[string] `json:"id"`
+}
+
+// ItemInput is one line of a catalog redemption.
+type ItemInput struct {
+	ID       Opt[int64] `json:"id"`
+	Quantity Opt[int64] `json:"quantity"`
+}
+
+// TransactionInput is the body of POST /transactions.
+type TransactionInput struct {
+	Intent       Opt[string]             `json:"intent"`
+	Type         Opt[string]             `json:"type"` // the reference platform's name for intent
+	Amount       Opt[Money]              `json:"amount"`
+	Points       Opt[int64]              `json:"points"`
+	Visits       Opt[int64]              `json:"visits"`
+	Customer     Opt[CustomerRef]        `json:"customer"`
+	Branch       Opt[StringRef]          `json:"branch"`
+	Offer        Opt[IntRef]             `json:"offer"`
+	Coupon       Opt[IntRef]             `json:"coupon"`
+	Giftcard     Opt[IntRef]             `json:"giftcard"`
+	CatalogItems Opt[[]ItemInput]        `json:"catalog_items"`
+	Details      Opt[TransactionDetails] `json:"transaction_details"`
+}
+
+// maxPoints bounds one entry's points so sums never overflow.
+const maxPoints = 1_000_000_000
+
+// intent returns the requested intent, checking it is one we know.
+func (in *TransactionInput) intent(v Validation) string {
+	intent, ok := in.Intent.Value()
+	if !ok {
+		intent, ok = in.Type.Value()
+	}
+	intent = strings.TrimSpace(intent)
+	if !ok || intent == "" {
+		v.Add("intent", "The intent field is required; one of: "+strings.Join(Intents, ", ")+".")
+		return ""
+	}
+	for _, i := range Intents {
+		if i == intent {
+			return intent
+		}
+	}
+	v.Add("intent", "The selected intent is invalid; one of: "+strings.Join(Intents, ", ")+".")
+	return ""
+}
+
+// positiveAmount reads amount as a required positive sum of money.
+func (in *TransactionInput) positiveAmount(v Validation) Money {
+	a, ok := in.Amount.Value()
+	switch {
+	case !ok:
+		v.Add("amount", "The amount field is required.")
+	case a <= 0:
+		v.Add("amount", "The amount must be greater than 0.")
+	}
+	return a
+}
+
+// details validates the transaction details, returning nil when absent.
+func (in *TransactionInput) details(v Validation) *TransactionDetails {
+	d, ok := in.Details.Value()
+	if !ok {
+		return nil
+	}
+	for name, s := range map[string]string{"external_order_id": d.ExternalOrderID, "custom_field_1": d.CustomField1,
+		"custom_field_2": d.CustomField2, "custom_field_3": d.CustomField3, "custom_field_4": d.CustomField4, "custom_field_5": d.CustomField5} {
+		if len(s) > 255 {
+			v.Add("transaction_details."+name, "The "+name+" may not be greater than 255 characters.")
+		}
+	}
+	return &d
+}
+
+// ref reads a required integer reference such as offer.id.
+func ref(v Validation, field string, o Opt[IntRef]) int64 {
+	r, ok := o.Value()
+	id, idOK := r.ID.Value()
+	if !ok || !idOK {
+		v.Add(field+".id", "The "+field+" id is required.")
+		return 0
+	}
+	if id <= 0 {
+		v.Add(field+".id", "The "+field+" id must be a positive integer.")
+	}
+	return id
+}

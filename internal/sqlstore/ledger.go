@@ -1,0 +1,268 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// Rules returns a business's earning rules, the defaults when never set.
+func (t *tx) Rules(ctx context.Context, b loyalty.Business) (loyalty.Rules, error) {
+	return rules(ctx, t.Tx, b)
+}
+
+// Rules returns a business's earning rules, the defaults when never set.
+func (d *DB) Rules(ctx context.Context, b loyalty.Business) (loyalty.Rules, error) {
+	return rules(ctx, d.db, b)
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func rules(ctx context.Context, q querier, b loyalty.Business) (loyalty.Rules, error) {
+	r := loyalty.DefaultRules(b.ID, b.LoyaltyType)
+	err := q.QueryRowContext(ctx, `SELECT reward_ratio, reward_milestone_amount, round_up_points, welcome_points, points_per_visit
+		FROM business_rules WHERE business_id = $1`, b.ID).Scan(&r.RewardRatio, &r.RewardMilestoneAmount, &r.RoundUpPoints,
+		&r.WelcomePoints, &r.PointsPerVisit)
+	if err == sql.ErrNoRows {
+		return r, nil
+	}
+	return r, dbError(err)
+}
+
+// SaveRules stores a business's earning rules.
+func (t *tx) SaveRules(ctx context.Context, r loyalty.Rules) error {
+	_, err := t.ExecContext(ctx, `INSERT INTO business_rules (business_id, reward_ratio, reward_milestone_amount, round_up_points,
+		welcome_points, points_per_visit, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (business_id) DO UPDATE SET reward_ratio = excluded.reward_ratio,
+		reward_milestone_amount = excluded.reward_milestone_amount, round_up_points = excluded.round_up_points,
+		welcome_points = excluded.welcome_points, points_per_visit = excluded.points_per_visit, updated_at = excluded.updated_at`,
+		r.BusinessID, r.RewardRatio, r.RewardMilestoneAmount, r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit, t.now)
+	return dbError(err)
+}
+
+// Append writes a ledger entry and moves the balance in the same
+// transaction. The conditional update keeps balances at or above zero even
+// under concurrent redemptions.
+func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
+	d := e.Details
+	if d == nil {
+		d = &loyalty.TransactionDetails{}
+	}
+	// The entry goes in first: a second cancellation of the same entry
+	// fails on the unique reverses_id before any balance is looked at.
+	err := t.QueryRowContext(ctx, `INSERT INTO transactions (business_id, customer_id, branch_id, intent, type_code, name, amount,
+		points, giftcard, visits, tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
+		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+		RETURNING id`,
+		e.BusinessID, e.CustomerID, nullString(e.BranchID), e.Intent, e.TypeCode, e.Name, e.Amount, e.Points, e.Giftcard,
+		e.Visits, e.TierAmount, e.TierPoints, nullInt(e.OfferID), nullInt(e.CouponID), nullInt(e.GiftcardID), nullInt(e.ReversesID),
+		d.ExternalOrderID, d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, e.Details != nil,
+		e.CreatedAt.UTC()).Scan(&e.ID)
+	if err != nil {
+		if _, unique := uniqueColumn(err); unique && e.ReversesID != 0 {
+			return loyalty.Invalid("id", "The transaction has already been cancelled.")
+		}
+		return dbError(err)
+	}
+	err = t.QueryRowContext(ctx, `UPDATE customers SET points = points + $1, giftcard = giftcard + $2, tx_count = tx_count + 1
+		WHERE business_id = $3 AND user_id = $4 AND points + $5 >= 0 AND giftcard + $6 >= 0
+		RETURNING points, giftcard`, e.Points, e.Giftcard, e.BusinessID, e.CustomerID, e.Points, e.Giftcard).
+		Scan(&e.Balance.Points, &e.Balance.Giftcard)
+	if err == sql.ErrNoRows {
+		if e.Giftcard < 0 {
+			return loyalty.Invalid("amount", "The customer's gift-card balance is not enough for this transaction.")
+		}
+		return loyalty.Invalid("points", "The customer's points balance is not enough for this transaction.")
+	} else if err != nil {
+		return dbError(err)
+	}
+	for _, it := range e.Items {
+		if _, err := t.ExecContext(ctx, `INSERT INTO transaction_items (transaction_id, reward_id, quantity, points) VALUES ($1, $2, $3, $4)`,
+			e.ID, it.RewardID, it.Quantity, it.Points); err != nil {
+			return dbError(err)
+		}
+	}
+	return nil
+}
+
+func nullInt(n int64) sql.NullInt64 { return sql.NullInt64{Int64: n, Valid: n != 0} }
+
+const transactionColumns = `t.id, t.business_id, t.customer_id, COALESCE(t.branch_id, ''), t.intent, t.type_code, t.name, t.amount,
+	t.points, t.giftcard, t.visits, t.tier_amount, t.tier_points, COALESCE(t.offer_id, 0), COALESCE(t.coupon_id, 0),
+	COALESCE(t.giftcard_id, 0), COALESCE(t.reverses_id, 0), t.external_order_id, t.custom_field_1, t.custom_field_2,
+	t.custom_field_3, t.custom_field_4, t.custom_field_5, t.has_details, t.created_at`
+
+func scanTransaction(row scanner) (loyalty.Transaction, error) {
+	var e loyalty.Transaction
+	var d loyalty.TransactionDetails
+	var has bool
+	err := row.Scan(&e.ID, &e.BusinessID, &e.CustomerID, &e.BranchID, &e.Intent, &e.TypeCode, &e.Name, &e.Amount,
+		&e.Points, &e.Giftcard, &e.Visits, &e.TierAmount, &e.TierPoints, &e.OfferID, &e.CouponID, &e.GiftcardID, &e.ReversesID,
+		&d.ExternalOrderID, &d.CustomField1, &d.CustomField2, &d.CustomField3, &d.CustomField4, &d.CustomField5, &has, &e.CreatedAt)
+	if err == sql.ErrNoRows {
+		return e, loyalty.Errorf(loyalty.ENotFound, "Transaction not found.")
+	}
+	if has {
+		e.Details = &d
+	}
+	return e, err
+}
+
+// Transaction returns one entry of a business's ledger.
+func (t *tx) Transaction(ctx context.Context, businessID string, id int64) (loyalty.Transaction, error) {
+	e, err := scanTransaction(t.QueryRowContext(ctx, `SELECT `+transactionColumns+` FROM transactions t
+		WHERE t.business_id = $1 AND t.id = $2`, businessID, id))
+	return e, dbError(err)
+}
+
+// transactionFilterColumns maps the ledger's filterable fields to SQL.
+var transactionFilterColumns = map[string]string{
+	"created_at": "t.created_at", "updated_at": "t.created_at", "transaction_type": "t.type_code",
+	"branch.id": "t.branch_id", "customer.id": "t.customer_id",
+	"transaction_details.external_order_id": "t.external_order_id",
+}
+
+// CustomerTransactions pages a customer's entries, newest first. Without
+// filters the total is the customer's entry counter, not a count of the
+// whole history.
+func (d *DB) CustomerTransactions(ctx context.Context, businessID, customerID string, q loyalty.ListQuery) ([]loyalty.Transaction, int, error) {
+	var total int
+	if len(q.Filters) == 0 {
+		err := d.row(ctx, `SELECT tx_count FROM customers WHERE business_id = $1 AND user_id = $2 AND deleted_at IS NULL`,
+			businessID, customerID).Scan(&total)
+		if err == sql.ErrNoRows {
+			return nil, 0, loyalty.Errorf(loyalty.ENotFound, "Customer not found.")
+		} else if err != nil {
+			return nil, 0, dbError(err)
+		}
+	}
+	return d.transactions(ctx, []string{"t.business_id = $1", "t.customer_id = $2"}, []any{businessID, customerID}, q, total)
+}
+
+// Transactions pages a business's entries, newest first.
+func (d *DB) Transactions(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.Transaction, int, error) {
+	return d.transactions(ctx, []string{"t.business_id = $1"}, []any{businessID}, q, -1)
+}
+
+// transactions runs a ledger page; total < 0 or filters mean count it.
+func (d *DB) transactions(ctx context.Context, where []string, args []any, q loyalty.ListQuery, total int) ([]loyalty.Transaction, int, error) {
+	cond, args, err := filterSQL(q.Filters, transactionFilterColumns, args)
+	if err != nil {
+		return nil, 0, err
+	}
+	from := ` FROM transactions t WHERE ` + strings.Join(append(where, cond...), " AND ")
+	if total < 0 || len(q.Filters) > 0 {
+		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
+			return nil, 0, dbError(err)
+		}
+	}
+	if total <= q.Offset() {
+		return nil, total, nil
+	}
+	n := len(args)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+transactionColumns+from+
+		fmt.Sprintf(` ORDER BY t.id DESC LIMIT $%d OFFSET $%d`, n+1, n+2), append(args, q.PerPage, q.Offset())...)
+	if err != nil {
+		return nil, 0, dbError(err)
+	}
+	defer rows.Close()
+	var out []loyalty.Transaction
+	for rows.Next() {
+		e, err := scanTransaction(rows)
+		if err != nil {
+			return nil, 0, dbError(err)
+		}
+		out = append(out, e)
+	}
+	return out, total, dbError(rows.Err())
+}
+
+// TierTotals sums a customer's tier spend, points and visits in [from, to).
+func (d *DB) TierTotals(ctx context.Context, businessID, customerID string, from, to time.Time) (loyalty.TierTotals, error) {
+	var tt loyalty.TierTotals
+	err := d.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(tier_amount), 0), COALESCE(SUM(tier_points), 0), COALESCE(SUM(visits), 0)
+		FROM transactions WHERE business_id = $1 AND customer_id = $2 AND created_at >= $3 AND created_at < $4`,
+		businessID, customerID, from.UTC(), to.UTC()).Scan(&tt.Amount, &tt.Points, &tt.Visits)
+	return tt, dbError(err)
+}
+
+// BeginIdempotent records a new idempotency key.
+func (t *tx) BeginIdempotent(ctx context.Context, businessID, key string, hash []byte) error {
+	_, err := t.ExecContext(ctx, `INSERT INTO idempotency_keys (business_id, key, request_hash, status, response, created_at)
+		VALUES ($1, $2, $3, 0, '', $4)`, businessID, key, hash, t.now)
+	if _, unique := uniqueColumn(err); unique {
+		return &loyalty.Error{Code: loyalty.EConflict, Message: "The Idempotency-Key was already used."}
+	}
+	return dbError(err)
+}
+
+// FinishIdempotent stores the reply given under a key.
+func (t *tx) FinishIdempotent(ctx context.Context, businessID, key string, status int, body []byte) error {
+	_, err := t.ExecContext(ctx, `UPDATE idempotency_keys SET status = $1, response = $2 WHERE business_id = $3 AND key = $4`,
+		status, string(body), businessID, key)
+	return dbError(err)
+}
+
+// IdempotentReply returns the reply stored under a key.
+func (d *DB) IdempotentReply(ctx context.Context, businessID, key string) (loyalty.IdempotentReply, error) {
+	var r loyalty.IdempotentReply
+	var body string
+	err := d.db.QueryRowContext(ctx, `SELECT request_hash, status, response FROM idempotency_keys WHERE business_id = $1 AND key = $2`,
+		businessID, key).Scan(&r.Hash, &r.Status, &body)
+	if err == sql.ErrNoRows {
+		return r, loyalty.Errorf(loyalty.ENotFound, "Idempotency key not found.")
+	}
+	r.Body = []byte(body)
+	return r, dbError(err)
+}
+
+// Branch returns one branch of a business.
+func (t *tx) Branch(ctx context.Context, businessID, branchID string) (loyalty.Branch, error) {
+	var b loyalty.Branch
+	err := t.QueryRowContext(ctx, `SELECT id, business_id, name, web_site, is_main FROM branches WHERE business_id = $1 AND id = $2`,
+		businessID, branchID).Scan(&b.ID, &b.BusinessID, &b.Name, &b.WebSite, &b.IsMain)
+	if err == sql.ErrNoRows {
+		return b, loyalty.Errorf(loyalty.ENotFound, "Branch not found.")
+	}
+	return b, dbError(err)
+}
+
+// PendingReferral returns the unpaid referral of a referee with its program.
+func (t *tx) PendingReferral(ctx context.Context, businessID, refereeID string) (loyalty.Referral, loyalty.ReferralProgram, error) {
+	var r loyalty.Referral
+	var p loyalty.ReferralProgram
+	err := t.QueryRowContext(ctx, `SELECT r.id, r.business_id, r.referral_program_id, r.referrer_id, r.referee_id, r.created_at,
+		p.id, p.business_id, p.rule_name, p.cond_min_amount, p.referee_earns, p.referer_earns, p.expires_in, p.enabled, p.link_referral_enabled
+		FROM referrals r JOIN referral_programs p ON p.id = r.referral_program_id
+		WHERE r.business_id = $1 AND r.referee_id = $2 AND r.paid_at IS NULL`, businessID, refereeID).Scan(
+		&r.ID, &r.BusinessID, &r.ProgramID, &r.ReferrerID, &r.RefereeID, &r.CreatedAt,
+		&p.ID, &p.BusinessID, &p.RuleName, &p.CondMinAmount, &p.RefereeEarns, &p.RefererEarns, &p.ExpiresIn, &p.Enabled, &p.LinkReferralEnabled)
+	if err == sql.ErrNoRows {
+		return r, p, loyalty.Errorf(loyalty.ENotFound, "No pending referral.")
+	}
+	return r, p, dbError(err)
+}
+
+// SettleReferral marks a referral settled once and clears the referee's
+// pending flag.
+func (t *tx) SettleReferral(ctx context.Context, r loyalty.Referral) (bool, error) {
+	res, err := t.ExecContext(ctx, `UPDATE referrals SET paid_at = $1 WHERE id = $2 AND paid_at IS NULL`, t.now, r.ID)
+	if err != nil {
+		return false, dbError(err)
+	}
+	n, _ := res.RowsAffected()
+	if _, err := t.ExecContext(ctx, `UPDATE customers SET referral_pending = FALSE WHERE business_id = $1 AND user_id = $2`,
+		r.BusinessID, r.RefereeID); err != nil {
+		return false, dbError(err)
+	}
+	return n == 1, nil
+}
