@@ -192,11 +192,12 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, which apiKind, ke
 // Key, bearer token with the admin scope of the key's business.
 func (s *Server) business(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !acceptable(r.Header.Get("Accept")) {
-			writeStatus(w, businessAPI, http.StatusNotAcceptable, "Only version 1 of the API is available (Accept: application/vnd.loyalty.api.v1+json).")
+		// Counted first, so that every response carries the limit headers.
+		if !s.limit(w, r, businessAPI, limitKey("b", r), s.Limits.Business) {
 			return
 		}
-		if !s.limit(w, r, businessAPI, limitKey("b", r), s.Limits.Business) {
+		if !acceptable(r.Header.Get("Accept")) {
+			writeStatus(w, businessAPI, http.StatusNotAcceptable, "Only version 1 of the API is available (Accept: application/vnd.loyalty.api.v1+json).")
 			return
 		}
 		rc, err := s.authenticate(r, oauth.ScopeAdmin)

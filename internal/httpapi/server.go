@@ -95,6 +95,8 @@ func (s *Server) routes() {
 	m.Handle("DELETE /transactions/{id}", s.business(s.cancelTransaction))
 	m.Handle("GET /rules", s.business(s.getRules))
 	m.Handle("PATCH /rules", s.business(s.patchRules))
+	s.catalogRoutes(m)
+	s.tierRoutes(m)
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
