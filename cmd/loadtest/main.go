@@ -1,9 +1,14 @@
-// Command loadtest measures the service under load: it starts Loyalty
-// in-process on a fresh database, creates a business, an app, a token and a
-// customer, then drives GET /customers/{id}?include=balance with wrk (from
-// Debian's wrk package) and prints a report. With -bare it also measures a
-// bare net/http server doing the same two queries (token, customer), the
-// ceiling the full stack is compared with.
+// Command loadtest measures the service under load with wrk (from Debian's
+// wrk package): it starts Loyalty in-process on a fresh database, creates a
+// business, an app, a token and a customer, and runs a scenario:
+//
+//	read     GET /customers/{id}?include=balance; with -bare also a bare
+//	         net/http server doing the same two queries (token, customer)
+//	reward   POST /transactions, a reward by amount for one customer
+//	history  page 1 of GET /customers/{id}/transactions for a customer with
+//	         100 entries and for one with -entries entries
+//
+// It prints a report of requests per second, latency and peak memory.
 package main
 
 import (
@@ -35,17 +40,30 @@ func main() {
 	conns := flag.Int("c", 64, "concurrent connections")
 	threads := flag.Int("t", 2, "wrk threads")
 	dur := flag.Duration("d", 10*time.Second, "duration of each run")
-	bare := flag.Bool("bare", false, "also measure a bare net/http server doing the same queries")
+	bare := flag.Bool("bare", false, "read scenario: also measure a bare net/http server doing the same queries")
+	scenario := flag.String("scenario", "read", "read, reward or history")
+	entries := flag.Int("entries", 100_000, "history scenario: entries of the long history")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the full-stack run to this file")
 	flag.Parse()
 	cpuProfile = *profile
-	if err := run(*dsn, *conns, *threads, *dur, *bare); err != nil {
+	opts := options{conns: *conns, threads: *threads, dur: *dur, bare: *bare, scenario: *scenario, entries: *entries}
+	if err := run(*dsn, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dsn string, conns, threads int, dur time.Duration, bare bool) error {
+// options are the flags of a run.
+type options struct {
+	conns, threads int
+	dur            time.Duration
+	bare           bool
+	scenario       string
+	entries        int
+}
+
+func run(dsn string, o options) error {
+	conns, threads, dur := o.conns, o.threads, o.dur
 	ctx := context.Background()
 	if dsn == "" {
 		dir, err := os.MkdirTemp("", "loyalty-load")
@@ -81,11 +99,22 @@ func run(dsn string, conns, threads int, dur time.Duration, bare bool) error {
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go a.Serve(sctx, ln)
-	target := "http://" + ln.Addr().String() + "/customers/" + customerID + "?include=balance"
+	base := "http://" + ln.Addr().String()
+	fmt.Printf("engine: %s, scenario: %s, connections: %d, duration: %s\n", a.DB.Dialect(), o.scenario, conns, dur)
+	switch o.scenario {
+	case "reward":
+		return rewardScenario(ctx, a, base, key, token, customerID, o)
+	case "history":
+		return historyScenario(ctx, a, base, key, token, o)
+	case "read":
+	default:
+		return fmt.Errorf("unknown scenario %q", o.scenario)
+	}
+	bare := o.bare
+	target := base + "/customers/" + customerID + "?include=balance"
 	if err := check(target, key, token); err != nil {
 		return err
 	}
-	fmt.Printf("engine: %s, connections: %d, duration: %s\n", a.DB.Dialect(), conns, dur)
 	if cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
 		if err != nil {
@@ -93,7 +122,7 @@ func run(dsn string, conns, threads int, dur time.Duration, bare bool) error {
 		}
 		pprof.StartCPUProfile(f)
 	}
-	full, err := wrk(target, key, token, conns, threads, dur)
+	full, err := wrk(target, key, token, conns, threads, dur, "")
 	if err != nil {
 		return err
 	}
@@ -111,7 +140,7 @@ func run(dsn string, conns, threads int, dur time.Duration, bare bool) error {
 		go srv.Serve(bln)
 		defer srv.Close()
 		btarget := "http://" + bln.Addr().String() + "/customers/" + customerID
-		res, err := wrk(btarget, key, token, conns, threads, dur)
+		res, err := wrk(btarget, key, token, conns, threads, dur, "")
 		if err != nil {
 			return err
 		}
@@ -177,10 +206,15 @@ var reqsRe = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
 var latRe = regexp.MustCompile(`Latency\s+(\S+)\s+(\S+)\s+(\S+)`)
 var errRe = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
 
-// wrk runs wrk against target and summarises its output.
-func wrk(target, key, token string, conns, threads int, dur time.Duration) (string, error) {
-	cmd := exec.Command("wrk", "-t", fmt.Sprint(threads), "-c", fmt.Sprint(conns), "-d", dur.String(),
-		"-H", "X-Application-Key: "+key, "-H", "Authorization: Bearer "+token, target)
+// wrk runs wrk against target (with a Lua script, if given) and
+// summarises its output.
+func wrk(target, key, token string, conns, threads int, dur time.Duration, script string) (string, error) {
+	args := []string{"-t", fmt.Sprint(threads), "-c", fmt.Sprint(conns), "-d", dur.String(),
+		"-H", "X-Application-Key: " + key, "-H", "Authorization: Bearer " + token}
+	if script != "" {
+		args = append(args, "-s", script)
+	}
+	cmd := exec.Command("wrk", append(args, target)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("wrk (apt-get install wrk): %v: %s", err, out)

@@ -137,7 +137,7 @@ func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *r
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	b, err := s.businessOf(r, rc)
+	b, err := s.Store.BusinessForLedger(r.Context(), rc.businessID)
 	if err != nil {
 		return err
 	}

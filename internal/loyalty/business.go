@@ -24,6 +24,14 @@ type Business struct {
 	Cover       string
 	Country     string // ISO 3166-1 alpha-2, how local phone numbers are read
 	CreatedAt   time.Time
+	Loaded      *BusinessState // what was read with the business for a transaction, if it was
+}
+
+// BusinessState is what the ledger needs of a business, read in the same
+// query as the business so a reward costs fewer round trips.
+type BusinessState struct {
+	Rules           Rules
+	HasPointsOffers bool // some multiplier or bonus offer may apply
 }
 
 // Owner is the account that signs in for a business.

@@ -82,8 +82,9 @@ type Transaction struct {
 	Items      []TransactionItem
 	CreatedAt  time.Time
 
-	Balance Balance // the customer's balance after this entry (on create)
-	Coupon  *Coupon // the coupon a get_coupon or claim_coupon touched
+	Balance         Balance // the customer's balance after this entry (on create)
+	ReferralPending bool    // set by Append: the customer has an unpaid referral
+	Coupon          *Coupon // the coupon a get_coupon or claim_coupon touched
 }
 
 // newEntry starts an entry of intent for a customer.

@@ -50,14 +50,11 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 				return err
 			}
 		}
-		c, err := s.resolveCustomer(ctx, tx, b, custRef)
+		customerID, err := s.resolveCustomer(ctx, tx, b, custRef)
 		if err != nil {
 			return err
 		}
-		if !c.Enabled {
-			return Invalid("customer", "The customer is deactivated.")
-		}
-		e := newEntry(b, c.ID, intent, tx.Now())
+		e := newEntry(b, customerID, intent, tx.Now())
 		e.Details = details
 		if br, ok := in.Branch.Value(); ok {
 			id, _ := br.ID.Value()
@@ -111,19 +108,17 @@ func notFoundField(err error, field, msg string) error {
 	return err
 }
 
-// resolveCustomer finds the customer a transaction names. An unknown
-// e-mail or phone creates the customer.
-func (s *TransactionService) resolveCustomer(ctx context.Context, tx Tx, b Business, ref CustomerRef) (Customer, error) {
+// resolveCustomer returns the id of the customer a transaction names. An
+// unknown e-mail or phone creates the customer. An id is taken as given:
+// Append checks, in the statement that moves the balance, that it is an
+// active customer of the business, so the common case costs no extra query.
+func (s *TransactionService) resolveCustomer(ctx context.Context, tx Tx, b Business, ref CustomerRef) (string, error) {
 	if id, ok := ref.ID.Value(); ok && id != "" {
 		id = strings.ToLower(id)
 		if !ValidID(id) {
-			return Customer{}, Errorf(EBadRequest, "Invalid customer id supplied.")
+			return "", Errorf(EBadRequest, "Invalid customer id supplied.")
 		}
-		c, err := tx.CustomerAny(ctx, b.ID, id)
-		if err == nil && c.Deleted {
-			err = customerNotFound()
-		}
-		return c, notFoundField(err, "customer.id", "Customer not found.")
+		return id, nil
 	}
 	in := CustomerInput{Email: ref.Email, Phone: ref.Phone, CountryCode: ref.CountryCode}
 	v := Validation{}
@@ -137,7 +132,7 @@ func (s *TransactionService) resolveCustomer(ctx context.Context, tx Tx, b Busin
 		for k, msgs := range v {
 			prefixed["customer."+k] = msgs
 		}
-		return Customer{}, prefixed.Err()
+		return "", prefixed.Err()
 	}
 	var person User
 	var err error
@@ -149,15 +144,16 @@ func (s *TransactionService) resolveCustomer(ctx context.Context, tx Tx, b Busin
 	if err == nil {
 		c, err := tx.CustomerAny(ctx, b.ID, person.ID)
 		if err == nil && !c.Deleted {
-			return c, nil
+			return c.ID, nil
 		}
 		if err != nil && ErrorCode(err) != ENotFound {
-			return Customer{}, err
+			return "", err
 		}
 	} else if ErrorCode(err) != ENotFound {
-		return Customer{}, err
+		return "", err
 	}
-	return s.Customers.createTx(ctx, tx, b, u, Address{}, true, nil)
+	c, err := s.Customers.createTx(ctx, tx, b, u, Address{}, true, nil)
+	return c.ID, err
 }
 
 // apply performs the intent on entry e and appends it to the ledger.
@@ -210,7 +206,7 @@ func (s *TransactionService) reward(ctx context.Context, tx Tx, b Business, in *
 	if err := v.Err(); err != nil {
 		return err
 	}
-	rules, err := tx.Rules(ctx, b)
+	rules, err := rulesOf(ctx, tx, b)
 	if err != nil {
 		return err
 	}
@@ -221,12 +217,14 @@ func (s *TransactionService) reward(ctx context.Context, tx Tx, b Business, in *
 			return err
 		}
 		e.Amount, e.TierAmount, e.Visits = amount, amount, 1
-		base := rules.PointsForSpend(amount)
-		offers, err := tx.PointsOffers(ctx, b.ID, e.CustomerID, e.BranchID)
-		if err != nil {
-			return err
+		e.Points = rules.PointsForSpend(amount)
+		if b.Loaded == nil || b.Loaded.HasPointsOffers {
+			offers, err := tx.PointsOffers(ctx, b.ID, e.CustomerID, e.BranchID)
+			if err != nil {
+				return err
+			}
+			e.Points = applyOffers(e.Points, offers, e)
 		}
-		e.Points = applyOffers(base, offers, e)
 	case 1:
 		p, ok := in.Points.Value()
 		if !ok || p <= 0 || p > maxPoints {
@@ -244,7 +242,19 @@ func (s *TransactionService) reward(ctx context.Context, tx Tx, b Business, in *
 	if err := tx.Append(ctx, e); err != nil {
 		return err
 	}
+	if !e.ReferralPending {
+		return nil
+	}
 	return s.payReferral(ctx, tx, b, e)
+}
+
+// rulesOf returns the business's rules, read with the business when they
+// were, else now.
+func rulesOf(ctx context.Context, tx Tx, b Business) (Rules, error) {
+	if b.Loaded != nil {
+		return b.Loaded.Rules, nil
+	}
+	return tx.Rules(ctx, b)
 }
 
 // applyOffers multiplies the base points by the best active multiplier and
@@ -403,11 +413,14 @@ func (s *TransactionService) giveBack(ctx context.Context, tx Tx, b Business, in
 	if err := v.Err(); err != nil {
 		return err
 	}
-	rules, err := tx.Rules(ctx, b)
+	rules, err := rulesOf(ctx, tx, b)
 	if err != nil {
 		return err
 	}
 	c, err := tx.CustomerAny(ctx, b.ID, e.CustomerID)
+	if err == nil && c.Deleted {
+		err = customerNotFound()
+	}
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ const (
 // DB is an open database with its dialect. It implements loyalty.Store.
 type DB struct {
 	db      *sql.DB
+	wdb     *sql.DB // where transactions run: db itself, or SQLite's single writer
 	pool    *pgxpool.Pool
 	dialect string
 	stmts   stmts
@@ -81,7 +82,21 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		}
 		db.SetMaxOpenConns(8)
 		db.SetMaxIdleConns(8)
-		d.db, d.dialect = db, SQLite
+		// SQLite has one writer at a time. Queueing writers on one
+		// connection here is much faster than letting them collide in
+		// SQLite's busy handler, which sleeps and retries.
+		w, err := sql.Open("sqlite", "file:"+path+"?"+q)
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open sqlite: %w", err)
+		}
+		w.SetMaxOpenConns(1)
+		w.SetMaxIdleConns(1)
+		w.SetConnMaxIdleTime(0)
+		d.db, d.wdb, d.dialect = db, w, SQLite
+	}
+	if d.wdb == nil {
+		d.wdb = d.db
 	}
 	if err := d.db.PingContext(ctx); err != nil {
 		d.Close()
@@ -100,6 +115,9 @@ func (d *DB) SQL() *sql.DB { return d.db }
 func (d *DB) Close() error {
 	d.closeStmts()
 	err := d.db.Close()
+	if d.wdb != d.db {
+		err = errors.Join(err, d.wdb.Close())
+	}
 	if d.pool != nil {
 		d.pool.Close()
 	}
@@ -140,7 +158,7 @@ func (d *DB) Secret(ctx context.Context, name string) ([]byte, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	if _, err := d.db.ExecContext(ctx, `INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, b); err != nil {
+	if _, err := d.wdb.ExecContext(ctx, `INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, b); err != nil {
 		return nil, fmt.Errorf("store secret: %w", err)
 	}
 	var v []byte
@@ -165,7 +183,7 @@ func (d *DB) WithTx(ctx context.Context, fn func(loyalty.Tx) error) error {
 }
 
 func (d *DB) inTx(ctx context.Context, fn func(*tx) error) error {
-	stx, err := d.db.BeginTx(ctx, nil)
+	stx, err := d.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return dbError(err)
 	}
@@ -188,6 +206,16 @@ func uniqueColumn(err error) (string, bool) {
 		return se.Error(), true
 	}
 	return "", false
+}
+
+// foreignKeyViolation reports whether err is a foreign-key violation.
+func foreignKeyViolation(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "23503"
+	}
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY
 }
 
 // dbError turns database errors into domain errors; domain errors pass.

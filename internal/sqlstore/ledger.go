@@ -71,17 +71,19 @@ func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
 		if _, unique := uniqueColumn(err); unique && e.ReversesID != 0 {
 			return loyalty.Invalid("id", "The transaction has already been cancelled.")
 		}
+		if foreignKeyViolation(err) {
+			// The customer id names nobody.
+			return loyalty.Errorf(loyalty.ENotFound, "Customer not found.")
+		}
 		return dbError(err)
 	}
+	// The balance moves last, so the row lock is held for the shortest time.
 	err = t.QueryRowContext(ctx, `UPDATE customers SET points = points + $1, giftcard = giftcard + $2, tx_count = tx_count + 1
-		WHERE business_id = $3 AND user_id = $4 AND points + $5 >= 0 AND giftcard + $6 >= 0
-		RETURNING points, giftcard`, e.Points, e.Giftcard, e.BusinessID, e.CustomerID, e.Points, e.Giftcard).
-		Scan(&e.Balance.Points, &e.Balance.Giftcard)
+		WHERE business_id = $3 AND user_id = $4 AND deleted_at IS NULL AND enabled AND points + $5 >= 0 AND giftcard + $6 >= 0
+		RETURNING points, giftcard, referral_pending`, e.Points, e.Giftcard, e.BusinessID, e.CustomerID, e.Points, e.Giftcard).
+		Scan(&e.Balance.Points, &e.Balance.Giftcard, &e.ReferralPending)
 	if err == sql.ErrNoRows {
-		if e.Giftcard < 0 {
-			return loyalty.Invalid("amount", "The customer's gift-card balance is not enough for this transaction.")
-		}
-		return loyalty.Invalid("points", "The customer's points balance is not enough for this transaction.")
+		return t.whyRefused(ctx, e)
 	} else if err != nil {
 		return dbError(err)
 	}
@@ -92,6 +94,53 @@ func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
 		}
 	}
 	return nil
+}
+
+// whyRefused explains a balance move that matched no customer row.
+func (t *tx) whyRefused(ctx context.Context, e *loyalty.Transaction) error {
+	var enabled, deleted bool
+	err := t.QueryRowContext(ctx, `SELECT enabled, deleted_at IS NOT NULL FROM customers WHERE business_id = $1 AND user_id = $2`,
+		e.BusinessID, e.CustomerID).Scan(&enabled, &deleted)
+	switch {
+	case err == sql.ErrNoRows || (err == nil && deleted):
+		return loyalty.Errorf(loyalty.ENotFound, "Customer not found.")
+	case err != nil:
+		return dbError(err)
+	case !enabled:
+		return loyalty.Invalid("customer", "The customer is deactivated.")
+	case e.Giftcard < 0:
+		return loyalty.Invalid("amount", "The customer's gift-card balance is not enough for this transaction.")
+	default:
+		return loyalty.Invalid("points", "The customer's points balance is not enough for this transaction.")
+	}
+}
+
+// BusinessForLedger reads a business with its earning rules and whether
+// any points offer may apply, in one query.
+func (d *DB) BusinessForLedger(ctx context.Context, id string) (loyalty.Business, error) {
+	var b loyalty.Business
+	st := &loyalty.BusinessState{}
+	r := &st.Rules
+	var ratio, milestone, welcome, perVisit sql.NullInt64
+	var roundUp sql.NullBool
+	err := d.row(ctx, `SELECT `+businessColumns+`, br.reward_ratio, br.reward_milestone_amount, br.round_up_points,
+		br.welcome_points, br.points_per_visit,
+		EXISTS (SELECT 1 FROM offers o WHERE o.business_id = b.id AND o.type_id IN (1, 3) AND o.enabled AND o.deleted_at IS NULL)
+		FROM businesses b LEFT JOIN business_rules br ON br.business_id = b.id WHERE b.id = $1`, id).Scan(
+		&b.ID, &b.CoalitionID, &b.Name, &b.LoyaltyType, &b.About, &b.Logo, &b.Cover, &b.Country, &b.CreatedAt,
+		&ratio, &milestone, &roundUp, &welcome, &perVisit, &st.HasPointsOffers)
+	if err == sql.ErrNoRows {
+		return b, loyalty.Errorf(loyalty.ENotFound, "Business not found.")
+	} else if err != nil {
+		return b, dbError(err)
+	}
+	*r = loyalty.DefaultRules(b.ID, b.LoyaltyType)
+	if ratio.Valid {
+		r.RewardRatio, r.RewardMilestoneAmount = ratio.Int64, loyalty.Money(milestone.Int64)
+		r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit = roundUp.Bool, welcome.Int64, perVisit.Int64
+	}
+	b.Loaded = st
+	return b, nil
 }
 
 func nullInt(n int64) sql.NullInt64 { return sql.NullInt64{Int64: n, Valid: n != 0} }

@@ -13,7 +13,7 @@ import (
 
 // InsertApp registers an app.
 func (d *DB) InsertApp(ctx context.Context, a *oauth.App) error {
-	_, err := d.db.ExecContext(ctx, `INSERT INTO apps (id, client_id, secret_hash, name, description, redirect_uri, grant_type, api,
+	_, err := d.wdb.ExecContext(ctx, `INSERT INTO apps (id, client_id, secret_hash, name, description, redirect_uri, grant_type, api,
 		status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 		a.ID, a.ClientID, a.SecretHash, a.Name, a.Description, a.RedirectURI, a.GrantType, a.API, a.Status, a.CreatedAt.UTC(), a.CreatedAt.UTC())
 	return dbError(err)
@@ -33,7 +33,7 @@ func (d *DB) AppByClientID(ctx context.Context, clientID string) (oauth.App, err
 
 // SetAppStatus approves or suspends an app.
 func (d *DB) SetAppStatus(ctx context.Context, clientID, status string) error {
-	res, err := d.db.ExecContext(ctx, `UPDATE apps SET status = $1, updated_at = $2 WHERE client_id = $3`, status, d.now(), clientID)
+	res, err := d.wdb.ExecContext(ctx, `UPDATE apps SET status = $1, updated_at = $2 WHERE client_id = $3`, status, d.now(), clientID)
 	if err != nil {
 		return dbError(err)
 	}
@@ -90,10 +90,10 @@ func (d *DB) RecordLogin(ctx context.Context, kind, id string, ok bool, now time
 	}
 	var err error
 	if ok {
-		_, err = d.db.ExecContext(ctx, `UPDATE `+table+` SET failed_logins = 0, locked_until = NULL WHERE id = $1 AND failed_logins > 0`, id)
+		_, err = d.wdb.ExecContext(ctx, `UPDATE `+table+` SET failed_logins = 0, locked_until = NULL WHERE id = $1 AND failed_logins > 0`, id)
 	} else {
 		// One statement, so concurrent failures all count.
-		_, err = d.db.ExecContext(ctx, `UPDATE `+table+` SET
+		_, err = d.wdb.ExecContext(ctx, `UPDATE `+table+` SET
 			locked_until = CASE WHEN failed_logins + 1 >= $1 THEN $2 ELSE locked_until END,
 			failed_logins = CASE WHEN failed_logins + 1 >= $3 THEN 0 ELSE failed_logins + 1 END
 			WHERE id = $4`, oauth.MaxFailures, now.Add(oauth.LockFor).UTC(), oauth.MaxFailures, id)
@@ -103,7 +103,7 @@ func (d *DB) RecordLogin(ctx context.Context, kind, id string, ok bool, now time
 
 // InsertToken stores an issued token pair.
 func (d *DB) InsertToken(ctx context.Context, t *oauth.Token) error {
-	_, err := d.db.ExecContext(ctx, `INSERT INTO oauth_tokens (id, chain_id, app_id, tenant_id, business_id, subject_kind, subject_id,
+	_, err := d.wdb.ExecContext(ctx, `INSERT INTO oauth_tokens (id, chain_id, app_id, tenant_id, business_id, subject_kind, subject_id,
 		scope, access_hash, refresh_hash, access_expires_at, refresh_expires_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
 		t.ID, t.ChainID, t.AppID, t.TenantID, nullString(t.BusinessID), t.SubjectKind, t.SubjectID, t.Scope,

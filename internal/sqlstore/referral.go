@@ -52,10 +52,16 @@ func (t *tx) HasReferral(ctx context.Context, businessID, refereeID string) (boo
 	return n > 0, dbError(err)
 }
 
-// InsertReferral links a referee to a referrer.
+// InsertReferral links a referee to a referrer and flags the referee so
+// that rewards look for the referral only while it is unpaid.
 func (t *tx) InsertReferral(ctx context.Context, r *loyalty.Referral) error {
-	return dbError(t.QueryRowContext(ctx, `INSERT INTO referrals (business_id, referral_program_id, referrer_id, referee_id, created_at)
-		VALUES ($1, $2, $3, $4, $5) RETURNING id`, r.BusinessID, r.ProgramID, r.ReferrerID, r.RefereeID, r.CreatedAt.UTC()).Scan(&r.ID))
+	err := t.QueryRowContext(ctx, `INSERT INTO referrals (business_id, referral_program_id, referrer_id, referee_id, created_at)
+		VALUES ($1, $2, $3, $4, $5) RETURNING id`, r.BusinessID, r.ProgramID, r.ReferrerID, r.RefereeID, r.CreatedAt.UTC()).Scan(&r.ID)
+	if err != nil {
+		return dbError(err)
+	}
+	_, err = t.ExecContext(ctx, `UPDATE customers SET referral_pending = TRUE WHERE business_id = $1 AND user_id = $2`, r.BusinessID, r.RefereeID)
+	return dbError(err)
 }
 
 // Tiers lists the tier programs of a business with their levels.

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/app"
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// rewardScript makes wrk POST rewards by amount, each for a customer
+// picked at random among the ids listed.
+const rewardScript = `ids = {%s}
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+request = function()
+  local id = ids[math.random(#ids)]
+  return wrk.format(nil, nil, nil, '{"intent":"reward","amount":12.50,"customer":{"id":"' .. id .. '"}}')
+end
+`
+
+// rewardCustomers is how many customers the reward load spreads over.
+const rewardCustomers = 500
+
+func rewardScenario(ctx context.Context, a *app.App, base, key, token, customerID string, o options) error {
+	b, err := businessOfKey(ctx, a, key)
+	if err != nil {
+		return err
+	}
+	cs := &loyalty.CustomerService{Store: a.DB}
+	ids := []string{`"` + customerID + `"`}
+	for i := 1; i < rewardCustomers; i++ {
+		c, err := cs.Create(ctx, b, loyalty.CustomerInput{Email: loyalty.Some(fmt.Sprintf("reward-%d@example.com", i))})
+		if err != nil {
+			return err
+		}
+		ids = append(ids, `"`+c.ID+`"`)
+	}
+	dir, err := os.MkdirTemp("", "loyalty-wrk")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "reward.lua")
+	if err := os.WriteFile(script, []byte(fmt.Sprintf(rewardScript, strings.Join(ids, ","))), 0o600); err != nil {
+		return err
+	}
+	req, _ := http.NewRequest("POST", base+"/transactions", strings.NewReader(`{"intent":"reward","amount":1,"customer":{"id":"`+customerID+`"}}`))
+	req.Header.Set("X-Application-Key", key)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("warm-up reward: status %d", resp.StatusCode)
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	res, err := wrk(base+"/transactions", key, token, o.conns, o.threads, o.dur, script)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("POST /transactions (reward by amount, %d customers): %s\n", rewardCustomers, res)
+	fmt.Printf("peak resident memory of the process: %s\n", peakRSS())
+	return nil
+}
+
+// historyScenario compares page 1 of a short and a long history.
+func historyScenario(ctx context.Context, a *app.App, base, key, token string, o options) error {
+	b, err := businessOfKey(ctx, a, key)
+	if err != nil {
+		return err
+	}
+	short, err := seed(ctx, a, b, "short@example.com", 100)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	long, err := seed(ctx, a, b, "long@example.com", o.entries)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("seeded %d entries in %s\n", o.entries, time.Since(start).Round(time.Millisecond))
+	for _, c := range []struct {
+		name, id string
+	}{{"100 entries", short}, {fmt.Sprintf("%d entries", o.entries), long}} {
+		target := base + "/customers/" + c.id + "/transactions?page=1"
+		if err := check(target, key, token); err != nil {
+			return err
+		}
+		res, err := wrk(target, key, token, o.conns, o.threads, o.dur, "")
+		if err != nil {
+			return err
+		}
+		fmt.Printf("GET /customers/{id}/transactions page 1, %s: %s\n", c.name, res)
+	}
+	return nil
+}
+
+func businessOfKey(ctx context.Context, a *app.App, key string) (loyalty.Business, error) {
+	t, err := a.DB.Tenant(ctx, key)
+	if err != nil {
+		return loyalty.Business{}, err
+	}
+	return a.DB.Business(ctx, t.BusinessID)
+}
+
+// seed creates a customer with n reward entries, written through the
+// ledger in batches of one transaction each.
+func seed(ctx context.Context, a *app.App, b loyalty.Business, email string, n int) (string, error) {
+	cs := &loyalty.CustomerService{Store: a.DB}
+	c, err := cs.Create(ctx, b, loyalty.CustomerInput{Email: loyalty.Some(email)})
+	if err != nil {
+		return "", err
+	}
+	for done := 0; done < n; {
+		batch := min(5000, n-done)
+		err := a.DB.WithTx(ctx, func(tx loyalty.Tx) error {
+			for i := 0; i < batch; i++ {
+				e := loyalty.Transaction{BusinessID: b.ID, CustomerID: c.ID, Intent: loyalty.IntentReward,
+					TypeCode: loyalty.TypeCodeReward, Name: "Reward", Amount: 1000, Points: 10, TierAmount: 1000,
+					TierPoints: 10, Visits: 1, CreatedAt: tx.Now()}
+				if err := tx.Append(ctx, &e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return "", err
+		}
+		done += batch
+	}
+	return c.ID, nil
+}
