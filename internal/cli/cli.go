@@ -24,7 +24,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func root(stdout, stderr io.Writer) *ucli.Command {
-	return &ucli.Command{
+	cmd := &ucli.Command{
 		Name:      "loyalty",
 		Usage:     "an open-source loyalty and rewards service",
 		Writer:    stdout,
@@ -35,6 +35,21 @@ func root(stdout, stderr io.Writer) *ucli.Command {
 			&ucli.BoolFlag{Name: "json", Usage: "print results as one JSON object"},
 		},
 		Commands: []*ucli.Command{serveCmd(stderr), migrateCmd(stdout, stderr), adminCmd(stdout, stderr)},
+	}
+	plainUsageErrors(cmd)
+	return cmd
+}
+
+// plainUsageErrors makes a usage error (a missing required flag, an unknown
+// flag) a plain error for the caller to print on stderr. By default the
+// library prints the help text on stdout, which --json reserves for the
+// result.
+func plainUsageErrors(cmd *ucli.Command) {
+	cmd.OnUsageError = func(_ context.Context, c *ucli.Command, err error, _ bool) error {
+		return fmt.Errorf("%w (see %s --help)", err, c.FullName())
+	}
+	for _, sub := range cmd.Commands {
+		plainUsageErrors(sub)
 	}
 }
 

@@ -1,6 +1,7 @@
 package loyalty
 
 import (
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -67,8 +68,9 @@ func ParseListQuery(q url.Values, spec ListSpec) (ListQuery, error) {
 	lq := ListQuery{Page: 1, PerPage: spec.DefaultPerPage}
 	if s := q.Get("page"); s != "" {
 		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			return lq, Invalid("page", "The page must be an integer of at least 1.")
+		// The bound keeps the row offset, (page-1)*per_page, from overflowing.
+		if err != nil || n < 1 || n > math.MaxInt32 {
+			return lq, Invalid("page", "The page must be an integer between 1 and 2147483647.")
 		}
 		lq.Page = n
 	}
