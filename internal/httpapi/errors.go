@@ -3,7 +3,6 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strconv"
 
@@ -51,7 +50,7 @@ var errorTitles = map[int]string{
 }
 
 // writeError answers with err in the shape of the API the route belongs to.
-func writeError(w http.ResponseWriter, r *http.Request, which apiKind, err error) {
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, which apiKind, err error) {
 	code := loyalty.ErrorCode(err)
 	status := statusOf[code]
 	msg := loyalty.ErrorMessage(err)
@@ -68,7 +67,7 @@ func writeError(w http.ResponseWriter, r *http.Request, which apiKind, err error
 		// The client went away; there is nobody to answer.
 		return
 	} else {
-		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.Logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	writeStatus(w, which, status, msg)
 }

@@ -201,11 +201,17 @@ func (s *Server) business(h handlerFunc) http.Handler {
 			return
 		}
 		rc, err := s.authenticate(r, oauth.ScopeAdmin)
+		if loyalty.ErrorCode(err) == loyalty.EUnauthorized && bearer(r) != "" &&
+			!s.limit(w, r, businessAPI, "b:ip:"+clientIP(r), s.Limits.Business) {
+			// Made-up tokens each get a fresh budget above; failures also
+			// spend the client's IP budget so guessing cannot escape it.
+			return
+		}
 		if err == nil {
 			err = h(w, r, rc)
 		}
 		if err != nil {
-			writeError(w, r, businessAPI, err)
+			s.writeError(w, r, businessAPI, err)
 		}
 	})
 }

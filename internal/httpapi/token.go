@@ -45,12 +45,12 @@ func (s *Server) tokenEndpoint() http.Handler {
 				Description: "A valid X-Application-Key header is required."})
 			return
 		} else if err != nil {
-			writeError(w, r, businessAPI, err)
+			s.writeError(w, r, businessAPI, err)
 			return
 		}
 		req.Tenant = tenant
 		if req.BusinessIDs, err = s.Store.BusinessIDs(r.Context(), tenant); err != nil {
-			writeError(w, r, businessAPI, err)
+			s.writeError(w, r, businessAPI, err)
 			return
 		}
 		if len(req.BusinessIDs) > 0 {
@@ -64,7 +64,7 @@ func (s *Server) tokenEndpoint() http.Handler {
 		case errors.As(err, &oe):
 			writeOAuthError(w, oe)
 		case err != nil:
-			writeError(w, r, businessAPI, err)
+			s.writeError(w, r, businessAPI, err)
 		default:
 			writeJSON(w, http.StatusOK, resp)
 		}
@@ -86,6 +86,9 @@ func writeOAuthError(w http.ResponseWriter, e *oauth.Error) {
 func decodeBody(r *http.Request, v any) error {
 	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20))
 	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		return loyalty.Errorf(loyalty.EBadRequest, "The body must hold one JSON object and nothing after it.")
+	}
 	var te *json.UnmarshalTypeError
 	var me *http.MaxBytesError
 	switch {

@@ -115,6 +115,8 @@ type Store interface {
 	Access(ctx context.Context, accessHash []byte) (Token, error)
 	// AccessForKey is Access that also resolves appKey into Token.Key.
 	AccessForKey(ctx context.Context, accessHash []byte, appKey string) (Token, error)
+	// Refresh returns the token whose refresh hash matches, without using it.
+	Refresh(ctx context.Context, refreshHash []byte) (Token, error)
 	// SpendRefresh marks the refresh token used and revokes its access
 	// token, in one step. A token already spent is returned with Spent set
 	// and its whole chain revoked.

@@ -250,23 +250,32 @@ func (s *Server) refresh(ctx context.Context, app App, r TokenRequest) (TokenRes
 		return TokenResponse{}, errInvalidRequest("The refresh_token parameter is required.")
 	}
 	now := s.now()
-	old, err := s.Store.SpendRefresh(ctx, s.Hash.Token(r.RefreshToken), now)
+	hash := s.Hash.Token(r.RefreshToken)
+	// Whom the token belongs to is checked before it is used, so a request
+	// from the wrong client or key cannot burn someone else's token.
+	found, err := s.Store.Refresh(ctx, hash)
 	if loyalty.ErrorCode(err) == loyalty.ENotFound {
 		return TokenResponse{}, errInvalidGrant("The refresh token is invalid.")
 	} else if err != nil {
 		return TokenResponse{}, err
 	}
 	switch {
-	case old.AppID != app.ID:
+	case found.AppID != app.ID:
 		return TokenResponse{}, errInvalidGrant("The refresh token was not issued to this client.")
+	case r.Tenant.ID() != found.TenantID:
+		return TokenResponse{}, errInvalidGrant("The refresh token belongs to another Application Key.")
+	}
+	old, err := s.Store.SpendRefresh(ctx, hash, now)
+	if err != nil {
+		return TokenResponse{}, err
+	}
+	switch {
 	case old.Spent:
 		return TokenResponse{}, errInvalidGrant("The refresh token was already used; every token issued from it is revoked.")
 	case old.Revoked:
 		return TokenResponse{}, errInvalidGrant("The refresh token is revoked.")
 	case !old.RefreshExpiresAt.After(now):
 		return TokenResponse{}, errInvalidGrant("The refresh token has expired.")
-	case r.Tenant.ID() != old.TenantID:
-		return TokenResponse{}, errInvalidGrant("The refresh token belongs to another Application Key.")
 	}
 	next := old
 	next.ID = loyalty.NewID()

@@ -153,6 +153,12 @@ func (d *DB) AccessForKey(ctx context.Context, accessHash []byte, appKey string)
 	return t, dbError(err)
 }
 
+// Refresh finds a token by the hash of its refresh token.
+func (d *DB) Refresh(ctx context.Context, refreshHash []byte) (oauth.Token, error) {
+	return scanToken(d.db.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
+		WHERE t.refresh_hash = $1`, refreshHash))
+}
+
 // SpendRefresh marks a refresh token used and revokes its access token.
 // A refresh token that was already spent revokes its whole chain.
 func (d *DB) SpendRefresh(ctx context.Context, refreshHash []byte, now time.Time) (oauth.Token, error) {
