@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -128,15 +127,6 @@ func TestEveryRequest(t *testing.T) {
 				"client_id": {e.client.ID}, "client_secret": {e.client.Secret}}).wantOAuthError(t, http.StatusBadRequest, "invalid_grant")
 		})
 	})
-}
-
-// knownBug skips a test of a reported bug that is not fixed yet, unless
-// LOYALTY_E2E_KNOWN_BUGS=1. Remove the call together with the fix.
-func knownBug(t *testing.T, what string) {
-	t.Helper()
-	if os.Getenv("LOYALTY_E2E_KNOWN_BUGS") != "1" {
-		t.Skip("BUG: " + what + " (LOYALTY_E2E_KNOWN_BUGS=1 runs it)")
-	}
 }
 
 // TestRateLimit runs the service with small budgets and checks the headers

@@ -158,13 +158,14 @@ func TestCustomers(t *testing.T) {
 		})
 
 		t.Run("another business cannot change what this one sees", func(t *testing.T) {
-			knownBug(t, "customers of several businesses share one person record: a PUT by one business "+
-				"rewrites the e-mail (the user's sign-in) and names the other business sees "+
-				"(loyalty/customer_service.go Update writes the users row)")
 			ob := e.newBusiness(t, "Rival")
 			rival := e.owner(t, ob)
 			mine := a.createCustomer(t, map[string]any{"email": "loyal@x.example", "first_name": "Lou"})
-			rival.createCustomer(t, map[string]any{"email": "loyal@x.example"})
+			theirs := rival.createCustomer(t, map[string]any{"email": "loyal@x.example"})
+			if theirs.ID != mine.ID || theirs.FirstName != nil {
+				t.Errorf("joining a known person: id %s (want %s), first_name %v (want what the rival sent: nothing)",
+					theirs.ID, mine.ID, theirs.FirstName)
+			}
 			rival.do(t, http.MethodPut, "/customers/"+mine.ID, map[string]any{"email": "rival@evil.example", "first_name": "Mallory"}).
 				want(t, http.StatusOK)
 			got := a.get(t, "/customers/"+mine.ID).want(t, http.StatusOK).customer(t)

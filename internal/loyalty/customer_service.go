@@ -95,6 +95,10 @@ func (s *CustomerService) createTx(ctx context.Context, tx Tx, b Business, u Use
 			return Customer{}, err
 		}
 	} else {
+		// A known person joins with the profile this business gives; what
+		// other businesses or the person wrote stays out of its view.
+		u.ID, u.CreatedAt, u.UpdatedAt = person.ID, now, now
+		c.User = u
 		existing, err := tx.CustomerAny(ctx, b.ID, person.ID)
 		switch {
 		case err == nil && !existing.Deleted:
@@ -104,20 +108,10 @@ func (s *CustomerService) createTx(ctx context.Context, tx Tx, b Business, u Use
 			joined = false
 			c.CreatedAt = existing.CreatedAt
 			c.Balance = existing.Balance
-			fillBlanks(&person, u, now)
-			if err := tx.UpdateUser(ctx, &person); err != nil {
-				return Customer{}, err
-			}
-			c.User = person
 			if err := tx.UpdateCustomer(ctx, &c); err != nil {
 				return Customer{}, err
 			}
 		case ErrorCode(err) == ENotFound:
-			fillBlanks(&person, u, now)
-			if err := tx.UpdateUser(ctx, &person); err != nil {
-				return Customer{}, err
-			}
-			c.User = person
 			if err := tx.InsertCustomer(ctx, &c); err != nil {
 				return Customer{}, err
 			}
@@ -187,23 +181,6 @@ func takenError(u, person User) error {
 	return v.Err()
 }
 
-// fillBlanks copies into a known person what they did not have yet, never
-// overwriting what another business or the person set.
-func fillBlanks(p *User, u User, now time.Time) {
-	for _, f := range []struct{ dst, src *string }{
-		{&p.Email, &u.Email}, {&p.FirstName, &u.FirstName}, {&p.LastName, &u.LastName},
-		{&p.BirthDate, &u.BirthDate}, {&p.Language, &u.Language}, {&p.Gender, &u.Gender},
-	} {
-		if *f.dst == "" {
-			*f.dst = *f.src
-		}
-	}
-	if p.Phone == "" && u.Phone != "" {
-		p.Phone, p.CountryCode = u.Phone, u.CountryCode
-	}
-	p.UpdatedAt = now
-}
-
 func (s *CustomerService) linkReferral(ctx context.Context, tx Tx, businessID, refereeID string, r ReferralInput) error {
 	progID, referrerID := r.ProgramID.V, r.ReferrerID.V
 	prog, err := tx.ReferralProgram(ctx, businessID, progID)
@@ -271,13 +248,12 @@ func (s *CustomerService) Update(ctx context.Context, b Business, id string, in 
 		if err := v.Err(); err != nil {
 			return err
 		}
-		if err := checkUnique(ctx, tx, c.User, u); err != nil {
+		if err := checkTakenInBusiness(ctx, tx, b.ID, c.User, u); err != nil {
 			return err
 		}
 		now := tx.Now()
 		if u != c.User {
-			u.UpdatedAt = now
-			if err := tx.UpdateUser(ctx, &u); err != nil {
+			if err := syncPerson(ctx, tx, u, now); err != nil {
 				return err
 			}
 		}
@@ -290,6 +266,49 @@ func (s *CustomerService) Update(ctx context.Context, b Business, id string, in 
 		return nil
 	})
 	return out, err
+}
+
+// checkTakenInBusiness refuses an e-mail or phone another customer of the
+// business already has.
+func checkTakenInBusiness(ctx context.Context, tx Tx, businessID string, old, u User) error {
+	v := Validation{}
+	for _, f := range []struct{ field, email, phone, before string }{
+		{"email", u.Email, "", old.Email}, {"phone", "", u.Phone, old.Phone},
+	} {
+		value := f.email + f.phone
+		if value == "" || value == f.before {
+			continue
+		}
+		other, err := tx.CustomerByContact(ctx, businessID, f.email, f.phone)
+		if err == nil && other.ID != u.ID {
+			v.Add(f.field, "The "+f.field+" has already been taken.")
+		} else if err != nil && ErrorCode(err) != ENotFound {
+			return err
+		}
+	}
+	return v.Err()
+}
+
+// syncPerson carries a business's edit over to the person's own record
+// when that business is the only one that knows the person and the person
+// never claimed the account: then the business's record is all there is.
+// An e-mail or phone another person holds is not taken over.
+func syncPerson(ctx context.Context, tx Tx, u User, now time.Time) error {
+	n, claimed, err := tx.PersonReach(ctx, u.ID)
+	if err != nil || n != 1 || claimed {
+		return err
+	}
+	// An unclaimed person has no photo or other fields of their own to keep.
+	p := u
+	p.UpdatedAt = now
+	if err := checkUnique(ctx, tx, User{}, p); err != nil {
+		if ErrorCode(err) != EInvalid {
+			return err
+		}
+		// Keep the person's identity; the business keeps its own record.
+		return nil
+	}
+	return tx.UpdateUser(ctx, &p)
 }
 
 // checkUnique refuses an e-mail or phone that belongs to another person.

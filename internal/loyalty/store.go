@@ -39,6 +39,12 @@ type Tx interface {
 	UpdateUser(ctx context.Context, u *User) error
 	// CustomerAny returns a membership even when deleted (Deleted is set).
 	CustomerAny(ctx context.Context, businessID, userID string) (Customer, error)
+	// CustomerByContact finds an active customer of a business by the
+	// e-mail of its profile, or by phone when email is empty.
+	CustomerByContact(ctx context.Context, businessID, email, phone string) (Customer, error)
+	// PersonReach counts the businesses that know a person and tells
+	// whether the person claimed the account with a PIN.
+	PersonReach(ctx context.Context, userID string) (memberships int, hasPIN bool, err error)
 	InsertCustomer(ctx context.Context, c *Customer) error
 	UpdateCustomer(ctx context.Context, c *Customer) error
 	ReferralProgram(ctx context.Context, businessID string, id int64) (ReferralProgram, error)

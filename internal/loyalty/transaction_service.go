@@ -134,25 +134,13 @@ func (s *TransactionService) resolveCustomer(ctx context.Context, tx Tx, b Busin
 		}
 		return "", prefixed.Err()
 	}
-	var person User
-	var err error
-	if u.Email != "" {
-		person, err = tx.UserByEmail(ctx, u.Email)
-	} else {
-		person, err = tx.UserByPhone(ctx, u.Phone)
-	}
+	c, err := tx.CustomerByContact(ctx, b.ID, u.Email, u.Phone)
 	if err == nil {
-		c, err := tx.CustomerAny(ctx, b.ID, person.ID)
-		if err == nil && !c.Deleted {
-			return c.ID, nil
-		}
-		if err != nil && ErrorCode(err) != ENotFound {
-			return "", err
-		}
+		return c.ID, nil
 	} else if ErrorCode(err) != ENotFound {
 		return "", err
 	}
-	c, err := s.Customers.createTx(ctx, tx, b, u, Address{}, true, nil)
+	c, err = s.Customers.createTx(ctx, tx, b, u, Address{}, true, nil)
 	return c.ID, err
 }
 
@@ -308,6 +296,17 @@ func (s *TransactionService) payReferral(ctx context.Context, tx Tx, b Business,
 	}{{ref.RefereeID, prog.RefereeEarns}, {ref.ReferrerID, prog.RefererEarns}} {
 		if pay.points <= 0 {
 			continue
+		}
+		if pay.who != reward.CustomerID {
+			// A referrer who left or was deactivated since is not paid; the
+			// referee's reward must not fail because of it.
+			c, err := tx.CustomerAny(ctx, b.ID, pay.who)
+			if err != nil && ErrorCode(err) != ENotFound {
+				return err
+			}
+			if err != nil || c.Deleted || !c.Enabled {
+				continue
+			}
 		}
 		e := newEntry(b, pay.who, IntentReferral, now)
 		e.Points, e.TierPoints = pay.points, pay.points

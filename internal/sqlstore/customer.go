@@ -13,7 +13,10 @@ import (
 const userColumns = `u.id, COALESCE(u.email, ''), COALESCE(u.phone, ''), u.country_code, u.first_name, u.last_name,
 	u.birth_date, u.language, u.gender, u.profile_photo, u.created_at, u.updated_at`
 
-const customerColumns = userColumns + `, c.business_id, c.enabled, c.points, c.giftcard, c.street, c.city, c.region,
+// customerColumns read a membership: the business's own profile of the
+// person, never the person's record that other businesses share.
+const customerColumns = `c.user_id, COALESCE(c.email, ''), COALESCE(c.phone, ''), c.country_code, c.first_name, c.last_name,
+	c.birth_date, c.language, c.gender, '', c.created_at, c.updated_at, c.business_id, c.enabled, c.points, c.giftcard, c.street, c.city, c.region,
 	c.country, c.address_country_code, c.zip_code, c.lat, c.long, c.created_at, c.updated_at, c.deleted_at`
 
 type scanner interface{ Scan(...any) error }
@@ -57,15 +60,14 @@ func scanCustomer(row scanner) (loyalty.Customer, error) {
 
 // Customer returns an active customer of a business.
 func (d *DB) Customer(ctx context.Context, businessID, customerID string) (loyalty.Customer, error) {
-	c, err := scanCustomer(d.row(ctx, `SELECT `+customerColumns+`
-		FROM customers c JOIN users u ON u.id = c.user_id
+	c, err := scanCustomer(d.row(ctx, `SELECT `+customerColumns+` FROM customers c
 		WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL`, businessID, customerID))
 	return c, dbError(err)
 }
 
 // customerFilterColumns maps the filterable fields of GET /customers to SQL.
 var customerFilterColumns = map[string]string{
-	"created_at": "c.created_at", "updated_at": "c.updated_at", "email": "u.email", "phone": "u.phone",
+	"created_at": "c.created_at", "updated_at": "c.updated_at", "email": "c.email", "phone": "c.phone",
 }
 
 // Customers lists the active customers of a business, oldest first, with
@@ -78,7 +80,7 @@ func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQue
 		return nil, 0, err
 	}
 	where = append(where, cond...)
-	from := ` FROM customers c JOIN users u ON u.id = c.user_id WHERE ` + strings.Join(where, " AND ")
+	from := ` FROM customers c WHERE ` + strings.Join(where, " AND ")
 	var total int
 	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
 		return nil, 0, dbError(err)
@@ -176,8 +178,28 @@ func (t *tx) UpdateUser(ctx context.Context, u *loyalty.User) error {
 // CustomerAny returns a membership, deleted or not.
 func (t *tx) CustomerAny(ctx context.Context, businessID, userID string) (loyalty.Customer, error) {
 	c, err := scanCustomer(t.QueryRowContext(ctx, `SELECT `+customerColumns+`
-		FROM customers c JOIN users u ON u.id = c.user_id WHERE c.business_id = $1 AND c.user_id = $2`, businessID, userID))
+		FROM customers c WHERE c.business_id = $1 AND c.user_id = $2`, businessID, userID))
 	return c, dbError(err)
+}
+
+// CustomerByContact returns the active customer of a business whose
+// profile has the e-mail (or, when email is empty, the phone).
+func (t *tx) CustomerByContact(ctx context.Context, businessID, email, phone string) (loyalty.Customer, error) {
+	col, v := "email", email
+	if email == "" {
+		col, v = "phone", phone
+	}
+	c, err := scanCustomer(t.QueryRowContext(ctx, `SELECT `+customerColumns+` FROM customers c
+		WHERE c.business_id = $1 AND c.`+col+` = $2 AND c.deleted_at IS NULL`, businessID, v))
+	return c, dbError(err)
+}
+
+// PersonReach tells how many businesses know a person and whether the
+// person has claimed the account with a PIN.
+func (t *tx) PersonReach(ctx context.Context, userID string) (memberships int, hasPIN bool, err error) {
+	err = t.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM customers c WHERE c.user_id = u.id AND c.deleted_at IS NULL),
+		u.pin_hash IS NOT NULL FROM users u WHERE u.id = $1`, userID).Scan(&memberships, &hasPIN)
+	return memberships, hasPIN, dbError(err)
 }
 
 func latLong(a loyalty.Address) (sql.NullFloat64, sql.NullFloat64) {
@@ -195,14 +217,16 @@ func latLong(a loyalty.Address) (sql.NullFloat64, sql.NullFloat64) {
 func (t *tx) InsertCustomer(ctx context.Context, c *loyalty.Customer) error {
 	a := c.Address
 	lat, long := latLong(a)
-	_, err := t.ExecContext(ctx, `INSERT INTO customers (business_id, user_id, enabled, street, city, region, country,
-		address_country_code, zip_code, lat, long, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-		c.BusinessID, c.ID, c.Enabled, a.Street, a.City, a.Region, a.Country, a.CountryCode, a.ZipCode, lat, long,
+	_, err := t.ExecContext(ctx, `INSERT INTO customers (business_id, user_id, email, phone, country_code, first_name, last_name,
+		birth_date, language, gender, enabled, street, city, region, country, address_country_code, zip_code, lat, long,
+		created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+		c.BusinessID, c.ID, nullString(c.Email), nullString(c.Phone), c.CountryCode, c.FirstName, c.LastName,
+		c.BirthDate, c.Language, c.Gender, c.Enabled, a.Street, a.City, a.Region, a.Country, a.CountryCode, a.ZipCode, lat, long,
 		c.CreatedAt.UTC(), c.UpdatedAt.UTC())
 	return dbError(err)
 }
 
-// UpdateCustomer writes a membership's own fields (never its balance,
+// UpdateCustomer writes a membership's profile and fields (never its balance,
 // which only ledger entries move).
 func (t *tx) UpdateCustomer(ctx context.Context, c *loyalty.Customer) error {
 	a := c.Address
@@ -211,9 +235,11 @@ func (t *tx) UpdateCustomer(ctx context.Context, c *loyalty.Customer) error {
 	if c.Deleted {
 		deleted = nullTime(c.UpdatedAt)
 	}
-	_, err := t.ExecContext(ctx, `UPDATE customers SET enabled = $1, street = $2, city = $3, region = $4, country = $5,
-		address_country_code = $6, zip_code = $7, lat = $8, long = $9, created_at = $10, updated_at = $11, deleted_at = $12
-		WHERE business_id = $13 AND user_id = $14`,
+	_, err := t.ExecContext(ctx, `UPDATE customers SET email = $1, phone = $2, country_code = $3, first_name = $4,
+		last_name = $5, birth_date = $6, language = $7, gender = $8, enabled = $9, street = $10, city = $11, region = $12,
+		country = $13, address_country_code = $14, zip_code = $15, lat = $16, long = $17, created_at = $18, updated_at = $19,
+		deleted_at = $20 WHERE business_id = $21 AND user_id = $22`,
+		nullString(c.Email), nullString(c.Phone), c.CountryCode, c.FirstName, c.LastName, c.BirthDate, c.Language, c.Gender,
 		c.Enabled, a.Street, a.City, a.Region, a.Country, a.CountryCode, a.ZipCode, lat, long,
 		c.CreatedAt.UTC(), c.UpdatedAt.UTC(), deleted, c.BusinessID, c.ID)
 	return dbError(err)
