@@ -48,6 +48,9 @@ type Server struct {
 	Limits       Limits
 	Logger       *slog.Logger
 	Registry     *prometheus.Registry
+	// Pages, when set, registers the server-rendered pages (portals and
+	// the authorization flow) on the same mux.
+	Pages interface{ Register(*http.ServeMux) }
 
 	metrics *metrics
 	mux     *http.ServeMux
@@ -98,6 +101,10 @@ func (s *Server) routes() {
 	m.Handle("PATCH /rules", s.business(s.patchRules))
 	s.catalogRoutes(m)
 	s.tierRoutes(m)
+	s.userRoutes(m)
+	if s.Pages != nil {
+		s.Pages.Register(m)
+	}
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
