@@ -14,6 +14,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,6 +30,8 @@ import (
 	"runtime/pprof"
 	"strings"
 	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver, to create the run's schema
 
 	"github.com/loyalty/loyalty/internal/app"
 	"github.com/loyalty/loyalty/internal/httpapi"
@@ -72,6 +76,16 @@ func run(dsn string, o options) error {
 		}
 		defer os.RemoveAll(dir)
 		dsn = filepath.Join(dir, "loyalty.db")
+	}
+	if strings.HasPrefix(dsn, "postgres") {
+		// A private schema keeps the run's data out of the database's own
+		// tables, and is dropped at the end.
+		scoped, drop, err := privateSchema(ctx, dsn)
+		if err != nil {
+			return err
+		}
+		defer drop()
+		dsn = scoped
 	}
 	// The load comes from one token: lift its limit so the run measures
 	// the stack, not the 429 path.
@@ -269,4 +283,31 @@ func peakRSS() string {
 		}
 	}
 	return "unknown"
+}
+
+// privateSchema creates a schema for this run and returns a DSN that uses
+// it, and a function that drops it.
+func privateSchema(ctx context.Context, dsn string) (string, func(), error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return "", nil, err
+	}
+	schema := fmt.Sprintf("loadtest_%d", time.Now().UnixNano())
+	if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+		db.Close()
+		return "", nil, err
+	}
+	drop := func() {
+		db.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		db.Close()
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		drop()
+		return "", nil, err
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), drop, nil
 }

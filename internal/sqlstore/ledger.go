@@ -218,7 +218,11 @@ func (d *DB) transactions(ctx context.Context, where []string, args []any, q loy
 		return nil, total, nil
 	}
 	n := len(args)
-	rows, err := d.db.QueryContext(ctx, `SELECT `+transactionColumns+from+
+	query := d.db.QueryContext
+	if len(q.Filters) == 0 {
+		query = d.rows
+	}
+	rows, err := query(ctx, `SELECT `+transactionColumns+from+
 		fmt.Sprintf(` ORDER BY t.id DESC LIMIT $%d OFFSET $%d`, n+1, n+2), append(args, q.PerPage, q.Offset())...)
 	if err != nil {
 		return nil, 0, dbError(err)

@@ -26,6 +26,20 @@ func (d *DB) row(ctx context.Context, query string, args ...any) *sql.Row {
 	return st.QueryRowContext(ctx, args...)
 }
 
+// rows runs a fixed query returning rows, through a prepared statement.
+// Only queries from a bounded set of strings may come here: each distinct
+// string stays prepared for the life of the DB.
+func (d *DB) rows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if d.dialect == Postgres {
+		return d.db.QueryContext(ctx, query, args...)
+	}
+	st, err := d.prepared(ctx, query)
+	if err != nil {
+		return d.db.QueryContext(ctx, query, args...)
+	}
+	return st.QueryContext(ctx, args...)
+}
+
 func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	if st, ok := d.stmts.m.Load(query); ok {
 		return st.(*sql.Stmt), nil
