@@ -1,0 +1,93 @@
+package loyalty_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+func decodeInput(tb testing.TB, body string) loyalty.CustomerInput {
+	tb.Helper()
+	var in loyalty.CustomerInput
+	if err := json.Unmarshal([]byte(body), &in); err != nil {
+		tb.Fatalf("decode %s: %v", body, err)
+	}
+	return in
+}
+
+func TestOptAbsentNullValue(t *testing.T) {
+	in := decodeInput(t, `{"first_name":"Ann","last_name":null,"enabled":false,"address":{"lat":45.5,"long":null}}`)
+
+	if v, ok := in.FirstName.Value(); !ok || v != "Ann" || !in.FirstName.Set || in.FirstName.Null {
+		t.Errorf("first_name = %+v, want set to Ann", in.FirstName)
+	}
+	if _, ok := in.LastName.Value(); ok || !in.LastName.Set || !in.LastName.Null {
+		t.Errorf("last_name = %+v, want set and null", in.LastName)
+	}
+	if _, ok := in.Email.Value(); ok || in.Email.Set || in.Email.Null {
+		t.Errorf("email = %+v, want absent", in.Email)
+	}
+	if v, ok := in.Enabled.Value(); !ok || v {
+		t.Errorf("enabled = %+v, want set to false (a zero value is still a value)", in.Enabled)
+	}
+	addr, ok := in.Address.Value()
+	if !ok {
+		t.Fatalf("address = %+v, want set", in.Address)
+	}
+	if v, ok := addr.Lat.Value(); !ok || v != 45.5 {
+		t.Errorf("address.lat = %+v", addr.Lat)
+	}
+	if !addr.Long.Set || !addr.Long.Null || addr.Street.Set {
+		t.Errorf("address.long = %+v (want null), street = %+v (want absent)", addr.Long, addr.Street)
+	}
+}
+
+func TestOptSome(t *testing.T) {
+	o := loyalty.Some(int64(7))
+	if v, ok := o.Value(); !ok || v != 7 {
+		t.Errorf("Some(7).Value() = %d, %v", v, ok)
+	}
+	var zero loyalty.Opt[string]
+	if _, ok := zero.Value(); ok {
+		t.Error("the zero Opt must have no value")
+	}
+}
+
+func TestOptWrongTypeNamesField(t *testing.T) {
+	for _, c := range []struct{ body, field string }{
+		{`{"first_name":5}`, "first_name"},
+		{`{"email":["a@x.io"]}`, "email"},
+		{`{"enabled":"yes"}`, "enabled"},
+		{`{"address":"1 Main St"}`, "address"},
+		{`{"address":{"lat":"north"}}`, "address.lat"},
+		{`{"referral":{"referral_program_id":"one"}}`, "referral.referral_program_id"},
+	} {
+		var in loyalty.CustomerInput
+		err := json.Unmarshal([]byte(c.body), &in)
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			t.Errorf("%s: error %v, want a *json.UnmarshalTypeError", c.body, err)
+			continue
+		}
+		if te.Field != c.field {
+			t.Errorf("%s: UnmarshalTypeError.Field = %q, want %q", c.body, te.Field, c.field)
+		}
+	}
+}
+
+func TestOptMoney(t *testing.T) {
+	var body struct {
+		Amount loyalty.Opt[loyalty.Money] `json:"amount"`
+	}
+	if err := json.Unmarshal([]byte(`{"amount":12.5}`), &body); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := body.Amount.Value(); !ok || v != 1250 {
+		t.Errorf("amount = %+v, want 1250", body.Amount)
+	}
+	if err := json.Unmarshal([]byte(`{"amount":12.505}`), &body); err == nil {
+		t.Error("an amount with three decimals must be refused inside Opt too")
+	}
+}
