@@ -75,8 +75,8 @@ type actionJSON struct {
 // offerTypeNames are the offer types' names by type id.
 var offerTypeNames = map[int]string{
 	loyalty.OfferPointsMultiplier: "points_multiplier", loyalty.OfferFreeProduct: "free_product",
-	loyalty.OfferBonusPoints: "bonus_points", loyalty.OfferBasic8: "discount_percentage",
-	loyalty.OfferBasic9: "discount_amount", loyalty.OfferBasic10: "free_product",
+	loyalty.OfferBonusPoints: "bonus_points", loyalty.OfferBasic8: "free_product",
+	loyalty.OfferBasic9: "discount_percentage", loyalty.OfferBasic10: "discount_amount",
 }
 
 func timePtr(t interface{ IsZero() bool }, s string) *string {
@@ -156,7 +156,9 @@ func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *r
 	}
 	t, replay, err := s.Transactions.Create(r.Context(), b, in, idem)
 	if err != nil {
-		return notFoundAs(err, "")
+		// The domain's not-found names what is missing (customer, offer,
+		// coupon, catalog item, gift card).
+		return err
 	}
 	if replay != nil {
 		w.Header().Set("Idempotent-Replayed", "true")

@@ -12,6 +12,7 @@ type Store interface {
 	AccountStore
 	CustomerReader
 	LedgerReader
+	CatalogReader
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -51,6 +52,7 @@ type Tx interface {
 	HasReferral(ctx context.Context, businessID, refereeID string) (bool, error)
 	InsertReferral(ctx context.Context, r *Referral) error
 	LedgerTx
+	CatalogTx
 }
 
 // Tier is a business's tier program: how levels are reached and when

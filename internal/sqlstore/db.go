@@ -151,6 +151,9 @@ func (d *DB) Migrate(ctx context.Context) (int, error) {
 // now returns the time of a change: UTC, whole seconds, as the API shows it.
 func (d *DB) now() time.Time { return d.Clock().UTC().Truncate(time.Second) }
 
+// Now is the store's clock as a change would see it: UTC, whole seconds.
+func (d *DB) Now() time.Time { return d.now() }
+
 // Secret returns the server secret called name, creating it on first use.
 // Every instance sharing the database sees the same value.
 func (d *DB) Secret(ctx context.Context, name string) ([]byte, error) {

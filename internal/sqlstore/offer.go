@@ -201,10 +201,10 @@ func scanGiftcard(row scanner) (loyalty.Giftcard, error) {
 	return g, decodeImages(images, &g.Images)
 }
 
-// Giftcard returns one gift card of a business.
+// Giftcard returns one gift card of a business, deleted ones included,
+// with its branches.
 func (t *tx) Giftcard(ctx context.Context, businessID string, id int64) (loyalty.Giftcard, error) {
-	g, err := scanGiftcard(t.QueryRowContext(ctx, `SELECT `+giftcardColumns+` FROM giftcards g WHERE g.business_id = $1 AND g.id = $2`, businessID, id))
-	return g, dbError(err)
+	return giftcardByID(ctx, t.Tx, businessID, id)
 }
 
 // CouponByID returns one coupon of a business with its offer.

@@ -1,0 +1,127 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// giftcardJSON is a gift card (spec 2.10) with what the business manages
+// of it: where it is sold and whether it is on sale.
+type giftcardJSON struct {
+	ID            int64           `json:"id"`
+	Type          string          `json:"type"`
+	Title         string          `json:"title"`
+	Description   string          `json:"description"`
+	Points        int64           `json:"points"`
+	DiscountValue loyalty.Money   `json:"discount_value"`
+	RealValue     loyalty.Money   `json:"real_value"`
+	MultipFactor  loyalty.Money   `json:"multip_factor"`
+	ExpiresAt     *string         `json:"expires_at"`
+	Images        []loyalty.Image `json:"images"`
+	Enabled       bool            `json:"enabled"`
+	Branches      []string        `json:"branches"`
+	CreatedAt     string          `json:"created_at"`
+	UpdatedAt     string          `json:"updated_at"`
+	Branch        *branchJSON     `json:"branch,omitempty"`
+}
+
+func toGiftcardJSON(g loyalty.Giftcard, p *branchPicker) giftcardJSON {
+	return giftcardJSON{ID: g.ID, Type: "giftcard", Title: g.Title, Description: g.Description, Points: g.Points,
+		DiscountValue: g.DiscountValue, RealValue: g.RealValue, MultipFactor: g.MultipFactor,
+		ExpiresAt: timePtr(g.ExpiresAt, loyalty.FormatTime(g.ExpiresAt)), Images: imagesOrEmpty(g.Images),
+		Enabled: g.Enabled, Branches: idsOrEmpty(g.BranchIDs), CreatedAt: loyalty.FormatTime(g.CreatedAt),
+		UpdatedAt: loyalty.FormatTime(g.UpdatedAt), Branch: p.of(g.BranchIDs)}
+}
+
+func (c *catalog) listGiftcards(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	q := r.URL.Query()
+	rel, err := relationships(q)
+	if err != nil {
+		return err
+	}
+	lq, err := loyalty.ParseListQuery(q, loyalty.GiftcardListSpec)
+	if err != nil {
+		return err
+	}
+	list, total, err := c.giftcards.List(r.Context(), tenant(rc), lq)
+	if err != nil {
+		return err
+	}
+	p, err := c.branchPicker(r.Context(), rc.businessID, rel)
+	if err != nil {
+		return err
+	}
+	data := make([]giftcardJSON, len(list))
+	for i, g := range list {
+		data[i] = toGiftcardJSON(g, p)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"data":   data,
+		"cursor": cursorOf("giftcards", q, lq, len(list), total),
+		"meta":   map[string]int{"total": total},
+	})
+	return nil
+}
+
+// writeGiftcard answers with one gift card.
+func (c *catalog) writeGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx, g loyalty.Giftcard, rel map[string]bool) error {
+	p, err := c.branchPicker(r.Context(), rc.businessID, rel)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": toGiftcardJSON(g, p)})
+	return nil
+}
+
+func (c *catalog) getGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	rel, err := relationships(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	g, err := c.giftcards.Get(r.Context(), tenant(rc), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	return c.writeGiftcard(w, r, rc, g, rel)
+}
+
+func (c *catalog) createGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	rel, err := relationships(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	var in loyalty.GiftcardInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	g, err := c.giftcards.Create(r.Context(), tenant(rc), in)
+	if err != nil {
+		return err
+	}
+	return c.writeGiftcard(w, r, rc, g, rel)
+}
+
+func (c *catalog) updateGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	rel, err := relationships(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	var in loyalty.GiftcardInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	g, err := c.giftcards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	if err != nil {
+		return err
+	}
+	return c.writeGiftcard(w, r, rc, g, rel)
+}
+
+func (c *catalog) deleteGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	if err := c.giftcards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

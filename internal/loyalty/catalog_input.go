@@ -1,0 +1,244 @@
+package loyalty
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits of catalog fields.
+const (
+	maxTitle       = 255
+	maxDescription = 1000
+	maxImages      = 4
+	maxURL         = 255
+	maxBranchRefs  = 100
+)
+
+// catalogInput holds the body fields that offers, rewards and gift cards
+// share. (Each input declares them itself: the JSON decoder would name a
+// field of an embedded struct after the struct in its type errors.)
+type catalogInput struct {
+	Title       Opt[string]
+	Description Opt[string]
+	ExpiresAt   Opt[string]
+	Images      Opt[[]Image]
+	Enabled     Opt[bool]
+}
+
+// catalogFields points at the shared fields of one catalog object.
+type catalogFields struct {
+	title, description *string
+	expiresAt          *time.Time
+	images             *[]Image
+	enabled            *bool
+}
+
+// apply validates the shared fields and writes the ones sent. On create the
+// title is required.
+func (in catalogInput) apply(v Validation, f catalogFields, create bool) {
+	if t, ok := in.Title.Value(); ok {
+		t = strings.TrimSpace(t)
+		switch {
+		case t == "":
+			v.Add("title", "The title may not be empty.")
+		case len(t) > maxTitle:
+			v.Add("title", "The title may not be greater than "+itoa(maxTitle)+" characters.")
+		default:
+			*f.title = t
+		}
+	} else if create || in.Title.Null {
+		v.Add("title", "The title field is required.")
+	}
+	if in.Description.Set {
+		d := strings.TrimSpace(in.Description.V)
+		if len(d) > maxDescription {
+			v.Add("description", "The description may not be greater than "+itoa(maxDescription)+" characters.")
+		} else {
+			*f.description = d
+		}
+	}
+	setTime(v, "expires_at", in.ExpiresAt, f.expiresAt, true)
+	if in.Images.Set {
+		*f.images = checkImages(v, in.Images.V)
+	}
+	setBool(v, "enabled", in.Enabled, f.enabled)
+}
+
+// setTime reads an RFC 3339 timestamp; null or "" clears it when nullable.
+func setTime(v Validation, field string, o Opt[string], dst *time.Time, nullable bool) {
+	if !o.Set {
+		return
+	}
+	if o.Null || strings.TrimSpace(o.V) == "" {
+		if nullable {
+			*dst = time.Time{}
+		} else {
+			v.Add(field, "The "+strings.ReplaceAll(field, "_", " ")+" may not be empty.")
+		}
+		return
+	}
+	t, err := ParseTime(strings.TrimSpace(o.V))
+	if err != nil || t.Year() < 1970 || t.Year() > 9999 {
+		v.Add(field, "The "+strings.ReplaceAll(field, "_", " ")+" must be an RFC 3339 timestamp such as 2026-01-31T09:05:00+00:00.")
+		return
+	}
+	// Times are kept, compared and shown in whole seconds.
+	*dst = t.Truncate(time.Second)
+}
+
+// setBool writes a sent boolean; null is refused.
+func setBool(v Validation, field string, o Opt[bool], dst *bool) {
+	if b, ok := o.Value(); ok {
+		*dst = b
+	} else if o.Null {
+		v.Add(field, "The "+strings.ReplaceAll(field, "_", " ")+" field must be true or false.")
+	}
+}
+
+// setMoney writes a sent amount that is not negative; null is refused.
+func setMoney(v Validation, field string, o Opt[Money], dst *Money) {
+	if m, ok := o.Value(); ok {
+		if m < 0 {
+			v.Add(field, "The "+strings.ReplaceAll(field, "_", " ")+" may not be negative.")
+			return
+		}
+		*dst = m
+	} else if o.Null {
+		v.Add(field, "The "+strings.ReplaceAll(field, "_", " ")+" must be a number.")
+	}
+}
+
+// setPoints writes a sent number of points, 0 to maxPoints.
+func setPoints(v Validation, field string, o Opt[int64], dst *int64) {
+	if p, ok := o.Value(); ok {
+		if p < 0 || p > maxPoints {
+			v.Add(field, "The "+field+" must be a whole number between 0 and "+itoa(maxPoints)+".")
+			return
+		}
+		*dst = p
+	} else if o.Null {
+		v.Add(field, "The "+field+" must be a whole number.")
+	}
+}
+
+// checkImages validates images: at most four, each an http(s) URL, at most
+// one default. When none is the default the first one is.
+func checkImages(v Validation, images []Image) []Image {
+	if len(images) > maxImages {
+		v.Add("images", "The images may not have more than "+itoa(maxImages)+" items.")
+		return nil
+	}
+	out := make([]Image, 0, len(images))
+	defaults := 0
+	for i, im := range images {
+		field := "images." + itoa(i) + ".path"
+		p := strings.TrimSpace(im.Path)
+		if p == "" {
+			v.Add(field, "The image path is required.")
+			continue
+		}
+		if u, err := url.Parse(p); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(p) > maxURL {
+			v.Add(field, "The image path must be an http or https URL of at most "+itoa(maxURL)+" characters.")
+			continue
+		}
+		if im.Default {
+			defaults++
+		}
+		out = append(out, Image{Default: im.Default, Path: p})
+	}
+	if defaults > 1 {
+		v.Add("images", "Only one image may be the default.")
+	}
+	if defaults == 0 && len(out) > 0 {
+		out[0].Default = true
+	}
+	return out
+}
+
+// checkBranches checks that every id names a branch of the business and
+// returns the ids without repeats; an empty list means every branch.
+func checkBranches(ctx context.Context, tx Tx, v Validation, businessID string, ids []string) ([]string, error) {
+	if len(ids) > maxBranchRefs {
+		v.Add("branches", "At most "+itoa(maxBranchRefs)+" branches may be given.")
+		return nil, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for i, id := range ids {
+		id = strings.ToLower(strings.TrimSpace(id))
+		field := "branches." + itoa(i)
+		if !ValidID(id) {
+			v.Add(field, "The branch id is not a valid id.")
+			continue
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if _, err := tx.Branch(ctx, businessID, id); ErrorCode(err) == ENotFound {
+			v.Add(field, "The branch does not exist.")
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// intID reads the integer id of a path, a bad request when it is not one.
+func intID(what, s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, Errorf(EBadRequest, "Invalid %s id supplied.", what)
+	}
+	return id, nil
+}
+
+// BranchInput is the body of POST /branches.
+type BranchInput struct {
+	Name    Opt[string] `json:"name"`
+	WebSite Opt[string] `json:"web_site"`
+}
+
+// BranchListSpec says how GET /branches is paged: no filters.
+var BranchListSpec = ListSpec{DefaultPerPage: 100}
+
+// BranchService holds the rules for a business's branches.
+type BranchService struct {
+	Store Store
+}
+
+// Create adds a branch to the business.
+func (s *BranchService) Create(ctx context.Context, b Business, in BranchInput) (Branch, error) {
+	v := Validation{}
+	br := Branch{ID: NewID(), BusinessID: b.ID}
+	if name, ok := in.Name.Value(); !ok || strings.TrimSpace(name) == "" {
+		v.Add("name", "The name field is required.")
+	} else if name = strings.TrimSpace(name); len(name) > 200 {
+		v.Add("name", "The name may not be greater than 200 characters.")
+	} else {
+		br.Name = name
+	}
+	if site, ok := in.WebSite.Value(); ok && strings.TrimSpace(site) != "" {
+		site = strings.TrimSpace(site)
+		if u, err := url.Parse(site); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(site) > maxURL {
+			v.Add("web_site", "The web site must be an http or https URL of at most "+itoa(maxURL)+" characters.")
+		} else {
+			br.WebSite = site
+		}
+	}
+	if err := v.Err(); err != nil {
+		return Branch{}, err
+	}
+	err := s.Store.WithTx(ctx, func(tx Tx) error { return tx.InsertBranch(ctx, &br) })
+	return br, err
+}
+
+// List pages the branches of the business.
+func (s *BranchService) List(ctx context.Context, b Business, q ListQuery) ([]Branch, int, error) {
+	return s.Store.BranchPage(ctx, b.ID, q)
+}

@@ -1,0 +1,162 @@
+package loyalty
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// RewardKinds are the kinds of reward a business may offer.
+var RewardKinds = []string{CatalogItem, CustomReward}
+
+// RewardInput is the body of a reward create or update. Every field
+// records whether it was sent.
+type RewardInput struct {
+	Title         Opt[string]  `json:"title"`
+	Description   Opt[string]  `json:"description"`
+	ExpiresAt     Opt[string]  `json:"expires_at"`
+	Images        Opt[[]Image] `json:"images"`
+	Enabled       Opt[bool]    `json:"enabled"`
+	Kind          Opt[string]  `json:"kind"`
+	Type          Opt[string]  `json:"type"` // another name for kind
+	Points        Opt[int64]   `json:"points"`
+	PartnerReward Opt[bool]    `json:"partner_reward"`
+}
+
+// shared returns the fields every catalog object has.
+func (in *RewardInput) shared() catalogInput {
+	return catalogInput{in.Title, in.Description, in.ExpiresAt, in.Images, in.Enabled}
+}
+
+// RewardListSpec says how GET /rewards is paged and filtered.
+var RewardListSpec = ListSpec{
+	Fields:         map[string]FilterKind{"kind": KindString, "created_at": KindTime, "updated_at": KindTime},
+	DefaultPerPage: 100,
+}
+
+// RewardService holds the rules for a business's catalog items and custom
+// rewards.
+type RewardService struct {
+	Store Store
+}
+
+// Create adds a catalog item or a custom reward.
+func (s *RewardService) Create(ctx context.Context, b Business, in RewardInput) (Reward, error) {
+	r := Reward{BusinessID: b.ID, Enabled: true, Images: []Image{}}
+	v := Validation{}
+	if !in.Kind.Set && !in.Type.Set {
+		v.Add("kind", "The kind field is required; one of "+strings.Join(RewardKinds, ", ")+".")
+	}
+	if !in.Points.Set {
+		v.Add("points", "The points field is required.")
+	}
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		now := tx.Now()
+		r.CreatedAt, r.UpdatedAt = now, now
+		if err := in.apply(v, &r, true); err != nil {
+			return err
+		}
+		return tx.InsertReward(ctx, &r)
+	})
+	return r, err
+}
+
+// Update changes the fields sent.
+func (s *RewardService) Update(ctx context.Context, b Business, id string, in RewardInput) (Reward, error) {
+	rid, err := intID("reward", id)
+	if err != nil {
+		return Reward{}, err
+	}
+	var out Reward
+	err = s.Store.WithTx(ctx, func(tx Tx) error {
+		r, err := liveReward(ctx, tx, b.ID, rid)
+		if err != nil {
+			return err
+		}
+		if err := in.apply(Validation{}, &r, false); err != nil {
+			return err
+		}
+		r.UpdatedAt = tx.Now()
+		out = r
+		return tx.UpdateReward(ctx, &r)
+	})
+	return out, err
+}
+
+// Delete removes a reward from every list; past redemptions keep naming it.
+func (s *RewardService) Delete(ctx context.Context, b Business, id string) error {
+	rid, err := intID("reward", id)
+	if err != nil {
+		return err
+	}
+	return s.Store.WithTx(ctx, func(tx Tx) error {
+		r, err := liveReward(ctx, tx, b.ID, rid)
+		if err != nil {
+			return err
+		}
+		r.Deleted, r.UpdatedAt = true, tx.Now()
+		return tx.UpdateReward(ctx, &r)
+	})
+}
+
+// Get returns one reward of the business.
+func (s *RewardService) Get(ctx context.Context, b Business, id string) (Reward, error) {
+	rid, err := intID("reward", id)
+	if err != nil {
+		return Reward{}, err
+	}
+	return s.Store.Reward(ctx, b.ID, rid)
+}
+
+// List pages the rewards of the business; the kind filter takes eq, in and
+// not_in with catalog_item and custom_reward.
+func (s *RewardService) List(ctx context.Context, b Business, q ListQuery) ([]Reward, int, error) {
+	for _, f := range q.Filters {
+		if f.Field != "kind" {
+			continue
+		}
+		if f.Op != OpEq && f.Op != OpIn && f.Op != OpNotIn {
+			return nil, 0, Errorf(EBadRequest, "The filter kind takes the operators eq, in and not_in.")
+		}
+		for _, val := range f.Values {
+			if k, _ := val.(string); !slices.Contains(RewardKinds, k) {
+				return nil, 0, Errorf(EBadRequest, "The filter kind takes the values %s.", strings.Join(RewardKinds, ", "))
+			}
+		}
+	}
+	return s.Store.Rewards(ctx, b.ID, q)
+}
+
+// liveReward reads a reward that is not deleted inside tx.
+func liveReward(ctx context.Context, tx Tx, businessID string, id int64) (Reward, error) {
+	r, err := tx.Reward(ctx, businessID, id)
+	if err == nil && r.Deleted {
+		err = Errorf(ENotFound, "Reward not found.")
+	}
+	return r, err
+}
+
+// apply validates in and merges it into r.
+func (in *RewardInput) apply(v Validation, r *Reward, create bool) error {
+	in.shared().apply(v, catalogFields{&r.Title, &r.Description, &r.ExpiresAt, &r.Images, &r.Enabled}, create)
+	kind, field := in.Kind, "kind"
+	if !kind.Set {
+		kind, field = in.Type, "type"
+	}
+	if k, ok := kind.Value(); ok && slices.Contains(RewardKinds, k) {
+		r.Kind = k
+	} else if kind.Set {
+		v.Add(field, "The selected "+field+" is invalid; one of "+strings.Join(RewardKinds, ", ")+".")
+	}
+	if p, ok := in.Points.Value(); ok {
+		if p <= 0 || p > maxPoints {
+			v.Add("points", "The points must be a whole number greater than 0.")
+		} else {
+			r.Points = p
+		}
+	} else if in.Points.Null {
+		v.Add("points", "The points must be a whole number greater than 0.")
+	}
+	setBool(v, "partner_reward", in.PartnerReward, &r.PartnerReward)
+	return v.Err()
+}

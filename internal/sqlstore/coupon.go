@@ -1,0 +1,134 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// withExtra is a row whose first columns one scan function reads and whose
+// last columns go to extra.
+type withExtra struct {
+	row   scanner
+	extra []any
+}
+
+// Scan reads the row into dest followed by the extra destinations.
+func (w withExtra) Scan(dest ...any) error { return w.row.Scan(append(dest, w.extra...)...) }
+
+// customerOfferFrom selects the offers a customer sees at a time: each
+// offer that is not deleted with the state of the customer's coupons of it
+// (an available one first, else a claimed one) and whether the customer is
+// one of its targets; the outer WHERE keeps the active offers open to the
+// customer and the offers with a coupon state. Its arguments are customer
+// id, now, now, business id, customer id, business id.
+const customerOfferFrom = `FROM offers o JOIN (
+		SELECT o2.id AS offer_id, COALESCE(s.pending, s.claimed) AS coupon_type_id,
+			EXISTS (SELECT 1 FROM offer_targets ot WHERE ot.offer_id = o2.id AND ot.customer_id = $1) AS is_target
+		FROM offers o2 LEFT JOIN (
+			SELECT offer_id,
+				MAX(CASE WHEN coupon_type_id IN (74, 91) AND (expires_at IS NULL OR expires_at > $2) THEN coupon_type_id END) AS pending,
+				MAX(CASE WHEN coupon_type_id IN (75, 92) THEN coupon_type_id END) AS claimed
+			FROM coupons WHERE business_id = $3 AND customer_id = $4 GROUP BY offer_id
+		) s ON s.offer_id = o2.id
+		WHERE o2.business_id = $5 AND o2.deleted_at IS NULL
+	) x ON x.offer_id = o.id`
+
+// CustomerOffers pages the offers one customer sees at now, oldest first.
+func (d *DB) CustomerOffers(ctx context.Context, businessID, customerID string, now time.Time, q loyalty.ListQuery) ([]loyalty.CustomerOffer, int, error) {
+	now = now.UTC()
+	args := []any{customerID, now, businessID, customerID, businessID, now, now}
+	visible := `(x.coupon_type_id IS NOT NULL OR (o.enabled AND o.starts_at <= $6 AND (o.expires_at IS NULL OR o.expires_at > $7)
+		AND (NOT o.targeted OR x.is_target)))`
+	from, args, err := listWhere([]string{visible}, args, q, map[string]string{"coupon_type_id": "x.coupon_type_id"})
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []loyalty.CustomerOffer
+	total, err := d.listPage(ctx, offerColumns+`, x.coupon_type_id, x.is_target`, customerOfferFrom+from, `o.id`, args, q,
+		func(rows *sql.Rows) error {
+			var state sql.NullInt64
+			var target bool
+			o, err := scanOffer(withExtra{rows, []any{&state, &target}})
+			out = append(out, loyalty.CustomerOffer{Offer: o, CouponTypeID: int(state.Int64), IsTarget: target})
+			return err
+		})
+	if err != nil {
+		return nil, 0, err
+	}
+	offers := make([]loyalty.Offer, len(out))
+	for i := range out {
+		offers[i] = out[i].Offer
+	}
+	if err := withOfferLinks(ctx, d.db, offers, false); err != nil {
+		return nil, 0, err
+	}
+	for i := range out {
+		out[i].BranchIDs = offers[i].BranchIDs
+	}
+	return out, total, nil
+}
+
+// AvailableCoupons pages the coupons of a customer that are neither
+// claimed nor expired at now (loyalty.Coupon.Available), oldest first,
+// each with its offer, deleted or not.
+func (d *DB) AvailableCoupons(ctx context.Context, businessID, customerID string, now time.Time, q loyalty.ListQuery) ([]loyalty.Coupon, int, error) {
+	from := ` FROM coupons c WHERE c.business_id = $1 AND c.customer_id = $2 AND c.coupon_type_id IN (74, 91)
+		AND (c.expires_at IS NULL OR c.expires_at > $3)`
+	var out []loyalty.Coupon
+	total, err := d.listPage(ctx, couponColumns, from, `c.id`, []any{businessID, customerID, now.UTC()}, q, func(rows *sql.Rows) error {
+		c, err := scanCoupon(rows)
+		out = append(out, c)
+		return err
+	})
+	if err != nil || len(out) == 0 {
+		return out, total, err
+	}
+	offers, err := d.offersByID(ctx, businessID, out)
+	if err != nil {
+		return nil, 0, err
+	}
+	for i := range out {
+		out[i].Offer = offers[out[i].OfferID]
+	}
+	return out, total, nil
+}
+
+// offersByID reads the offers the coupons name, with their branches.
+func (d *DB) offersByID(ctx context.Context, businessID string, coupons []loyalty.Coupon) (map[int64]loyalty.Offer, error) {
+	seen := map[int64]bool{}
+	var ids []int64
+	for _, c := range coupons {
+		if !seen[c.OfferID] {
+			seen[c.OfferID] = true
+			ids = append(ids, c.OfferID)
+		}
+	}
+	list, args := placeholders([]any{businessID}, ids)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+offerColumns+` FROM offers o WHERE o.business_id = $1 AND o.id IN (`+list+`)`, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var offers []loyalty.Offer
+	for rows.Next() {
+		o, err := scanOffer(rows)
+		if err != nil {
+			return nil, dbError(err)
+		}
+		offers = append(offers, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbError(err)
+	}
+	if err := withOfferLinks(ctx, d.db, offers, false); err != nil {
+		return nil, err
+	}
+	out := make(map[int64]loyalty.Offer, len(offers))
+	for _, o := range offers {
+		out[o.ID] = o
+	}
+	return out, nil
+}
