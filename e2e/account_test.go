@@ -78,6 +78,24 @@ func TestAccount(t *testing.T) {
 			}
 		})
 
+		t.Run("include lists the catalog", func(t *testing.T) {
+			owner.catData(t, http.MethodPost, "/offers", map[string]any{"type_id": 3, "title": "Bonus", "points": 5})
+			owner.catData(t, http.MethodPost, "/rewards", map[string]any{"kind": "catalog_item", "title": "Mug", "points": 90})
+			owner.catData(t, http.MethodPost, "/rewards", map[string]any{"kind": "custom_reward", "title": "Hug", "points": 1})
+			owner.catData(t, http.MethodPost, "/giftcards", map[string]any{"title": "Card", "discount_value": 25, "real_value": 20})
+			var a account
+			owner.get(t, "/me?include=offers,giftcards,catalog_items").want(t, http.StatusOK).decode(t, &a)
+			if o := a.Included["offers"]; len(o) != 1 || o[0]["title"] != "Bonus" {
+				t.Errorf("offers = %v", o)
+			}
+			if g := a.Included["giftcards"]; len(g) != 1 || g[0]["title"] != "Card" {
+				t.Errorf("giftcards = %v", g)
+			}
+			if c := a.Included["catalog_items"]; len(c) != 1 || c[0]["title"] != "Mug" {
+				t.Errorf("catalog_items = %v (custom rewards are not catalog items)", c)
+			}
+		})
+
 		t.Run("every include at once", func(t *testing.T) {
 			var a account
 			owner.get(t, "/me?include=offers,products,giftcards,catalog_items,social_media,branches").want(t, http.StatusOK).decode(t, &a)

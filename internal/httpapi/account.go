@@ -45,11 +45,9 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 			"about": nullable(b.About), "logo": nullable(b.Logo), "cover": nullable(b.Cover)},
 	}}
 	if len(include) > 0 {
-		included := map[string]any{}
-		for name := range include {
-			// Offers, products and the rest arrive with the engine; until
-			// then they are empty lists.
-			included[name] = []any{}
+		included, err := s.accountCatalog(r, b.ID, include)
+		if err != nil {
+			return err
 		}
 		if include["branches"] {
 			branches, err := s.Store.Branches(r.Context(), b.ID)
@@ -66,4 +64,52 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// accountCatalog lists, for GET /me's include, the business's offers, gift
+// cards and catalog items (the first 100 of each). Products and social
+// media are not kept by the service: their lists are empty.
+func (s *Server) accountCatalog(r *http.Request, businessID string, include map[string]bool) (map[string]any, error) {
+	ctx := r.Context()
+	first := loyalty.ListQuery{Page: 1, PerPage: 100}
+	included := map[string]any{}
+	for name := range include {
+		included[name] = []any{}
+	}
+	if include["offers"] {
+		offers, _, err := s.Store.Offers(ctx, businessID, first)
+		if err != nil {
+			return nil, err
+		}
+		list := make([]offerDetailJSON, len(offers))
+		for i, o := range offers {
+			list[i] = toOfferDetailJSON(o, nil)
+		}
+		included["offers"] = list
+	}
+	if include["giftcards"] {
+		cards, _, err := s.Store.Giftcards(ctx, businessID, first)
+		if err != nil {
+			return nil, err
+		}
+		list := make([]giftcardJSON, len(cards))
+		for i, g := range cards {
+			list[i] = toGiftcardJSON(g, nil)
+		}
+		included["giftcards"] = list
+	}
+	if include["catalog_items"] {
+		q := first
+		q.Filters = []loyalty.Filter{{Field: "kind", Op: loyalty.OpEq, Values: []any{loyalty.CatalogItem}}}
+		items, _, err := s.Store.Rewards(ctx, businessID, q)
+		if err != nil {
+			return nil, err
+		}
+		list := make([]rewardJSON, len(items))
+		for i, it := range items {
+			list[i] = toRewardJSON(it)
+		}
+		included["catalog_items"] = list
+	}
+	return included, nil
 }
