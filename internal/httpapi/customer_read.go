@@ -8,56 +8,6 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-type tierLevelJSON struct {
-	ID          int64         `json:"id"`
-	Name        string        `json:"name"`
-	ReachSpend  loyalty.Money `json:"reach_spend"`
-	ReachVisits int64         `json:"reach_visits"`
-	ReachPoints int64         `json:"reach_points"`
-}
-
-type tierJSON struct {
-	ID                 int64           `json:"id"`
-	TiersSequence      []string        `json:"tiers_sequence"`
-	TiersRelation      int             `json:"tiers_relation"`
-	ResetType          int             `json:"reset_type"`
-	ResetPeriodMonth   int             `json:"reset_period_month"`
-	BasePreviousPeriod int             `json:"base_previous_period"`
-	Enabled            bool            `json:"enabled"`
-	TierLevels         []tierLevelJSON `json:"tier_levels,omitempty"`
-}
-
-type referralProgramJSON struct {
-	ID                  int64         `json:"id"`
-	RuleName            string        `json:"rule_name"`
-	CondMinAmount       loyalty.Money `json:"cond_min_amount"`
-	RefereeEarns        int64         `json:"referee_earns"`
-	RefererEarns        int64         `json:"referer_earns"`
-	ExpiresIn           int64         `json:"expires_in"`
-	Enabled             bool          `json:"enabled"`
-	LinkReferralEnabled bool          `json:"link_referral_enabled"`
-	ReferralLink        *string       `json:"referral_link"`
-}
-
-func toTierLevelJSON(l loyalty.TierLevel) tierLevelJSON {
-	return tierLevelJSON{ID: l.ID, Name: l.Name, ReachSpend: l.ReachSpend, ReachVisits: l.ReachVisits, ReachPoints: l.ReachPoints}
-}
-
-func toTierJSON(t loyalty.Tier, withLevels bool) tierJSON {
-	out := tierJSON{ID: t.ID, TiersSequence: []string{}, TiersRelation: t.TiersRelation, ResetType: t.ResetType,
-		ResetPeriodMonth: t.ResetPeriodMonth, BasePreviousPeriod: t.BasePreviousPeriod, Enabled: t.Enabled}
-	for _, l := range t.Levels {
-		out.TiersSequence = append(out.TiersSequence, l.Name)
-		if withLevels {
-			out.TierLevels = append(out.TierLevels, toTierLevelJSON(l))
-		}
-	}
-	if withLevels && out.TierLevels == nil {
-		out.TierLevels = []tierLevelJSON{}
-	}
-	return out
-}
-
 // baseURL is the scheme and host the client reached us at.
 func baseURL(r *http.Request) string {
 	scheme := "http"
@@ -105,13 +55,17 @@ func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 			}
 			included["tiers"] = list
 		}
-		// Progress comes from the ledger, which the engine adds; until a
-		// customer has a level there is none to show.
-		if include["tier_level"] {
-			included["tier_level"] = nil
-		}
-		if include["tier_progress"] {
-			included["tier_progress"] = nil
+		if include["tier_level"] || include["tier_progress"] {
+			level, progress, err := s.customerTier(r, rc.businessID, c.ID, tiers)
+			if err != nil {
+				return err
+			}
+			if include["tier_level"] {
+				included["tier_level"] = level
+			}
+			if include["tier_progress"] {
+				included["tier_progress"] = progress
+			}
 		}
 	}
 	if include["referral_programs"] {
@@ -121,17 +75,36 @@ func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 		}
 		list := make([]referralProgramJSON, len(progs))
 		for i, p := range progs {
-			list[i] = referralProgramJSON{ID: p.ID, RuleName: p.RuleName, CondMinAmount: p.CondMinAmount,
-				RefereeEarns: p.RefereeEarns, RefererEarns: p.RefererEarns, ExpiresIn: p.ExpiresIn,
-				Enabled: p.Enabled, LinkReferralEnabled: p.LinkReferralEnabled}
+			var link *string
 			if p.LinkReferralEnabled {
-				link := baseURL(r) + "/referrals/" + strconv.FormatInt(p.ID, 10) + "?referrer_id=" + url.QueryEscape(c.ID)
-				list[i].ReferralLink = &link
+				l := baseURL(r) + "/referrals/" + strconv.FormatInt(p.ID, 10) + "?referrer_id=" + url.QueryEscape(c.ID)
+				link = &l
 			}
+			list[i] = toReferralProgramJSON(p, link)
 		}
 		included["referral_programs"] = list
 	}
 	resp["included"] = included
 	writeJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// customerTier returns the customer's level (nil when none is reached) and
+// standing (nil when the business has no enabled tier program), computed
+// from the ledger.
+func (s *Server) customerTier(r *http.Request, businessID, customerID string, tiers []loyalty.Tier) (*tierLevelJSON, *tierProgressJSON, error) {
+	t, ok := loyalty.EnabledTier(tiers)
+	if !ok {
+		return nil, nil, nil
+	}
+	st, err := s.tierService().Status(r.Context(), businessID, customerID, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	progress := toTierProgressJSON(st)
+	if st.Level == nil {
+		return nil, &progress, nil
+	}
+	level := toTierLevelJSON(*st.Level)
+	return &level, &progress, nil
 }

@@ -13,6 +13,7 @@ type Store interface {
 	CustomerReader
 	LedgerReader
 	CatalogReader
+	TierReader
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -53,6 +54,7 @@ type Tx interface {
 	InsertReferral(ctx context.Context, r *Referral) error
 	LedgerTx
 	CatalogTx
+	TierTx
 }
 
 // Tier is a business's tier program: how levels are reached and when

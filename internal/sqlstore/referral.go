@@ -63,35 +63,3 @@ func (t *tx) InsertReferral(ctx context.Context, r *loyalty.Referral) error {
 	_, err = t.ExecContext(ctx, `UPDATE customers SET referral_pending = TRUE WHERE business_id = $1 AND user_id = $2`, r.BusinessID, r.RefereeID)
 	return dbError(err)
 }
-
-// Tiers lists the tier programs of a business with their levels.
-func (d *DB) Tiers(ctx context.Context, businessID string) ([]loyalty.Tier, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT t.id, t.business_id, t.tiers_relation, t.reset_type, t.reset_period_month,
-		t.base_previous_period, t.enabled, l.id, l.name, l.reach_spend, l.reach_visits, l.reach_points
-		FROM tiers t LEFT JOIN tier_levels l ON l.tier_id = t.id
-		WHERE t.business_id = $1 ORDER BY t.id, l.position, l.id`, businessID)
-	if err != nil {
-		return nil, dbError(err)
-	}
-	defer rows.Close()
-	var out []loyalty.Tier
-	for rows.Next() {
-		var t loyalty.Tier
-		var lid sql.NullInt64
-		var name sql.NullString
-		var spend, visits, points sql.NullInt64
-		if err := rows.Scan(&t.ID, &t.BusinessID, &t.TiersRelation, &t.ResetType, &t.ResetPeriodMonth,
-			&t.BasePreviousPeriod, &t.Enabled, &lid, &name, &spend, &visits, &points); err != nil {
-			return nil, dbError(err)
-		}
-		if len(out) == 0 || out[len(out)-1].ID != t.ID {
-			out = append(out, t)
-		}
-		if lid.Valid {
-			last := &out[len(out)-1]
-			last.Levels = append(last.Levels, loyalty.TierLevel{ID: lid.Int64, Name: name.String,
-				ReachSpend: loyalty.Money(spend.Int64), ReachVisits: visits.Int64, ReachPoints: points.Int64})
-		}
-	}
-	return out, dbError(rows.Err())
-}

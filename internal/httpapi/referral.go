@@ -1,0 +1,93 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// referralProgramJSON is a referral program on the wire (spec 2.3).
+type referralProgramJSON struct {
+	ID                  int64         `json:"id"`
+	RuleName            string        `json:"rule_name"`
+	CondMinAmount       loyalty.Money `json:"cond_min_amount"`
+	RefereeEarns        int64         `json:"referee_earns"`
+	RefererEarns        int64         `json:"referer_earns"`
+	ExpiresIn           int64         `json:"expires_in"`
+	Enabled             bool          `json:"enabled"`
+	LinkReferralEnabled bool          `json:"link_referral_enabled"`
+	ReferralLink        *string       `json:"referral_link"`
+}
+
+// toReferralProgramJSON is a referral program on the wire; the link is
+// the customer's own (customer reads), or null.
+func toReferralProgramJSON(p loyalty.ReferralProgram, link *string) referralProgramJSON {
+	return referralProgramJSON{ID: p.ID, RuleName: p.RuleName, CondMinAmount: p.CondMinAmount,
+		RefereeEarns: p.RefereeEarns, RefererEarns: p.RefererEarns, ExpiresIn: p.ExpiresIn,
+		Enabled: p.Enabled, LinkReferralEnabled: p.LinkReferralEnabled, ReferralLink: link}
+}
+
+// referralService is the referral-program rules over the server's store.
+func (s *Server) referralService() *loyalty.ReferralProgramService {
+	return &loyalty.ReferralProgramService{Store: s.Store}
+}
+
+func writeReferralProgram(w http.ResponseWriter, p loyalty.ReferralProgram) {
+	writeJSON(w, http.StatusOK, map[string]any{"data": toReferralProgramJSON(p, nil)})
+}
+
+func (s *Server) listReferralPrograms(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	list, err := s.referralService().List(r.Context(), loyalty.Business{ID: rc.businessID})
+	if err != nil {
+		return err
+	}
+	data := make([]referralProgramJSON, len(list))
+	for i, p := range list {
+		data[i] = toReferralProgramJSON(p, nil)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data})
+	return nil
+}
+
+func (s *Server) getReferralProgram(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	id, err := programID(r, "referral program")
+	if err != nil {
+		return err
+	}
+	p, err := s.referralService().Get(r.Context(), loyalty.Business{ID: rc.businessID}, id)
+	if err != nil {
+		return err
+	}
+	writeReferralProgram(w, p)
+	return nil
+}
+
+func (s *Server) createReferralProgram(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	var in loyalty.ReferralProgramInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	p, err := s.referralService().Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
+	if err != nil {
+		return err
+	}
+	writeReferralProgram(w, p)
+	return nil
+}
+
+func (s *Server) updateReferralProgram(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	id, err := programID(r, "referral program")
+	if err != nil {
+		return err
+	}
+	var in loyalty.ReferralProgramInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	p, err := s.referralService().Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
+	if err != nil {
+		return err
+	}
+	writeReferralProgram(w, p)
+	return nil
+}

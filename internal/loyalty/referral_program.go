@@ -1,0 +1,166 @@
+package loyalty
+
+import (
+	"context"
+	"strings"
+)
+
+// Bounds and defaults of a referral program.
+const (
+	DefaultReferralRuleName = "REFERRAL_RULES_PURCHASE"
+	MaxReferralExpiresIn    = 3650 // days
+	maxRuleName             = 100
+)
+
+// ReferralProgramInput is the body of POST /referral-programs and PUT
+// /referral-programs/{id}. A create needs cond_min_amount, referee_earns,
+// referer_earns and expires_in (as on the reference platform); an update
+// changes only the fields sent.
+type ReferralProgramInput struct {
+	RuleName            Opt[string] `json:"rule_name"`
+	CondMinAmount       Opt[Money]  `json:"cond_min_amount"`
+	RefereeEarns        Opt[int64]  `json:"referee_earns"`
+	RefererEarns        Opt[int64]  `json:"referer_earns"`
+	ExpiresIn           Opt[int64]  `json:"expires_in"`
+	Enabled             Opt[bool]   `json:"enabled"`
+	LinkReferralEnabled Opt[bool]   `json:"link_referral_enabled"`
+}
+
+// apply validates in and merges it into p.
+func (in ReferralProgramInput) apply(p *ReferralProgram, creating bool) error {
+	v := Validation{}
+	required := func(field string, set bool) bool {
+		if !set && creating {
+			v.Add(field, "The "+strings.ReplaceAll(field, "_", " ")+" field is required.")
+		}
+		return set
+	}
+	if in.RuleName.Set {
+		name := strings.TrimSpace(in.RuleName.V)
+		switch {
+		case in.RuleName.Null || name == "":
+			v.Add("rule_name", "The rule name may not be empty.")
+		case len(name) > maxRuleName:
+			v.Add("rule_name", "The rule name may not be greater than "+itoa(maxRuleName)+" characters.")
+		default:
+			p.RuleName = name
+		}
+	}
+	if required("cond_min_amount", in.CondMinAmount.Set) {
+		if a, ok := in.CondMinAmount.Value(); !ok || a < 0 || a > MaxMoney {
+			v.Add("cond_min_amount", "The cond min amount must be an amount between 0 and "+MaxMoney.String()+".")
+		} else {
+			p.CondMinAmount = a
+		}
+	}
+	for _, f := range []struct {
+		name string
+		o    Opt[int64]
+		dst  *int64
+		max  int64
+	}{
+		{"referee_earns", in.RefereeEarns, &p.RefereeEarns, maxPoints},
+		{"referer_earns", in.RefererEarns, &p.RefererEarns, maxPoints},
+		{"expires_in", in.ExpiresIn, &p.ExpiresIn, MaxReferralExpiresIn},
+	} {
+		if !required(f.name, f.o.Set) {
+			continue
+		}
+		if x, ok := f.o.Value(); !ok || x < 0 || x > f.max {
+			v.Add(f.name, "The "+strings.ReplaceAll(f.name, "_", " ")+" must be a whole number between 0 and "+itoa(int(f.max))+".")
+		} else {
+			*f.dst = x
+		}
+	}
+	for _, f := range []struct {
+		name string
+		o    Opt[bool]
+		dst  *bool
+	}{{"enabled", in.Enabled, &p.Enabled}, {"link_referral_enabled", in.LinkReferralEnabled, &p.LinkReferralEnabled}} {
+		if !f.o.Set {
+			continue
+		}
+		if x, ok := f.o.Value(); ok {
+			*f.dst = x
+		} else {
+			v.Add(f.name, "The "+strings.ReplaceAll(f.name, "_", " ")+" field must be true or false.")
+		}
+	}
+	return v.Err()
+}
+
+// ReferralProgramService holds the rules of a business's referral
+// programs. One at most is enabled: creating an enabled program, or
+// enabling one, disables the others (the reference platform's rule). A
+// referral already linked keeps its program; a referee whose first
+// qualifying reward comes while that program is disabled closes the
+// referral unpaid (see TransactionService).
+type ReferralProgramService struct {
+	Store Store
+}
+
+// List returns the referral programs of a business, oldest first.
+func (s *ReferralProgramService) List(ctx context.Context, b Business) ([]ReferralProgram, error) {
+	return s.Store.ReferralPrograms(ctx, b.ID)
+}
+
+// Get returns one referral program of a business.
+func (s *ReferralProgramService) Get(ctx context.Context, b Business, id int64) (ReferralProgram, error) {
+	if id <= 0 {
+		return ReferralProgram{}, referralProgramNotFound()
+	}
+	p, err := s.Store.ReferralProgram(ctx, b.ID, id)
+	return p, asNotFound(err, referralProgramNotFound)
+}
+
+// Create adds a referral program; enabled, it disables the others.
+func (s *ReferralProgramService) Create(ctx context.Context, b Business, in ReferralProgramInput) (ReferralProgram, error) {
+	p := ReferralProgram{BusinessID: b.ID, RuleName: DefaultReferralRuleName, Enabled: true, LinkReferralEnabled: true}
+	if err := in.apply(&p, true); err != nil {
+		return ReferralProgram{}, err
+	}
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		if err := tx.LockPrograms(ctx, b.ID); err != nil {
+			return err
+		}
+		if err := tx.InsertReferralProgram(ctx, &p); err != nil {
+			return err
+		}
+		if p.Enabled {
+			return tx.DisableReferralPrograms(ctx, b.ID, p.ID)
+		}
+		return nil
+	})
+	return p, err
+}
+
+// Update changes a referral program; enabling it disables the others.
+func (s *ReferralProgramService) Update(ctx context.Context, b Business, id int64, in ReferralProgramInput) (ReferralProgram, error) {
+	if id <= 0 {
+		return ReferralProgram{}, referralProgramNotFound()
+	}
+	var out ReferralProgram
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		if err := tx.LockPrograms(ctx, b.ID); err != nil {
+			return err
+		}
+		p, err := tx.ReferralProgram(ctx, b.ID, id)
+		if err != nil {
+			return asNotFound(err, referralProgramNotFound)
+		}
+		if err := in.apply(&p, false); err != nil {
+			return err
+		}
+		if err := tx.UpdateReferralProgram(ctx, &p); err != nil {
+			return err
+		}
+		out = p
+		if p.Enabled {
+			return tx.DisableReferralPrograms(ctx, b.ID, p.ID)
+		}
+		return nil
+	})
+	return out, err
+}
+
+func referralProgramNotFound() error { return Errorf(ENotFound, "Referral program not found.") }

@@ -1,0 +1,174 @@
+package loyalty
+
+import "time"
+
+// TierPeriod is the part [Start, End) of the ledger a tier program counts.
+type TierPeriod struct {
+	Start, End time.Time
+}
+
+// IsZero reports whether the period is empty (no previous period).
+func (p TierPeriod) IsZero() bool { return p.Start.IsZero() && p.End.IsZero() }
+
+// The ledger's first and last possible instants, for programs that never reset.
+var (
+	ledgerBegin = time.Date(1970, time.January, 1, 0, 0, 0, 0, time.UTC)
+	ledgerEnd   = time.Date(9999, time.December, 31, 0, 0, 0, 0, time.UTC)
+)
+
+// Periods returns the period counted at now and the one before it. A
+// program that never resets counts all of history and has no previous
+// period (zero). A rolling window ends just after now, so that what happened
+// in now's second counts.
+func (t Tier) Periods(now time.Time) (cur, prev TierPeriod) {
+	now = now.UTC()
+	n := max(t.ResetPeriodMonth, 1)
+	switch t.ResetType {
+	case TierResetCalendar:
+		months := (now.Year()-1970)*12 + int(now.Month()) - 1
+		first := months - mod(months, n)
+		start := time.Date(1970, time.January+time.Month(first), 1, 0, 0, 0, 0, time.UTC)
+		return TierPeriod{start, start.AddDate(0, n, 0)}, TierPeriod{start.AddDate(0, -n, 0), start}
+	case TierResetRolling:
+		start := addMonths(now, -n)
+		return TierPeriod{start, now.Add(time.Second)}, TierPeriod{addMonths(now, -2*n), start}
+	}
+	return TierPeriod{ledgerBegin, ledgerEnd}, TierPeriod{}
+}
+
+// mod is the remainder of a by b, never negative.
+func mod(a, b int) int {
+	r := a % b
+	if r < 0 {
+		r += b
+	}
+	return r
+}
+
+// addMonths moves t by n months, keeping the day of the month where it
+// exists and using the month's last day where it does not (March 31st less
+// one month is February 28th or 29th, not March 3rd).
+func addMonths(t time.Time, n int) time.Time {
+	first := time.Date(t.Year(), t.Month()+time.Month(n), 1, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), t.Location())
+	last := first.AddDate(0, 1, -1).Day()
+	return first.AddDate(0, 0, min(t.Day(), last)-1)
+}
+
+// TierStatus is where a customer stands in a tier program.
+type TierStatus struct {
+	Relation int
+	// StartDate and EndDate bound the counted period; both are zero for a
+	// program that never resets. A rolling window ends now.
+	StartDate, EndDate time.Time
+	// Totals are the current period's spend, points and visits, each at
+	// least zero (returns of earlier spend do not make them negative).
+	Totals TierTotals
+	Level  *TierLevel // the level held, nil when none is reached
+	Next   *TierLevel // the next level up, nil at the top
+	// LeftAmount, LeftPoints and LeftVisits are what the current period
+	// still needs for Next; nil at the top or for a criterion Next does
+	// not use.
+	LeftAmount             *Money
+	LeftPoints, LeftVisits *int64
+	// Percent is the progress towards Next, 0 to 100 with two decimals:
+	// the best criterion under tiers_relation 0, the worst under 1. It is
+	// 100 at the top.
+	Percent float64
+}
+
+// TierProgress computes a customer's standing at now from the totals of
+// the current and the previous period (see Tier.Periods). The level held is
+// the highest one the current totals reach; with base_previous_period 1 a
+// level reached in the previous period is kept through the current one.
+// Redemptions never lower a level: tier points count only points earned.
+func TierProgress(now time.Time, t Tier, cur, prev TierTotals) TierStatus {
+	cur.Amount, cur.Points, cur.Visits = max(cur.Amount, 0), max(cur.Points, 0), max(cur.Visits, 0)
+	st := TierStatus{Relation: t.TiersRelation, Totals: cur}
+	if t.ResetType != TierResetNever {
+		p, _ := t.Periods(now)
+		st.StartDate, st.EndDate = p.Start, p.End
+		if t.ResetType == TierResetRolling {
+			st.EndDate = now.UTC()
+		}
+	}
+	held := t.reached(cur)
+	if t.BasePreviousPeriod == 1 && t.ResetType != TierResetNever {
+		held = max(held, t.reached(prev))
+	}
+	if held >= 0 {
+		l := t.Levels[held]
+		st.Level = &l
+	}
+	if held+1 >= len(t.Levels) {
+		if len(t.Levels) > 0 {
+			st.Percent = 100
+		}
+		return st
+	}
+	next := t.Levels[held+1]
+	st.Next = &next
+	best, worst := int64(-1), int64(-1)
+	use := func(total, need int64) *int64 {
+		if need <= 0 {
+			return nil
+		}
+		bp := int64(10000)
+		if total < need {
+			bp = total * 10000 / need
+		}
+		if best < 0 || bp > best {
+			best = bp
+		}
+		if worst < 0 || bp < worst {
+			worst = bp
+		}
+		left := max(need-total, 0)
+		return &left
+	}
+	if left := use(int64(cur.Amount), int64(next.ReachSpend)); left != nil {
+		m := Money(*left)
+		st.LeftAmount = &m
+	}
+	st.LeftPoints = use(cur.Points, next.ReachPoints)
+	st.LeftVisits = use(cur.Visits, next.ReachVisits)
+	bp := best
+	if t.TiersRelation == TierRelationAll {
+		bp = worst
+	}
+	st.Percent = float64(max(bp, 0)) / 100
+	return st
+}
+
+// reached returns the index of the highest level totals reach, or -1.
+func (t Tier) reached(totals TierTotals) int {
+	for i := len(t.Levels) - 1; i >= 0; i-- {
+		if t.Levels[i].reachedBy(totals, t.TiersRelation) {
+			return i
+		}
+	}
+	return -1
+}
+
+// reachedBy reports whether totals reach the level: under relation any,
+// one threshold the level sets is met; under all, every one. A level that
+// sets no threshold is reached by everyone.
+func (l TierLevel) reachedBy(totals TierTotals, relation int) bool {
+	set, met := 0, 0
+	for _, c := range [][2]int64{
+		{int64(l.ReachSpend), int64(totals.Amount)}, {l.ReachPoints, totals.Points}, {l.ReachVisits, totals.Visits},
+	} {
+		if c[0] > 0 {
+			set++
+			if c[1] >= c[0] {
+				met++
+			}
+		}
+	}
+	if set == 0 {
+		return true
+	}
+	if relation == TierRelationAll {
+		return met == set
+	}
+	return met > 0
+}

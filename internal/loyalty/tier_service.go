@@ -1,0 +1,110 @@
+package loyalty
+
+import "context"
+
+// TierService holds the rules of a business's tier programs: how they are
+// set up, that one at most is enabled, and where a customer stands.
+//
+// Enabling a program (creating it enabled, or updating it to enabled)
+// disables the business's other programs, as creating a referral program
+// does on the reference platform: the newest decision wins rather than
+// failing.
+type TierService struct {
+	Store Store
+}
+
+// List returns the tier programs of a business, oldest first.
+func (s *TierService) List(ctx context.Context, b Business) ([]Tier, error) {
+	return s.Store.Tiers(ctx, b.ID)
+}
+
+// Get returns one tier program of a business.
+func (s *TierService) Get(ctx context.Context, b Business, id int64) (Tier, error) {
+	if id <= 0 {
+		return Tier{}, tierNotFound()
+	}
+	t, err := s.Store.Tier(ctx, b.ID, id)
+	return t, asNotFound(err, tierNotFound)
+}
+
+// Create adds a tier program with its levels.
+func (s *TierService) Create(ctx context.Context, b Business, in TierInput) (Tier, error) {
+	t := newTier(b.ID)
+	if err := in.apply(&t, nil, true); err != nil {
+		return Tier{}, err
+	}
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		if err := tx.LockPrograms(ctx, b.ID); err != nil {
+			return err
+		}
+		if err := tx.InsertTier(ctx, &t); err != nil {
+			return err
+		}
+		if t.Enabled {
+			return tx.DisableTiers(ctx, b.ID, t.ID)
+		}
+		return nil
+	})
+	return t, err
+}
+
+// Update changes a tier program; tier_levels, when sent, replaces its levels.
+func (s *TierService) Update(ctx context.Context, b Business, id int64, in TierInput) (Tier, error) {
+	if id <= 0 {
+		return Tier{}, tierNotFound()
+	}
+	var out Tier
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		if err := tx.LockPrograms(ctx, b.ID); err != nil {
+			return err
+		}
+		t, err := tx.Tier(ctx, b.ID, id)
+		if err != nil {
+			return asNotFound(err, tierNotFound)
+		}
+		existing := map[int64]bool{}
+		for _, l := range t.Levels {
+			existing[l.ID] = true
+		}
+		if err := in.apply(&t, existing, false); err != nil {
+			return err
+		}
+		if err := tx.UpdateTier(ctx, &t); err != nil {
+			return err
+		}
+		out = t
+		if t.Enabled {
+			return tx.DisableTiers(ctx, b.ID, t.ID)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Status returns where a customer stands in the business's enabled tier
+// program t, from the ledger at the store's current time.
+func (s *TierService) Status(ctx context.Context, businessID, customerID string, t Tier) (TierStatus, error) {
+	now := s.Store.Now()
+	curP, prevP := t.Periods(now)
+	cur, err := s.Store.TierTotals(ctx, businessID, customerID, curP.Start, curP.End)
+	if err != nil {
+		return TierStatus{}, err
+	}
+	var prev TierTotals
+	if t.BasePreviousPeriod == 1 && !prevP.IsZero() {
+		if prev, err = s.Store.TierTotals(ctx, businessID, customerID, prevP.Start, prevP.End); err != nil {
+			return TierStatus{}, err
+		}
+	}
+	return TierProgress(now, t, cur, prev), nil
+}
+
+func tierNotFound() error { return Errorf(ENotFound, "Tier not found.") }
+
+// asNotFound gives a not-found error the message of the resource asked for.
+func asNotFound(err error, nf func() error) error {
+	if ErrorCode(err) == ENotFound {
+		return nf()
+	}
+	return err
+}

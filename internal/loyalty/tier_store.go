@@ -1,0 +1,44 @@
+package loyalty
+
+import (
+	"context"
+	"time"
+)
+
+// TierReader reads tier and referral programs outside a transaction.
+type TierReader interface {
+	// Tier returns one tier program of a business with its levels, or ENotFound.
+	Tier(ctx context.Context, businessID string, id int64) (Tier, error)
+	// ReferralProgram returns one referral program of a business, or ENotFound.
+	ReferralProgram(ctx context.Context, businessID string, id int64) (ReferralProgram, error)
+	// Now is the store's clock, in UTC whole seconds: the time a read
+	// computes tier periods at, as a change would.
+	Now() time.Time
+}
+
+// TierTx is the part of a transaction that changes tier and referral
+// programs.
+type TierTx interface {
+	// LockPrograms makes concurrent changes to a business's tier and
+	// referral programs wait for each other, so that "one enabled at a
+	// time" holds.
+	LockPrograms(ctx context.Context, businessID string) error
+	// Tier returns one tier program of a business with its levels, or ENotFound.
+	Tier(ctx context.Context, businessID string, id int64) (Tier, error)
+	// InsertTier stores a new program and its levels in order, setting
+	// every ID.
+	InsertTier(ctx context.Context, t *Tier) error
+	// UpdateTier stores a program's fields and makes its levels exactly
+	// t.Levels, in order: a level with an ID is updated, one without is
+	// inserted (its ID set), and the levels not listed are removed.
+	UpdateTier(ctx context.Context, t *Tier) error
+	// DisableTiers disables every program of the business but exceptID.
+	DisableTiers(ctx context.Context, businessID string, exceptID int64) error
+	// InsertReferralProgram stores a new referral program, setting its ID.
+	InsertReferralProgram(ctx context.Context, p *ReferralProgram) error
+	// UpdateReferralProgram stores a referral program's fields.
+	UpdateReferralProgram(ctx context.Context, p *ReferralProgram) error
+	// DisableReferralPrograms disables every referral program of the
+	// business but exceptID.
+	DisableReferralPrograms(ctx context.Context, businessID string, exceptID int64) error
+}
