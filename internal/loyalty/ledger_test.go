@@ -220,3 +220,47 @@ func TestCancelWritesReversingEntryOnce(t *testing.T) {
 
 // money writes cents as a JSON amount.
 func money(cents int) string { return loyalty.Money(cents).String() }
+
+// TestIdempotencyKeyActsOnceUnderConcurrency: 16 concurrent requests with
+// one Idempotency-Key write one entry, and every one gets its reply.
+func TestIdempotencyKeyActsOnceUnderConcurrency(t *testing.T) {
+	eachEngine(t, func(t *testing.T, w *world) {
+		b := w.business(t, "US")
+		c := w.create(t, b, `{"email":"retry@example.com"}`)
+		body := `{"intent":"reward","points":9,"customer":{"id":"` + c.ID + `"}}`
+		idem := func() *loyalty.Idempotency {
+			return &loyalty.Idempotency{Key: "order-42", Hash: []byte("same body"),
+				Encode: func(e loyalty.Transaction) (int, []byte, error) { return 200, []byte(itoa(int(e.ID))), nil }}
+		}
+		var wg sync.WaitGroup
+		replies := make([]string, 16)
+		for i := range replies {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e, prev, err := w.ledger().Create(w.ctx, b, txInput(t, body), idem())
+				switch {
+				case err != nil:
+					t.Errorf("request %d: %v", i, err)
+				case prev != nil:
+					replies[i] = string(prev.Body)
+				default:
+					replies[i] = itoa(int(e.ID))
+				}
+			}()
+		}
+		wg.Wait()
+		for _, r := range replies {
+			if r == "" || r != replies[0] {
+				t.Fatalf("replies differ: %v", replies)
+			}
+		}
+		if points, _, n := w.ledgerSums(t, b, c.ID); points != 9 || n != 1 {
+			t.Fatalf("%d entries, %d points; want one reward of 9", n, points)
+		}
+		other := &loyalty.Idempotency{Key: "order-42", Hash: []byte("another body"), Encode: idem().Encode}
+		if _, _, err := w.ledger().Create(w.ctx, b, txInput(t, body), other); loyalty.ErrorCode(err) != loyalty.EInvalid {
+			t.Fatalf("same key, other body: %v, want EInvalid", err)
+		}
+	})
+}
