@@ -11,13 +11,16 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
+	"github.com/loyalty/loyalty/internal/outbox"
 	"github.com/loyalty/loyalty/internal/ratelimit"
 	"github.com/loyalty/loyalty/internal/sqlstore"
+	"github.com/loyalty/loyalty/internal/web"
 )
 
 // Config is everything the service is started with.
@@ -28,6 +31,27 @@ type Config struct {
 	Redis   string // redis:// URL for limits shared between instances; empty: in memory
 	Logger  *slog.Logger
 	Limits  httpapi.Limits // zero: the spec's limits
+	// TLSCert and TLSKey (PEM files) make Serve answer HTTPS.
+	TLSCert, TLSKey string
+	// BehindProxy trusts X-Forwarded-Proto from TrustedProxies (CIDRs or
+	// IPs; loopback when empty) to tell HTTPS from plain HTTP.
+	BehindProxy    bool
+	TrustedProxies []string
+	// SMTP and SMSGateway name the outbox senders: "" or "file:" writes
+	// under <DataDir>/outbox, smtp://host:port sends e-mail by SMTP, an
+	// http(s) URL posts text messages to a gateway.
+	SMTP       string
+	SMSGateway string
+	// NoOutbox keeps this process from delivering messages (admin commands).
+	NoOutbox bool
+}
+
+// dataDir is the data directory, ./data by default.
+func (c Config) dataDir() string {
+	if c.DataDir == "" {
+		return "data"
+	}
+	return c.DataDir
 }
 
 // DSN returns the database the config names.
@@ -50,7 +74,13 @@ type App struct {
 	Hasher  *oauth.Hasher
 	Limiter ratelimit.Limiter
 	API     *httpapi.Server
-	handler http.Handler
+	Web     *web.Server // the portals and the consent pages
+	// Outbox delivers queued e-mails and text messages; it starts with
+	// Handler or Serve and stops with Close.
+	Outbox     *outbox.Worker
+	handler    http.Handler
+	outboxOnce sync.Once
+	stopOutbox func()
 }
 
 // Open connects to the database, applies migrations and builds the service.
@@ -89,6 +119,11 @@ func (a *App) init(ctx context.Context) error {
 	} else {
 		a.Limiter = ratelimit.NewMemory()
 	}
+	senders, err := outbox.Senders(a.Config.SMTP, a.Config.SMSGateway, a.Config.dataDir())
+	if err != nil {
+		return err
+	}
+	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	customers := &loyalty.CustomerService{Store: a.DB}
 	a.API = &httpapi.Server{
 		Store:        a.DB,
@@ -98,17 +133,37 @@ func (a *App) init(ctx context.Context) error {
 		Limiter:      a.Limiter,
 		Limits:       a.Config.Limits,
 		Logger:       a.Config.Logger,
+		Users:        httpapi.UserAPI{ImageDir: filepath.Join(a.Config.dataDir(), "images"), Notify: a.Outbox.Wake},
 	}
-	a.handler = a.API.Handler()
+	if err := a.initWeb(); err != nil {
+		return err
+	}
+	a.handler = a.Web.RequireHTTPS(a.API.Handler())
 	return nil
 }
 
-// Handler is the service's HTTP handler.
-func (a *App) Handler() http.Handler { return a.handler }
+// Handler is the service's HTTP handler. Asking for it starts the outbox
+// worker (once), after the caller had its chance to configure the app.
+func (a *App) Handler() http.Handler {
+	a.startOutbox()
+	return a.handler
+}
+
+// startOutbox starts delivering messages, once, unless NoOutbox is set.
+func (a *App) startOutbox() {
+	a.outboxOnce.Do(func() {
+		if !a.Config.NoOutbox && a.Outbox != nil {
+			a.stopOutbox = a.Outbox.Start(context.Background())
+		}
+	})
+}
 
 // Close releases the database and the limiter.
 func (a *App) Close() error {
 	var errs []error
+	if a.stopOutbox != nil {
+		a.stopOutbox()
+	}
 	if a.Limiter != nil {
 		errs = append(errs, a.Limiter.Close())
 	}
@@ -129,8 +184,9 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(a.Config.Logger.Handler(), slog.LevelWarn),
 	}
+	a.startOutbox()
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- a.serve(srv, ln) }()
 	a.Config.Logger.Info("listening", "addr", ln.Addr().String(), "db", a.DB.Dialect())
 	select {
 	case err := <-errc:

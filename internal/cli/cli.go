@@ -68,11 +68,20 @@ func serveCmd(stderr io.Writer) *ucli.Command {
 		Usage: "run the HTTP API",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "listen address", Sources: ucli.EnvVars("LOYALTY_ADDR")},
+			&ucli.StringFlag{Name: "tls-cert", Usage: "PEM certificate (chain) file: serve HTTPS", Sources: ucli.EnvVars("LOYALTY_TLS_CERT")},
+			&ucli.StringFlag{Name: "tls-key", Usage: "PEM private key file of --tls-cert", Sources: ucli.EnvVars("LOYALTY_TLS_KEY")},
+			&ucli.BoolFlag{Name: "behind-proxy", Usage: "TLS ends at a proxy: trust its X-Forwarded-Proto and X-Forwarded-For", Sources: ucli.EnvVars("LOYALTY_BEHIND_PROXY")},
+			&ucli.StringSliceFlag{Name: "trusted-proxies", Usage: "proxy addresses (CIDRs or IPs, comma-separated) trusted with --behind-proxy (default loopback)", Sources: ucli.EnvVars("LOYALTY_TRUSTED_PROXIES")},
 			&ucli.StringFlag{Name: "redis", Usage: "redis:// URL to share rate limits between instances", Sources: ucli.EnvVars("LOYALTY_REDIS")},
+			&ucli.StringFlag{Name: "smtp", Usage: "smtp://[user:pass@]host:port[?from=ADDR] for e-mail (default file: writes .eml files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMTP")},
+			&ucli.StringFlag{Name: "sms-gateway", Usage: "http(s) URL receiving a JSON POST {to, body} per text message (default file: writes .txt files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMS_GATEWAY")},
 		},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			cfg := config(cmd, stderr)
 			cfg.Addr, cfg.Redis = cmd.String("addr"), cmd.String("redis")
+			cfg.TLSCert, cfg.TLSKey = cmd.String("tls-cert"), cmd.String("tls-key")
+			cfg.BehindProxy, cfg.TrustedProxies = cmd.Bool("behind-proxy"), cmd.StringSlice("trusted-proxies")
+			cfg.SMTP, cfg.SMSGateway = cmd.String("smtp"), cmd.String("sms-gateway")
 			slog.SetDefault(cfg.Logger)
 			a, err := app.Open(ctx, cfg)
 			if err != nil {
@@ -190,6 +199,7 @@ func adminCmd(stdout, stderr io.Writer) *ucli.Command {
 					},
 				}},
 			},
+			supportCmd(stdout, stderr),
 			{
 				Name: "app", Usage: "manage registered apps",
 				Commands: []*ucli.Command{

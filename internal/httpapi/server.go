@@ -51,6 +51,8 @@ type Server struct {
 	// Pages, when set, registers the server-rendered pages (portals and
 	// the authorization flow) on the same mux.
 	Pages interface{ Register(*http.ServeMux) }
+	// Users configures the user API (images, outbox wake-up).
+	Users UserAPI
 
 	metrics *metrics
 	mux     *http.ServeMux

@@ -34,6 +34,7 @@ func (s *Server) tokenEndpoint() http.Handler {
 			GrantType: f.Get("grant_type"), ClientID: f.Get("client_id"), ClientSecret: f.Get("client_secret"),
 			Username: f.Get("username"), Password: f.Get("password"), Scope: f.Get("scope"),
 			RefreshToken: f.Get("refresh_token"), AppKeyForm: f.Get("application_key"),
+			Code: f.Get("code"), RedirectURI: f.Get("redirect_uri"), CodeVerifier: f.Get("code_verifier"),
 		}
 		if id, secret, ok := r.BasicAuth(); ok && req.ClientID == "" {
 			req.ClientID, req.ClientSecret = id, secret

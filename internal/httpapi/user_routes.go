@@ -1,6 +1,150 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+	"path/filepath"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/oauth"
+)
+
+// UserAPI is what the user API needs beyond the store.
+type UserAPI struct {
+	ImageDir string // where profile images are kept; default data/images
+	Notify   func() // wakes the outbox worker once a message is queued
+	ResetURL string // page a PIN-reset message links to; none when empty
+}
+
+// users holds the user API's handlers and the service they call.
+type users struct {
+	s      *Server
+	svc    *loyalty.UserService
+	images string
+	cat    *catalog
+}
+
+// userCtx is what a user-API request carries: the program of its
+// Application Key and, on calls with a token, the token's user.
+type userCtx struct {
+	program loyalty.Program
+	userID  string
+}
+
+// userHandler is a user-API handler that returns its error for the
+// wrapper to write in the user API's shape.
+type userHandler func(w http.ResponseWriter, r *http.Request, uc *userCtx) error
 
 // userRoutes registers the user API.
-func (s *Server) userRoutes(m *http.ServeMux) {}
+func (s *Server) userRoutes(m *http.ServeMux) {
+	customers := s.Customers
+	if customers == nil {
+		customers = &loyalty.CustomerService{Store: s.Store}
+	}
+	u := &users{s: s, images: s.Users.ImageDir, cat: &catalog{s: s}}
+	if u.images == "" {
+		u.images = filepath.Join("data", "images")
+	}
+	u.svc = &loyalty.UserService{Store: s.Store, Customers: customers, Hash: s.OAuth.Hash,
+		Notify: s.Users.Notify, ResetURL: s.Users.ResetURL}
+
+	m.Handle("GET /users", s.userAPI(u.listUsers))
+	m.Handle("POST /users", s.userOpen(u.createUser))
+	m.Handle("POST /users/credentials/verification", s.userOpen(u.verify))
+	m.Handle("POST /users/pincode/reset-request", s.userOpen(u.resetRequest))
+	m.Handle("POST /users/pincode/reset", s.userOpen(u.reset))
+	m.Handle("GET /users/{user_id}", s.userAPI(u.getUser))
+	m.Handle("PATCH /users/{user_id}", s.userAPI(u.updateUser))
+	m.Handle("POST /users/{user_id}/images", s.userAPI(u.uploadImage))
+	m.Handle("GET /users/{user_id}/rewards", s.userAPI(u.rewards))
+	m.Handle("GET /users/{user_id}/offers", s.userAPI(u.offers))
+	m.Handle("GET /users/{user_id}/offers/{offer_id}", s.userAPI(u.offer))
+	m.Handle("GET /users/{user_id}/giftcards", s.userAPI(u.giftcards))
+	m.Handle("GET /users/{user_id}/giftcards/{giftcard_id}", s.userAPI(u.giftcard))
+	m.Handle("GET /users/{user_id}/businesses", s.userAPI(u.businesses))
+	m.Handle("GET /users/{user_id}/businesses/{business_id}", s.userAPI(u.business))
+	m.Handle("GET /images/{name}", http.HandlerFunc(u.serveImage))
+}
+
+// userAPI wraps a user-API handler that needs a token: version, rate
+// limit (per token, per IP without one), Application Key, a bearer token
+// with the user scope issued under the same key, and a {user_id} that is
+// "me" or the token's own user.
+func (s *Server) userAPI(h userHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.limit(w, r, userAPI, limitKey("u", r), s.Limits.User) {
+			return
+		}
+		if !acceptable(r.Header.Get("Accept")) {
+			writeStatus(w, userAPI, http.StatusNotAcceptable, "Only version 1 of the API is available (Accept: application/vnd.loyalty.api.v1+json).")
+			return
+		}
+		rc, err := s.authenticate(r, oauth.ScopeUser)
+		if loyalty.ErrorCode(err) == loyalty.EUnauthorized && bearer(r) != "" &&
+			!s.limit(w, r, userAPI, "u:ip:"+clientIP(r), s.Limits.User) {
+			// Made-up tokens each get a fresh budget above; failures also
+			// spend the client's IP budget so guessing cannot escape it.
+			return
+		}
+		var uc *userCtx
+		if err == nil {
+			uc, err = s.userContext(r, rc)
+		}
+		if err == nil {
+			err = h(w, r, uc)
+		}
+		if err != nil {
+			s.writeError(w, r, userAPI, err)
+		}
+	})
+}
+
+// userContext checks the path's user against the token and reads the
+// program of the key.
+func (s *Server) userContext(r *http.Request, rc *reqCtx) (*userCtx, error) {
+	if rc.token.SubjectKind != "user" {
+		return nil, loyalty.Errorf(loyalty.EForbidden, "This token does not belong to a user.")
+	}
+	if id := r.PathValue("user_id"); id != "" {
+		if err := loyalty.Self(id, rc.token.SubjectID); err != nil {
+			return nil, err
+		}
+	}
+	p, err := s.Store.Program(r.Context(), rc.tenant)
+	if err != nil {
+		return nil, err
+	}
+	return &userCtx{program: p, userID: rc.token.SubjectID}, nil
+}
+
+// userOpen wraps the user-API calls that need only the Application Key
+// (create a user, verify, PIN reset): version, a rate limit per client IP,
+// and the key.
+func (s *Server) userOpen(h userHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.limit(w, r, userAPI, "uo:ip:"+clientIP(r), s.Limits.User) {
+			return
+		}
+		if !acceptable(r.Header.Get("Accept")) {
+			writeStatus(w, userAPI, http.StatusNotAcceptable, "Only version 1 of the API is available (Accept: application/vnd.loyalty.api.v1+json).")
+			return
+		}
+		err := func() error {
+			key := r.Header.Get("X-Application-Key")
+			if key == "" {
+				return loyalty.Errorf(loyalty.EUnauthorized, "The X-Application-Key header is required.")
+			}
+			t, err := s.Store.Tenant(r.Context(), key)
+			if err != nil {
+				return err
+			}
+			p, err := s.Store.Program(r.Context(), t)
+			if err != nil {
+				return err
+			}
+			return h(w, r, &userCtx{program: p})
+		}()
+		if err != nil {
+			s.writeError(w, r, userAPI, err)
+		}
+	})
+}

@@ -14,6 +14,7 @@ type Store interface {
 	LedgerReader
 	CatalogReader
 	TierReader
+	UserReader
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -55,6 +56,7 @@ type Tx interface {
 	LedgerTx
 	CatalogTx
 	TierTx
+	UserTx
 }
 
 // Tier is a business's tier program: how levels are reached and when

@@ -46,6 +46,7 @@ type App struct {
 	GrantType   string
 	API         string
 	Status      string
+	DeveloperID string // the developer who registered it; empty for apps support created
 	CreatedAt   time.Time
 }
 
@@ -57,6 +58,7 @@ type NewApp struct {
 	GrantType   string
 	API         string
 	Approve     bool
+	DeveloperID string // set when a developer registers the app in the portal
 }
 
 // CreatedApp is a registered app with its client secret, shown only once.
@@ -99,6 +101,8 @@ func (n *NewApp) Validate() error {
 
 // Store is the storage the authorization server needs.
 type Store interface {
+	PortalStore
+	CodeStore
 	InsertApp(ctx context.Context, a *App) error
 	AppByClientID(ctx context.Context, clientID string) (App, error)
 	SetAppStatus(ctx context.Context, clientID, status string) error

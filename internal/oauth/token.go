@@ -83,6 +83,9 @@ type TokenRequest struct {
 	Password     string
 	Scope        string
 	RefreshToken string
+	Code         string // authorization_code grant: the code, the callback it was sent to, the PKCE verifier
+	RedirectURI  string
+	CodeVerifier string
 	Tenant       loyalty.Tenant // resolved from X-Application-Key
 	AppKeyForm   string         // the application_key form field
 	Country      string         // how to read a local phone username
@@ -126,7 +129,7 @@ func (s *Server) Token(ctx context.Context, r TokenRequest) (TokenResponse, erro
 	case "":
 		return TokenResponse{}, errInvalidRequest("The grant_type parameter is required.")
 	case GrantCode:
-		return TokenResponse{}, errUnauthorizedClient("The authorization_code grant is not enabled for this app.")
+		return s.authorizationCode(ctx, app, r)
 	default:
 		return TokenResponse{}, &Error{Status: http.StatusBadRequest, Code: "unsupported_grant_type", Description: "The grant type is not supported."}
 	}
@@ -185,30 +188,8 @@ func (s *Server) password(ctx context.Context, app App, r TokenRequest) (TokenRe
 		login, err = s.userLogin(ctx, r)
 	}
 	now := s.now()
-	if err != nil && loyalty.ErrorCode(err) != loyalty.ENotFound {
+	if err := s.verifyLogin(ctx, login, err, r.Password, now); err != nil {
 		return TokenResponse{}, err
-	}
-	if err == nil && login.LockedUntil.After(now) {
-		secs := int(login.LockedUntil.Sub(now).Seconds()) + 1
-		return TokenResponse{}, &Error{Status: http.StatusTooManyRequests, Code: "invalid_grant",
-			Description: "Too many failed attempts; try again later.", RetryAfter: secs}
-	}
-	hash := login.Hash
-	if err != nil || hash == "" {
-		hash = s.dummy
-	}
-	ok, verr := s.Hash.VerifyPassword(ctx, hash, r.Password)
-	if verr != nil {
-		return TokenResponse{}, verr
-	}
-	if err != nil || login.Hash == "" {
-		return TokenResponse{}, errInvalidGrant("The user credentials were incorrect.")
-	}
-	if rerr := s.Store.RecordLogin(ctx, login.Kind, login.ID, ok, now); rerr != nil {
-		return TokenResponse{}, rerr
-	}
-	if !ok {
-		return TokenResponse{}, errInvalidGrant("The user credentials were incorrect.")
 	}
 	t := Token{ID: loyalty.NewID(), AppID: app.ID, TenantID: r.Tenant.ID(), BusinessID: login.BusinessID,
 		SubjectKind: login.Kind, SubjectID: login.ID, Scope: ScopeOf(app.API)}
@@ -318,7 +299,7 @@ func (s *Server) CreateApp(ctx context.Context, n NewApp) (CreatedApp, error) {
 	secret := RandomToken()
 	a := App{ID: loyalty.NewID(), ClientID: loyalty.NewID(), SecretHash: s.Hash.Token(secret),
 		Name: n.Name, Description: n.Description, RedirectURI: n.RedirectURI, GrantType: n.GrantType, API: n.API,
-		Status: AppPending, CreatedAt: s.now()}
+		Status: AppPending, DeveloperID: n.DeveloperID, CreatedAt: s.now()}
 	if n.Approve {
 		a.Status = AppApproved
 	}

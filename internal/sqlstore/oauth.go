@@ -14,8 +14,9 @@ import (
 // InsertApp registers an app.
 func (d *DB) InsertApp(ctx context.Context, a *oauth.App) error {
 	_, err := d.wdb.ExecContext(ctx, `INSERT INTO apps (id, client_id, secret_hash, name, description, redirect_uri, grant_type, api,
-		status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		a.ID, a.ClientID, a.SecretHash, a.Name, a.Description, a.RedirectURI, a.GrantType, a.API, a.Status, a.CreatedAt.UTC(), a.CreatedAt.UTC())
+		status, created_at, updated_at, developer_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		a.ID, a.ClientID, a.SecretHash, a.Name, a.Description, a.RedirectURI, a.GrantType, a.API, a.Status, a.CreatedAt.UTC(), a.CreatedAt.UTC(),
+		nullString(a.DeveloperID))
 	return dbError(err)
 }
 
@@ -84,10 +85,7 @@ func (d *DB) UserLogin(ctx context.Context, emailOrPhone string, businessIDs []s
 // RecordLogin counts a failed sign-in (locking the account for
 // oauth.LockFor at oauth.MaxFailures) or clears the count after a good one.
 func (d *DB) RecordLogin(ctx context.Context, kind, id string, ok bool, now time.Time) error {
-	table := "owners"
-	if kind == "user" {
-		table = "users"
-	}
+	table := loginTable(kind)
 	var err error
 	if ok {
 		_, err = d.wdb.ExecContext(ctx, `UPDATE `+table+` SET failed_logins = 0, locked_until = NULL WHERE id = $1 AND failed_logins > 0`, id)

@@ -1,0 +1,295 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/loyalty/loyalty/internal/app"
+	"github.com/loyalty/loyalty/internal/cli"
+	"github.com/loyalty/loyalty/internal/httpapi"
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/testenv"
+)
+
+// browserCtx is the one headless Chromium every test opens its own
+// isolated browser contexts in (cookies are per host, not per port, so
+// tests must not share one).
+var browserCtx context.Context
+
+// TestMain starts one Chromium for the package, or skips without one.
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	path := chromiumPath()
+	if path == "" {
+		fmt.Println("e2e/browser: no Chromium (apt-get install chromium, or set LOYALTY_CHROMIUM); skipping the browser tests")
+		return 0
+	}
+	dir, err := os.MkdirTemp("", "loyalty-chromium-")
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox, // CI runs as root
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.UserDataDir(dir),
+		chromedp.WindowSize(1280, 900),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	// Start the browser now, once, so no test pays for it.
+	if err := chromedp.Do(ctx); err != nil {
+		fmt.Println("e2e/browser: start Chromium:", err)
+		return 1
+	}
+	browserCtx = ctx
+	return m.Run()
+}
+
+func chromiumPath() string {
+	if p := os.Getenv("LOYALTY_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// roomy limits keep the API's rate limiter out of the way.
+var roomy = httpapi.Limits{Business: 100000, User: 100000, Token: 100000, Window: time.Minute}
+
+// site is the running service on a fresh database, with one business.
+type site struct {
+	app   *app.App
+	dsn   string
+	url   string
+	owner owner
+	n     atomic.Int64
+}
+
+// owner is a business and its owner's credentials.
+type owner struct {
+	BusinessID, Key, Email, Password string
+}
+
+// engines runs fn once per database engine, in parallel.
+func engines(t *testing.T, fn func(t *testing.T, s *site)) {
+	t.Helper()
+	t.Parallel()
+	for _, engine := range testenv.Engines() {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			fn(t, newSite(t, engine))
+		})
+	}
+}
+
+func newSite(t *testing.T, engine string) *site {
+	t.Helper()
+	s := &site{dsn: testenv.DSN(t, engine)}
+	a, err := app.Open(context.Background(), app.Config{DB: s.dsn, DataDir: t.TempDir(), Limits: roomy,
+		Logger: slog.New(slog.NewJSONHandler(&testLog{t: t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		t.Fatalf("app.Open: %v", err)
+	}
+	t.Cleanup(func() { a.Close() })
+	srv := httptest.NewServer(a.Handler())
+	t.Cleanup(srv.Close)
+	s.app, s.url = a, srv.URL
+	s.owner = owner{Email: "owner-" + s.unique() + "@cafe.example", Password: "owner-pass-" + s.unique()}
+	b, err := a.CreateBusiness(context.Background(), loyalty.NewBusiness{Name: "Corner Cafe", LoyaltyType: loyalty.PerSpend,
+		OwnerEmail: s.owner.Email, OwnerPassword: s.owner.Password})
+	if err != nil {
+		t.Fatalf("CreateBusiness: %v", err)
+	}
+	s.owner.BusinessID, s.owner.Key = b.BusinessID, b.ApplicationKey
+	return s
+}
+
+func (s *site) unique() string { return fmt.Sprint(s.n.Add(1)) }
+
+// testLog sends the server's warnings and errors to the test log.
+type testLog struct{ t *testing.T }
+
+// Write implements io.Writer.
+func (l *testLog) Write(p []byte) (int, error) {
+	l.t.Log("server: " + strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// admin runs the loyalty command line on the site's database.
+func (s *site) admin(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	var out, errb bytes.Buffer
+	all := append([]string{"loyalty", "--db", s.dsn, "--data-dir", t.TempDir(), "--json"}, args...)
+	if err := cli.Run(context.Background(), all, &out, &errb); err != nil {
+		t.Fatalf("loyalty %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
+		t.Fatalf("loyalty %s: output %q: %v", strings.Join(args, " "), out.String(), err)
+	}
+	return m
+}
+
+// tab is one person's browser: an isolated browser context (its own
+// cookies) with a tab in it.
+type tab struct {
+	t    *testing.T
+	ctx  context.Context
+	name string
+}
+
+// newTab opens a browser for who. When the test fails, the page the tab
+// shows is saved as a screenshot under the test's temporary directory;
+// with LOYALTY_SCREENSHOTS=dir, every key page is saved there too.
+func newTab(t *testing.T, who string) *tab {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	dir := t.TempDir()
+	b := &tab{t: t, ctx: ctx, name: who}
+	t.Cleanup(func() {
+		if t.Failed() {
+			b.save(filepath.Join(dir, who+"-failure.png"))
+		}
+		cancel()
+	})
+	// The first run creates the tab, which lives as long as the context it
+	// ran with: the tab's own, not a step's.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("open a browser tab: %v", err)
+	}
+	return b
+}
+
+// save writes a screenshot of the whole page to path.
+func (b *tab) save(path string) {
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		b.t.Logf("screenshot of %s's page: %v", b.name, err)
+		return
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Logf("screenshot: %v", err)
+		return
+	}
+	b.t.Logf("screenshot of %s's page: %s", b.name, path)
+}
+
+var shotMu sync.Mutex
+
+// keyPage saves a screenshot of a key page when LOYALTY_SCREENSHOTS names
+// a directory.
+func (b *tab) keyPage(name string) {
+	dir := os.Getenv("LOYALTY_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	shotMu.Lock()
+	defer shotMu.Unlock()
+	b.save(filepath.Join(dir, strings.ReplaceAll(b.t.Name(), "/", "_")+"-"+name+".png"))
+}
+
+// stepTimeout bounds each step: waiting for an element never hangs a test.
+const stepTimeout = 15 * time.Second
+
+// run calls f with the tab's context bounded by stepTimeout.
+func (b *tab) run(f func(context.Context, ...chromedp.Action[chromedp.Void]) error, steps ...chromedp.Action[chromedp.Void]) error {
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	return f(ctx, steps...)
+}
+
+// do runs steps and fails the test at the first error.
+func (b *tab) do(steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := b.run(chromedp.Do, steps...); err != nil {
+		loc, _ := b.location()
+		b.t.Fatalf("%s's browser at %s: %v", b.name, loc, err)
+	}
+}
+
+// location is the URL the tab shows.
+func (b *tab) location() (string, error) {
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	return chromedp.Run(ctx, chromedp.Location())
+}
+
+// open navigates to url and waits for the page named page.
+func (b *tab) open(url, page string) {
+	b.t.Helper()
+	b.do(chromedp.Navigate(url), waitPage(page))
+}
+
+// submit clicks a button and waits for the page named page.
+func (b *tab) submit(button, page string) {
+	b.t.Helper()
+	b.do(chromedp.Click(chromedp.CSS(button)), waitPage(page))
+}
+
+// fill sets the values of the inputs named by CSS selectors (typing key
+// by key is kept for the one test of keyboard use, see toConsent).
+func (b *tab) fill(fields ...string) {
+	b.t.Helper()
+	for i := 0; i+1 < len(fields); i += 2 {
+		b.do(chromedp.SetValue(chromedp.CSS(fields[i]), fields[i+1]))
+	}
+}
+
+// text returns the visible text of the first element matching sel.
+func (b *tab) text(sel string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		b.t.Fatalf("%s's browser: text of %s: %v", b.name, sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+// waitPage waits until the page rendered from template name is shown.
+func waitPage(name string) chromedp.Action[chromedp.Void] {
+	return chromedp.WaitVisible(chromedp.CSS(`main[data-page="` + name + `"]`))
+}
+
+// eval evaluates a JavaScript boolean expression in the page.
+func (b *tab) eval(js string) bool {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+	if err != nil {
+		b.t.Fatalf("%s's browser: evaluate %s: %v", b.name, js, err)
+	}
+	return v
+}

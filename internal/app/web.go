@@ -1,0 +1,50 @@
+package app
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+
+	"github.com/loyalty/loyalty/internal/web"
+)
+
+// initWeb builds the server-rendered pages and hangs them on the API's mux.
+func (a *App) initWeb() error {
+	c := a.Config
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return fmt.Errorf("https: --tls-cert and --tls-key go together")
+	}
+	if c.TLSCert != "" {
+		// Fail at start, not at the first connection.
+		if _, err := tls.LoadX509KeyPair(c.TLSCert, c.TLSKey); err != nil {
+			return fmt.Errorf("https: %w", err)
+		}
+	}
+	proxies, err := web.ParseProxies(c.TrustedProxies)
+	if err != nil {
+		return err
+	}
+	a.Web, err = web.New(web.Config{
+		OAuth:     a.OAuth,
+		Store:     a.DB,
+		Limiter:   a.Limiter,
+		Transport: web.Transport{BehindProxy: c.BehindProxy, TrustedProxies: proxies},
+		Logger:    c.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	a.API.Pages = a.Web
+	return nil
+}
+
+// serve answers on ln: HTTPS when a certificate is configured, plain
+// HTTP otherwise.
+func (a *App) serve(srv *http.Server, ln net.Listener) error {
+	if a.Config.TLSCert == "" {
+		return srv.Serve(ln)
+	}
+	srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	return srv.ServeTLS(ln, a.Config.TLSCert, a.Config.TLSKey)
+}

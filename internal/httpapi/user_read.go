@@ -1,0 +1,347 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// userBusinessJSON is a business as the user API shows it (spec 2.9).
+type userBusinessJSON struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	About       *string      `json:"about"`
+	LoyaltyType string       `json:"loyalty_type"`
+	Category    *struct{}    `json:"category"`
+	Logo        imagesJSON   `json:"logo"`
+	CoverPhoto  imagesJSON   `json:"cover_photo"`
+	Balance     *balanceJSON `json:"balance,omitempty"`
+}
+
+// sameImage is one picture offered in every size.
+func sameImage(path string) imagesJSON {
+	p := nullable(path)
+	return imagesJSON{Large: p, Medium: p, Thumbnail: p}
+}
+
+func toUserBusinessJSON(m loyalty.Membership, withBalance bool) userBusinessJSON {
+	b := m.Business
+	out := userBusinessJSON{ID: b.ID, Name: b.Name, About: nullable(b.About), LoyaltyType: b.LoyaltyType,
+		Logo: sameImage(b.Logo), CoverPhoto: sameImage(b.Cover)}
+	if withBalance {
+		out.Balance = &balanceJSON{Points: m.Balance.Points, Giftcard: m.Balance.Giftcard}
+	}
+	return out
+}
+
+// userIncluded builds the included object of GET|PATCH /users/{id}.
+func (u *users) userIncluded(r *http.Request, uc *userCtx, p loyalty.Person, include map[string]bool) (map[string]any, error) {
+	ctx := r.Context()
+	ms, err := u.svc.Memberships(ctx, uc.program, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	included := map[string]any{}
+	if include["businesses"] {
+		// With a coalition key each business carries its own balance.
+		perBusiness := include["balance"] && uc.program.Tenant.CoalitionID != ""
+		list := make([]userBusinessJSON, len(ms))
+		for i, m := range ms {
+			list[i] = toUserBusinessJSON(m, perBusiness)
+		}
+		included["businesses"] = list
+	}
+	if include["balance"] {
+		t := loyalty.Total(ms)
+		included["balance"] = balanceJSON{Points: t.Points, Giftcard: t.Giftcard}
+	}
+	if include["coalition"] {
+		var c any
+		if id := uc.program.Tenant.CoalitionID; id != "" {
+			c = map[string]string{"id": id, "name": uc.program.CoalitionName}
+		}
+		included["coalition"] = c
+	}
+	if include["user_emails"] || include["user_phone_numbers"] {
+		emails, phones := contactsJSON(p)
+		if include["user_emails"] {
+			included["user_emails"] = emails
+		}
+		if include["user_phone_numbers"] {
+			included["user_phone_numbers"] = phones
+		}
+	}
+	if err := u.catalogIncluded(r, p.ID, ms, include, included); err != nil {
+		return nil, err
+	}
+	if include["coupons"] {
+		list, err := u.svc.Coupons(ctx, p.ID, ms)
+		if err != nil {
+			return nil, err
+		}
+		coupons := make([]*couponJSON, len(list))
+		for i, c := range list {
+			coupons[i] = toCouponJSON(c)
+		}
+		included["coupons"] = coupons
+	}
+	return included, nil
+}
+
+// catalogIncluded adds what the businesses of ms offer, as named by
+// include: branches, catalog_items, offers, giftcards, products and
+// social_media (the last two are not kept and always empty).
+func (u *users) catalogIncluded(r *http.Request, userID string, ms []loyalty.Membership, include map[string]bool, included map[string]any) error {
+	ctx := r.Context()
+	for _, name := range []string{"products", "social_media"} {
+		if include[name] {
+			included[name] = []any{}
+		}
+	}
+	if include["branches"] {
+		list := []branchJSON{}
+		for _, m := range ms {
+			branches, err := u.s.Store.Branches(ctx, m.Business.ID)
+			if err != nil {
+				return err
+			}
+			for _, b := range branches {
+				list = append(list, toBranchJSON(b))
+			}
+		}
+		included["branches"] = list
+	}
+	if include["catalog_items"] {
+		_, items, err := u.svc.Rewards(ctx, ms)
+		if err != nil {
+			return err
+		}
+		included["catalog_items"] = rewardsJSON(items)
+	}
+	if include["offers"] {
+		list, err := u.userOffers(r, userID, ms, nil)
+		if err != nil {
+			return err
+		}
+		included["offers"] = list
+	}
+	if include["giftcards"] {
+		list, err := u.userGiftcards(r, ms, nil)
+		if err != nil {
+			return err
+		}
+		included["giftcards"] = list
+	}
+	return nil
+}
+
+func rewardsJSON(list []loyalty.Reward) []rewardJSON {
+	out := make([]rewardJSON, len(list))
+	for i, rw := range list {
+		out[i] = toRewardJSON(rw)
+	}
+	return out
+}
+
+// userOffers lists the offers the user sees, with their branch when rel
+// asks for it.
+func (u *users) userOffers(r *http.Request, userID string, ms []loyalty.Membership, rel map[string]bool) ([]customerOfferJSON, error) {
+	list, err := u.svc.Offers(r.Context(), userID, ms)
+	if err != nil {
+		return nil, err
+	}
+	picker := u.pickers(r, rel)
+	out := make([]customerOfferJSON, len(list))
+	for i, co := range list {
+		j, err := u.offerJSON(co, picker)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = j
+	}
+	return out, nil
+}
+
+// pickers returns a function giving the branch picker of a business,
+// reading each business's branches once.
+func (u *users) pickers(r *http.Request, rel map[string]bool) func(businessID string) (*branchPicker, error) {
+	seen := map[string]*branchPicker{}
+	return func(businessID string) (*branchPicker, error) {
+		if p, ok := seen[businessID]; ok {
+			return p, nil
+		}
+		p, err := u.cat.branchPicker(r.Context(), businessID, rel)
+		seen[businessID] = p
+		return p, err
+	}
+}
+
+// offerJSON is one offer as the user sees it.
+func (u *users) offerJSON(co loyalty.CustomerOffer, picker func(string) (*branchPicker, error)) (customerOfferJSON, error) {
+	out := customerOfferJSON{offerJSON: toOfferJSON(co.Offer), Actions: []actionJSON{}}
+	p, err := picker(co.BusinessID)
+	if err != nil {
+		return out, err
+	}
+	out.Branch = p.of(co.BranchIDs)
+	if co.CouponTypeID != 0 {
+		state := co.CouponTypeID
+		out.CouponTypeID = &state
+	}
+	for _, a := range co.Actions {
+		out.Actions = append(out.Actions, actionJSON{Type: a})
+	}
+	return out, nil
+}
+
+// userGiftcards lists the gift cards on sale to the user.
+func (u *users) userGiftcards(r *http.Request, ms []loyalty.Membership, rel map[string]bool) ([]giftcardJSON, error) {
+	list, err := u.svc.Giftcards(r.Context(), ms)
+	if err != nil {
+		return nil, err
+	}
+	picker := u.pickers(r, rel)
+	out := make([]giftcardJSON, len(list))
+	for i, g := range list {
+		p, err := picker(g.BusinessID)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = toGiftcardJSON(g, p)
+	}
+	return out, nil
+}
+
+// memberships reads the user's memberships among the key's businesses.
+func (u *users) memberships(r *http.Request, uc *userCtx) ([]loyalty.Membership, error) {
+	return u.svc.Memberships(r.Context(), uc.program, uc.userID)
+}
+
+func (u *users) rewards(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
+	ms, err := u.memberships(r, uc)
+	if err != nil {
+		return err
+	}
+	custom, items, err := u.svc.Rewards(r.Context(), ms)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{
+		"custom_rewards": rewardsJSON(custom), "catalog_items": rewardsJSON(items)}})
+	return nil
+}
+
+func (u *users) offers(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
+	rel, err := relationships(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	ms, err := u.memberships(r, uc)
+	if err != nil {
+		return err
+	}
+	list, err := u.userOffers(r, uc.userID, ms, rel)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": list})
+	return nil
+}
+
+func (u *users) offer(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
+	rel, err := relationships(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	ms, err := u.memberships(r, uc)
+	if err != nil {
+		return err
+	}
+	co, err := u.svc.Offer(r.Context(), uc.userID, ms, r.PathValue("offer_id"))
+	if err != nil {
+		return err
+	}
+	out, err := u.offerJSON(co, u.pickers(r, rel))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	return nil
+}
+
+func (u *users) giftcards(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
+	rel, err := relationships(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	ms, err := u.memberships(r, uc)
+	if err != nil {
+		return err
+	}
+	list, err := u.userGiftcards(r, ms, rel)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": list})
+	return nil
+}
+
+func (u *users) giftcard(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
+	rel, err := relationships(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	ms, err := u.memberships(r, uc)
+	if err != nil {
+		return err
+	}
+	g, err := u.svc.Giftcard(r.Context(), ms, r.PathValue("giftcard_id"))
+	if err != nil {
+		return err
+	}
+	p, err := u.cat.branchPicker(r.Context(), g.BusinessID, rel)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": toGiftcardJSON(g, p)})
+	return nil
+}
+
+func (u *users) businesses(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
+	ms, err := u.memberships(r, uc)
+	if err != nil {
+		return err
+	}
+	list := u.svc.Businesses(uc.program, ms)
+	out := make([]userBusinessJSON, len(list))
+	for i, m := range list {
+		out[i] = toUserBusinessJSON(m, false)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	return nil
+}
+
+func (u *users) business(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
+	include, err := loyalty.ParseNames("include", r.URL.Query().Get("include"), loyalty.UserBusinessIncludes)
+	if err != nil {
+		return err
+	}
+	ms, err := u.memberships(r, uc)
+	if err != nil {
+		return err
+	}
+	m, err := u.svc.Business(ms, r.PathValue("business_id"))
+	if err != nil {
+		return err
+	}
+	resp := map[string]any{"data": toUserBusinessJSON(m, false)}
+	if len(include) > 0 {
+		included := map[string]any{}
+		if err := u.catalogIncluded(r, uc.userID, []loyalty.Membership{m}, include, included); err != nil {
+			return err
+		}
+		resp["included"] = included
+	}
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}

@@ -1,0 +1,199 @@
+package outbox_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/mail"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+
+	"github.com/loyalty/loyalty/internal/outbox"
+)
+
+// mailbox is an in-process SMTP server (github.com/emersion/go-smtp)
+// that keeps what it receives.
+type mailbox struct {
+	mu   sync.Mutex
+	got  []received
+	addr string
+}
+
+// received is one message as the SMTP server saw it.
+type received struct {
+	From string
+	To   []string
+	Data []byte
+}
+
+type smtpSession struct {
+	box *mailbox
+	cur received
+}
+
+func (s *smtpSession) Reset()        { s.cur = received{} }
+func (s *smtpSession) Logout() error { return nil }
+func (s *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
+	s.cur.From = from
+	return nil
+}
+func (s *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	s.cur.To = append(s.cur.To, to)
+	return nil
+}
+func (s *smtpSession) Data(r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.cur.Data = b
+	s.box.mu.Lock()
+	s.box.got = append(s.box.got, s.cur)
+	s.box.mu.Unlock()
+	return nil
+}
+
+// startSMTP serves SMTP on 127.0.0.1 until the test ends.
+func startSMTP(t *testing.T) *mailbox {
+	t.Helper()
+	box := &mailbox{}
+	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &smtpSession{box: box}, nil }))
+	srv.Domain = "localhost"
+	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	box.addr = ln.Addr().String()
+	return box
+}
+
+func (b *mailbox) messages() []received {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]received(nil), b.got...)
+}
+
+func TestSMTPSender(t *testing.T) {
+	box := startSMTP(t)
+	senders, err := outbox.Senders("smtp://"+box.addr+"?from=Shop%20%3Cshop@example.com%3E", "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := outbox.Message{ID: 7, Channel: outbox.Email, To: "ada@example.com", Subject: "Welcome to Café",
+		Body: "Hello,\n.leading dot survives\nToken: abc123\n", CreatedAt: time.Now()}
+	if err := senders[outbox.Email].Send(context.Background(), m); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+	got := box.messages()
+	if len(got) != 1 || got[0].From != "shop@example.com" || len(got[0].To) != 1 || got[0].To[0] != "ada@example.com" {
+		t.Fatalf("server received %+v", got)
+	}
+	msg, err := mail.ReadMessage(bytes.NewReader(got[0].Data))
+	if err != nil {
+		t.Fatalf("not an RFC 5322 message: %v", err)
+	}
+	subject, _ := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+	body, _ := io.ReadAll(msg.Body)
+	if subject != "Welcome to Café" || msg.Header.Get("To") != "ada@example.com" || msg.Header.Get("Message-Id") == "" ||
+		!strings.Contains(string(body), "\r\n.leading dot survives\r\nToken: abc123\r\n") {
+		t.Errorf("subject %q, headers %v, body %q", subject, msg.Header, body)
+	}
+
+	// A server that is not there is an error, so the worker retries.
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	dead := &outbox.SMTPSender{Addr: addr}
+	if err := dead.Send(context.Background(), m); err == nil {
+		t.Error("sending to a closed port succeeded")
+	}
+}
+
+func TestSMSGateway(t *testing.T) {
+	var mu sync.Mutex
+	var got []map[string]string
+	fail := true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		if fail {
+			fail = false
+			http.Error(w, "try later", http.StatusServiceUnavailable)
+			return
+		}
+		var m map[string]string
+		json.NewDecoder(r.Body).Decode(&m)
+		got = append(got, m)
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer srv.Close()
+	senders, err := outbox.Senders("", srv.URL+"/sms", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := outbox.Message{ID: 1, Channel: outbox.SMS, To: "+15145550100", Body: "Code: 123456\n"}
+	if err := senders[outbox.SMS].Send(context.Background(), m); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("a 503 gave %v, want an error naming it", err)
+	}
+	if err := senders[outbox.SMS].Send(context.Background(), m); err != nil {
+		t.Fatalf("send: %v", err)
+	}
+	if len(got) != 1 || got[0]["to"] != "+15145550100" || got[0]["body"] != "Code: 123456\n" {
+		t.Errorf("gateway received %v", got)
+	}
+}
+
+func TestFileSender(t *testing.T) {
+	dir := t.TempDir()
+	senders, err := outbox.Senders("", "file:", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	email := outbox.Message{ID: 12, Channel: outbox.Email, To: "bo@example.com", Subject: "Reset your PIN", Body: "Token: xyz\n", CreatedAt: time.Now()}
+	sms := outbox.Message{ID: 13, Channel: outbox.SMS, To: "+33612345678", Body: "Code: 654321\n"}
+	for _, m := range []outbox.Message{email, sms, email} {
+		if err := senders[m.Channel].Send(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "outbox", "*"))
+	if len(names) != 2 || filepath.Base(names[0]) != "0000000012.eml" || filepath.Base(names[1]) != "0000000013.txt" {
+		t.Fatalf("files %v, want one .eml and one .txt (a re-sent message replaces its file)", names)
+	}
+	data, _ := os.ReadFile(names[0])
+	msg, err := mail.ReadMessage(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf(".eml is not RFC 5322: %v", err)
+	}
+	if _, err := msg.Header.Date(); err != nil || msg.Header.Get("From") == "" || msg.Header.Get("Subject") != "Reset your PIN" {
+		t.Errorf("headers %v", msg.Header)
+	}
+	txt, _ := os.ReadFile(names[1])
+	if string(txt) != "To: +33612345678\n\nCode: 654321\n" {
+		t.Errorf(".txt holds %q", txt)
+	}
+	for _, bad := range [][2]string{{"smtp:/nohost", ""}, {"", "ftp://gateway"}, {"imap://x", ""}} {
+		if _, err := outbox.Senders(bad[0], bad[1], dir); err == nil {
+			t.Errorf("Senders(%q, %q) accepted", bad[0], bad[1])
+		}
+	}
+}

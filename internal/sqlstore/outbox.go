@@ -1,0 +1,108 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/outbox"
+)
+
+// Outbox statuses.
+const (
+	outboxPending = "pending"
+	outboxSending = "sending"
+	outboxSent    = "sent"
+	outboxFailed  = "failed"
+)
+
+// EnqueueMessage writes a message to the outbox in the transaction, due at
+// once; the worker delivers it only once the transaction commits.
+func (t *tx) EnqueueMessage(ctx context.Context, m *loyalty.Message) error {
+	m.CreatedAt = t.now
+	err := t.QueryRowContext(ctx, `INSERT INTO outbox (channel, recipient, subject, body, status, attempts, next_attempt_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+		m.Channel, m.To, m.Subject, m.Body, outboxPending, 0, t.now, t.now).Scan(&m.ID)
+	return dbError(err)
+}
+
+// DueMessages returns the ids of up to limit messages due at now, oldest
+// first: pending ones whose next attempt has come, and claimed ones whose
+// lease ran out.
+func (d *DB) DueMessages(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+	now = now.UTC()
+	rows, err := d.db.QueryContext(ctx, `SELECT id FROM outbox
+		WHERE (status = $1 AND next_attempt_at <= $2) OR (status = $3 AND lease_until <= $4)
+		ORDER BY id LIMIT $5`, outboxPending, now, outboxSending, now, limit)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, dbError(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, dbError(rows.Err())
+}
+
+// ClaimMessage leases a due message. The condition in the UPDATE decides
+// between workers racing for the same message: only one sees a row.
+func (d *DB) ClaimMessage(ctx context.Context, id int64, claim string, now, leaseUntil time.Time) (outbox.Message, bool, error) {
+	now = now.UTC()
+	m := outbox.Message{ID: id}
+	err := d.wdb.QueryRowContext(ctx, `UPDATE outbox SET status = $1, claim = $2, lease_until = $3, attempts = attempts + 1
+		WHERE id = $4 AND ((status = $5 AND next_attempt_at <= $6) OR (status = $7 AND lease_until <= $8))
+		RETURNING channel, recipient, subject, body, attempts, created_at`,
+		outboxSending, claim, leaseUntil.UTC(), id, outboxPending, now, outboxSending, now).
+		Scan(&m.Channel, &m.To, &m.Subject, &m.Body, &m.Attempts, &m.CreatedAt)
+	if err == sql.ErrNoRows {
+		return m, false, nil
+	}
+	if err != nil {
+		return m, false, dbError(err)
+	}
+	return m, true, nil
+}
+
+// MessageSent marks a message sent, if claim still holds it.
+func (d *DB) MessageSent(ctx context.Context, id int64, claim string, at time.Time) error {
+	_, err := d.wdb.ExecContext(ctx, `UPDATE outbox SET status = $1, sent_at = $2, lease_until = NULL, last_error = $3
+		WHERE id = $4 AND claim = $5`, outboxSent, at.UTC(), "", id, claim)
+	return dbError(err)
+}
+
+// MessageFailed records a failed attempt: pending again at next, or
+// failed for good when next is zero.
+func (d *DB) MessageFailed(ctx context.Context, id int64, claim, reason string, next time.Time) error {
+	status, due := outboxPending, next.UTC()
+	if next.IsZero() {
+		status, due = outboxFailed, d.now()
+	}
+	_, err := d.wdb.ExecContext(ctx, `UPDATE outbox SET status = $1, next_attempt_at = $2, lease_until = NULL, last_error = $3
+		WHERE id = $4 AND claim = $5`, status, due, reason, id, claim)
+	return dbError(err)
+}
+
+// OutboxCounts returns how many messages the outbox holds in each status.
+func (d *DB) OutboxCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT status, COUNT(*) FROM outbox GROUP BY status`)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var s string
+		var n int
+		if err := rows.Scan(&s, &n); err != nil {
+			return nil, dbError(err)
+		}
+		out[s] = n
+	}
+	return out, dbError(rows.Err())
+}

@@ -1,0 +1,146 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/oauth"
+)
+
+// hidden is a hidden form field.
+type hidden struct{ Name, Value string }
+
+// signInForm is the body of the sign-in template.
+type signInForm struct {
+	Heading string
+	Intro   string
+	Action  string
+	Submit  string
+	Hidden  []hidden
+	SignUp  bool // offer the developer sign-up link
+}
+
+// notices are the messages a redirect can ask a page to show; only these
+// fixed texts can appear, never text from the URL.
+var notices = map[string]string{
+	"signedout": "You are signed out.",
+	"welcome":   "Your developer account is ready. Register your first app below.",
+	"approved":  "The app is approved: it can now obtain tokens.",
+	"suspended": "The app is suspended: its tokens stopped working.",
+	"rotated":   "A new Application Key was issued. The old key no longer works.",
+	"revoked":   "The app's access was revoked: its access and refresh tokens no longer work.",
+}
+
+func notice(r *http.Request) string { return notices[r.URL.Query().Get("notice")] }
+
+// signedIn returns the browser's session for portal p, if it has one.
+func (s *Server) signedIn(r *http.Request, p portal) (oauth.Session, bool, error) {
+	c, err := r.Cookie(p.Cookie)
+	if err != nil {
+		return oauth.Session{}, false, nil
+	}
+	sess, err := s.OAuth.Session(r.Context(), p.Kind, c.Value)
+	if loyalty.ErrorCode(err) == loyalty.EUnauthorized {
+		return oauth.Session{}, false, nil
+	}
+	return sess, err == nil, err
+}
+
+// signIn checks the posted e-mail and password for portal p and starts a
+// new session (a new cookie value at every sign-in, so a planted one is
+// worthless). Wrong credentials are EUnauthorized, a lockout ETooMany.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request, p portal) error {
+	if ok, retry := s.allowPost(r); !ok {
+		return &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: retry,
+			Message: "Too many attempts from your network. Wait a minute and try again."}
+	}
+	email := strings.TrimSpace(r.PostForm.Get("email"))
+	login, err := s.OAuth.SignIn(r.Context(), p.Kind, email, r.PostForm.Get("password"))
+	if err != nil {
+		return err
+	}
+	return s.startSession(w, r, p, login, email)
+}
+
+// startSession signs the browser in to portal p as login.
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request, p portal, login oauth.Login, email string) error {
+	if c, err := r.Cookie(p.Cookie); err == nil {
+		if err := s.OAuth.EndSession(r.Context(), c.Value); err != nil {
+			return err
+		}
+	}
+	email, _ = loyalty.NormalizeEmail(email)
+	token, _, err := s.OAuth.StartSession(r.Context(), login, email)
+	if err != nil {
+		return err
+	}
+	s.setCookie(w, r, p.Cookie, token, int(oauth.SessionTTL.Seconds()))
+	return nil
+}
+
+// signInFailed shows the sign-in form again with what went wrong, or
+// reports err when it is not about the credentials.
+func (s *Server) signInFailed(w http.ResponseWriter, r *http.Request, p portal, f signInForm, err error) error {
+	code := loyalty.ErrorCode(err)
+	if code != loyalty.EUnauthorized && code != loyalty.ETooMany && code != loyalty.EInvalid {
+		return err
+	}
+	if e, ok := err.(*loyalty.Error); ok && e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	s.renderSignIn(w, r, p, statusOf[code], f, loyalty.ErrorMessage(err))
+	return nil
+}
+
+// renderSignIn shows the sign-in form of portal p.
+func (s *Server) renderSignIn(w http.ResponseWriter, r *http.Request, p portal, status int, f signInForm, errMsg string) {
+	if f.Submit == "" {
+		f.Submit = "Sign in"
+	}
+	v := view{Title: f.Heading, Portal: p, Narrow: true, Error: errMsg, Notice: notice(r),
+		Form: map[string]string{"email": r.PostForm.Get("email")}, Data: f}
+	s.render(w, r, status, "signin", v)
+}
+
+// signInHandler serves the sign-in post of a portal.
+func (s *Server) signInHandler(p portal, f signInForm) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if err := s.signIn(w, r, p); err != nil {
+			return s.signInFailed(w, r, p, f, err)
+		}
+		redirect(w, p.Home)
+		return nil
+	}
+}
+
+// signOutHandler ends the portal's session. A next path back into the
+// authorization flow is honoured ("Not you?" on the consent page); no
+// other target is, so the form cannot become an open redirect.
+func (s *Server) signOutHandler(p portal) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if c, err := r.Cookie(p.Cookie); err == nil {
+			if err := s.OAuth.EndSession(r.Context(), c.Value); err != nil {
+				return err
+			}
+		}
+		s.setCookie(w, r, p.Cookie, "", -1)
+		if next := r.PostForm.Get("next"); strings.HasPrefix(next, "/oauth/authorize?") {
+			redirect(w, next)
+			return nil
+		}
+		redirect(w, p.Home+"?notice=signedout")
+		return nil
+	}
+}
+
+// requireSession returns the portal's session; without one it sends the
+// browser to the portal's sign-in page and reports false.
+func (s *Server) requireSession(w http.ResponseWriter, r *http.Request, p portal) (oauth.Session, bool, error) {
+	sess, ok, err := s.signedIn(r, p)
+	if err == nil && !ok {
+		redirect(w, p.Home)
+	}
+	return sess, ok, err
+}

@@ -1,0 +1,264 @@
+// Package web serves Loyalty's server-rendered pages: the developer portal,
+// support's app review, the business portal and the consent pages of the
+// authorization-code flow. Templates and styles are embedded in the binary.
+package web
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/oauth"
+	"github.com/loyalty/loyalty/internal/ratelimit"
+)
+
+//go:embed templates/*.html static
+var assets embed.FS
+
+// Store is what the pages read directly.
+type Store interface {
+	Business(ctx context.Context, id string) (loyalty.Business, error)
+}
+
+// Config is what the pages are built from.
+type Config struct {
+	OAuth     *oauth.Server
+	Store     Store
+	Limiter   ratelimit.Limiter // budgets sign-in and sign-up per client IP; nil: none
+	Transport Transport
+	Logger    *slog.Logger
+}
+
+// SignInLimit is how many sign-in and sign-up posts one IP may make per
+// minute, on top of each account's lockout.
+const SignInLimit = 30
+
+// Server renders the pages.
+type Server struct {
+	Config
+	pages map[string]*template.Template
+}
+
+// New parses the embedded templates and returns the pages' server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{Config: cfg, pages: map[string]*template.Template{}}
+	names, err := fs.Glob(assets, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	funcs := template.FuncMap{
+		"date":   func(t time.Time) string { return t.UTC().Format("Jan 2, 2006") },
+		"grant":  func(g string) string { return labels[g] },
+		"api":    func(a string) string { return labels["api:"+a] },
+		"status": func(st string) string { return labels[st] },
+		"dict": func(kv ...any) map[string]any {
+			m := map[string]any{}
+			for i := 0; i+1 < len(kv); i += 2 {
+				m[kv[i].(string)] = kv[i+1]
+			}
+			return m
+		},
+	}
+	for _, name := range names {
+		if name == "templates/layout.html" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html", name)
+		if err != nil {
+			return nil, err
+		}
+		s.pages[strings.TrimSuffix(strings.TrimPrefix(name, "templates/"), ".html")] = t
+	}
+	return s, nil
+}
+
+// Register adds the pages' routes to mux.
+func (s *Server) Register(mux *http.ServeMux) {
+	static, _ := fs.Sub(assets, "static")
+	files := http.StripPrefix("/static/", http.FileServerFS(static))
+	mux.Handle("GET /static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		files.ServeHTTP(w, r)
+	}))
+	s.developerRoutes(mux)
+	s.supportRoutes(mux)
+	s.businessRoutes(mux)
+	mux.Handle("GET /oauth/authorize", s.page(s.authorize))
+	mux.Handle("POST /oauth/authorize", s.page(s.authorizePost))
+}
+
+// labels are the words the pages use for codes.
+var labels = map[string]string{
+	oauth.GrantCode: "Authorization Code", oauth.GrantPassword: "Password Grant",
+	"api:" + oauth.APIBusiness: "Business API", "api:" + oauth.APIUser: "User API",
+	oauth.AppPending: "Pending approval", oauth.AppApproved: "Approved", oauth.AppSuspended: "Suspended",
+}
+
+// portal is one of the signed-in areas.
+type portal struct {
+	Name    string // shown beside the brand
+	Home    string
+	Kind    string // oauth.Kind*: whose session opens it
+	Cookie  string
+	SignOut string
+}
+
+var (
+	developers = portal{Name: "Developers", Home: "/developers", Kind: oauth.KindDeveloper, Cookie: "loyalty_developer", SignOut: "/developers/signout"}
+	support    = portal{Name: "Support", Home: "/support", Kind: oauth.KindSupport, Cookie: "loyalty_support", SignOut: "/support/signout"}
+	business   = portal{Name: "Business", Home: "/business", Kind: oauth.KindOwner, Cookie: "loyalty_owner", SignOut: "/business/signout"}
+)
+
+// view is what every template gets.
+type view struct {
+	Page   string // the template's name, on <main data-page>
+	Title  string
+	Portal portal
+	Narrow bool   // a single narrow card (sign-in, consent)
+	User   string // the signed-in e-mail, for the header
+	CSRF   string
+	Notice string
+	Error  string
+	Fields map[string][]string // messages per form field
+	Form   map[string]string   // values to show again
+	Data   any
+}
+
+// handler is a page handler; an error it returns becomes an error page.
+type handler func(w http.ResponseWriter, r *http.Request) error
+
+// page wraps a handler with the pages' security: headers on every answer,
+// and a CSRF check and a size limit on every post.
+func (s *Server) page(h handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", csp(""))
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("Cache-Control", "no-store")
+		if s.Transport.IsHTTPS(r) {
+			hd.Set("Strict-Transport-Security", "max-age=31536000")
+		}
+		var err error
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+			if perr := r.ParseForm(); perr != nil {
+				err = loyalty.Errorf(loyalty.EBadRequest, "The form could not be read.")
+			} else if !s.validCSRF(r) {
+				err = errCSRF
+			}
+		}
+		if err == nil {
+			err = h(w, r)
+		}
+		if err != nil {
+			s.fail(w, r, err)
+		}
+	})
+}
+
+// csp is the Content-Security-Policy of a page; formTarget is an extra
+// origin forms may post or redirect to (the consent page's callback).
+func csp(formTarget string) string {
+	forms := "'self'"
+	if formTarget != "" {
+		forms += " " + formTarget
+	}
+	return "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action " + forms +
+		"; frame-ancestors 'none'; base-uri 'none'"
+}
+
+var errCSRF = loyalty.Errorf(loyalty.EForbidden, "This form has expired or did not come from this site. Go back, reload the page and try again.")
+
+// statusOf maps domain error codes to the statuses of error pages.
+var statusOf = map[string]int{
+	loyalty.EInvalid: http.StatusUnprocessableEntity, loyalty.EBadRequest: http.StatusBadRequest,
+	loyalty.ENotFound: http.StatusNotFound, loyalty.EForbidden: http.StatusForbidden,
+	loyalty.EUnauthorized: http.StatusUnauthorized, loyalty.ETooMany: http.StatusTooManyRequests,
+	loyalty.EConflict: http.StatusConflict, loyalty.EInternal: http.StatusInternalServerError,
+}
+
+// fail answers with an error page for err.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var de *loyalty.Error
+	msg := "Something went wrong on our side. Please try again in a moment."
+	if errors.As(err, &de) {
+		msg = de.Message
+		if de.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(de.RetryAfter))
+		}
+	} else if r.Context().Err() != nil {
+		return
+	} else {
+		s.Logger.ErrorContext(r.Context(), "page failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	status := statusOf[loyalty.ErrorCode(err)]
+	title := http.StatusText(status)
+	if status == http.StatusNotFound {
+		title, msg = "Page not found", "The page you asked for does not exist, or is not yours to see."
+	}
+	s.render(w, r, status, "error", view{Title: title, Narrow: true, Data: errorPage{Heading: title, Message: msg}})
+}
+
+// errorPage is the body of the error template.
+type errorPage struct {
+	Heading, Message, Code string
+}
+
+// render writes a page. The CSRF cookie is set here when the browser has
+// none, so every rendered form carries a matching token.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name string, v view) {
+	t, ok := s.pages[name]
+	if !ok {
+		panic("web: no template " + name)
+	}
+	v.Page, v.CSRF = name, s.csrfToken(w, r)
+	var buf bytes.Buffer
+	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
+		s.Logger.ErrorContext(r.Context(), "template failed", "page", name, "err", err)
+		http.Error(w, "Internal error.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// redirect sends the browser to a page of this site after a post.
+func redirect(w http.ResponseWriter, path string) { redirectTo(w, path, http.StatusSeeOther) }
+
+// redirectTo answers with status and Location to, and no body (unlike
+// http.Redirect, which adds a link page to GET answers).
+func redirectTo(w http.ResponseWriter, to string, status int) {
+	w.Header().Set("Location", to)
+	w.WriteHeader(status)
+}
+
+// allowPost spends one of the client IP's sign-in posts; it reports false
+// when the budget is spent.
+func (s *Server) allowPost(r *http.Request) (bool, int) {
+	if s.Limiter == nil {
+		return true, 0
+	}
+	res, err := s.Limiter.Allow(r.Context(), "web:ip:"+s.Transport.ClientIP(r), SignInLimit, time.Minute)
+	if err != nil {
+		s.Logger.ErrorContext(r.Context(), "rate limiter failed", "err", err)
+		return true, 0
+	}
+	return res.Allowed, int(time.Until(res.Reset).Seconds()) + 1
+}
