@@ -125,6 +125,9 @@ func TestTransactions(t *testing.T) {
 			if p, _ := a.balanceOf(t, id); p != 3 {
 				t.Fatalf("new customer balance = %v", p)
 			}
+			if welcome := e.waitMessage(t, "new@tx.example", 1); welcome.line(t, "Token") == "" {
+				t.Fatalf("no verification token in the welcome:\n%s", welcome.Body)
+			}
 			a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "points": 1,
 				"customer": map[string]any{"email": "not-an-email"}}).wantFields(t, "customer.email")
 		})

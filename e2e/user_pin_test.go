@@ -118,9 +118,15 @@ func TestUserPINReset(t *testing.T) {
 
 		t.Run("a customer the business created claims the account by reset", func(t *testing.T) {
 			e.owner(t, e.biz).createCustomer(t, map[string]any{"email": "walkin@example.com"})
+			// The business's enrolment sends a welcome with a verification
+			// token and the way to a PIN, but no PIN.
+			welcome := e.waitMessage(t, "walkin@example.com", 1)
+			if welcome.line(t, "Token") == "" || !strings.Contains(welcome.Body, "PIN reset") || strings.Contains(welcome.Body, "PIN: ") {
+				t.Fatalf("welcome of a business-created customer:\n%s", welcome.Body)
+			}
 			e.userLogin(t, app, key, "walkin@example.com", "1234").wantOAuthError(t, http.StatusBadRequest, "invalid_grant")
 			accepted(map[string]any{"mode": "token", "email": "walkin@example.com"})
-			token := e.waitMessage(t, "walkin@example.com", 1).line(t, "Token")
+			token := e.waitMessage(t, "walkin@example.com", 2).line(t, "Token")
 			reset(map[string]any{"token": token, "pin_code": 1234}).want(t, http.StatusNoContent)
 			e.asUser(t, app, key, "walkin@example.com", "1234")
 		})

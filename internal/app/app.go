@@ -124,7 +124,7 @@ func (a *App) init(ctx context.Context) error {
 		return err
 	}
 	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
-	customers := &loyalty.CustomerService{Store: a.DB}
+	customers := &loyalty.CustomerService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	a.API = &httpapi.Server{
 		Store:        a.DB,
 		Customers:    customers,

@@ -9,6 +9,40 @@ import (
 // CustomerService holds the rules for a business's customers.
 type CustomerService struct {
 	Store Store
+	// Hash, when set, hashes the verification token of the welcome message
+	// a new person receives; without it no welcome message is queued.
+	Hash Hasher
+	// Notify, when set, is called after a commit that queued a message.
+	Notify func()
+}
+
+func (s *CustomerService) notify() {
+	if s.Notify != nil {
+		s.Notify()
+	}
+}
+
+// welcome queues the welcome message of a person a business has just
+// created: a token to confirm each contact, and the way to a PIN (a PIN
+// reset), since the business set none.
+func (s *CustomerService) welcome(ctx context.Context, tx Tx, b Business, u User) error {
+	if s.Hash == nil {
+		return nil
+	}
+	for _, c := range []struct{ kind, to string }{{ContactEmail, u.Email}, {ContactPhone, u.Phone}} {
+		if c.to == "" {
+			continue
+		}
+		token, err := newSecret(ctx, tx, s.Hash, u.ID, SecretVerify, c.to, VerifyTTL)
+		if err != nil {
+			return err
+		}
+		m := customerWelcomeMessage(b.Name, c.kind, c.to, u.FirstName, token)
+		if err := tx.EnqueueMessage(ctx, &m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Customer include and relationship names.
@@ -67,19 +101,26 @@ func (s *CustomerService) Create(ctx context.Context, b Business, in CustomerInp
 	var out Customer
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
 		var err error
-		out, err = s.createTx(ctx, tx, b, u, addr, enabled, ref)
-		return err
+		var created bool
+		if out, created, err = s.createTx(ctx, tx, b, u, addr, enabled, ref); err != nil || !created {
+			return err
+		}
+		return s.welcome(ctx, tx, b, out.User)
 	})
+	if err == nil {
+		s.notify()
+	}
 	return out, err
 }
 
 // createTx adds the person u to business b inside tx: a new person, a
 // known person joining, or a deleted membership coming back. A new member
-// receives the business's welcome points.
-func (s *CustomerService) createTx(ctx context.Context, tx Tx, b Business, u User, addr Address, enabled bool, ref *ReferralInput) (Customer, error) {
+// receives the business's welcome points. It reports whether the person
+// is new.
+func (s *CustomerService) createTx(ctx context.Context, tx Tx, b Business, u User, addr Address, enabled bool, ref *ReferralInput) (Customer, bool, error) {
 	person, err := findPerson(ctx, tx, u)
 	if err != nil {
-		return Customer{}, err
+		return Customer{}, false, err
 	}
 	now := tx.Now()
 	c := Customer{BusinessID: b.ID, Enabled: enabled, Address: addr, CreatedAt: now, UpdatedAt: now}
@@ -88,11 +129,11 @@ func (s *CustomerService) createTx(ctx context.Context, tx Tx, b Business, u Use
 		u.ID = NewID()
 		u.CreatedAt, u.UpdatedAt = now, now
 		if err := tx.InsertUser(ctx, &u); err != nil {
-			return Customer{}, err
+			return Customer{}, false, err
 		}
 		c.User = u
 		if err := tx.InsertCustomer(ctx, &c); err != nil {
-			return Customer{}, err
+			return Customer{}, false, err
 		}
 	} else {
 		// A known person joins with the profile this business gives; what
@@ -102,43 +143,43 @@ func (s *CustomerService) createTx(ctx context.Context, tx Tx, b Business, u Use
 		existing, err := tx.CustomerAny(ctx, b.ID, person.ID)
 		switch {
 		case err == nil && !existing.Deleted:
-			return Customer{}, takenError(u, person)
+			return Customer{}, false, takenError(u, person)
 		case err == nil:
 			// A deleted membership comes back; its ledger history stays.
 			joined = false
 			c.CreatedAt = existing.CreatedAt
 			c.Balance = existing.Balance
 			if err := tx.UpdateCustomer(ctx, &c); err != nil {
-				return Customer{}, err
+				return Customer{}, false, err
 			}
 		case ErrorCode(err) == ENotFound:
 			if err := tx.InsertCustomer(ctx, &c); err != nil {
-				return Customer{}, err
+				return Customer{}, false, err
 			}
 		default:
-			return Customer{}, err
+			return Customer{}, false, err
 		}
 	}
 	if ref != nil {
 		if err := s.linkReferral(ctx, tx, b.ID, c.ID, *ref); err != nil {
-			return Customer{}, err
+			return Customer{}, false, err
 		}
 	}
 	if joined {
 		rules, err := tx.Rules(ctx, b)
 		if err != nil {
-			return Customer{}, err
+			return Customer{}, false, err
 		}
 		if rules.WelcomePoints > 0 {
 			e := newEntry(b, c.ID, IntentWelcome, now)
 			e.Points, e.TierPoints = rules.WelcomePoints, rules.WelcomePoints
 			if err := tx.Append(ctx, &e); err != nil {
-				return Customer{}, err
+				return Customer{}, false, err
 			}
 			c.Balance = e.Balance
 		}
 	}
-	return c, nil
+	return c, person.ID == "", nil
 }
 
 // findPerson returns the person the e-mail or phone of u belongs to, or a

@@ -44,13 +44,15 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 		}
 	}
 	var out Transaction
+	welcomed := false
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
 		if idem != nil {
 			if err := tx.BeginIdempotent(ctx, b.ID, idem.Key, idem.Hash); err != nil {
 				return err
 			}
 		}
-		customerID, err := s.resolveCustomer(ctx, tx, b, custRef)
+		customerID, created, err := s.resolveCustomer(ctx, tx, b, custRef)
+		welcomed = created
 		if err != nil {
 			return err
 		}
@@ -76,6 +78,9 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 		}
 		return nil
 	})
+	if err == nil && welcomed {
+		s.Customers.notify()
+	}
 	if idem != nil && ErrorCode(err) == EConflict {
 		// A concurrent request with the same key committed first.
 		prev, rerr := s.replay(ctx, b, idem)
@@ -108,17 +113,18 @@ func notFoundField(err error, field, msg string) error {
 	return err
 }
 
-// resolveCustomer returns the id of the customer a transaction names. An
-// unknown e-mail or phone creates the customer. An id is taken as given:
+// resolveCustomer returns the id of the customer a transaction names, and
+// whether it created a new person. An unknown e-mail or phone creates the
+// customer, who is sent the welcome message. An id is taken as given:
 // Append checks, in the statement that moves the balance, that it is an
 // active customer of the business, so the common case costs no extra query.
-func (s *TransactionService) resolveCustomer(ctx context.Context, tx Tx, b Business, ref CustomerRef) (string, error) {
+func (s *TransactionService) resolveCustomer(ctx context.Context, tx Tx, b Business, ref CustomerRef) (string, bool, error) {
 	if id, ok := ref.ID.Value(); ok && id != "" {
 		id = strings.ToLower(id)
 		if !ValidID(id) {
-			return "", Errorf(EBadRequest, "Invalid customer id supplied.")
+			return "", false, Errorf(EBadRequest, "Invalid customer id supplied.")
 		}
-		return id, nil
+		return id, false, nil
 	}
 	in := CustomerInput{Email: ref.Email, Phone: ref.Phone, CountryCode: ref.CountryCode}
 	v := Validation{}
@@ -132,16 +138,19 @@ func (s *TransactionService) resolveCustomer(ctx context.Context, tx Tx, b Busin
 		for k, msgs := range v {
 			prefixed["customer."+k] = msgs
 		}
-		return "", prefixed.Err()
+		return "", false, prefixed.Err()
 	}
 	c, err := tx.CustomerByContact(ctx, b.ID, u.Email, u.Phone)
 	if err == nil {
-		return c.ID, nil
+		return c.ID, false, nil
 	} else if ErrorCode(err) != ENotFound {
-		return "", err
+		return "", false, err
 	}
-	c, err = s.Customers.createTx(ctx, tx, b, u, Address{}, true, nil)
-	return c.ID, err
+	c, created, err := s.Customers.createTx(ctx, tx, b, u, Address{}, true, nil)
+	if err != nil || !created {
+		return c.ID, false, err
+	}
+	return c.ID, true, s.Customers.welcome(ctx, tx, b, c.User)
 }
 
 // apply performs the intent on entry e and appends it to the ledger.

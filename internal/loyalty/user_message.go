@@ -80,6 +80,23 @@ func welcomeMessage(program, kind, to, firstName, token, pin string) Message {
 	return messageTo(kind, to, "Welcome to "+program, b.String())
 }
 
+// customerWelcomeMessage welcomes a person a business enrolled: the token
+// confirms the contact, and a PIN reset gives the PIN to sign in with.
+func customerWelcomeMessage(program, kind, to, firstName, token string) Message {
+	var b strings.Builder
+	what := "e-mail address"
+	if kind == ContactPhone {
+		what = "phone number"
+	} else {
+		b.WriteString(greeting(firstName))
+	}
+	b.WriteString("Welcome to " + program + "'s rewards! You are now collecting points.\n")
+	b.WriteString("To sign in to the app, ask for a PIN reset with this " + what + ".\n\n")
+	b.WriteString("Confirm your " + what + " with this token (valid 24 hours):\n")
+	b.WriteString("Token: " + token + "\n")
+	return messageTo(kind, to, "Welcome to "+program, b.String())
+}
+
 // verifyMessage asks a person to confirm a new e-mail or phone.
 func verifyMessage(program, kind, to, firstName, token string) Message {
 	var b strings.Builder

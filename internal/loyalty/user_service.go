@@ -70,7 +70,7 @@ func (s *UserService) Register(ctx context.Context, p Program, in UserInput) (Pe
 			return takenError(u, person)
 		}
 		for _, b := range p.Businesses {
-			c, err := s.Customers.createTx(ctx, tx, b, u, Address{}, true, nil)
+			c, _, err := s.Customers.createTx(ctx, tx, b, u, Address{}, true, nil)
 			if err != nil {
 				return err
 			}
@@ -109,14 +109,20 @@ func (s *UserService) Register(ctx context.Context, p Program, in UserInput) (Pe
 // newSecret stores a new secret of purpose for a person and returns it in
 // clear, for the message that carries it.
 func (s *UserService) newSecret(ctx context.Context, tx Tx, userID, purpose, target string, ttl time.Duration) (string, error) {
+	return newSecret(ctx, tx, s.Hash, userID, purpose, target, ttl)
+}
+
+// newSecret stores a new secret of purpose for a person, hashed with hash,
+// and returns it in clear for the message that carries it.
+func newSecret(ctx context.Context, tx Tx, hash Hasher, userID, purpose, target string, ttl time.Duration) (string, error) {
 	secret := newToken()
-	hash := s.Hash.Token(secret)
+	sum := hash.Token(secret)
 	if purpose == SecretResetCode {
 		secret = randomDigits(CodeDigits)
-		hash = s.Hash.Token(codeSecret(userID, secret))
+		sum = hash.Token(codeSecret(userID, secret))
 	}
 	now := tx.Now()
-	us := UserSecret{UserID: userID, Purpose: purpose, Target: target, Hash: hash, ExpiresAt: now.Add(ttl), CreatedAt: now}
+	us := UserSecret{UserID: userID, Purpose: purpose, Target: target, Hash: sum, ExpiresAt: now.Add(ttl), CreatedAt: now}
 	return secret, tx.InsertUserSecret(ctx, &us)
 }
 
