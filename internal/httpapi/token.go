@@ -106,8 +106,6 @@ func decodeBody(r *http.Request, v any) error {
 		return loyalty.Invalid(field, "The "+field+" field must be of type "+jsonType(te.Type.Kind().String())+".")
 	case errors.As(err, &me):
 		return loyalty.Errorf(loyalty.EBadRequest, "The body is too large.")
-	case errors.Is(err, loyalty.ErrMoneyFormat):
-		return loyalty.Errorf(loyalty.EBadRequest, "An amount is malformed.")
 	default:
 		return loyalty.Errorf(loyalty.EBadRequest, "The body is not valid JSON.")
 	}
