@@ -48,11 +48,15 @@ func TestUserPINReset(t *testing.T) {
 		})
 
 		t.Run("by token", func(t *testing.T) {
+			before := e.asUser(t, app, key, "bea@example.com", "1111")
+			before.get(t, "/users/me").want(t, http.StatusOK)
 			accepted(map[string]any{"mode": "token", "email": "Bea@Example.com"})
 			m := e.waitMessage(t, "bea@example.com", 2)
 			token := m.line(t, "Token")
 			reset(map[string]any{"token": token + "x", "pin_code": 3333}).wantFields(t, "token")
 			reset(map[string]any{"token": token, "pin_code": 3333}).want(t, http.StatusNoContent)
+			// Tokens got with the old PIN stop working with the reset.
+			before.get(t, "/users/me").want(t, http.StatusUnauthorized)
 			e.userLogin(t, app, key, "bea@example.com", "1111").wantOAuthError(t, http.StatusBadRequest, "invalid_grant")
 			e.asUser(t, app, key, "bea@example.com", "3333")
 			reset(map[string]any{"token": token, "pin_code": 4444}).wantFields(t, "token")

@@ -158,5 +158,9 @@ func (s *UserService) spendAndSetPIN(ctx context.Context, tx Tx, p Program, sec 
 	} else if !ok {
 		return invalid()
 	}
-	return tx.SetUserPIN(ctx, sec.UserID, hash)
+	if err := tx.SetUserPIN(ctx, sec.UserID, hash); err != nil {
+		return err
+	}
+	// Whoever knew the old PIN may hold tokens from it: they stop now.
+	return tx.RevokeUserTokens(ctx, sec.UserID)
 }

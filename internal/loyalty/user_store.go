@@ -68,6 +68,8 @@ type UserTx interface {
 	IsMember(ctx context.Context, userID string, businessIDs []string) (bool, error)
 	// SetUserPIN stores a PIN hash and lifts any sign-in lock.
 	SetUserPIN(ctx context.Context, userID, hash string) error
+	// RevokeUserTokens revokes every access and refresh token of a person.
+	RevokeUserTokens(ctx context.Context, userID string) error
 	// SetContactVerified marks the person's e-mail or phone verified at at,
 	// or unverified when at is zero.
 	SetContactVerified(ctx context.Context, userID, kind string, at time.Time) error

@@ -127,6 +127,13 @@ func (t *tx) SetUserPIN(ctx context.Context, userID, hash string) error {
 	return dbError(err)
 }
 
+// RevokeUserTokens revokes every access and refresh token of a person.
+func (t *tx) RevokeUserTokens(ctx context.Context, userID string) error {
+	_, err := t.ExecContext(ctx, `UPDATE oauth_tokens SET revoked_at = $1 WHERE subject_kind = 'user' AND subject_id = $2
+		AND revoked_at IS NULL`, t.now, userID)
+	return dbError(err)
+}
+
 // SetContactVerified marks the e-mail or phone verified at at, or
 // unverified when at is zero.
 func (t *tx) SetContactVerified(ctx context.Context, userID, kind string, at time.Time) error {
