@@ -42,6 +42,9 @@ type Config struct {
 	// http(s) URL posts text messages to a gateway.
 	SMTP       string
 	SMSGateway string
+	// ResetURL is the page of the business's app that a PIN-reset message
+	// links to, with the token as its token query parameter; none when empty.
+	ResetURL string
 	// NoOutbox keeps this process from delivering messages (admin commands).
 	NoOutbox bool
 }
@@ -133,7 +136,8 @@ func (a *App) init(ctx context.Context) error {
 		Limiter:      a.Limiter,
 		Limits:       a.Config.Limits,
 		Logger:       a.Config.Logger,
-		Users:        httpapi.UserAPI{ImageDir: filepath.Join(a.Config.dataDir(), "images"), Notify: a.Outbox.Wake},
+		Users: httpapi.UserAPI{ImageDir: filepath.Join(a.Config.dataDir(), "images"), Notify: a.Outbox.Wake,
+			ResetURL: a.Config.ResetURL},
 	}
 	if err := a.initWeb(); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 
 	ucli "github.com/urfave/cli/v3"
 
@@ -75,6 +76,7 @@ func serveCmd(stderr io.Writer) *ucli.Command {
 			&ucli.StringFlag{Name: "redis", Usage: "redis:// URL to share rate limits between instances", Sources: ucli.EnvVars("LOYALTY_REDIS")},
 			&ucli.StringFlag{Name: "smtp", Usage: "smtp://[user:pass@]host:port[?from=ADDR] for e-mail (default file: writes .eml files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMTP")},
 			&ucli.StringFlag{Name: "sms-gateway", Usage: "http(s) URL receiving a JSON POST {to, body} per text message (default file: writes .txt files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMS_GATEWAY")},
+			&ucli.StringFlag{Name: "reset-url", Usage: "https URL of the page PIN-reset e-mails link to (the token is added as ?token=)", Sources: ucli.EnvVars("LOYALTY_RESET_URL")},
 		},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			cfg := config(cmd, stderr)
@@ -82,6 +84,10 @@ func serveCmd(stderr io.Writer) *ucli.Command {
 			cfg.TLSCert, cfg.TLSKey = cmd.String("tls-cert"), cmd.String("tls-key")
 			cfg.BehindProxy, cfg.TrustedProxies = cmd.Bool("behind-proxy"), cmd.StringSlice("trusted-proxies")
 			cfg.SMTP, cfg.SMSGateway = cmd.String("smtp"), cmd.String("sms-gateway")
+			cfg.ResetURL = cmd.String("reset-url")
+			if u, err := url.Parse(cfg.ResetURL); cfg.ResetURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "") {
+				return fmt.Errorf("--reset-url must be an absolute http(s) URL, got %q", cfg.ResetURL)
+			}
 			slog.SetDefault(cfg.Logger)
 			a, err := app.Open(ctx, cfg)
 			if err != nil {
