@@ -73,37 +73,17 @@ var customerFilterColumns = map[string]string{
 // Customers lists the active customers of a business, oldest first, with
 // the total that match.
 func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.Customer, int, error) {
-	where := []string{"c.business_id = $1", "c.deleted_at IS NULL"}
-	args := []any{businessID}
-	cond, args, err := filterSQL(q.Filters, customerFilterColumns, args)
+	where, args, err := listWhere([]string{"c.business_id = $1", "c.deleted_at IS NULL"}, []any{businessID}, q, customerFilterColumns)
 	if err != nil {
 		return nil, 0, err
 	}
-	where = append(where, cond...)
-	from := ` FROM customers c WHERE ` + strings.Join(where, " AND ")
-	var total int
-	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
-		return nil, 0, dbError(err)
-	}
-	if total <= q.Offset() {
-		return nil, total, nil
-	}
-	n := len(args)
-	rows, err := d.db.QueryContext(ctx, `SELECT `+customerColumns+from+
-		fmt.Sprintf(` ORDER BY c.created_at, c.user_id LIMIT $%d OFFSET $%d`, n+1, n+2), append(args, q.PerPage, q.Offset())...)
-	if err != nil {
-		return nil, 0, dbError(err)
-	}
-	defer rows.Close()
 	var out []loyalty.Customer
-	for rows.Next() {
+	total, err := d.listPage(ctx, customerColumns, `FROM customers c`+where, "c.created_at, c.user_id", args, q, func(rows *sql.Rows) error {
 		c, err := scanCustomer(rows)
-		if err != nil {
-			return nil, 0, dbError(err)
-		}
 		out = append(out, c)
-	}
-	return out, total, dbError(rows.Err())
+		return err
+	})
+	return out, total, err
 }
 
 // filterSQL turns parsed filters into SQL conditions, numbering placeholders
