@@ -120,6 +120,22 @@ func TestUserPINReset(t *testing.T) {
 			e.asUser(t, app, key, "bea@example.com", "7777")
 		})
 
+		t.Run("a person gets at most five reset messages an hour", func(t *testing.T) {
+			e.register(t, key, map[string]any{"email": "spam@example.com", "pin_code": 1212})
+			e.waitMessage(t, "spam@example.com", 1)
+			for range 7 {
+				accepted(map[string]any{"mode": "token", "email": "spam@example.com"})
+			}
+			e.waitMessage(t, "spam@example.com", 6)
+			e.settle(t)
+			if n := len(e.messagesTo(t, "spam@example.com")); n != 6 {
+				t.Fatalf("%d messages (welcome + resets), want the welcome and five resets", n)
+			}
+			e.db.Advance(61 * time.Minute)
+			accepted(map[string]any{"mode": "token", "email": "spam@example.com"})
+			e.waitMessage(t, "spam@example.com", 7)
+		})
+
 		t.Run("a customer the business created claims the account by reset", func(t *testing.T) {
 			e.owner(t, e.biz).createCustomer(t, map[string]any{"email": "walkin@example.com"})
 			// The business's enrolment sends a welcome with a verification

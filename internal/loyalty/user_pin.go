@@ -4,7 +4,11 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 )
+
+// MaxResetsPerHour bounds the PIN-reset messages one person is sent.
+const MaxResetsPerHour = 5
 
 // RequestReset sends a PIN-reset token or 6-digit code to the e-mail or
 // phone given, when it names a customer of the program. It answers the
@@ -32,6 +36,13 @@ func (s *UserService) RequestReset(ctx context.Context, p Program, in ResetReque
 		}
 		member, err := tx.IsMember(ctx, u.ID, p.BusinessIDs())
 		if err != nil || !member {
+			return err
+		}
+		// However many IPs ask, a person gets a bounded number of reset
+		// messages an hour; past it the request is answered the same and
+		// nothing is sent, so it still reveals nothing.
+		recent, err := tx.CountResetSecrets(ctx, u.ID, tx.Now().Add(-time.Hour))
+		if err != nil || recent >= MaxResetsPerHour {
 			return err
 		}
 		var m Message

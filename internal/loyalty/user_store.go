@@ -80,6 +80,8 @@ type UserTx interface {
 	UserSecretByHash(ctx context.Context, purpose string, hash []byte) (UserSecret, error)
 	// LatestUserSecret returns the person's newest secret of purpose.
 	LatestUserSecret(ctx context.Context, userID, purpose string) (UserSecret, error)
+	// CountResetSecrets counts the PIN-reset secrets a person was sent since.
+	CountResetSecrets(ctx context.Context, userID string, since time.Time) (int, error)
 	// SpendUserSecret marks a secret used; it reports false when it already was.
 	SpendUserSecret(ctx context.Context, id int64, at time.Time) (bool, error)
 	// AddSecretTry counts one try of a code and returns the count.

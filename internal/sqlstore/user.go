@@ -188,6 +188,14 @@ func (t *tx) LatestUserSecret(ctx context.Context, userID, purpose string) (loya
 		WHERE user_id = $1 AND purpose = $2 ORDER BY id DESC LIMIT 1`, userID, purpose))
 }
 
+// CountResetSecrets counts the PIN-reset secrets a person was sent since.
+func (t *tx) CountResetSecrets(ctx context.Context, userID string, since time.Time) (int, error) {
+	var n int
+	err := t.QueryRowContext(ctx, `SELECT COUNT(*) FROM user_secrets WHERE user_id = $1
+		AND purpose IN ('reset_token', 'reset_code') AND created_at >= $2`, userID, since.UTC()).Scan(&n)
+	return n, dbError(err)
+}
+
 // SpendUserSecret marks a secret used, once.
 func (t *tx) SpendUserSecret(ctx context.Context, id int64, at time.Time) (bool, error) {
 	res, err := t.ExecContext(ctx, `UPDATE user_secrets SET used_at = $1 WHERE id = $2 AND used_at IS NULL`, at.UTC(), id)
