@@ -35,11 +35,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":{"status_code":500,"message":"Internal error.","description":"The response could not be encoded."}}`)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(b)+1))
-	w.WriteHeader(status)
-	w.Write(append(b, '\n'))
+	writeRaw(w, status, append(b, '\n'))
 }
 
 // errorTitles are the short descriptions of each status.

@@ -192,19 +192,8 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, which apiKind, ke
 // Key, bearer token with the admin scope of the key's business.
 func (s *Server) business(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Counted first, so that every response carries the limit headers.
-		if !s.limit(w, r, businessAPI, limitKey("b", r), s.Limits.Business) {
-			return
-		}
-		if !acceptable(r.Header.Get("Accept")) {
-			writeStatus(w, businessAPI, http.StatusNotAcceptable, "Only version 1 of the API is available (Accept: application/vnd.loyalty.api.v1+json).")
-			return
-		}
-		rc, err := s.authenticate(r, oauth.ScopeAdmin)
-		if loyalty.ErrorCode(err) == loyalty.EUnauthorized && bearer(r) != "" &&
-			!s.limit(w, r, businessAPI, "b:ip:"+clientIP(r), s.Limits.Business) {
-			// Made-up tokens each get a fresh budget above; failures also
-			// spend the client's IP budget so guessing cannot escape it.
+		rc, ok, err := s.admit(w, r, businessAPI, "b", s.Limits.Business, oauth.ScopeAdmin)
+		if !ok {
 			return
 		}
 		if err == nil {
@@ -214,6 +203,31 @@ func (s *Server) business(h handlerFunc) http.Handler {
 			s.writeError(w, r, businessAPI, err)
 		}
 	})
+}
+
+// notAcceptable is the 406 message of both APIs.
+const notAcceptable = "Only version 1 of the API is available (Accept: application/vnd.loyalty.api.v1+json)."
+
+// admit is what every authenticated request of either API goes through:
+// the rate limit (counted first, so every response carries its headers),
+// the version, then the Application Key and a bearer token of scope. A
+// failed token also spends the client's IP budget, since each made-up
+// token would otherwise get a fresh one. ok is false when the response is
+// already written; otherwise err is the authentication error, if any.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, which apiKind, prefix string, limit int, scope string) (rc *reqCtx, ok bool, err error) {
+	if !s.limit(w, r, which, limitKey(prefix, r), limit) {
+		return nil, false, nil
+	}
+	if !acceptable(r.Header.Get("Accept")) {
+		writeStatus(w, which, http.StatusNotAcceptable, notAcceptable)
+		return nil, false, nil
+	}
+	rc, err = s.authenticate(r, scope)
+	if loyalty.ErrorCode(err) == loyalty.EUnauthorized && bearer(r) != "" &&
+		!s.limit(w, r, which, prefix+":ip:"+clientIP(r), limit) {
+		return nil, false, nil
+	}
+	return rc, true, err
 }
 
 // authenticate resolves the Application Key and the bearer token and

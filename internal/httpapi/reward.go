@@ -23,7 +23,7 @@ type rewardJSON struct {
 
 func toRewardJSON(r loyalty.Reward) rewardJSON {
 	return rewardJSON{ID: r.ID, Kind: r.Kind, Title: r.Title, Description: r.Description, Points: r.Points,
-		PartnerReward: r.PartnerReward, ExpiresAt: timePtr(r.ExpiresAt, loyalty.FormatTime(r.ExpiresAt)),
+		PartnerReward: r.PartnerReward, ExpiresAt: optTime(r.ExpiresAt),
 		Images: imagesOrEmpty(r.Images), Enabled: r.Enabled,
 		CreatedAt: loyalty.FormatTime(r.CreatedAt), UpdatedAt: loyalty.FormatTime(r.UpdatedAt)}
 }

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -79,10 +81,12 @@ var offerTypeNames = map[int]string{
 	loyalty.OfferBasic9: "discount_percentage", loyalty.OfferBasic10: "discount_amount",
 }
 
-func timePtr(t interface{ IsZero() bool }, s string) *string {
+// optTime writes a time in the API's form, or null when it is unset.
+func optTime(t time.Time) *string {
 	if t.IsZero() {
 		return nil
 	}
+	s := loyalty.FormatTime(t)
 	return &s
 }
 
@@ -93,12 +97,12 @@ func toOfferJSON(o loyalty.Offer) offerJSON {
 	}
 	return offerJSON{ID: o.ID, TypeID: o.TypeID, Type: offerTypeNames[o.TypeID], Title: o.Title, Description: o.Description,
 		Points: o.Points, MultipFactor: o.MultipFactor, DiscountValue: o.DiscountValue, RealValue: o.RealValue,
-		ExpiresAt: timePtr(o.ExpiresAt, loyalty.FormatTime(o.ExpiresAt)), Images: images}
+		ExpiresAt: optTime(o.ExpiresAt), Images: images}
 }
 
 func toCouponJSON(c loyalty.Coupon) *couponJSON {
 	return &couponJSON{ID: c.ID, QRCode: c.QRCode, CouponLocked: c.Locked, CouponTypeID: c.CouponTypeID,
-		ExpiresAt: timePtr(c.ExpiresAt, loyalty.FormatTime(c.ExpiresAt)), Offer: toOfferJSON(c.Offer)}
+		ExpiresAt: optTime(c.ExpiresAt), Offer: toOfferJSON(c.Offer)}
 }
 
 func toTransactionJSON(t loyalty.Transaction) transactionJSON {
@@ -175,8 +179,9 @@ func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *r
 
 // writeRaw writes an already-encoded JSON body.
 func writeRaw(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	w.Write(body)
 }
@@ -258,11 +263,8 @@ func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc
 	if err != nil {
 		return err
 	}
-	c, err := s.Customers.Get(r.Context(), loyalty.Business{ID: rc.businessID}, r.PathValue("id"))
-	if err != nil {
-		return notFoundAs(err, "Customer not found.")
-	}
-	list, total, err := s.Store.CustomerTransactions(r.Context(), rc.businessID, c.ID, lq)
+	customerID := r.PathValue("id")
+	list, total, err := s.Transactions.History(r.Context(), loyalty.Business{ID: rc.businessID}, customerID, lq)
 	if err != nil {
 		return err
 	}
@@ -294,7 +296,7 @@ func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": data,
-		"links": pageLinks("customers/"+c.ID+"/transactions", q, lq, total), "meta": pageMeta(lq, len(list), total)})
+		"links": pageLinks("customers/"+strings.ToLower(customerID)+"/transactions", q, lq, total), "meta": pageMeta(lq, len(list), total)})
 	return nil
 }
 

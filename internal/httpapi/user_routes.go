@@ -71,18 +71,8 @@ func (s *Server) userRoutes(m *http.ServeMux) {
 // "me" or the token's own user.
 func (s *Server) userAPI(h userHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.limit(w, r, userAPI, limitKey("u", r), s.Limits.User) {
-			return
-		}
-		if !acceptable(r.Header.Get("Accept")) {
-			writeStatus(w, userAPI, http.StatusNotAcceptable, "Only version 1 of the API is available (Accept: application/vnd.loyalty.api.v1+json).")
-			return
-		}
-		rc, err := s.authenticate(r, oauth.ScopeUser)
-		if loyalty.ErrorCode(err) == loyalty.EUnauthorized && bearer(r) != "" &&
-			!s.limit(w, r, userAPI, "u:ip:"+clientIP(r), s.Limits.User) {
-			// Made-up tokens each get a fresh budget above; failures also
-			// spend the client's IP budget so guessing cannot escape it.
+		rc, ok, err := s.admit(w, r, userAPI, "u", s.Limits.User, oauth.ScopeUser)
+		if !ok {
 			return
 		}
 		var uc *userCtx
@@ -125,7 +115,7 @@ func (s *Server) userOpen(h userHandler) http.Handler {
 			return
 		}
 		if !acceptable(r.Header.Get("Accept")) {
-			writeStatus(w, userAPI, http.StatusNotAcceptable, "Only version 1 of the API is available (Accept: application/vnd.loyalty.api.v1+json).")
+			writeStatus(w, userAPI, http.StatusNotAcceptable, notAcceptable)
 			return
 		}
 		err := func() error {

@@ -254,7 +254,7 @@ func (s *CustomerService) Update(ctx context.Context, b Business, id string, in 
 	if in.Referral.Set {
 		return Customer{}, Invalid("referral", "A referral can only be given when the customer is created.")
 	}
-	id, err := customerID(id)
+	id, err := customerIDOf(id)
 	if err != nil {
 		return Customer{}, err
 	}
@@ -376,7 +376,7 @@ func checkUnique(ctx context.Context, tx Tx, old, u User) error {
 
 // Delete removes a customer from the business. The ledger keeps its entries.
 func (s *CustomerService) Delete(ctx context.Context, b Business, id string) error {
-	id, err := customerID(id)
+	id, err := customerIDOf(id)
 	if err != nil {
 		return err
 	}
@@ -396,15 +396,15 @@ func (s *CustomerService) Delete(ctx context.Context, b Business, id string) err
 
 // Get returns one customer of the business.
 func (s *CustomerService) Get(ctx context.Context, b Business, id string) (Customer, error) {
-	id, err := customerID(id)
+	id, err := customerIDOf(id)
 	if err != nil {
 		return Customer{}, err
 	}
 	return s.Store.Customer(ctx, b.ID, id)
 }
 
-// customerID checks the shape of a customer id from a path.
-func customerID(id string) (string, error) {
+// customerIDOf checks the shape of a customer id from a path.
+func customerIDOf(id string) (string, error) {
 	id = strings.ToLower(id)
 	if !ValidID(id) {
 		return "", Errorf(EBadRequest, "Invalid customer id supplied.")

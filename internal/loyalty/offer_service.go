@@ -275,7 +275,7 @@ func (s *OfferService) AvailableCoupons(ctx context.Context, b Business, custome
 
 // customer reads an active customer of the business named by a path id.
 func (s *OfferService) customer(ctx context.Context, b Business, id string) (Customer, error) {
-	id, err := customerID(id)
+	id, err := customerIDOf(id)
 	if err != nil {
 		return Customer{}, err
 	}

@@ -180,19 +180,18 @@ var transactionFilterColumns = map[string]string{
 	"transaction_details.external_order_id": "t.external_order_id",
 }
 
-// CustomerTransactions pages a customer's entries, newest first. Without
-// filters the total is the customer's entry counter, not a count of the
-// whole history.
+// CustomerTransactions pages the entries of an active customer of the
+// business (else ENotFound), newest first. Without filters the total is the
+// customer's entry counter, not a count of the whole history.
 func (d *DB) CustomerTransactions(ctx context.Context, businessID, customerID string, q loyalty.ListQuery) ([]loyalty.Transaction, int, error) {
+	// The entry counter is also the check that the customer exists here.
 	var total int
-	if len(q.Filters) == 0 {
-		err := d.row(ctx, `SELECT tx_count FROM customers WHERE business_id = $1 AND user_id = $2 AND deleted_at IS NULL`,
-			businessID, customerID).Scan(&total)
-		if err == sql.ErrNoRows {
-			return nil, 0, loyalty.Errorf(loyalty.ENotFound, "Customer not found.")
-		} else if err != nil {
-			return nil, 0, dbError(err)
-		}
+	err := d.row(ctx, `SELECT tx_count FROM customers WHERE business_id = $1 AND user_id = $2 AND deleted_at IS NULL`,
+		businessID, customerID).Scan(&total)
+	if err == sql.ErrNoRows {
+		return nil, 0, loyalty.Errorf(loyalty.ENotFound, "Customer not found.")
+	} else if err != nil {
+		return nil, 0, dbError(err)
 	}
 	return d.transactions(ctx, []string{"t.business_id = $1", "t.customer_id = $2"}, []any{businessID, customerID}, q, total)
 }
