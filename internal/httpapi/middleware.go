@@ -22,7 +22,7 @@ type recorder struct {
 	http.ResponseWriter
 	status  int
 	bytes   int
-	jsonize bool // the mux matched no route: rewrite its reply
+	req     *http.Request // the mux sets its Pattern when a route matched
 	swallow bool
 }
 
@@ -31,7 +31,7 @@ func (rec *recorder) WriteHeader(status int) {
 		return
 	}
 	rec.status = status
-	if rec.jsonize && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) {
+	if rec.req.Pattern == "" && (status == http.StatusNotFound || status == http.StatusMethodNotAllowed) {
 		rec.swallow = true
 		msg := "The requested resource does not exist."
 		if status == http.StatusMethodNotAllowed {
@@ -70,8 +70,9 @@ func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		_, pattern := s.mux.Handler(r)
-		rec := &recorder{ResponseWriter: w, jsonize: pattern == ""}
+		// The mux records the matched pattern on r itself, so the route is
+		// known without routing twice.
+		rec := &recorder{ResponseWriter: w, req: r}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -82,7 +83,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 					writeStatus(rec, businessAPI, http.StatusInternalServerError, "Internal error.")
 				}
 			}
-			route := pattern
+			route := r.Pattern
 			if route == "" {
 				route = "unmatched"
 			}
