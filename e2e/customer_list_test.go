@@ -133,6 +133,8 @@ func TestCustomerList(t *testing.T) {
 
 		t.Run("updated_at", func(t *testing.T) {
 			e.db.Advance(time.Hour)
+			release := e.db.Hold() // both edits in the same second
+			defer release()
 			a.do(t, http.MethodPut, "/customers/"+c[2].ID, map[string]any{"first_name": "Two"}).want(t, http.StatusOK)
 			u5 := a.do(t, http.MethodPut, "/customers/"+c[5].ID, map[string]any{"first_name": "Five"}).want(t, http.StatusOK).customer(t)
 			filter(t, one("updated_at", "gt|"+at(6)), ids(2, 5))

@@ -41,12 +41,27 @@ func engines(t *testing.T, fn func(t *testing.T, engine string)) {
 	}
 }
 
-// clock is a wall clock that tests can move forward; it is safe to read
-// from the server's goroutines while a test moves it.
-type clock struct{ offset atomic.Int64 }
+// clock is a wall clock that tests can move forward or hold still; it is
+// safe to read from the server's goroutines while a test moves it.
+type clock struct {
+	offset atomic.Int64
+	held   atomic.Int64 // UnixNano of the time it is held at, or 0
+}
 
-// Now is the real time plus the offset.
-func (c *clock) Now() time.Time { return time.Now().Add(time.Duration(c.offset.Load())) }
+// Now is the real time plus the offset, or the time it is held at.
+func (c *clock) Now() time.Time {
+	if h := c.held.Load(); h != 0 {
+		return time.Unix(0, h)
+	}
+	return time.Now().Add(time.Duration(c.offset.Load()))
+}
+
+// Hold stops the clock at its present reading until release is called, so
+// that changes made one after another carry the same time.
+func (c *clock) Hold() (release func()) {
+	c.held.Store(c.Now().UnixNano())
+	return func() { c.held.Store(0) }
+}
 
 // Advance moves the clock by d.
 func (c *clock) Advance(d time.Duration) { c.offset.Add(int64(d)) }

@@ -139,6 +139,7 @@ type reqCtx struct {
 	tenant     loyalty.Tenant
 	token      oauth.Token
 	businessID string
+	business   *loyalty.Business // the business with its ledger state, on ledger routes
 }
 
 // handlerFunc is an API handler that returns its error for the wrapper
@@ -191,9 +192,15 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, which apiKind, ke
 
 // business wraps a business-API handler: version, rate limit, Application
 // Key, bearer token with the admin scope of the key's business.
-func (s *Server) business(h handlerFunc) http.Handler {
+func (s *Server) business(h handlerFunc) http.Handler { return s.businessAPI(h, false) }
+
+// ledger is business for a handler that writes to the ledger: the token
+// lookup also reads the business with its rules into reqCtx.business.
+func (s *Server) ledger(h handlerFunc) http.Handler { return s.businessAPI(h, true) }
+
+func (s *Server) businessAPI(h handlerFunc, withBusiness bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rc, ok, err := s.admit(w, r, businessAPI, "b", s.Limits.Business, oauth.ScopeAdmin)
+		rc, ok, err := s.admit(w, r, businessAPI, "b", s.Limits.Business, oauth.ScopeAdmin, withBusiness)
 		if !ok {
 			return
 		}
@@ -215,7 +222,7 @@ const notAcceptable = "Only version 1 of the API is available (Accept: applicati
 // failed token also spends the client's IP budget, since each made-up
 // token would otherwise get a fresh one. ok is false when the response is
 // already written; otherwise err is the authentication error, if any.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, which apiKind, prefix string, limit int, scope string) (rc *reqCtx, ok bool, err error) {
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, which apiKind, prefix string, limit int, scope string, withBusiness bool) (rc *reqCtx, ok bool, err error) {
 	if !s.limit(w, r, which, limitKey(prefix, r), limit) {
 		return nil, false, nil
 	}
@@ -223,7 +230,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, which apiKind, pr
 		writeStatus(w, which, http.StatusNotAcceptable, notAcceptable)
 		return nil, false, nil
 	}
-	rc, err = s.authenticate(r, scope)
+	rc, err = s.authenticate(r, scope, withBusiness)
 	if loyalty.ErrorCode(err) == loyalty.EUnauthorized && bearer(r) != "" &&
 		!s.limit(w, r, which, prefix+":ip:"+clientIP(r), limit) {
 		return nil, false, nil
@@ -232,14 +239,15 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, which apiKind, pr
 }
 
 // authenticate resolves the Application Key and the bearer token and
-// checks that they belong together and carry scope.
-func (s *Server) authenticate(r *http.Request, scope string) (*reqCtx, error) {
+// checks that they belong together and carry scope; withBusiness also
+// reads the token's business with its ledger state.
+func (s *Server) authenticate(r *http.Request, scope string, withBusiness bool) (*reqCtx, error) {
 	key := r.Header.Get("X-Application-Key")
 	if key == "" {
 		return nil, loyalty.Errorf(loyalty.EUnauthorized, "The X-Application-Key header is required.")
 	}
 	tok := bearer(r)
-	t, err := s.OAuth.AuthenticateForKey(r.Context(), tok, key)
+	t, err := s.OAuth.AuthenticateForKey(r.Context(), tok, key, withBusiness)
 	if t.Key.Key == "" && (err == nil || errors.Is(err, oauth.ErrTokenInvalid)) {
 		// Tell a bad key from a bad token: the key is checked first.
 		if t.Key, err = s.Store.Tenant(r.Context(), key); err != nil {
@@ -262,5 +270,5 @@ func (s *Server) authenticate(r *http.Request, scope string) (*reqCtx, error) {
 	if t.TenantID != tenant.ID() {
 		return nil, loyalty.Errorf(loyalty.EForbidden, "This token belongs to another business than the Application Key.")
 	}
-	return &reqCtx{tenant: tenant, token: t, businessID: t.BusinessID}, nil
+	return &reqCtx{tenant: tenant, token: t, businessID: t.BusinessID, business: t.Business}, nil
 }

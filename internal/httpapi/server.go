@@ -96,7 +96,7 @@ func (s *Server) routes() {
 	m.Handle("DELETE /customers/{id}", s.business(s.deleteCustomer))
 	m.Handle("GET /customers/{id}/transactions", s.business(s.customerTransactions))
 
-	m.Handle("POST /transactions", s.business(s.createTransaction))
+	m.Handle("POST /transactions", s.ledger(s.createTransaction))
 	m.Handle("GET /transactions", s.business(s.listTransactions))
 	m.Handle("DELETE /transactions/{id}", s.business(s.cancelTransaction))
 	m.Handle("GET /rules", s.business(s.getRules))

@@ -71,7 +71,7 @@ func (s *Server) userRoutes(m *http.ServeMux) {
 // "me" or the token's own user.
 func (s *Server) userAPI(h userHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rc, ok, err := s.admit(w, r, userAPI, "u", s.Limits.User, oauth.ScopeUser)
+		rc, ok, err := s.admit(w, r, userAPI, "u", s.Limits.User, oauth.ScopeUser, false)
 		if !ok {
 			return
 		}

@@ -10,9 +10,7 @@ import (
 type LedgerTx interface {
 	Rules(ctx context.Context, b Business) (Rules, error)
 	SaveRules(ctx context.Context, r Rules) error
-	// PointsOffers returns the active multiplier and bonus offers that apply
-	// to a reward of customerID at branchID ("" for none).
-	PointsOffers(ctx context.Context, businessID, customerID, branchID string) ([]Offer, error)
+	OfferFinder
 	// Append writes an entry and moves the customer's balance by its points
 	// and gift-card amounts, refusing (EInvalid) a move below zero. It sets
 	// t.ID and t.Balance.
@@ -38,8 +36,16 @@ type LedgerTx interface {
 	FinishIdempotent(ctx context.Context, businessID, key string, status int, body []byte) error
 }
 
+// OfferFinder finds the offers a reward earns with.
+type OfferFinder interface {
+	// PointsOffers returns the multiplier and bonus offers active at a time
+	// that apply to a reward of customerID at branchID ("" for none).
+	PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time) ([]Offer, error)
+}
+
 // LedgerReader reads the ledger.
 type LedgerReader interface {
+	OfferFinder
 	// CustomerTransactions pages a customer's entries, newest first.
 	CustomerTransactions(ctx context.Context, businessID, customerID string, q ListQuery) ([]Transaction, int, error)
 	// Transactions pages a business's entries, newest first.

@@ -264,3 +264,144 @@ func TestIdempotencyKeyActsOnceUnderConcurrency(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentRewardsEachWrittenOnce: many rewards at once over a few
+// customers (on PostgreSQL they are written in shared batches) each either
+// land once with the balance they report, or are refused for their own
+// reason without touching anyone else's; a pending referral is paid once.
+func TestConcurrentRewardsEachWrittenOnce(t *testing.T) {
+	eachEngine(t, func(t *testing.T, w *world) {
+		plain, other := w.business(t, "US"), w.business(t, "US")
+		branches := &loyalty.BranchService{Store: w.db}
+		own, err := branches.Create(w.ctx, plain, loyalty.BranchInput{Name: loyalty.Some("Downtown")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		foreign, err := branches.Create(w.ctx, other, loyalty.BranchInput{Name: loyalty.Some("Elsewhere")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for i := range 6 {
+			ids = append(ids, w.create(t, plain, `{"email":"c`+itoa(i)+`@example.com"}`).ID)
+		}
+		prog := w.referralProgram(t, plain, true)
+		referee := w.create(t, plain, referralBody("referee@example.com", prog, ids[0])).ID
+		off := w.create(t, plain, `{"email":"off@example.com"}`).ID
+		if _, err := w.svc.Update(w.ctx, plain, off, input(t, `{"enabled":false}`)); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, referee, off)
+		// The business as the API reads it for a reward, rules included.
+		b, err := w.db.BusinessForLedger(w.ctx, plain.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		type outcome struct {
+			customer string
+			e        loyalty.Transaction
+			err      error
+			branch   string
+		}
+		const n = 240
+		out := make([]outcome, n)
+		rng := rand.New(rand.NewPCG(3, 5))
+		bodies := make([]string, n)
+		for i := range out {
+			c := ids[rng.IntN(len(ids))]
+			out[i].customer = c
+			branch := ""
+			switch rng.IntN(6) {
+			case 0:
+				out[i].branch, branch = "own", `,"branch":{"id":"`+own.ID+`"}`
+			case 1:
+				out[i].branch, branch = "foreign", `,"branch":{"id":"`+foreign.ID+`"}`
+			}
+			bodies[i] = `{"intent":"reward","amount":` + money(rng.IntN(4000)+100) + `,"customer":{"id":"` + c + `"}` + branch + `}`
+		}
+		var wg sync.WaitGroup
+		next := atomic.Int64{}
+		for range 32 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+					out[i].e, _, out[i].err = w.ledger().Create(w.ctx, b, txInput(t, bodies[i]), nil)
+				}
+			}()
+		}
+		wg.Wait()
+
+		seen := map[int64]bool{}
+		earned := map[string]int64{}
+		lastBalance := map[string]int64{} // the highest balance a reward reported
+		balances := map[string]map[int64]bool{}
+		for i, o := range out {
+			switch {
+			case o.branch == "foreign":
+				if loyalty.ErrorCode(o.err) != loyalty.ENotFound {
+					t.Errorf("%d: reward at another business's branch: %v, want not found", i, o.err)
+				}
+			case o.customer == off:
+				if loyalty.ErrorCode(o.err) != loyalty.EInvalid {
+					t.Errorf("%d: reward of a deactivated customer: %v, want refused", i, o.err)
+				}
+			case o.err != nil:
+				t.Errorf("%d: %s: %v", i, bodies[i], o.err)
+			case o.e.ID <= 0 || seen[o.e.ID] || o.e.CustomerID != o.customer || o.e.Points <= 0:
+				t.Errorf("%d: entry %+v (id seen before: %v)", i, o.e, seen[o.e.ID])
+			default:
+				seen[o.e.ID] = true
+				earned[o.customer] += o.e.Points
+				// Each reward reports the balance right after it: one
+				// higher than every earlier one of the customer.
+				if balances[o.customer] == nil {
+					balances[o.customer] = map[int64]bool{}
+				}
+				if bal := o.e.Balance.Points; bal < o.e.Points || balances[o.customer][bal] {
+					t.Errorf("%d: reported balance %d after %d points (reported before: %v)", i, bal, o.e.Points, balances[o.customer][bal])
+				} else {
+					balances[o.customer][bal] = true
+					lastBalance[o.customer] = max(lastBalance[o.customer], bal)
+				}
+				if o.branch == "own" && o.e.BranchID != own.ID {
+					t.Errorf("%d: branch %q, want %q", i, o.e.BranchID, own.ID)
+				}
+			}
+		}
+		var referralEntries int
+		if err := w.db.SQL().QueryRowContext(w.ctx, `SELECT COUNT(*) FROM transactions WHERE business_id = $1 AND intent = 'reward_referral'`,
+			plain.ID).Scan(&referralEntries); err != nil {
+			t.Fatal(err)
+		}
+		if referralEntries != 2 {
+			t.Errorf("referral paid with %d entries, want 2 (referee and referrer, once)", referralEntries)
+		}
+		for _, id := range ids {
+			c := w.get(t, plain, id)
+			points, _, entries := w.ledgerSums(t, plain, id)
+			bonus := int64(0)
+			switch id {
+			case referee:
+				bonus = 50
+			case ids[0]:
+				bonus = 100
+			}
+			if c.Balance.Points != points || points != earned[id]+bonus {
+				t.Errorf("customer %s: balance %d, ledger sum %d, rewards returned %d + referral %d", id, c.Balance.Points, points, earned[id], bonus)
+			}
+			if id != ids[0] && lastBalance[id] != c.Balance.Points {
+				// (The referrer's own payout may come after its last reward.)
+				t.Errorf("customer %s: last reported balance %d, balance %d", id, lastBalance[id], c.Balance.Points)
+			}
+			_, total, err := w.db.CustomerTransactions(w.ctx, plain.ID, id, loyalty.ListQuery{Page: 1, PerPage: 1})
+			if err != nil && id != off {
+				t.Fatal(err)
+			}
+			if id != off && total != entries {
+				t.Errorf("customer %s: history total %d, %d entries", id, total, entries)
+			}
+		}
+	})
+}

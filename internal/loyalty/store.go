@@ -18,6 +18,15 @@ type Store interface {
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
+	// AppendAlone writes an entry without catalog items and moves the
+	// balance as a change of its own, outside WithTx, when the customer
+	// allows it as it stands: an active customer of the business with no
+	// referral waiting, a balance that stays at or above zero, and the
+	// entry's branch (if any) one of the business's. Otherwise it writes
+	// nothing and reports false, and the caller takes the transactional
+	// path, which explains the refusal or does what else the entry needs.
+	// It sets t.ID and t.Balance.
+	AppendAlone(ctx context.Context, t *Transaction) (bool, error)
 }
 
 // CustomerReader reads customers and what hangs off them.

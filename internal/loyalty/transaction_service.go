@@ -42,6 +42,10 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 		if prev, err := s.replay(ctx, b, idem); prev != nil || err != nil {
 			return Transaction{}, prev, err
 		}
+	} else if intent == IntentReward {
+		if t, done, err := s.rewardAlone(ctx, b, &in, details); done || err != nil {
+			return t, nil, err
+		}
 	}
 	var out Transaction
 	welcomed := false
@@ -198,13 +202,54 @@ func onlyOne(v Validation, names []string, sent []bool) int {
 // reward earns points for a spend (through the rules and active offers),
 // for a number of visits, or as given.
 func (s *TransactionService) reward(ctx context.Context, tx Tx, b Business, in *TransactionInput, e *Transaction) error {
+	rules, err := rulesOf(ctx, tx, b)
+	if err != nil {
+		return err
+	}
+	if err := earn(ctx, tx, b, rules, in, e); err != nil {
+		return err
+	}
+	if err := tx.Append(ctx, e); err != nil {
+		return err
+	}
+	if !e.ReferralPending {
+		return nil
+	}
+	return s.payReferral(ctx, tx, b, e)
+}
+
+// rewardAlone performs the everyday reward (a customer named by id, no
+// Idempotency-Key) as one change of its own, through Store.AppendAlone,
+// when nothing else must happen with it: on PostgreSQL that is one round
+// trip instead of four. It reports false whenever the request needs the
+// transactional path, which also gives every error its answer.
+func (s *TransactionService) rewardAlone(ctx context.Context, b Business, in *TransactionInput, details *TransactionDetails) (Transaction, bool, error) {
+	ref, _ := in.Customer.Value()
+	id, ok := ref.ID.Value()
+	id = strings.ToLower(id)
+	if !ok || !ValidID(id) || b.Loaded == nil {
+		return Transaction{}, false, nil
+	}
+	e := newEntry(b, id, IntentReward, s.Store.Now())
+	e.Details = details
+	if br, ok := in.Branch.Value(); ok {
+		if e.BranchID, _ = br.ID.Value(); e.BranchID == "" {
+			return Transaction{}, false, nil
+		}
+	}
+	if err := earn(ctx, s.Store, b, b.Loaded.Rules, in, &e); err != nil {
+		return Transaction{}, false, nil
+	}
+	done, err := s.Store.AppendAlone(ctx, &e)
+	return e, done, err
+}
+
+// earn checks a reward's amount, points or visits and sets the points it
+// earns under the rules and the offers active at e.CreatedAt.
+func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *TransactionInput, e *Transaction) error {
 	v := Validation{}
 	which := onlyOne(v, []string{"amount", "points", "visits"}, []bool{in.Amount.Set, in.Points.Set, in.Visits.Set})
 	if err := v.Err(); err != nil {
-		return err
-	}
-	rules, err := rulesOf(ctx, tx, b)
-	if err != nil {
 		return err
 	}
 	switch which {
@@ -216,11 +261,11 @@ func (s *TransactionService) reward(ctx context.Context, tx Tx, b Business, in *
 		e.Amount, e.TierAmount, e.Visits = amount, amount, 1
 		e.Points = rules.PointsForSpend(amount)
 		if b.Loaded == nil || b.Loaded.HasPointsOffers {
-			offers, err := tx.PointsOffers(ctx, b.ID, e.CustomerID, e.BranchID)
+			found, err := offers.PointsOffers(ctx, b.ID, e.CustomerID, e.BranchID, e.CreatedAt)
 			if err != nil {
 				return err
 			}
-			e.Points = applyOffers(e.Points, offers, e)
+			e.Points = applyOffers(e.Points, found, e)
 		}
 	case 1:
 		p, ok := in.Points.Value()
@@ -236,13 +281,7 @@ func (s *TransactionService) reward(ctx context.Context, tx Tx, b Business, in *
 		e.Visits, e.Points = n, n*rules.PointsPerVisit
 	}
 	e.TierPoints = e.Points
-	if err := tx.Append(ctx, e); err != nil {
-		return err
-	}
-	if !e.ReferralPending {
-		return nil
-	}
-	return s.payReferral(ctx, tx, b, e)
+	return nil
 }
 
 // rulesOf returns the business's rules, read with the business when they

@@ -33,7 +33,8 @@ type Token struct {
 	RefreshHash      []byte
 	AccessExpiresAt  time.Time
 	RefreshExpiresAt time.Time
-	Key              loyalty.Tenant // the Application Key sent with the token, when AuthenticateForKey resolved it
+	Key              loyalty.Tenant    // the Application Key sent with the token, when AuthenticateForKey resolved it
+	Business         *loyalty.Business // the token's business with its ledger state, when asked for
 	Revoked          bool
 	Spent            bool
 	CreatedAt        time.Time
@@ -270,16 +271,21 @@ var ErrTokenInvalid = errors.New("oauth: invalid access token")
 
 // Authenticate returns the token an access token string stands for.
 func (s *Server) Authenticate(ctx context.Context, access string) (Token, error) {
-	return s.AuthenticateForKey(ctx, access, "")
+	return s.AuthenticateForKey(ctx, access, "", false)
 }
 
 // AuthenticateForKey is Authenticate that also resolves the Application
-// Key sent with the token into Token.Key, in the same lookup.
-func (s *Server) AuthenticateForKey(ctx context.Context, access, appKey string) (Token, error) {
+// Key sent with the token into Token.Key, in the same lookup, and with
+// withBusiness the token's business with its ledger state (Token.Business).
+func (s *Server) AuthenticateForKey(ctx context.Context, access, appKey string, withBusiness bool) (Token, error) {
 	if access == "" {
 		return Token{}, ErrTokenInvalid
 	}
-	t, err := s.Store.AccessForKey(ctx, s.Hash.Token(access), appKey)
+	lookup := s.Store.AccessForKey
+	if withBusiness {
+		lookup = s.Store.AccessForLedger
+	}
+	t, err := lookup(ctx, s.Hash.Token(access), appKey)
 	if loyalty.ErrorCode(err) == loyalty.ENotFound {
 		return Token{}, ErrTokenInvalid
 	} else if err != nil {

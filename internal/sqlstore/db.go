@@ -41,6 +41,7 @@ type DB struct {
 	pool    *pgxpool.Pool
 	dialect string
 	stmts   stmts
+	batch   *appendBatch // PostgreSQL: AppendAlone's group writer
 	// Clock gives the time of each change; tests may replace it.
 	Clock func() time.Time
 }
@@ -63,6 +64,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
 		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool), Postgres
+		d.batch = newAppendBatch(d)
 		// database/sql keeps only 2 idle connections by default; churning
 		// the rest loses pgx's per-connection statement cache.
 		d.db.SetMaxOpenConns(int(cfg.MaxConns))
@@ -113,6 +115,9 @@ func (d *DB) SQL() *sql.DB { return d.db }
 
 // Close closes the database.
 func (d *DB) Close() error {
+	if d.batch != nil {
+		d.batch.close()
+	}
 	d.closeStmts()
 	err := d.db.Close()
 	if d.wdb != d.db {

@@ -48,25 +48,32 @@ func (t *tx) SaveRules(ctx context.Context, r loyalty.Rules) error {
 	return dbError(err)
 }
 
-// Append writes a ledger entry and moves the balance in the same
-// transaction. The conditional update keeps balances at or above zero even
-// under concurrent redemptions.
-func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
+// entryColumns are the columns of a new ledger entry, in entryArgs' order.
+const entryColumns = `business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
+	tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
+	custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at`
+
+// entryArgs are the values of entryColumns for e.
+func entryArgs(e *loyalty.Transaction) []any {
 	d := e.Details
 	if d == nil {
 		d = &loyalty.TransactionDetails{}
 	}
-	// The entry goes in first: a second cancellation of the same entry
-	// fails on the unique reverses_id before any balance is looked at.
-	err := t.QueryRowContext(ctx, `INSERT INTO transactions (business_id, customer_id, branch_id, intent, type_code, name, amount,
-		points, giftcard, visits, tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
-		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
-		RETURNING id`,
-		e.BusinessID, e.CustomerID, nullString(e.BranchID), e.Intent, e.TypeCode, e.Name, e.Amount, e.Points, e.Giftcard,
+	return []any{e.BusinessID, e.CustomerID, nullString(e.BranchID), e.Intent, e.TypeCode, e.Name, e.Amount, e.Points, e.Giftcard,
 		e.Visits, e.TierAmount, e.TierPoints, nullInt(e.OfferID), nullInt(e.CouponID), nullInt(e.GiftcardID), nullInt(e.ReversesID),
 		d.ExternalOrderID, d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, e.Details != nil,
-		e.CreatedAt.UTC()).Scan(&e.ID)
+		e.CreatedAt.UTC()}
+}
+
+// Append writes a ledger entry and moves the balance in the same
+// transaction. The conditional update keeps balances at or above zero even
+// under concurrent redemptions.
+func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
+	// The entry goes in first: a second cancellation of the same entry
+	// fails on the unique reverses_id before any balance is looked at.
+	err := t.QueryRowContext(ctx, `INSERT INTO transactions (`+entryColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+		RETURNING id`, entryArgs(e)...).Scan(&e.ID)
 	if err != nil {
 		if _, unique := uniqueColumn(err); unique && e.ReversesID != 0 {
 			return loyalty.Invalid("id", "The transaction has already been cancelled.")
@@ -96,6 +103,53 @@ func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
 	return nil
 }
 
+// aloneUpdate moves the balance for AppendAlone on SQLite, only on the
+// row of an active customer of the business with no referral waiting,
+// whose balance stays at or above zero, and when the entry's branch is one
+// of the business's; batchSQL holds the same conditions for PostgreSQL.
+// Its parameters are entryArgs' ($1 business, $2 customer, $3 branch or
+// NULL, $8 points, $9 gift card).
+const aloneUpdate = `UPDATE customers SET points = points + $8, giftcard = giftcard + $9, tx_count = tx_count + 1
+	WHERE business_id = $1 AND user_id = $2 AND deleted_at IS NULL AND enabled AND NOT referral_pending
+	AND points + $8 >= 0 AND giftcard + $9 >= 0
+	AND ($3 IS NULL OR EXISTS (SELECT 1 FROM branches WHERE business_id = $1 AND id = $3))
+	RETURNING points, giftcard`
+
+// AppendAlone writes an entry without catalog items and moves the balance
+// outside any caller's transaction, when the customer row allows it as it
+// stands (see aloneUpdate). Otherwise it writes nothing and reports false:
+// the caller takes the transactional path, which explains a refusal or
+// does what else the entry needs (a referral to pay). On PostgreSQL the
+// entries of concurrent calls are written together (appendBatch).
+func (d *DB) AppendAlone(ctx context.Context, e *loyalty.Transaction) (bool, error) {
+	if len(e.Items) > 0 {
+		return false, nil
+	}
+	if d.batch != nil {
+		return d.batch.append(ctx, e)
+	}
+	// SQLite's transactions are in-process and its writer is one
+	// connection: the change is two statements in a transaction of its own.
+	done := false
+	err := d.inTx(ctx, func(t *tx) error {
+		args := entryArgs(e)
+		err := t.QueryRowContext(ctx, aloneUpdate, args[:9]...).Scan(&e.Balance.Points, &e.Balance.Giftcard)
+		if err == sql.ErrNoRows {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if err := t.QueryRowContext(ctx, `INSERT INTO transactions (`+entryColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+			RETURNING id`, args...).Scan(&e.ID); err != nil {
+			return err
+		}
+		done = true
+		return nil
+	})
+	return done, err
+}
+
 // whyRefused explains a balance move that matched no customer row.
 func (t *tx) whyRefused(ctx context.Context, e *loyalty.Transaction) error {
 	var enabled, deleted bool
@@ -115,32 +169,56 @@ func (t *tx) whyRefused(ctx context.Context, e *loyalty.Transaction) error {
 	}
 }
 
+// ledgerBusinessColumns read a business with its earning rules and whether
+// any points offer may apply (aliases b and br); through a LEFT JOIN each
+// may be NULL. ledgerBusiness scans them.
+const ledgerBusinessColumns = `b.id, b.coalition_id, b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at,
+	br.reward_ratio, br.reward_milestone_amount, br.round_up_points, br.welcome_points, br.points_per_visit,
+	EXISTS (SELECT 1 FROM offers o WHERE o.business_id = b.id AND o.type_id IN (1, 3) AND o.enabled AND o.deleted_at IS NULL)`
+
+// ledgerBusiness receives ledgerBusinessColumns.
+type ledgerBusiness struct {
+	id, coalition, name, loyaltyType, about, logo, cover, country sql.NullString
+	created                                                       sql.NullTime
+	ratio, milestone, welcome, perVisit                           sql.NullInt64
+	roundUp                                                       sql.NullBool
+	hasOffers                                                     bool
+}
+
+func (l *ledgerBusiness) dest() []any {
+	return []any{&l.id, &l.coalition, &l.name, &l.loyaltyType, &l.about, &l.logo, &l.cover, &l.country, &l.created,
+		&l.ratio, &l.milestone, &l.roundUp, &l.welcome, &l.perVisit, &l.hasOffers}
+}
+
+// business returns the business read, or nil when the row had none.
+func (l *ledgerBusiness) business() *loyalty.Business {
+	if !l.id.Valid {
+		return nil
+	}
+	b := &loyalty.Business{ID: l.id.String, CoalitionID: l.coalition.String, Name: l.name.String, LoyaltyType: l.loyaltyType.String,
+		About: l.about.String, Logo: l.logo.String, Cover: l.cover.String, Country: l.country.String, CreatedAt: l.created.Time}
+	st := &loyalty.BusinessState{Rules: loyalty.DefaultRules(b.ID, b.LoyaltyType), HasPointsOffers: l.hasOffers}
+	if l.ratio.Valid {
+		r := &st.Rules
+		r.RewardRatio, r.RewardMilestoneAmount = l.ratio.Int64, loyalty.Money(l.milestone.Int64)
+		r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit = l.roundUp.Bool, l.welcome.Int64, l.perVisit.Int64
+	}
+	b.Loaded = st
+	return b
+}
+
 // BusinessForLedger reads a business with its earning rules and whether
 // any points offer may apply, in one query.
 func (d *DB) BusinessForLedger(ctx context.Context, id string) (loyalty.Business, error) {
-	var b loyalty.Business
-	st := &loyalty.BusinessState{}
-	r := &st.Rules
-	var ratio, milestone, welcome, perVisit sql.NullInt64
-	var roundUp sql.NullBool
-	err := d.row(ctx, `SELECT `+businessColumns+`, br.reward_ratio, br.reward_milestone_amount, br.round_up_points,
-		br.welcome_points, br.points_per_visit,
-		EXISTS (SELECT 1 FROM offers o WHERE o.business_id = b.id AND o.type_id IN (1, 3) AND o.enabled AND o.deleted_at IS NULL)
-		FROM businesses b LEFT JOIN business_rules br ON br.business_id = b.id WHERE b.id = $1`, id).Scan(
-		&b.ID, &b.CoalitionID, &b.Name, &b.LoyaltyType, &b.About, &b.Logo, &b.Cover, &b.Country, &b.CreatedAt,
-		&ratio, &milestone, &roundUp, &welcome, &perVisit, &st.HasPointsOffers)
+	var l ledgerBusiness
+	err := d.row(ctx, `SELECT `+ledgerBusinessColumns+`
+		FROM businesses b LEFT JOIN business_rules br ON br.business_id = b.id WHERE b.id = $1`, id).Scan(l.dest()...)
 	if err == sql.ErrNoRows {
-		return b, loyalty.Errorf(loyalty.ENotFound, "Business not found.")
+		return loyalty.Business{}, loyalty.Errorf(loyalty.ENotFound, "Business not found.")
 	} else if err != nil {
-		return b, dbError(err)
+		return loyalty.Business{}, dbError(err)
 	}
-	*r = loyalty.DefaultRules(b.ID, b.LoyaltyType)
-	if ratio.Valid {
-		r.RewardRatio, r.RewardMilestoneAmount = ratio.Int64, loyalty.Money(milestone.Int64)
-		r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit = roundUp.Bool, welcome.Int64, perVisit.Int64
-	}
-	b.Loaded = st
-	return b, nil
+	return *l.business(), nil
 }
 
 func nullInt(n int64) sql.NullInt64 { return sql.NullInt64{Int64: n, Valid: n != 0} }
@@ -222,7 +300,7 @@ func (d *DB) transactions(ctx context.Context, where []string, args []any, q loy
 		query = d.rows
 	}
 	rows, err := query(ctx, `SELECT `+transactionColumns+from+
-		fmt.Sprintf(` ORDER BY t.id DESC LIMIT $%d OFFSET $%d`, n+1, n+2), append(args, q.PerPage, q.Offset())...)
+		fmt.Sprintf(` ORDER BY t.created_at DESC, t.id DESC LIMIT $%d OFFSET $%d`, n+1, n+2), append(args, q.PerPage, q.Offset())...)
 	if err != nil {
 		return nil, 0, dbError(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -95,15 +96,25 @@ func offerByID(ctx context.Context, q querier, businessID string, id int64) (loy
 }
 
 // PointsOffers returns the active multiplier and bonus-points offers that
-// apply to a reward of customerID at branchID.
-func (t *tx) PointsOffers(ctx context.Context, businessID, customerID, branchID string) ([]loyalty.Offer, error) {
-	rows, err := t.QueryContext(ctx, `SELECT `+offerColumns+` FROM offers o
+// apply at a time to a reward of customerID at branchID.
+func (t *tx) PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time) ([]loyalty.Offer, error) {
+	return pointsOffers(ctx, t.Tx, businessID, customerID, branchID, at)
+}
+
+// PointsOffers is tx.PointsOffers outside a transaction.
+func (d *DB) PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time) ([]loyalty.Offer, error) {
+	return pointsOffers(ctx, d.db, businessID, customerID, branchID, at)
+}
+
+func pointsOffers(ctx context.Context, q querier, businessID, customerID, branchID string, at time.Time) ([]loyalty.Offer, error) {
+	at = at.UTC()
+	rows, err := q.QueryContext(ctx, `SELECT `+offerColumns+` FROM offers o
 		WHERE o.business_id = $1 AND o.type_id IN (1, 3) AND o.enabled AND o.deleted_at IS NULL
 		AND o.starts_at <= $2 AND (o.expires_at IS NULL OR o.expires_at > $3)
 		AND (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_targets ot WHERE ot.offer_id = o.id AND ot.customer_id = $4))
 		AND (NOT EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id)
 		     OR EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id AND ob.branch_id = $5))
-		ORDER BY o.id`, businessID, t.now, t.now, customerID, branchID)
+		ORDER BY o.id`, businessID, at, at, customerID, branchID)
 	if err != nil {
 		return nil, dbError(err)
 	}

@@ -1,0 +1,259 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// appendBatch writes, on PostgreSQL, the AppendAlone entries that arrive
+// while earlier batches are being written, together: one statement, one
+// transaction, one commit for all of them. Under load a reward then costs
+// a share of one round trip and one commit instead of each on its own;
+// alone, an entry is written at once in a batch of one.
+//
+// Each entry still moves its customer's balance and is written in the
+// same statement, both or neither. An entry whose customer row refuses it
+// (the conditions of aloneUpdate) is left out and reported false; if the
+// statement fails as a whole (a deadlock with another transaction, a lost
+// connection) every entry is reported false. Either way the caller takes
+// the transactional path, which writes the entry on its own or explains
+// why not.
+//
+// A few batches are written at once, so one batch's commit overlaps the
+// next one's work; a customer is never in two batches at once (nor twice
+// in one), so the batches never wait on each other's row locks.
+type appendBatch struct {
+	db    *DB
+	queue chan *pendingAppend
+	quit  chan struct{}
+	once  sync.Once
+	done  sync.WaitGroup
+}
+
+// pendingAppend is one AppendAlone call waiting for its batch.
+type pendingAppend struct {
+	ctx     context.Context
+	e       *loyalty.Transaction
+	written bool
+	err     error
+	ready   chan struct{}
+}
+
+const (
+	maxBatch     = 256 // entries of one statement
+	batchWriters = 1   // batches written at once
+)
+
+func newAppendBatch(d *DB) *appendBatch {
+	return &appendBatch{db: d, queue: make(chan *pendingAppend, maxBatch), quit: make(chan struct{})}
+}
+
+var errClosed = errors.New("sqlstore: database closed")
+
+// append queues e for a batch and waits until it is written or left out.
+func (b *appendBatch) append(ctx context.Context, e *loyalty.Transaction) (bool, error) {
+	b.once.Do(func() {
+		b.done.Add(1)
+		go b.run()
+	})
+	p := &pendingAppend{ctx: ctx, e: e, ready: make(chan struct{})}
+	select {
+	case b.queue <- p:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-b.quit:
+		return false, errClosed
+	}
+	// Once queued, the entry is waited for even if ctx ends: a batch may
+	// already be writing it.
+	<-p.ready
+	return p.written, p.err
+}
+
+// close stops taking entries, waits for the batches being written, and
+// reports the entries still waiting closed.
+func (b *appendBatch) close() {
+	close(b.quit)
+	b.done.Wait()
+	for {
+		select {
+		case p := <-b.queue:
+			p.finish(errClosed)
+		default:
+			return
+		}
+	}
+}
+
+func (p *pendingAppend) finish(err error) {
+	p.err = err
+	close(p.ready)
+}
+
+type customerKey struct{ business, customer string }
+
+func keyOf(p *pendingAppend) customerKey { return customerKey{p.e.BusinessID, p.e.CustomerID} }
+
+// run gathers entries into batches and hands each to a free writer.
+func (b *appendBatch) run() {
+	defer b.done.Done()
+	var pending []*pendingAppend
+	busy := map[customerKey]bool{} // customers of the batches being written
+	finished := make(chan []*pendingAppend, batchWriters)
+	writing := 0
+	for {
+		if writing < batchWriters && len(pending) > 0 {
+			var batch []*pendingAppend
+			batch, pending = b.pick(pending, busy)
+			if len(batch) > 0 {
+				writing++
+				go func() {
+					b.write(batch)
+					finished <- batch
+				}()
+				continue
+			}
+		}
+		select {
+		case p := <-b.queue:
+			pending = append(pending, p)
+		drain:
+			for len(pending) < 4*maxBatch {
+				select {
+				case p := <-b.queue:
+					pending = append(pending, p)
+				default:
+					break drain
+				}
+			}
+		case batch := <-finished:
+			writing--
+			for _, p := range batch {
+				delete(busy, keyOf(p))
+			}
+		case <-b.quit:
+			for ; writing > 0; writing-- {
+				<-finished
+			}
+			for _, p := range pending {
+				p.finish(errClosed)
+			}
+			return
+		}
+	}
+}
+
+// pick takes from pending the next batch: at most maxBatch entries, one
+// per customer, none of a customer in a batch being written. It drops
+// (and answers) entries whose caller has gone, and marks the batch's
+// customers busy.
+func (b *appendBatch) pick(pending []*pendingAppend, busy map[customerKey]bool) (batch, rest []*pendingAppend) {
+	for _, p := range pending {
+		if err := p.ctx.Err(); err != nil {
+			p.finish(err)
+			continue
+		}
+		k := keyOf(p)
+		if busy[k] || len(batch) == maxBatch {
+			rest = append(rest, p)
+			continue
+		}
+		busy[k] = true
+		batch = append(batch, p)
+	}
+	return batch, rest
+}
+
+// batchSQL writes a batch: the entries arrive as one array per column
+// (ord numbers them); each takes an id from the ledger's sequence up
+// front, so the written ones are known by what the update returns.
+const batchSQL = `WITH v AS MATERIALIZED (
+	SELECT nextval(pg_get_serial_sequence('transactions', 'id')) AS id, v.*,
+		v.branch_id = '' OR EXISTS (SELECT 1 FROM branches b WHERE b.business_id = v.business_id AND b.id = v.branch_id) AS branch_ok
+	FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
+		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
+		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
+		$24::boolean[], $25::timestamptz[])
+	AS v(ord, business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
+		tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
+		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at)
+	ORDER BY v.business_id, v.customer_id
+), c AS (
+	UPDATE customers cu SET points = cu.points + v.points, giftcard = cu.giftcard + v.giftcard, tx_count = cu.tx_count + 1
+	FROM v
+	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND v.branch_ok AND cu.deleted_at IS NULL
+	AND cu.enabled AND NOT cu.referral_pending AND cu.points + v.points >= 0 AND cu.giftcard + v.giftcard >= 0
+	RETURNING v.ord, v.id, cu.points, cu.giftcard
+), t AS (
+	INSERT INTO transactions (id, ` + entryColumns + `)
+	SELECT v.id, v.business_id, v.customer_id, NULLIF(v.branch_id, ''), v.intent, v.type_code, v.name, v.amount, v.points,
+		v.giftcard, v.visits, v.tier_amount, v.tier_points, NULLIF(v.offer_id, 0), NULLIF(v.coupon_id, 0),
+		NULLIF(v.giftcard_id, 0), NULLIF(v.reverses_id, 0), v.external_order_id, v.custom_field_1, v.custom_field_2,
+		v.custom_field_3, v.custom_field_4, v.custom_field_5, v.has_details, v.created_at
+	FROM v JOIN c ON c.ord = v.ord
+)
+SELECT ord, id, points, giftcard FROM c`
+
+// write runs one batch and wakes its callers.
+func (b *appendBatch) write(batch []*pendingAppend) {
+	n := len(batch)
+	ord, typeCode := make([]int32, n), make([]int32, n)
+	amount, points, giftcard, visits := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	tierAmount, tierPoints := make([]int64, n), make([]int64, n)
+	offer, coupon, card, reverses := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	hasDetails, created := make([]bool, n), make([]time.Time, n)
+	text := make([][]string, 11) // business, customer, branch, intent, name, external order, custom fields 1-5
+	for k := range text {
+		text[k] = make([]string, n)
+	}
+	for i, p := range batch {
+		e := p.e
+		d := e.Details
+		if d == nil {
+			d = &loyalty.TransactionDetails{}
+		}
+		ord[i], typeCode[i] = int32(i), int32(e.TypeCode)
+		amount[i], points[i], giftcard[i], visits[i] = int64(e.Amount), e.Points, int64(e.Giftcard), e.Visits
+		tierAmount[i], tierPoints[i] = int64(e.TierAmount), e.TierPoints
+		offer[i], coupon[i], card[i], reverses[i] = e.OfferID, e.CouponID, e.GiftcardID, e.ReversesID
+		hasDetails[i], created[i] = e.Details != nil, e.CreatedAt.UTC()
+		for k, v := range []string{e.BusinessID, e.CustomerID, e.BranchID, e.Intent, e.Name, d.ExternalOrderID,
+			d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5} {
+			text[k][i] = v
+		}
+	}
+	// The statement serves several requests, so no one request's context
+	// may cancel it; close waits for it to end.
+	rows, err := b.db.db.QueryContext(context.Background(), batchSQL, ord, text[0], text[1], text[2], text[3], typeCode, text[4],
+		amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
+		text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created)
+	if err == nil {
+		for rows.Next() {
+			var i int32
+			var id, pts, gc int64
+			if err = rows.Scan(&i, &id, &pts, &gc); err != nil {
+				break
+			}
+			e := batch[i].e
+			e.ID, e.Balance.Points, e.Balance.Giftcard = id, pts, loyalty.Money(gc)
+			batch[i].written = true
+		}
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	for _, p := range batch {
+		if err != nil {
+			// Nothing of the batch was committed: each entry goes the
+			// transactional way on its own.
+			p.written = false
+			p.e.ID, p.e.Balance = 0, loyalty.Balance{}
+		}
+		close(p.ready)
+	}
+}
