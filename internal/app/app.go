@@ -47,7 +47,16 @@ type Config struct {
 	ResetURL string
 	// NoOutbox keeps this process from delivering messages (admin commands).
 	NoOutbox bool
+	// TokenCache is how long this process may reuse what it read for an
+	// access token (the token, its key, its business's rules) while it
+	// commits no change itself: the longest a token revoked, or rules
+	// changed, by another instance sharing the database can go unseen here.
+	// Zero means DefaultTokenCache; a negative value reads every time.
+	TokenCache time.Duration
 }
+
+// DefaultTokenCache is Config.TokenCache's default.
+const DefaultTokenCache = time.Second
 
 // dataDir is the data directory, ./data by default.
 func (c Config) dataDir() string {
@@ -94,6 +103,12 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	db, err := sqlstore.Open(ctx, cfg.DSN())
 	if err != nil {
 		return nil, err
+	}
+	switch {
+	case cfg.TokenCache == 0:
+		db.TokenCacheTTL = DefaultTokenCache
+	case cfg.TokenCache > 0:
+		db.TokenCacheTTL = cfg.TokenCache
 	}
 	a := &App{Config: cfg, DB: db}
 	if err := a.init(ctx); err != nil {

@@ -42,6 +42,10 @@ type DB struct {
 	dialect string
 	stmts   stmts
 	batch   *appendBatch // PostgreSQL: AppendAlone's group writer
+	tokens  accessCache
+	// TokenCacheTTL is how long a token lookup may be reused (see
+	// accessCache); zero reads every time.
+	TokenCacheTTL time.Duration
 	// Clock gives the time of each change; tests may replace it.
 	Clock func() time.Time
 }
@@ -166,7 +170,7 @@ func (d *DB) Secret(ctx context.Context, name string) ([]byte, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	if _, err := d.wdb.ExecContext(ctx, `INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, b); err != nil {
+	if _, err := d.exec(ctx, `INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, b); err != nil {
 		return nil, fmt.Errorf("store secret: %w", err)
 	}
 	var v []byte
@@ -190,7 +194,18 @@ func (d *DB) WithTx(ctx context.Context, fn func(loyalty.Tx) error) error {
 	return d.inTx(ctx, func(t *tx) error { return fn(t) })
 }
 
+// inTx runs fn in one transaction; once it commits, cached token lookups
+// end, as the change may have touched what they read.
 func (d *DB) inTx(ctx context.Context, fn func(*tx) error) error {
+	err := d.runTx(ctx, fn)
+	if err == nil {
+		d.tokens.changed()
+	}
+	return err
+}
+
+// runTx is inTx for the changes that cannot touch a token lookup's rows.
+func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	stx, err := d.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return dbError(err)

@@ -131,7 +131,7 @@ func (d *DB) AppendAlone(ctx context.Context, e *loyalty.Transaction) (bool, err
 	// SQLite's transactions are in-process and its writer is one
 	// connection: the change is two statements in a transaction of its own.
 	done := false
-	err := d.inTx(ctx, func(t *tx) error {
+	err := d.runTx(ctx, func(t *tx) error {
 		args := entryArgs(e)
 		err := t.QueryRowContext(ctx, aloneUpdate, args[:9]...).Scan(&e.Balance.Points, &e.Balance.Giftcard)
 		if err == sql.ErrNoRows {

@@ -13,7 +13,7 @@ import (
 
 // InsertApp registers an app.
 func (d *DB) InsertApp(ctx context.Context, a *oauth.App) error {
-	_, err := d.wdb.ExecContext(ctx, `INSERT INTO apps (id, client_id, secret_hash, name, description, redirect_uri, grant_type, api,
+	_, err := d.exec(ctx, `INSERT INTO apps (id, client_id, secret_hash, name, description, redirect_uri, grant_type, api,
 		status, created_at, updated_at, developer_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		a.ID, a.ClientID, a.SecretHash, a.Name, a.Description, a.RedirectURI, a.GrantType, a.API, a.Status, a.CreatedAt.UTC(), a.CreatedAt.UTC(),
 		nullString(a.DeveloperID))
@@ -34,7 +34,7 @@ func (d *DB) AppByClientID(ctx context.Context, clientID string) (oauth.App, err
 
 // SetAppStatus approves or suspends an app.
 func (d *DB) SetAppStatus(ctx context.Context, clientID, status string) error {
-	res, err := d.wdb.ExecContext(ctx, `UPDATE apps SET status = $1, updated_at = $2 WHERE client_id = $3`, status, d.now(), clientID)
+	res, err := d.exec(ctx, `UPDATE apps SET status = $1, updated_at = $2 WHERE client_id = $3`, status, d.now(), clientID)
 	if err != nil {
 		return dbError(err)
 	}
@@ -88,10 +88,10 @@ func (d *DB) RecordLogin(ctx context.Context, kind, id string, ok bool, now time
 	table := loginTable(kind)
 	var err error
 	if ok {
-		_, err = d.wdb.ExecContext(ctx, `UPDATE `+table+` SET failed_logins = 0, locked_until = NULL WHERE id = $1 AND failed_logins > 0`, id)
+		_, err = d.exec(ctx, `UPDATE `+table+` SET failed_logins = 0, locked_until = NULL WHERE id = $1 AND failed_logins > 0`, id)
 	} else {
 		// One statement, so concurrent failures all count.
-		_, err = d.wdb.ExecContext(ctx, `UPDATE `+table+` SET
+		_, err = d.exec(ctx, `UPDATE `+table+` SET
 			locked_until = CASE WHEN failed_logins + 1 >= $1 THEN $2 ELSE locked_until END,
 			failed_logins = CASE WHEN failed_logins + 1 >= $3 THEN 0 ELSE failed_logins + 1 END
 			WHERE id = $4`, oauth.MaxFailures, now.Add(oauth.LockFor).UTC(), oauth.MaxFailures, id)
@@ -137,7 +137,7 @@ func (d *DB) Access(ctx context.Context, accessHash []byte) (oauth.Token, error)
 // same query, resolves the Application Key sent with it into t.Key (left
 // zero when the key is unknown or rotated): one round trip per request.
 func (d *DB) AccessForKey(ctx context.Context, accessHash []byte, appKey string) (oauth.Token, error) {
-	return d.access(ctx, accessHash, appKey, false)
+	return d.cachedAccess(ctx, accessHash, appKey, false)
 }
 
 // AccessForLedger is AccessForKey that also reads the token's business
@@ -145,7 +145,7 @@ func (d *DB) AccessForKey(ctx context.Context, accessHash []byte, appKey string)
 // it), still in one query: a reward then costs one round trip before its
 // write.
 func (d *DB) AccessForLedger(ctx context.Context, accessHash []byte, appKey string) (oauth.Token, error) {
-	return d.access(ctx, accessHash, appKey, true)
+	return d.cachedAccess(ctx, accessHash, appKey, true)
 }
 
 func (d *DB) access(ctx context.Context, accessHash []byte, appKey string, withBusiness bool) (oauth.Token, error) {

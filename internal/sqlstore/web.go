@@ -28,10 +28,10 @@ func loginTable(kind string) string {
 func (d *DB) InsertAccount(ctx context.Context, l oauth.Login, email, name string, now time.Time) error {
 	var err error
 	if l.Kind == oauth.KindDeveloper {
-		_, err = d.wdb.ExecContext(ctx, `INSERT INTO developers (id, email, name, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		_, err = d.exec(ctx, `INSERT INTO developers (id, email, name, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
 			l.ID, email, name, l.Hash, now.UTC())
 	} else {
-		_, err = d.wdb.ExecContext(ctx, `INSERT INTO support_staff (id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)`,
+		_, err = d.exec(ctx, `INSERT INTO support_staff (id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)`,
 			l.ID, email, l.Hash, now.UTC())
 	}
 	return dbError(err)
@@ -68,7 +68,7 @@ func (d *DB) SessionByHash(ctx context.Context, hash []byte) (oauth.Session, err
 
 // DeleteSession removes a session.
 func (d *DB) DeleteSession(ctx context.Context, hash []byte) error {
-	_, err := d.wdb.ExecContext(ctx, `DELETE FROM web_sessions WHERE id_hash = $1`, hash)
+	_, err := d.exec(ctx, `DELETE FROM web_sessions WHERE id_hash = $1`, hash)
 	return dbError(err)
 }
 
@@ -112,7 +112,7 @@ func (d *DB) DeveloperApp(ctx context.Context, developerID, clientID string) (oa
 
 // SetAppSecret replaces the secret hash of a developer's app.
 func (d *DB) SetAppSecret(ctx context.Context, developerID, clientID string, hash []byte) error {
-	res, err := d.wdb.ExecContext(ctx, `UPDATE apps SET secret_hash = $1, updated_at = $2 WHERE client_id = $3 AND developer_id = $4`,
+	res, err := d.exec(ctx, `UPDATE apps SET secret_hash = $1, updated_at = $2 WHERE client_id = $3 AND developer_id = $4`,
 		hash, d.now(), clientID, developerID)
 	if err != nil {
 		return dbError(err)
