@@ -25,7 +25,7 @@ import (
 type accessCache struct {
 	gen atomic.Uint64 // counts the changes committed through this DB
 
-	mu      sync.Mutex
+	mu      sync.RWMutex
 	entries map[accessKey]accessEntry
 	of      uint64 // the gen the entries were read at
 }
@@ -48,8 +48,8 @@ func (c *accessCache) changed() { c.gen.Add(1) }
 
 // get returns a cached lookup that is still good.
 func (c *accessCache) get(k accessKey) (oauth.Token, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.mu.RLock()
+	defer c.mu.RUnlock()
 	e, ok := c.entries[k]
 	if !ok || c.of != c.gen.Load() || !time.Now().Before(e.expires) {
 		return oauth.Token{}, false
