@@ -27,9 +27,10 @@ type LedgerTx interface {
 	ClaimCoupon(ctx context.Context, c *Coupon) (bool, error)
 	// PendingReferral returns the unpaid referral of a referee with its program.
 	PendingReferral(ctx context.Context, businessID, refereeID string) (Referral, ReferralProgram, error)
-	// SettleReferral marks a referral paid (or expired, with paid false) once;
+	// SettleReferral marks a referral settled once, with its outcome
+	// (ReferralPaid, ReferralExpired or ReferralForfeited);
 	// it reports false when it was already settled.
-	SettleReferral(ctx context.Context, r Referral) (bool, error)
+	SettleReferral(ctx context.Context, r Referral, outcome string) (bool, error)
 	// BeginIdempotent records a new idempotency key (EConflict if it exists).
 	BeginIdempotent(ctx context.Context, businessID, key string, hash []byte) error
 	// FinishIdempotent stores the reply given under the key.

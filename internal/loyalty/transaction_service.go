@@ -334,8 +334,15 @@ func (s *TransactionService) payReferral(ctx context.Context, tx Tx, b Business,
 	if !expired && reward.Amount < prog.CondMinAmount {
 		return nil
 	}
-	settled, err := tx.SettleReferral(ctx, ref)
-	if err != nil || !settled || expired || !prog.Enabled {
+	outcome := ReferralPaid
+	switch {
+	case expired:
+		outcome = ReferralExpired
+	case !prog.Enabled:
+		outcome = ReferralForfeited
+	}
+	settled, err := tx.SettleReferral(ctx, ref, outcome)
+	if err != nil || !settled || outcome != ReferralPaid {
 		return err
 	}
 	for _, pay := range []struct {
@@ -377,7 +384,7 @@ func (s *TransactionService) rewardReferral(ctx context.Context, tx Tx, b Busine
 	} else if err != nil {
 		return err
 	}
-	settled, err := tx.SettleReferral(ctx, ref)
+	settled, err := tx.SettleReferral(ctx, ref, ReferralPaid)
 	if err != nil {
 		return err
 	}

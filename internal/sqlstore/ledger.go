@@ -384,8 +384,8 @@ func (t *tx) PendingReferral(ctx context.Context, businessID, refereeID string) 
 
 // SettleReferral marks a referral settled once and clears the referee's
 // pending flag.
-func (t *tx) SettleReferral(ctx context.Context, r loyalty.Referral) (bool, error) {
-	res, err := t.ExecContext(ctx, `UPDATE referrals SET paid_at = $1 WHERE id = $2 AND paid_at IS NULL`, t.now, r.ID)
+func (t *tx) SettleReferral(ctx context.Context, r loyalty.Referral, outcome string) (bool, error) {
+	res, err := t.ExecContext(ctx, `UPDATE referrals SET paid_at = $1, outcome = $2 WHERE id = $3 AND paid_at IS NULL`, t.now, outcome, r.ID)
 	if err != nil {
 		return false, dbError(err)
 	}

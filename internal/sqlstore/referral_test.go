@@ -26,6 +26,21 @@ func pointsBalance(tb testing.TB, db *sqlstore.DB, businessID, id string) int64 
 	return c.Balance.Points
 }
 
+// referralOutcome returns how a referee's referral was settled ("" while pending).
+func referralOutcome(tb testing.TB, db *sqlstore.DB, refereeID string) string {
+	tb.Helper()
+	var outcome string
+	var settled bool
+	if err := db.SQL().QueryRowContext(ctx, `SELECT outcome, paid_at IS NOT NULL FROM referrals WHERE referee_id = $1`,
+		refereeID).Scan(&outcome, &settled); err != nil {
+		tb.Fatal(err)
+	}
+	if settled != (outcome != "") {
+		tb.Errorf("referral of %s: settled %v with outcome %q", refereeID, settled, outcome)
+	}
+	return outcome
+}
+
 // TestReferralPayout: the referee's first reward of at least the minimum
 // within the time limit pays both sides once; a smaller reward leaves the
 // referral pending; a late one, or one while the program is disabled,
@@ -48,6 +63,9 @@ func TestReferralPayout(t *testing.T) {
 		if e := l.at(start.Add(time.Hour), referee.ID, tierReward(1999)); e.Balance.Points != 19 || pointsBalance(t, db, b.ID, referrer.ID) != 0 {
 			t.Errorf("a reward below the minimum paid: referee %d, referrer %d", e.Balance.Points, pointsBalance(t, db, b.ID, referrer.ID))
 		}
+		if got := referralOutcome(t, db, referee.ID); got != "" {
+			t.Errorf("pending referral settled as %q", got)
+		}
 		if e := l.at(start.Add(2*time.Hour), referee.ID, tierReward(2000)); e.Balance.Points != 19+20+50 || pointsBalance(t, db, b.ID, referrer.ID) != 100 {
 			t.Errorf("the qualifying reward: referee %d, want 89; referrer %d, want 100", e.Balance.Points, pointsBalance(t, db, b.ID, referrer.ID))
 		}
@@ -65,6 +83,11 @@ func TestReferralPayout(t *testing.T) {
 		}
 		if e := l.at(limit, late.ID, tierReward(2000)); e.Balance.Points != 20 || pointsBalance(t, db, b.ID, referrer.ID) != 200 {
 			t.Errorf("at expiry: referee %d, referrer %d; want nothing paid", e.Balance.Points, pointsBalance(t, db, b.ID, referrer.ID))
+		}
+		for id, want := range map[string]string{referee.ID: loyalty.ReferralPaid, early.ID: loyalty.ReferralPaid, late.ID: loyalty.ReferralExpired} {
+			if got := referralOutcome(t, db, id); got != want {
+				t.Errorf("referral of %s settled as %q, want %q", id, got, want)
+			}
 		}
 
 		// A referrer who was deactivated is skipped; the referee's reward
@@ -93,6 +116,9 @@ func TestReferralPayout(t *testing.T) {
 		}
 		if e := l.at(limit.Add(2*time.Hour), idle.ID, tierReward(2000)); e.Balance.Points != 40 || pointsBalance(t, db, b.ID, referrer.ID) != 200 {
 			t.Errorf("disabled program: referee %d, referrer %d; want nothing paid", e.Balance.Points, pointsBalance(t, db, b.ID, referrer.ID))
+		}
+		if got := referralOutcome(t, db, idle.ID); got != loyalty.ReferralForfeited {
+			t.Errorf("referral during a disabled program settled as %q, want %q", got, loyalty.ReferralForfeited)
 		}
 	})
 }
