@@ -270,5 +270,9 @@ func (s *Server) authenticate(r *http.Request, scope string, withBusiness bool) 
 	if t.TenantID != tenant.ID() {
 		return nil, loyalty.Errorf(loyalty.EForbidden, "This token belongs to another business than the Application Key.")
 	}
+	if withBusiness && (t.Business == nil || t.Business.ID != t.BusinessID) {
+		// Admin tokens always name their business; a ledger route needs it.
+		return nil, loyalty.Errorf(loyalty.EForbidden, "This token belongs to no business.")
+	}
 	return &reqCtx{tenant: tenant, token: t, businessID: t.BusinessID, business: t.Business}, nil
 }

@@ -141,15 +141,7 @@ func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *r
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	if rc.business == nil || rc.business.ID != rc.businessID {
-		// The token's business was read with it; this is a safety net.
-		b, err := s.Store.BusinessForLedger(r.Context(), rc.businessID)
-		if err != nil {
-			return err
-		}
-		rc.business = &b
-	}
-	b := *rc.business
+	b := *rc.business // read with the token (the ledger route)
 	encode := func(t loyalty.Transaction) (int, []byte, error) {
 		out := toTransactionJSON(t)
 		out.Balance = &balanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}

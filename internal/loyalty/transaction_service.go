@@ -109,6 +109,19 @@ func (s *TransactionService) replay(ctx context.Context, b Business, idem *Idemp
 	return &prev, nil
 }
 
+// customerID returns the customer id a reference names, if it names one
+// by id (ok), or a bad-request error for an id that cannot be one.
+func (ref CustomerRef) customerID() (id string, ok bool, err error) {
+	id, ok = ref.ID.Value()
+	if !ok || id == "" {
+		return "", false, nil
+	}
+	if id = strings.ToLower(id); !ValidID(id) {
+		return "", true, Errorf(EBadRequest, "Invalid customer id supplied.")
+	}
+	return id, true, nil
+}
+
 // notFoundField turns a not-found into a 404 naming what was missing.
 func notFoundField(err error, field, msg string) error {
 	if ErrorCode(err) == ENotFound {
@@ -123,12 +136,8 @@ func notFoundField(err error, field, msg string) error {
 // Append checks, in the statement that moves the balance, that it is an
 // active customer of the business, so the common case costs no extra query.
 func (s *TransactionService) resolveCustomer(ctx context.Context, tx Tx, b Business, ref CustomerRef) (string, bool, error) {
-	if id, ok := ref.ID.Value(); ok && id != "" {
-		id = strings.ToLower(id)
-		if !ValidID(id) {
-			return "", false, Errorf(EBadRequest, "Invalid customer id supplied.")
-		}
-		return id, false, nil
+	if id, ok, err := ref.customerID(); ok {
+		return id, false, err
 	}
 	in := CustomerInput{Email: ref.Email, Phone: ref.Phone, CountryCode: ref.CountryCode}
 	v := Validation{}
@@ -225,9 +234,8 @@ func (s *TransactionService) reward(ctx context.Context, tx Tx, b Business, in *
 // transactional path, which also gives every error its answer.
 func (s *TransactionService) rewardAlone(ctx context.Context, b Business, in *TransactionInput, details *TransactionDetails) (Transaction, bool, error) {
 	ref, _ := in.Customer.Value()
-	id, ok := ref.ID.Value()
-	id = strings.ToLower(id)
-	if !ok || !ValidID(id) || b.Loaded == nil {
+	id, ok, err := ref.customerID()
+	if !ok || err != nil || b.Loaded == nil {
 		return Transaction{}, false, nil
 	}
 	e := newEntry(b, id, IntentReward, s.Store.Now())
