@@ -148,24 +148,27 @@ func (d *DB) AccessForLedger(ctx context.Context, accessHash []byte, appKey stri
 	return d.cachedAccess(ctx, accessHash, appKey, true)
 }
 
+// accessQuery is the token lookup by access hash ($2) with the Application
+// Key sent with it ($1); accessLedgerQuery also reads the token's business
+// with its ledger state.
+const (
+	accessSelect = `SELECT ` + tokenColumns + `, COALESCE(k.key, ''), COALESCE(k.business_id, ''), COALESCE(k.coalition_id, '')`
+	accessFrom   = ` FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
+		LEFT JOIN application_keys k ON k.key = $1 AND k.revoked_at IS NULL`
+	accessQuery       = accessSelect + accessFrom + ` WHERE t.access_hash = $2`
+	accessLedgerQuery = accessSelect + `, ` + ledgerBusinessColumns + accessFrom + `
+		LEFT JOIN businesses b ON b.id = t.business_id LEFT JOIN business_rules br ON br.business_id = b.id
+		WHERE t.access_hash = $2`
+)
+
 func (d *DB) access(ctx context.Context, accessHash []byte, appKey string, withBusiness bool) (oauth.Token, error) {
 	var t oauth.Token
 	var revoked, used sql.NullTime
-	dest := append(tokenDest(&t, &revoked, &used), &t.Key.Key, &t.Key.BusinessID, &t.Key.CoalitionID)
-	query := `SELECT ` + tokenColumns + `, COALESCE(k.key, ''), COALESCE(k.business_id, ''), COALESCE(k.coalition_id, '')
-		FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
-		LEFT JOIN application_keys k ON k.key = $1 AND k.revoked_at IS NULL
-		WHERE t.access_hash = $2`
 	var l ledgerBusiness
+	dest := append(tokenDest(&t, &revoked, &used), &t.Key.Key, &t.Key.BusinessID, &t.Key.CoalitionID)
+	query := accessQuery
 	if withBusiness {
-		query = `SELECT ` + tokenColumns + `, COALESCE(k.key, ''), COALESCE(k.business_id, ''), COALESCE(k.coalition_id, ''),
-			` + ledgerBusinessColumns + `
-			FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
-			LEFT JOIN application_keys k ON k.key = $1 AND k.revoked_at IS NULL
-			LEFT JOIN businesses b ON b.id = t.business_id
-			LEFT JOIN business_rules br ON br.business_id = b.id
-			WHERE t.access_hash = $2`
-		dest = append(dest, l.dest()...)
+		query, dest = accessLedgerQuery, append(dest, l.dest()...)
 	}
 	err := d.row(ctx, query, appKey, accessHash).Scan(dest...)
 	if err == sql.ErrNoRows {
