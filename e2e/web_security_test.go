@@ -17,7 +17,7 @@ var postRoutes = []string{
 	"/support/signin", "/support/signout",
 	"/support/apps/0123456789abcdef0123456789abcdef/approve", "/support/apps/0123456789abcdef0123456789abcdef/suspend",
 	"/business/signin", "/business/signout", "/business/key", "/business/apps/0123456789abcdef0123456789abcdef/revoke",
-	"/oauth/authorize",
+	"/oauth/authorize", "/referrals/1",
 }
 
 // TestPagesCSRF: every form post without the page's CSRF token, with a

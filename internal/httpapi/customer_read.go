@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"net/url"
-	"strconv"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -77,7 +75,7 @@ func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 		for i, p := range progs {
 			var link *string
 			if p.LinkReferralEnabled {
-				l := baseURL(r) + "/referrals/" + strconv.FormatInt(p.ID, 10) + "?referrer_id=" + url.QueryEscape(c.ID)
+				l := baseURL(r) + loyalty.ReferralLinkPath(p.ID, c.ID)
 				link = &l
 			}
 			list[i] = toReferralProgramJSON(p, link)

@@ -2,6 +2,8 @@ package loyalty
 
 import (
 	"context"
+	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -11,6 +13,13 @@ const (
 	MaxReferralExpiresIn    = 3650 // days
 	maxRuleName             = 100
 )
+
+// ReferralLinkPath is the path of the public page where a friend of
+// referrerID joins through program programID (the referral_link of a
+// customer's referral programs).
+func ReferralLinkPath(programID int64, referrerID string) string {
+	return "/referrals/" + strconv.FormatInt(programID, 10) + "?referrer_id=" + url.QueryEscape(referrerID)
+}
 
 // ReferralProgramInput is the body of POST /referral-programs and PUT
 // /referral-programs/{id}. A create needs cond_min_amount, referee_earns,

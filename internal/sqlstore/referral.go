@@ -45,6 +45,14 @@ func (t *tx) ReferralProgram(ctx context.Context, businessID string, id int64) (
 	return p, dbError(err)
 }
 
+// ReferralProgramByID returns a referral program by its id alone, whatever
+// its business: the public referral page knows only the id in its link.
+func (d *DB) ReferralProgramByID(ctx context.Context, id int64) (loyalty.ReferralProgram, error) {
+	p, err := scanReferralProgram(d.db.QueryRowContext(ctx, `SELECT `+referralProgramColumns+` FROM referral_programs
+		WHERE id = $1`, id))
+	return p, dbError(err)
+}
+
 // HasReferral reports whether a person was already referred to a business.
 func (t *tx) HasReferral(ctx context.Context, businessID, refereeID string) (bool, error) {
 	var n int

@@ -27,13 +27,16 @@ var assets embed.FS
 // Store is what the pages read directly.
 type Store interface {
 	Business(ctx context.Context, id string) (loyalty.Business, error)
+	Customer(ctx context.Context, businessID, customerID string) (loyalty.Customer, error)
+	ReferralProgramByID(ctx context.Context, id int64) (loyalty.ReferralProgram, error)
 }
 
 // Config is what the pages are built from.
 type Config struct {
 	OAuth     *oauth.Server
 	Store     Store
-	Limiter   ratelimit.Limiter // budgets sign-in and sign-up per client IP; nil: none
+	Customers *loyalty.CustomerService // joins through the referral page
+	Limiter   ratelimit.Limiter        // budgets sign-in and sign-up per client IP; nil: none
 	Transport Transport
 	Logger    *slog.Logger
 }
@@ -96,6 +99,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.developerRoutes(mux)
 	s.supportRoutes(mux)
 	s.businessRoutes(mux)
+	s.referralRoutes(mux)
 	mux.Handle("GET /oauth/authorize", s.page(s.authorize))
 	mux.Handle("POST /oauth/authorize", s.page(s.authorizePost))
 }
@@ -128,6 +132,7 @@ type view struct {
 	Title  string
 	Portal portal
 	Narrow bool   // a single narrow card (sign-in, consent)
+	Public bool   // a page for a business's customers: no portal links
 	User   string // the signed-in e-mail, for the header
 	CSRF   string
 	Notice string

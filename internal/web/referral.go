@@ -1,0 +1,150 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// The referral page is where the referral_link of a customer's referral
+// programs leads: a friend opens it, reads what the business offers, and
+// joins with an e-mail address. Joining creates the customer with the
+// referral, exactly as POST /customers with referral does, so the same
+// rules hold (program enabled, referrer a customer, one referral per
+// person) and the welcome message goes out the same way.
+
+func (s *Server) referralRoutes(mux *http.ServeMux) {
+	mux.Handle("GET /referrals/{program_id}", s.page(s.referralForm))
+	mux.Handle("POST /referrals/{program_id}", s.page(s.referralJoin))
+	mux.Handle("GET /referrals/{program_id}/joined", s.page(s.referralJoined))
+}
+
+// referralPage is the body of the referral templates.
+type referralPage struct {
+	Business   string
+	Program    loyalty.ReferralProgram
+	ReferrerID string
+	Referrer   string // the referrer's first name, when the business knows it
+	Action     string
+}
+
+// errReferralLink answers every link that does not lead to an open
+// invitation, without telling which part was wrong.
+var errReferralLink = loyalty.Errorf(loyalty.ENotFound, "This invitation link is not valid, or the offer has ended.")
+
+// referralOffer reads the program and business of the link in r. A
+// program that is missing, disabled or not shared by link is not found.
+func (s *Server) referralOffer(r *http.Request) (loyalty.Business, referralPage, error) {
+	id, err := strconv.ParseInt(r.PathValue("program_id"), 10, 64)
+	if err != nil || id <= 0 {
+		return loyalty.Business{}, referralPage{}, errReferralLink
+	}
+	prog, err := s.Store.ReferralProgramByID(r.Context(), id)
+	if loyalty.ErrorCode(err) == loyalty.ENotFound || (err == nil && (!prog.Enabled || !prog.LinkReferralEnabled)) {
+		return loyalty.Business{}, referralPage{}, errReferralLink
+	} else if err != nil {
+		return loyalty.Business{}, referralPage{}, err
+	}
+	b, err := s.Store.Business(r.Context(), prog.BusinessID)
+	if err != nil {
+		return loyalty.Business{}, referralPage{}, err
+	}
+	return b, referralPage{Business: b.Name, Program: prog, Action: "/referrals/" + strconv.FormatInt(prog.ID, 10)}, nil
+}
+
+// withReferrer checks that referrerID is a customer of b and fills in who
+// invites; an unknown referrer is the same "not valid" as a bad program.
+func (s *Server) withReferrer(r *http.Request, b loyalty.Business, p *referralPage, referrerID string) error {
+	referrerID = strings.ToLower(strings.TrimSpace(referrerID))
+	if !loyalty.ValidID(referrerID) {
+		return errReferralLink
+	}
+	c, err := s.Store.Customer(r.Context(), b.ID, referrerID)
+	if loyalty.ErrorCode(err) == loyalty.ENotFound {
+		return errReferralLink
+	} else if err != nil {
+		return err
+	}
+	p.ReferrerID, p.Referrer = c.ID, c.User.FirstName
+	return nil
+}
+
+func (s *Server) referralForm(w http.ResponseWriter, r *http.Request) error {
+	b, p, err := s.referralOffer(r)
+	if err != nil {
+		return err
+	}
+	if err := s.withReferrer(r, b, &p, r.URL.Query().Get("referrer_id")); err != nil {
+		return err
+	}
+	s.render(w, r, http.StatusOK, "referral", view{Title: "Join " + b.Name, Narrow: true, Public: true, Data: p})
+	return nil
+}
+
+// referralJoin creates the customer with the referral. Posts are budgeted
+// per client IP like sign-up, so the form cannot be used to probe which
+// addresses are members.
+func (s *Server) referralJoin(w http.ResponseWriter, r *http.Request) error {
+	b, p, err := s.referralOffer(r)
+	if err != nil {
+		return err
+	}
+	if err := s.withReferrer(r, b, &p, r.PostForm.Get("referrer_id")); err != nil {
+		return err
+	}
+	f := r.PostForm
+	form := map[string]string{"first_name": f.Get("first_name"), "email": f.Get("email")}
+	fail := func(status int, msg string, fields map[string][]string) error {
+		s.render(w, r, status, "referral", view{Title: "Join " + b.Name, Narrow: true, Public: true, Error: msg, Fields: fields, Form: form, Data: p})
+		return nil
+	}
+	if ok, retry := s.allowPost(r); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		return fail(http.StatusTooManyRequests, "Too many attempts from your network. Wait a minute and try again.", nil)
+	}
+	if strings.TrimSpace(f.Get("email")) == "" {
+		return fail(http.StatusUnprocessableEntity, "Please correct the fields marked below.",
+			map[string][]string{"email": {"Enter your e-mail address."}})
+	}
+	in := loyalty.CustomerInput{
+		Email:    loyalty.Some(f.Get("email")),
+		Referral: loyalty.Some(loyalty.ReferralInput{ProgramID: loyalty.Some(p.Program.ID), ReferrerID: loyalty.Some(p.ReferrerID)}),
+	}
+	if name := strings.TrimSpace(f.Get("first_name")); name != "" {
+		in.FirstName = loyalty.Some(name)
+	}
+	_, err = s.Customers.Create(r.Context(), b, in)
+	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
+		fields := map[string][]string{}
+		msg := "Please correct the fields marked below."
+		for k, v := range e.Fields {
+			switch {
+			case k == "email" || k == "first_name":
+				fields[k] = v
+			case strings.HasPrefix(k, "referral"):
+				// The program closed or the referrer left since the page
+				// was shown, or this person was referred before.
+				msg = "This invitation cannot be used for you: " + strings.Join(v, " ")
+			default:
+				msg = strings.Join(v, " ")
+			}
+		}
+		return fail(http.StatusUnprocessableEntity, msg, fields)
+	} else if err != nil {
+		return err
+	}
+	redirect(w, p.Action+"/joined")
+	return nil
+}
+
+// referralJoined thanks the new member; it shows nothing about them.
+func (s *Server) referralJoined(w http.ResponseWriter, r *http.Request) error {
+	b, p, err := s.referralOffer(r)
+	if err != nil {
+		return err
+	}
+	s.render(w, r, http.StatusOK, "referral_joined", view{Title: "Welcome to " + b.Name, Narrow: true, Public: true, Data: p})
+	return nil
+}
