@@ -87,21 +87,11 @@ func run(dsn string, o options) error {
 		defer drop()
 		dsn = scoped
 	}
-	// The load comes from one token: lift its limit so the run measures
-	// the stack, not the 429 path.
-	limits := httpapi.DefaultLimits
-	limits.Business = 1 << 30
-	// Log as the service does, one JSON line per request, to a sink.
-	sink, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	a, closeApp, err := openApp(ctx, dsn)
 	if err != nil {
 		return err
 	}
-	defer sink.Close()
-	a, err := app.Open(ctx, app.Config{DB: dsn, Logger: slog.New(slog.NewJSONHandler(sink, nil)), Limits: limits})
-	if err != nil {
-		return err
-	}
-	defer a.Close()
+	defer closeApp()
 	key, token, customerID, err := bootstrap(ctx, a)
 	if err != nil {
 		return err
@@ -161,6 +151,25 @@ func run(dsn string, o options) error {
 		fmt.Printf("bare net/http, same two queries:               %s\n", res)
 	}
 	return nil
+}
+
+// openApp opens the service on dsn as a run needs it: the limit of the
+// one token the load comes from lifted (the run measures the stack, not
+// the 429 path), and one JSON log line per request written, as the
+// service does, to a sink.
+func openApp(ctx context.Context, dsn string) (*app.App, func(), error) {
+	limits := httpapi.DefaultLimits
+	limits.Business = 1 << 30
+	sink, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := app.Open(ctx, app.Config{DB: dsn, Logger: slog.New(slog.NewJSONHandler(sink, nil)), Limits: limits})
+	if err != nil {
+		sink.Close()
+		return nil, nil, err
+	}
+	return a, func() { a.Close(); sink.Close() }, nil
 }
 
 // bootstrap creates a business, an approved app, an owner token and one
