@@ -40,7 +40,8 @@ type DB struct {
 	wdb     *sql.DB // where transactions run: db itself, or SQLite's single writer
 	pool    *pgxpool.Pool
 	dialect string
-	stmts   stmts
+	stmts   stmts        // prepared on db
+	wstmts  stmts        // prepared on wdb, for SQLite's hot writes
 	batch   *appendBatch // PostgreSQL: AppendAlone's group writer
 	tokens  accessCache
 	// TokenCacheTTL is how long a token lookup may be reused (see

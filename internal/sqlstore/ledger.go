@@ -130,18 +130,24 @@ func (d *DB) AppendAlone(ctx context.Context, e *loyalty.Transaction) (bool, err
 	}
 	// SQLite's transactions are in-process and its writer is one
 	// connection: the change is two statements in a transaction of its own.
+	update, err := d.writeStmt(ctx, aloneUpdate)
+	if err != nil {
+		return false, dbError(err)
+	}
+	insert, err := d.writeStmt(ctx, aloneInsert)
+	if err != nil {
+		return false, dbError(err)
+	}
 	done := false
-	err := d.runTx(ctx, func(t *tx) error {
+	err = d.runTx(ctx, func(t *tx) error {
 		args := entryArgs(e)
-		err := t.QueryRowContext(ctx, aloneUpdate, args[:9]...).Scan(&e.Balance.Points, &e.Balance.Giftcard)
+		err := t.StmtContext(ctx, update).QueryRowContext(ctx, args[:9]...).Scan(&e.Balance.Points, &e.Balance.Giftcard)
 		if err == sql.ErrNoRows {
 			return nil
 		} else if err != nil {
 			return err
 		}
-		if err := t.QueryRowContext(ctx, `INSERT INTO transactions (`+entryColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
-			RETURNING id`, args...).Scan(&e.ID); err != nil {
+		if err := t.StmtContext(ctx, insert).QueryRowContext(ctx, args...).Scan(&e.ID); err != nil {
 			return err
 		}
 		done = true
@@ -149,6 +155,11 @@ func (d *DB) AppendAlone(ctx context.Context, e *loyalty.Transaction) (bool, err
 	})
 	return done, err
 }
+
+// aloneInsert writes the entry of a lone append (SQLite).
+const aloneInsert = `INSERT INTO transactions (` + entryColumns + `)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+	RETURNING id`
 
 // whyRefused explains a balance move that matched no customer row.
 func (t *tx) whyRefused(ctx context.Context, e *loyalty.Transaction) error {

@@ -41,14 +41,27 @@ func (d *DB) rows(ctx context.Context, query string, args ...any) (*sql.Rows, er
 }
 
 func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := d.stmts.m.Load(query); ok {
+	return d.stmts.prepare(ctx, d.db, query)
+}
+
+// writeStmt returns query prepared on SQLite's writer connection, once
+// for the life of the DB; a transaction uses it through its StmtContext
+// (a transaction's statements are otherwise parsed at every call). It is
+// for the hot write paths' fixed queries, and must be called outside a
+// transaction: preparing needs the writer connection a transaction holds.
+func (d *DB) writeStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	return d.wstmts.prepare(ctx, d.wdb, query)
+}
+
+func (c *stmts) prepare(ctx context.Context, db *sql.DB, query string) (*sql.Stmt, error) {
+	if st, ok := c.m.Load(query); ok {
 		return st.(*sql.Stmt), nil
 	}
-	st, err := d.db.PrepareContext(context.WithoutCancel(ctx), query)
+	st, err := db.PrepareContext(context.WithoutCancel(ctx), query)
 	if err != nil {
 		return nil, err
 	}
-	if prev, loaded := d.stmts.m.LoadOrStore(query, st); loaded {
+	if prev, loaded := c.m.LoadOrStore(query, st); loaded {
 		st.Close()
 		return prev.(*sql.Stmt), nil
 	}
@@ -56,8 +69,10 @@ func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 func (d *DB) closeStmts() {
-	d.stmts.m.Range(func(k, v any) bool {
-		v.(*sql.Stmt).Close()
-		return true
-	})
+	for _, c := range []*stmts{&d.stmts, &d.wstmts} {
+		c.m.Range(func(k, v any) bool {
+			v.(*sql.Stmt).Close()
+			return true
+		})
+	}
 }
