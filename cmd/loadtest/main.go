@@ -4,7 +4,9 @@
 //
 //	read     GET /customers/{id}?include=balance; with -bare also a bare
 //	         net/http server doing the same two queries (token, customer)
-//	reward   POST /transactions, a reward by amount for one customer
+//	reward   POST /transactions, a reward by amount for one of 500
+//	         customers; with -bare (PostgreSQL) also the plainest
+//	         transaction a reward needs, without HTTP
 //	history  page 1 of GET /customers/{id}/transactions for a customer with
 //	         100 entries and for one with -entries entries
 //
@@ -44,7 +46,7 @@ func main() {
 	conns := flag.Int("c", 64, "concurrent connections")
 	threads := flag.Int("t", 2, "wrk threads")
 	dur := flag.Duration("d", 10*time.Second, "duration of each run")
-	bare := flag.Bool("bare", false, "read scenario: also measure a bare net/http server doing the same queries")
+	bare := flag.Bool("bare", false, "read: also a bare net/http server doing the same queries; reward: also a bare insert+update transaction")
 	scenario := flag.String("scenario", "read", "read, reward or history")
 	entries := flag.Int("entries", 100_000, "history scenario: entries of the long history")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the full-stack run to this file")

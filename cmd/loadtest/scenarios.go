@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/app"
@@ -76,7 +78,66 @@ func rewardScenario(ctx context.Context, a *app.App, base, key, token, customerI
 	}
 	fmt.Printf("POST /transactions (reward by amount, %d customers): %s\n", rewardCustomers, res)
 	fmt.Printf("peak resident memory of the process: %s\n", peakRSS())
+	if o.bare {
+		if a.DB.Dialect() != sqlstore.Postgres {
+			fmt.Println("bare transaction: measured on PostgreSQL only")
+			return nil
+		}
+		n, err := bareRewards(ctx, a, b.ID, all, o.conns, o.dur)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("bare BEGIN, INSERT entry, UPDATE balance, COMMIT (%d clients, no HTTP): %.0f/s\n", o.conns, n)
+	}
 	return nil
+}
+
+// bareRewards is the reference the reward figure is read against: conns
+// clients each running, as fast as they can, the plainest transaction a
+// reward needs (insert the entry, move the balance, commit) on the same
+// tables, with no HTTP, authentication or rules. It returns transactions
+// per second.
+func bareRewards(ctx context.Context, a *app.App, businessID string, ids []string, conns int, dur time.Duration) (float64, error) {
+	db := a.DB.SQL()
+	var done atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, conns)
+	end := time.Now().Add(dur)
+	for w := range conns {
+		wg.Go(func() {
+			for i := w; time.Now().Before(end); i += conns {
+				id := ids[(i*7919)%len(ids)]
+				tx, err := db.BeginTx(ctx, nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				_, err = tx.ExecContext(ctx, `INSERT INTO transactions (business_id, customer_id, intent, type_code, name,
+					amount, points, visits, tier_amount, tier_points, created_at) VALUES ($1, $2, 'reward', 4, 'Reward',
+					1250, 12, 1, 1250, 12, $3)`, businessID, id, time.Now().UTC())
+				if err == nil {
+					_, err = tx.ExecContext(ctx, `UPDATE customers SET points = points + 12, tx_count = tx_count + 1
+						WHERE business_id = $1 AND user_id = $2`, businessID, id)
+				}
+				if err == nil {
+					err = tx.Commit()
+				} else {
+					tx.Rollback()
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				done.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return float64(done.Load()) / dur.Seconds(), nil
 }
 
 // rewardCustomerIDs adds customers to b until, with first, there are
