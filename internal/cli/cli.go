@@ -74,7 +74,7 @@ func serveCmd(stderr io.Writer) *ucli.Command {
 			&ucli.BoolFlag{Name: "behind-proxy", Usage: "TLS ends at a proxy: trust its X-Forwarded-Proto and X-Forwarded-For", Sources: ucli.EnvVars("LOYALTY_BEHIND_PROXY")},
 			&ucli.StringSliceFlag{Name: "trusted-proxies", Usage: "proxy addresses (CIDRs or IPs, comma-separated) trusted with --behind-proxy (default loopback)", Sources: ucli.EnvVars("LOYALTY_TRUSTED_PROXIES")},
 			&ucli.StringFlag{Name: "redis", Usage: "redis:// URL to share rate limits between instances", Sources: ucli.EnvVars("LOYALTY_REDIS")},
-			&ucli.StringFlag{Name: "smtp", Usage: "smtp://[user:pass@]host:port[?from=ADDR] for e-mail (default file: writes .eml files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMTP")},
+			&ucli.StringFlag{Name: "smtp", Usage: "smtp://[user:pass@]host:port[?from=ADDR] (STARTTLS when offered) or smtps://... (implicit TLS, port 465) for e-mail (default file: writes .eml files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMTP")},
 			&ucli.StringFlag{Name: "sms-gateway", Usage: "http(s) URL receiving a JSON POST {to, body} per text message (default file: writes .txt files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMS_GATEWAY")},
 			&ucli.StringFlag{Name: "reset-url", Usage: "https URL of the page PIN-reset e-mails link to (the token is added as ?token=)", Sources: ucli.EnvVars("LOYALTY_RESET_URL")},
 			&ucli.DurationFlag{Name: "token-cache", Value: app.DefaultTokenCache, Usage: "how long an access token's lookup is reused while this instance changes nothing: the longest a revocation or rules change made on another instance goes unseen here (0: look up every request)", Sources: ucli.EnvVars("LOYALTY_TOKEN_CACHE")},

@@ -24,8 +24,10 @@ const DefaultFrom = "Loyalty <no-reply@loyalty.localhost>"
 
 // Senders returns the senders named by the --smtp and --sms-gateway
 // settings: "" or "file:" writes under <dataDir>/outbox ("file:DIR" under
-// DIR), smtp://[user:pass@]host[:port][?from=ADDR] sends e-mail by SMTP,
-// and an http(s):// URL posts text messages to an SMS gateway.
+// DIR), smtp://[user:pass@]host[:port][?from=ADDR] sends e-mail by SMTP
+// (port 25 by default, STARTTLS when the server offers it), smtps://...
+// by SMTP over TLS from the first byte (port 465 by default), and an
+// http(s):// URL posts text messages to an SMS gateway.
 func Senders(smtpURL, smsURL, dataDir string) (map[string]Sender, error) {
 	email, err := emailSender(smtpURL, dataDir)
 	if err != nil {
@@ -50,12 +52,16 @@ func emailSender(spec, dataDir string) (Sender, error) {
 		return &FileSender{Dir: fileDir(spec, dataDir)}, nil
 	}
 	u, err := url.Parse(spec)
-	if err != nil || u.Scheme != "smtp" || u.Host == "" {
-		return nil, fmt.Errorf("want smtp://host:port or file:, got %q", spec)
+	if err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
+		return nil, fmt.Errorf("want smtp://host:port, smtps://host:port or file:, got %q", spec)
 	}
-	s := &SMTPSender{Addr: u.Host, From: u.Query().Get("from")}
+	s := &SMTPSender{Addr: u.Host, From: u.Query().Get("from"), ImplicitTLS: u.Scheme == "smtps"}
 	if _, _, err := net.SplitHostPort(u.Host); err != nil {
-		s.Addr = net.JoinHostPort(u.Host, "25")
+		port := "25"
+		if s.ImplicitTLS {
+			port = "465"
+		}
+		s.Addr = net.JoinHostPort(u.Host, port)
 	}
 	if u.User != nil {
 		pass, _ := u.User.Password()
@@ -142,15 +148,31 @@ func (f *FileSender) Send(ctx context.Context, m Message) error {
 	return os.Rename(tmp.Name(), filepath.Join(f.Dir, name))
 }
 
-// SMTPSender sends e-mail through an SMTP server (net/smtp). It upgrades
-// to TLS when the server offers STARTTLS and authenticates when given a
-// username.
+// SMTPSender sends e-mail through an SMTP server (net/smtp). With
+// ImplicitTLS the session is TLS from the first byte (smtps, port 465);
+// otherwise it upgrades to TLS when the server offers STARTTLS. It
+// authenticates when given a username (net/smtp sends the password only
+// over TLS, or to localhost).
 type SMTPSender struct {
-	Addr     string // host:port
-	From     string // envelope and header sender; DefaultFrom when empty
-	Username string
-	Password string
-	Hello    string // name given in EHLO; "localhost" when empty
+	Addr        string // host:port
+	From        string // envelope and header sender; DefaultFrom when empty
+	Username    string
+	Password    string
+	Hello       string // name given in EHLO; "localhost" when empty
+	ImplicitTLS bool
+	TLS         *tls.Config // nil: the system's roots, the server named by Addr's host
+}
+
+// tlsConfig is the TLS configuration for a session with host.
+func (s *SMTPSender) tlsConfig(host string) *tls.Config {
+	c := &tls.Config{}
+	if s.TLS != nil {
+		c = s.TLS.Clone()
+	}
+	if c.ServerName == "" {
+		c.ServerName = host
+	}
+	return c
 }
 
 // Send delivers m in one SMTP session.
@@ -159,8 +181,14 @@ func (s *SMTPSender) Send(ctx context.Context, m Message) error {
 	if err != nil {
 		return err
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", s.Addr)
+	var conn net.Conn
+	if s.ImplicitTLS {
+		d := tls.Dialer{Config: s.tlsConfig(host)}
+		conn, err = d.DialContext(ctx, "tcp", s.Addr)
+	} else {
+		var d net.Dialer
+		conn, err = d.DialContext(ctx, "tcp", s.Addr)
+	}
 	if err != nil {
 		return err
 	}
@@ -176,8 +204,8 @@ func (s *SMTPSender) Send(ctx context.Context, m Message) error {
 	if err := c.Hello(orDefault(s.Hello, "localhost")); err != nil {
 		return err
 	}
-	if ok, _ := c.Extension("STARTTLS"); ok {
-		if err := c.StartTLS(&tls.Config{ServerName: host}); err != nil {
+	if ok, _ := c.Extension("STARTTLS"); ok && !s.ImplicitTLS {
+		if err := c.StartTLS(s.tlsConfig(host)); err != nil {
 			return err
 		}
 	}

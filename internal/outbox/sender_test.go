@@ -3,8 +3,15 @@ package outbox_test
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"io"
+	"math/big"
 	"mime"
 	"net"
 	"net/http"
@@ -17,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
 	"github.com/loyalty/loyalty/internal/outbox"
@@ -195,5 +203,108 @@ func TestFileSender(t *testing.T) {
 		if _, err := outbox.Senders(bad[0], bad[1], dir); err == nil {
 			t.Errorf("Senders(%q, %q) accepted", bad[0], bad[1])
 		}
+	}
+}
+
+// authSession is a session of a server that asks for AUTH PLAIN and keeps
+// the credentials it was given.
+type authSession struct {
+	smtpSession
+	user, pass *string
+}
+
+func (s *authSession) AuthMechanisms() []string { return []string{sasl.Plain} }
+func (s *authSession) Auth(string) (sasl.Server, error) {
+	return sasl.NewPlainServer(func(_, username, password string) error {
+		*s.user, *s.pass = username, password
+		return nil
+	}), nil
+}
+
+// selfSigned returns a certificate for 127.0.0.1 and a pool that trusts it.
+func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mail.test"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+}
+
+// TestSMTPSenderImplicitTLS: smtps:// speaks TLS from the first byte (the
+// server below never answers in plain text), sends the credentials inside
+// it, and refuses a server whose certificate it does not trust.
+func TestSMTPSenderImplicitTLS(t *testing.T) {
+	cert, pool := selfSigned(t)
+	box := &mailbox{}
+	var user, pass string
+	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) {
+		return &authSession{smtpSession: smtpSession{box: box}, user: &user, pass: &pass}, nil
+	}))
+	srv.Domain = "localhost"
+	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
+	srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", srv.TLSConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+
+	senders, err := outbox.Senders("smtps://shop:s3cret@"+ln.Addr().String()+"?from=shop@example.com", "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := senders[outbox.Email].(*outbox.SMTPSender)
+	if !ok || !s.ImplicitTLS || s.Username != "shop" {
+		t.Fatalf("smtps:// gave %#v, want an SMTPSender with implicit TLS and the username", senders[outbox.Email])
+	}
+	m := outbox.Message{ID: 8, Channel: outbox.Email, To: "bo@example.com", Subject: "Hi", Body: "Hello\n", CreatedAt: time.Now()}
+
+	// The system's roots do not know the test certificate: no mail, and
+	// no falling back to plain text.
+	if err := s.Send(context.Background(), m); err == nil {
+		t.Fatal("sent to a server with an untrusted certificate")
+	}
+	if len(box.messages()) != 0 || user != "" {
+		t.Fatalf("an untrusted server received %v (user %q)", box.messages(), user)
+	}
+
+	s.TLS = &tls.Config{RootCAs: pool}
+	if err := s.Send(context.Background(), m); err != nil {
+		t.Fatalf("send over TLS: %v", err)
+	}
+	if got := box.messages(); len(got) != 1 || got[0].To[0] != "bo@example.com" {
+		t.Fatalf("server received %+v", got)
+	}
+	if user != "shop" || pass != "s3cret" {
+		t.Errorf("server authenticated %q/%q, want shop/s3cret", user, pass)
+	}
+
+	// Without a port, smtps:// means 465 and smtp:// means 25.
+	for spec, want := range map[string]string{"smtps://mail.example.com": "mail.example.com:465", "smtp://mail.example.com": "mail.example.com:25"} {
+		senders, err := outbox.Senders(spec, "", t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := senders[outbox.Email].(*outbox.SMTPSender).Addr; got != want {
+			t.Errorf("%s: address %q, want %q", spec, got, want)
+		}
+	}
+	if _, err := outbox.Senders("smtpx://mail.example.com", "", t.TempDir()); err == nil {
+		t.Error("an unknown scheme was accepted")
 	}
 }
