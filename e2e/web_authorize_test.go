@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -120,6 +121,7 @@ func TestAuthorizationCodeGrant(t *testing.T) {
 		e.oauth.Advance(-oauth.CodeTTL - time.Second)
 
 		// Deny sends access_denied and the state, and no code.
+		plain.Set("prompt", "consent")
 		w.get(t, "/oauth/authorize?"+plain.Encode()).want(t, http.StatusOK).has(t, "wants to access")
 		form := url.Values{"decision": {"deny"}}
 		for k, v := range plain {
@@ -172,7 +174,11 @@ func TestAuthorizeSignIn(t *testing.T) {
 		if code == "" {
 			t.Fatal("no code")
 		}
-		page := w.get(t, "/oauth/authorize?"+q.Encode())
+		again := url.Values{"prompt": {"consent"}}
+		for k, v := range q {
+			again[k] = v
+		}
+		page := w.get(t, "/oauth/authorize?"+again.Encode()).want(t, http.StatusOK)
 		if csp := page.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "form-action 'self' https://till.example;") {
 			t.Errorf("consent CSP %q", csp)
 		}
@@ -218,5 +224,81 @@ func TestCodeExchangeRace(t *testing.T) {
 		if wins > 1 {
 			t.Errorf("%d exchanges of one code succeeded", wins)
 		}
+	})
+}
+
+// TestRememberedConsent: once a business approved an app, the owner's
+// next authorization returns a working code without the consent page,
+// until the owner revokes the app, a code is replayed, or the app asks
+// with prompt=consent; the sign-in is never skipped, and another
+// business's approval does not count.
+func TestRememberedConsent(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		app := e.codeApp(t, callback)
+		q := authorizeQuery(app, callback)
+		w := e.web(t)
+		code := w.approve(t, e.biz, q)
+		e.postToken(t, e.biz.Key, codeForm(app, callback, code, "")).want(t, http.StatusOK)
+
+		// remembered asks again and returns the code the callback gets.
+		remembered := func(w *webClient) string {
+			t.Helper()
+			r := w.get(t, "/oauth/authorize?"+q.Encode()).want(t, http.StatusFound)
+			to, err := url.Parse(r.Header.Get("Location"))
+			if err != nil || !strings.HasPrefix(to.String(), callback+"?") || to.Query().Get("code") == "" || to.Query().Get("state") != "s-1" {
+				t.Fatalf("remembered consent redirected to %q, want the callback with a code and the state", r.Header.Get("Location"))
+			}
+			return to.Query().Get("code")
+		}
+		code = remembered(w)
+		var tr tokenResponse
+		e.postToken(t, e.biz.Key, codeForm(app, callback, code, "")).want(t, http.StatusOK).decode(t, &tr)
+		if id := (&client{e: e, key: e.biz.Key, token: tr.AccessToken}).get(t, "/me").want(t, http.StatusOK).obj(t)["data"].(map[string]any)["id"]; id != e.biz.ID {
+			t.Errorf("the remembered code's token reads business %v, want %s", id, e.biz.ID)
+		}
+
+		// prompt=consent shows the page, and the page keeps asking for it.
+		forced := url.Values{"prompt": {"consent"}}
+		for k, v := range q {
+			forced[k] = v
+		}
+		w.get(t, "/oauth/authorize?"+forced.Encode()).want(t, http.StatusOK).has(t, "wants to access Corner Cafe",
+			`name="prompt" value="consent"`)
+
+		// A new browser signs in first; then the consent is remembered.
+		fresh := e.web(t)
+		fresh.get(t, "/oauth/authorize?"+q.Encode()).want(t, http.StatusOK).has(t, "Sign in to connect")
+		form := url.Values{"step": {"signin"}, "email": {e.biz.Email}, "password": {e.biz.Password}}
+		for k, v := range q {
+			form[k] = v
+		}
+		fresh.post(t, "/oauth/authorize", form).want(t, http.StatusSeeOther)
+		remembered(fresh)
+
+		// Another business's owner is asked.
+		other := e.newBusiness(t, "Elsewhere")
+		ow := e.web(t)
+		ow.get(t, "/oauth/authorize?"+q.Encode())
+		form.Set("email", other.Email)
+		form.Set("password", other.Password)
+		ow.post(t, "/oauth/authorize", form).want(t, http.StatusSeeOther)
+		ow.get(t, "/oauth/authorize?"+q.Encode()).want(t, http.StatusOK).has(t, "wants to access Elsewhere")
+
+		// Revoked in the business portal: asked again.
+		portal := w.get(t, "/business").want(t, http.StatusOK)
+		revoke := regexp.MustCompile(`action="(/business/apps/[0-9a-f]+/revoke)"`).FindSubmatch(portal.Body)
+		if revoke == nil {
+			t.Fatalf("the business portal offers no revoke form:\n%s", portal.Body)
+		}
+		w.post(t, string(revoke[1]), nil).want(t, http.StatusSeeOther)
+		w.get(t, "/oauth/authorize?"+q.Encode()).want(t, http.StatusOK).has(t, "wants to access Corner Cafe")
+
+		// A replayed code ends the remembered consent too.
+		code = w.approve(t, e.biz, q)
+		e.postToken(t, e.biz.Key, codeForm(app, callback, code, "")).want(t, http.StatusOK)
+		remembered(w)
+		e.postToken(t, e.biz.Key, codeForm(app, callback, code, "")).wantOAuthError(t, http.StatusBadRequest, "invalid_grant")
+		w.get(t, "/oauth/authorize?"+q.Encode()).want(t, http.StatusOK).has(t, "wants to access Corner Cafe")
 	})
 }

@@ -37,8 +37,12 @@ type CodeStore interface {
 	// CodeByHash returns a code, used or not.
 	CodeByHash(ctx context.Context, hash []byte) (Code, error)
 	// SpendCode marks a code used. A code already used is returned with
-	// Used set, and the tokens it issued are revoked.
+	// Used set, the tokens it issued are revoked and the consent to its
+	// app is no longer remembered.
 	SpendCode(ctx context.Context, hash []byte, now time.Time) (Code, error)
+	// Consented reports whether the business's owner approved the app and
+	// has not revoked it since.
+	Consented(ctx context.Context, appID, businessID string) (bool, error)
 }
 
 // AuthorizeRequest is the query of GET /oauth/authorize.
@@ -50,6 +54,7 @@ type AuthorizeRequest struct {
 	State               string
 	CodeChallenge       string
 	CodeChallengeMethod string
+	Prompt              string // "consent" shows the consent page even to an app approved before
 }
 
 // AuthorizeError is a failed authorization request. With Redirect set it
@@ -151,6 +156,16 @@ func (a Authorization) ErrorCallback(e *AuthorizeError) string {
 // Deny returns the callback URL telling the app the owner said no.
 func (a Authorization) Deny() string {
 	return a.Callback(url.Values{"error": {"access_denied"}, "error_description": {"The owner denied the request."}})
+}
+
+// Remembered reports whether the owner's business already approved the
+// app of a (and has not revoked it since), so the flow can skip the
+// consent page; a request with prompt=consent is never remembered.
+func (s *Server) Remembered(ctx context.Context, a Authorization, owner Session) (bool, error) {
+	if owner.Kind != KindOwner || owner.BusinessID == "" || a.Request.Prompt == "consent" {
+		return false, nil
+	}
+	return s.Store.Consented(ctx, a.App.ID, owner.BusinessID)
 }
 
 // Approve issues a code for the owner signed in as owner, records the

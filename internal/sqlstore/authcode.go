@@ -34,6 +34,15 @@ func (d *DB) InsertCode(ctx context.Context, c *oauth.Code) error {
 	})
 }
 
+// Consented reports whether the owner of a business approved the app on
+// the consent page and has not revoked it since.
+func (d *DB) Consented(ctx context.Context, appID, businessID string) (bool, error) {
+	var n int
+	err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM app_connections
+		WHERE app_id = $1 AND business_id = $2 AND revoked_at IS NULL`, appID, businessID).Scan(&n)
+	return n > 0, dbError(err)
+}
+
 const codeColumns = `id, code_hash, app_id, business_id, owner_id, redirect_uri, scope, code_challenge, created_at, expires_at, used_at`
 
 func scanCode(row scanner) (oauth.Code, error) {
@@ -71,6 +80,12 @@ func (d *DB) SpendCode(ctx context.Context, hash []byte, now time.Time) (oauth.C
 			c.Used = true
 			if _, err := t.ExecContext(ctx, `UPDATE oauth_tokens SET revoked_at = $1 WHERE chain_id = $2 AND revoked_at IS NULL`,
 				now.UTC(), c.ID); err != nil {
+				return err
+			}
+			// A replayed code may have leaked: the owner is asked again
+			// next time rather than the consent being remembered.
+			if _, err := t.ExecContext(ctx, `UPDATE app_connections SET revoked_at = $1, updated_at = $1
+				WHERE app_id = $2 AND business_id = $3 AND revoked_at IS NULL`, now.UTC(), c.AppID, c.BusinessID); err != nil {
 				return err
 			}
 		}

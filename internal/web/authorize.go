@@ -14,12 +14,12 @@ import (
 
 // authorizeParams are the query parameters of GET /oauth/authorize that
 // the sign-in and consent forms carry along.
-var authorizeParams = []string{"client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method"}
+var authorizeParams = []string{"client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method", "prompt"}
 
 func authorizeRequest(v url.Values) oauth.AuthorizeRequest {
 	return oauth.AuthorizeRequest{ClientID: v.Get("client_id"), RedirectURI: v.Get("redirect_uri"),
 		ResponseType: v.Get("response_type"), Scope: v.Get("scope"), State: v.Get("state"),
-		CodeChallenge: v.Get("code_challenge"), CodeChallengeMethod: v.Get("code_challenge_method")}
+		CodeChallenge: v.Get("code_challenge"), CodeChallengeMethod: v.Get("code_challenge_method"), Prompt: v.Get("prompt")}
 }
 
 // carried returns the authorization parameters of v that were sent.
@@ -36,7 +36,9 @@ func carried(v url.Values) (url.Values, []hidden) {
 }
 
 // authorize serves GET /oauth/authorize: the owner's sign-in page when
-// needed, then the consent page.
+// needed, then the consent page, unless the business approved the app
+// before and has not revoked it: then the code goes back to the app at
+// once, as after an approval (prompt=consent asks again).
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) error {
 	authz, err := s.OAuth.CheckAuthorize(r.Context(), authorizeRequest(r.URL.Query()))
 	if done, err := s.authorizeFailed(w, r, authz, err); done {
@@ -48,6 +50,18 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) error {
 	}
 	if !ok {
 		s.renderSignIn(w, r, business, http.StatusOK, s.authorizeSignIn(r.URL.Query(), authz), "")
+		return nil
+	}
+	remembered, err := s.OAuth.Remembered(r.Context(), authz, sess)
+	if err != nil {
+		return err
+	}
+	if remembered {
+		to, err := s.OAuth.Approve(r.Context(), authz, sess)
+		if err != nil {
+			return err
+		}
+		redirectTo(w, to, http.StatusFound)
 		return nil
 	}
 	return s.renderConsent(w, r, authz, sess)
