@@ -127,6 +127,44 @@ func TestSessionCookies(t *testing.T) {
 	})
 }
 
+// TestSessionExpiry: a portal session ends after an hour without a
+// request, and twelve hours after sign-in however busy it is.
+func TestSessionExpiry(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		signedIn := func(w *webClient) bool {
+			t.Helper()
+			return !strings.Contains(string(w.get(t, "/business").want(t, http.StatusOK).Body), "Sign in to your business")
+		}
+		w := e.web(t)
+		w.signIn(t, "/business", e.biz.Email, e.biz.Password)
+		// Used every 59 minutes, it lives on past the first hour.
+		for range 3 {
+			e.oauth.Advance(59 * time.Minute)
+			if !signedIn(w) {
+				t.Fatal("a session used within the hour ended")
+			}
+		}
+		e.oauth.Advance(61 * time.Minute)
+		if signedIn(w) {
+			t.Fatal("a session unused for over an hour is still signed in")
+		}
+
+		busy := e.web(t)
+		busy.signIn(t, "/business", e.biz.Email, e.biz.Password)
+		for elapsed := time.Duration(0); elapsed+50*time.Minute < 12*time.Hour; elapsed += 50 * time.Minute {
+			e.oauth.Advance(50 * time.Minute)
+			if !signedIn(busy) {
+				t.Fatalf("a busy session ended %s after sign-in", elapsed+50*time.Minute)
+			}
+		}
+		e.oauth.Advance(50 * time.Minute)
+		if signedIn(busy) {
+			t.Error("a busy session outlived twelve hours")
+		}
+	})
+}
+
 // TestSignInLockout: like the password grant, 5 wrong passwords lock a
 // web account for 15 minutes, whatever the next password.
 func TestSignInLockout(t *testing.T) {

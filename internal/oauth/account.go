@@ -16,8 +16,14 @@ const (
 	KindSupport   = "support"   // the service's support staff: app approval
 )
 
-// SessionTTL is how long a browser stays signed in.
-const SessionTTL = 12 * time.Hour
+// A browser stays signed in for SessionTTL after signing in, unless it
+// makes no request for SessionIdle. Use is recorded at most once per
+// sessionTouch, so reading pages does not write on every request.
+const (
+	SessionTTL   = 12 * time.Hour
+	SessionIdle  = time.Hour
+	sessionTouch = time.Minute
+)
 
 // Session is a signed-in browser, as stored (the cookie value is not).
 type Session struct {
@@ -27,6 +33,7 @@ type Session struct {
 	Email      string
 	CreatedAt  time.Time
 	ExpiresAt  time.Time
+	LastSeen   time.Time
 }
 
 // NewAccount is a developer or support account to create.
@@ -147,7 +154,7 @@ func (s *Server) StartSession(ctx context.Context, login Login, email string) (s
 	token := RandomToken()
 	now := s.now()
 	sess := Session{Kind: login.Kind, SubjectID: login.ID, BusinessID: login.BusinessID, Email: email,
-		CreatedAt: now, ExpiresAt: now.Add(SessionTTL)}
+		CreatedAt: now, ExpiresAt: now.Add(SessionTTL), LastSeen: now}
 	if err := s.Store.InsertSession(ctx, s.Hash.Token(token), sess); err != nil {
 		return "", Session{}, err
 	}
@@ -160,11 +167,22 @@ func (s *Server) Session(ctx context.Context, kind, token string) (Session, erro
 	if token == "" {
 		return Session{}, loyalty.Errorf(loyalty.EUnauthorized, "Not signed in.")
 	}
-	sess, err := s.Store.SessionByHash(ctx, s.Hash.Token(token))
-	if loyalty.ErrorCode(err) == loyalty.ENotFound || (err == nil && (sess.Kind != kind || !sess.ExpiresAt.After(s.now()))) {
+	hash := s.Hash.Token(token)
+	sess, err := s.Store.SessionByHash(ctx, hash)
+	now := s.now()
+	if loyalty.ErrorCode(err) == loyalty.ENotFound || (err == nil && (sess.Kind != kind || !sess.ExpiresAt.After(now) ||
+		!sess.LastSeen.Add(SessionIdle).After(now))) {
 		return Session{}, loyalty.Errorf(loyalty.EUnauthorized, "Not signed in.")
+	} else if err != nil {
+		return Session{}, err
 	}
-	return sess, err
+	if now.Sub(sess.LastSeen) >= sessionTouch {
+		if err := s.Store.TouchSession(ctx, hash, now); err != nil {
+			return Session{}, err
+		}
+		sess.LastSeen = now
+	}
+	return sess, nil
 }
 
 // EndSession signs the browser holding token out.

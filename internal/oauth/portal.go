@@ -17,7 +17,11 @@ type PortalStore interface {
 	// InsertSession stores a session under the hash of its cookie value,
 	// and drops expired ones.
 	InsertSession(ctx context.Context, hash []byte, s Session) error
+	// SessionByHash returns a session; LastSeen is its sign-in time until
+	// it was first touched.
 	SessionByHash(ctx context.Context, hash []byte) (Session, error)
+	// TouchSession records that a session was used at now.
+	TouchSession(ctx context.Context, hash []byte, now time.Time) error
 	DeleteSession(ctx context.Context, hash []byte) error
 	// DeveloperApps lists a developer's apps, newest first.
 	DeveloperApps(ctx context.Context, developerID string) ([]App, error)
