@@ -49,7 +49,8 @@ func TestReferralPage(t *testing.T) {
 		// A member's address is refused with the field marked, and what was
 		// typed stays.
 		friend.fill("#first_name", "Eli", "#email", "dana@friends.example")
-		friend.submit(`main button[type="submit"]`, "referral")
+		// The answer is the same page again: wait for its error, not its name.
+		friend.do(chromedp.Click(chromedp.CSS(`main button[type="submit"]`)), chromedp.WaitVisible(chromedp.CSS("#email-error")))
 		if !friend.eval(`document.querySelector("#email").getAttribute("aria-invalid") === "true"`) {
 			t.Error("a refused e-mail is not marked invalid")
 		}
