@@ -10,8 +10,8 @@ import (
 )
 
 // referralLinkOf reads the referral_link the API gives a customer for the
-// business's first referral program.
-func (c *client) referralLinkOf(t *testing.T, customerID string) string {
+// business's first referral program (nil when it gives none).
+func (c *client) referralLinkOf(t *testing.T, customerID string) *string {
 	t.Helper()
 	var got struct {
 		Included struct {
@@ -21,10 +21,10 @@ func (c *client) referralLinkOf(t *testing.T, customerID string) string {
 		} `json:"included"`
 	}
 	c.get(t, "/customers/"+customerID+"?include=referral_programs").want(t, http.StatusOK).decode(t, &got)
-	if len(got.Included.ReferralPrograms) == 0 || got.Included.ReferralPrograms[0].ReferralLink == nil {
-		t.Fatalf("customer %s has no referral_link", customerID)
+	if len(got.Included.ReferralPrograms) == 0 {
+		t.Fatalf("customer %s has no referral program", customerID)
 	}
-	return *got.Included.ReferralPrograms[0].ReferralLink
+	return got.Included.ReferralPrograms[0].ReferralLink
 }
 
 // TestReferralPage: the referral_link the API gives leads to a page that
@@ -38,7 +38,11 @@ func TestReferralPage(t *testing.T) {
 		prog := a.do(t, http.MethodPost, "/referral-programs", map[string]any{"cond_min_amount": 25, "referee_earns": 40,
 			"referer_earns": 60, "expires_in": 14}).programOf(t)
 		referrer := a.createCustomer(t, map[string]any{"email": "ana@friends.example", "first_name": "Ana"})
-		link := a.referralLinkOf(t, referrer.ID)
+		shared := a.referralLinkOf(t, referrer.ID)
+		if shared == nil {
+			t.Fatal("the referrer has no referral_link")
+		}
+		link := *shared
 		if !strings.HasPrefix(link, e.url+"/referrals/") {
 			t.Fatalf("referral_link %q is not on this server", link)
 		}
@@ -103,6 +107,10 @@ func TestReferralPage(t *testing.T) {
 			w.get(t, path).want(t, http.StatusNotFound).has(t, "Page not found")
 			a.do(t, http.MethodPut, programPath(prog.ID), map[string]any{"link_referral_enabled": true, "enabled": false}).programOf(t)
 			w.get(t, path).want(t, http.StatusNotFound)
+			// The API offers no link that leads nowhere.
+			if l := a.referralLinkOf(t, referrer.ID); l != nil {
+				t.Errorf("a disabled program's referral_link is %q, want null", *l)
+			}
 			a.do(t, http.MethodPut, programPath(prog.ID), map[string]any{"enabled": true}).programOf(t)
 			w.get(t, path).want(t, http.StatusOK)
 		})

@@ -74,7 +74,7 @@ func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 		list := make([]referralProgramJSON, len(progs))
 		for i, p := range progs {
 			var link *string
-			if p.LinkReferralEnabled {
+			if p.Shared() {
 				l := baseURL(r) + loyalty.ReferralLinkPath(p.ID, c.ID)
 				link = &l
 			}

@@ -21,6 +21,67 @@ func ReferralLinkPath(programID int64, referrerID string) string {
 	return "/referrals/" + strconv.FormatInt(programID, 10) + "?referrer_id=" + url.QueryEscape(referrerID)
 }
 
+// Shared reports whether the program's referral link leads anywhere: the
+// program is enabled and shared by link.
+func (p ReferralProgram) Shared() bool { return p.Enabled && p.LinkReferralEnabled }
+
+// Invitation is an open referral link: a Shared program, its business,
+// and the customer who shares the link.
+type Invitation struct {
+	Business Business
+	Program  ReferralProgram
+	Referrer Customer // zero from ReferralOffer
+}
+
+// errInvitation answers every link that does not lead to an open
+// invitation, without telling which part was wrong.
+var errInvitation = Errorf(ENotFound, "This invitation link is not valid, or the offer has ended.")
+
+// ReferralOffer returns the program a referral link names, with its
+// business; a program that is missing or not Shared is ENotFound.
+func (s *CustomerService) ReferralOffer(ctx context.Context, programID int64) (Invitation, error) {
+	if programID <= 0 {
+		return Invitation{}, errInvitation
+	}
+	p, err := s.Store.ReferralProgramByID(ctx, programID)
+	if ErrorCode(err) == ENotFound || (err == nil && !p.Shared()) {
+		return Invitation{}, errInvitation
+	} else if err != nil {
+		return Invitation{}, err
+	}
+	b, err := s.Store.Business(ctx, p.BusinessID)
+	if err != nil {
+		return Invitation{}, err
+	}
+	return Invitation{Business: b, Program: p}, nil
+}
+
+// Invitation is ReferralOffer with the referrer, who must be an active
+// customer of the program's business; any other referrer is the same
+// ENotFound as a bad program.
+func (s *CustomerService) Invitation(ctx context.Context, programID int64, referrerID string) (Invitation, error) {
+	inv, err := s.ReferralOffer(ctx, programID)
+	if err != nil {
+		return Invitation{}, err
+	}
+	referrerID = strings.ToLower(strings.TrimSpace(referrerID))
+	if !ValidID(referrerID) {
+		return Invitation{}, errInvitation
+	}
+	inv.Referrer, err = s.Store.Customer(ctx, inv.Business.ID, referrerID)
+	if ErrorCode(err) == ENotFound {
+		return Invitation{}, errInvitation
+	}
+	return inv, err
+}
+
+// Join creates the customer in, referred through inv. The referral's
+// rules are checked again in the change, as for POST /customers.
+func (s *CustomerService) Join(ctx context.Context, inv Invitation, in CustomerInput) (Customer, error) {
+	in.Referral = Some(ReferralInput{ProgramID: Some(inv.Program.ID), ReferrerID: Some(inv.Referrer.ID)})
+	return s.Create(ctx, inv.Business, in)
+}
+
 // ReferralProgramInput is the body of POST /referral-programs and PUT
 // /referral-programs/{id}. A create needs cond_min_amount, referee_earns,
 // referer_earns and expires_in (as on the reference platform); an update

@@ -39,6 +39,9 @@ type CustomerReader interface {
 	Tiers(ctx context.Context, businessID string) ([]Tier, error)
 	// ReferralPrograms lists the referral programs of a business.
 	ReferralPrograms(ctx context.Context, businessID string) ([]ReferralProgram, error)
+	// ReferralProgramByID returns a referral program whatever its
+	// business (a referral link names only the program), or ENotFound.
+	ReferralProgramByID(ctx context.Context, id int64) (ReferralProgram, error)
 }
 
 // Tx is one transaction: the small steps the services combine.

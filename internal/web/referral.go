@@ -30,56 +30,24 @@ type referralPage struct {
 	Action     string
 }
 
-// errReferralLink answers every link that does not lead to an open
-// invitation, without telling which part was wrong.
-var errReferralLink = loyalty.Errorf(loyalty.ENotFound, "This invitation link is not valid, or the offer has ended.")
-
-// referralOffer reads the program and business of the link in r. A
-// program that is missing, disabled or not shared by link is not found.
-func (s *Server) referralOffer(r *http.Request) (loyalty.Business, referralPage, error) {
-	id, err := strconv.ParseInt(r.PathValue("program_id"), 10, 64)
-	if err != nil || id <= 0 {
-		return loyalty.Business{}, referralPage{}, errReferralLink
-	}
-	prog, err := s.Store.ReferralProgramByID(r.Context(), id)
-	if loyalty.ErrorCode(err) == loyalty.ENotFound || (err == nil && (!prog.Enabled || !prog.LinkReferralEnabled)) {
-		return loyalty.Business{}, referralPage{}, errReferralLink
-	} else if err != nil {
-		return loyalty.Business{}, referralPage{}, err
-	}
-	b, err := s.Store.Business(r.Context(), prog.BusinessID)
-	if err != nil {
-		return loyalty.Business{}, referralPage{}, err
-	}
-	return b, referralPage{Business: b.Name, Program: prog, Action: "/referrals/" + strconv.FormatInt(prog.ID, 10)}, nil
+func newReferralPage(inv loyalty.Invitation) referralPage {
+	return referralPage{Business: inv.Business.Name, Program: inv.Program, ReferrerID: inv.Referrer.ID,
+		Referrer: inv.Referrer.User.FirstName, Action: "/referrals/" + strconv.FormatInt(inv.Program.ID, 10)}
 }
 
-// withReferrer checks that referrerID is a customer of b and fills in who
-// invites; an unknown referrer is the same "not valid" as a bad program.
-func (s *Server) withReferrer(r *http.Request, b loyalty.Business, p *referralPage, referrerID string) error {
-	referrerID = strings.ToLower(strings.TrimSpace(referrerID))
-	if !loyalty.ValidID(referrerID) {
-		return errReferralLink
-	}
-	c, err := s.Store.Customer(r.Context(), b.ID, referrerID)
-	if loyalty.ErrorCode(err) == loyalty.ENotFound {
-		return errReferralLink
-	} else if err != nil {
-		return err
-	}
-	p.ReferrerID, p.Referrer = c.ID, c.User.FirstName
-	return nil
+// programID is the program of the link; a malformed one is 0, which no
+// program has.
+func programID(r *http.Request) int64 {
+	id, _ := strconv.ParseInt(r.PathValue("program_id"), 10, 64)
+	return id
 }
 
 func (s *Server) referralForm(w http.ResponseWriter, r *http.Request) error {
-	b, p, err := s.referralOffer(r)
+	inv, err := s.Customers.Invitation(r.Context(), programID(r), r.URL.Query().Get("referrer_id"))
 	if err != nil {
 		return err
 	}
-	if err := s.withReferrer(r, b, &p, r.URL.Query().Get("referrer_id")); err != nil {
-		return err
-	}
-	s.render(w, r, http.StatusOK, "referral", view{Title: "Join " + b.Name, Narrow: true, Public: true, Data: p})
+	s.render(w, r, http.StatusOK, "referral", view{Title: "Join " + inv.Business.Name, Narrow: true, Public: true, Data: newReferralPage(inv)})
 	return nil
 }
 
@@ -87,17 +55,16 @@ func (s *Server) referralForm(w http.ResponseWriter, r *http.Request) error {
 // per client IP like sign-up, so the form cannot be used to probe which
 // addresses are members.
 func (s *Server) referralJoin(w http.ResponseWriter, r *http.Request) error {
-	b, p, err := s.referralOffer(r)
+	inv, err := s.Customers.Invitation(r.Context(), programID(r), r.PostForm.Get("referrer_id"))
 	if err != nil {
 		return err
 	}
-	if err := s.withReferrer(r, b, &p, r.PostForm.Get("referrer_id")); err != nil {
-		return err
-	}
+	p := newReferralPage(inv)
 	f := r.PostForm
 	form := map[string]string{"first_name": f.Get("first_name"), "email": f.Get("email")}
 	fail := func(status int, msg string, fields map[string][]string) error {
-		s.render(w, r, status, "referral", view{Title: "Join " + b.Name, Narrow: true, Public: true, Error: msg, Fields: fields, Form: form, Data: p})
+		s.render(w, r, status, "referral", view{Title: "Join " + inv.Business.Name, Narrow: true, Public: true, Error: msg,
+			Fields: fields, Form: form, Data: p})
 		return nil
 	}
 	if ok, retry := s.allowPost(r); !ok {
@@ -108,14 +75,11 @@ func (s *Server) referralJoin(w http.ResponseWriter, r *http.Request) error {
 		return fail(http.StatusUnprocessableEntity, "Please correct the fields marked below.",
 			map[string][]string{"email": {"Enter your e-mail address."}})
 	}
-	in := loyalty.CustomerInput{
-		Email:    loyalty.Some(f.Get("email")),
-		Referral: loyalty.Some(loyalty.ReferralInput{ProgramID: loyalty.Some(p.Program.ID), ReferrerID: loyalty.Some(p.ReferrerID)}),
-	}
+	in := loyalty.CustomerInput{Email: loyalty.Some(f.Get("email"))}
 	if name := strings.TrimSpace(f.Get("first_name")); name != "" {
 		in.FirstName = loyalty.Some(name)
 	}
-	_, err = s.Customers.Create(r.Context(), b, in)
+	_, err = s.Customers.Join(r.Context(), inv, in)
 	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
 		fields := map[string][]string{}
 		msg := "Please correct the fields marked below."
@@ -141,10 +105,11 @@ func (s *Server) referralJoin(w http.ResponseWriter, r *http.Request) error {
 
 // referralJoined thanks the new member; it shows nothing about them.
 func (s *Server) referralJoined(w http.ResponseWriter, r *http.Request) error {
-	b, p, err := s.referralOffer(r)
+	inv, err := s.Customers.ReferralOffer(r.Context(), programID(r))
 	if err != nil {
 		return err
 	}
-	s.render(w, r, http.StatusOK, "referral_joined", view{Title: "Welcome to " + b.Name, Narrow: true, Public: true, Data: p})
+	s.render(w, r, http.StatusOK, "referral_joined", view{Title: "Welcome to " + inv.Business.Name, Narrow: true, Public: true,
+		Data: newReferralPage(inv)})
 	return nil
 }

@@ -27,8 +27,6 @@ var assets embed.FS
 // Store is what the pages read directly.
 type Store interface {
 	Business(ctx context.Context, id string) (loyalty.Business, error)
-	Customer(ctx context.Context, businessID, customerID string) (loyalty.Customer, error)
-	ReferralProgramByID(ctx context.Context, id int64) (loyalty.ReferralProgram, error)
 }
 
 // Config is what the pages are built from.
