@@ -3,15 +3,9 @@ package outbox_test
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"io"
-	"math/big"
 	"mime"
 	"net"
 	"net/http"
@@ -28,6 +22,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"github.com/loyalty/loyalty/internal/outbox"
+	"github.com/loyalty/loyalty/internal/testenv"
 )
 
 // mailbox is an in-process SMTP server (github.com/emersion/go-smtp)
@@ -221,34 +216,11 @@ func (s *authSession) Auth(string) (sasl.Server, error) {
 	}), nil
 }
 
-// selfSigned returns a certificate for 127.0.0.1 and a pool that trusts it.
-func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mail.test"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
-}
-
 // TestSMTPSenderImplicitTLS: smtps:// speaks TLS from the first byte (the
 // server below never answers in plain text), sends the credentials inside
 // it, and refuses a server whose certificate it does not trust.
 func TestSMTPSenderImplicitTLS(t *testing.T) {
-	cert, pool := selfSigned(t)
+	cert := testenv.SelfSigned(t)
 	box := &mailbox{}
 	var user, pass string
 	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) {
@@ -256,7 +228,7 @@ func TestSMTPSenderImplicitTLS(t *testing.T) {
 	}))
 	srv.Domain = "localhost"
 	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert.TLS}}
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", srv.TLSConfig)
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +255,7 @@ func TestSMTPSenderImplicitTLS(t *testing.T) {
 		t.Fatalf("an untrusted server received %v (user %q)", box.messages(), user)
 	}
 
-	s.TLS = &tls.Config{RootCAs: pool}
+	s.TLS = &tls.Config{RootCAs: cert.Pool}
 	if err := s.Send(context.Background(), m); err != nil {
 		t.Fatalf("send over TLS: %v", err)
 	}
