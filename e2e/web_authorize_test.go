@@ -35,18 +35,14 @@ func TestAuthorizeErrors(t *testing.T) {
 				t.Errorf("%s: redirected to %s", name, loc)
 			}
 		}
-		with := func(key, value string) url.Values {
-			q := authorizeQuery(app, callback)
-			q.Set(key, value)
-			return q
-		}
-		page("unknown client", with("client_id", "0123456789abcdef0123456789abcdef"))
-		page("malformed client", with("client_id", "<script>"))
+		base := authorizeQuery(app, callback)
+		page("unknown client", with(base, "client_id", "0123456789abcdef0123456789abcdef"))
+		page("malformed client", with(base, "client_id", "<script>"))
 		page("pending app", authorizeQuery(creds{ID: pending.ClientID}, callback))
 		page("password-grant app", authorizeQuery(e.client, callback))
 		for _, wrong := range []string{callback + "/", "https://till.example/oauth/Callback", "https://TILL.example/oauth/callback",
 			"http://till.example/oauth/callback", callback + "?x=1", "https://evil.example/oauth/callback", ""} {
-			page("redirect_uri "+wrong, with("redirect_uri", wrong))
+			page("redirect_uri "+wrong, with(base, "redirect_uri", wrong))
 		}
 
 		back := func(q url.Values, code string) {
@@ -57,11 +53,11 @@ func TestAuthorizeErrors(t *testing.T) {
 				t.Errorf("redirected to %q, want the callback with error=%s and the state", r.Header.Get("Location"), code)
 			}
 		}
-		back(with("response_type", "token"), "unsupported_response_type")
-		back(with("scope", ""), "invalid_scope")
-		back(with("scope", "user"), "invalid_scope")
-		back(with("code_challenge", challenge(strings.Repeat("v", 43))), "invalid_request") // no method: plain is not offered
-		q := with("code_challenge", "short")
+		back(with(base, "response_type", "token"), "unsupported_response_type")
+		back(with(base, "scope", ""), "invalid_scope")
+		back(with(base, "scope", "user"), "invalid_scope")
+		back(with(base, "code_challenge", challenge(strings.Repeat("v", 43))), "invalid_request") // no method: plain is not offered
+		q := with(base, "code_challenge", "short")
 		q.Set("code_challenge_method", "S256")
 		back(q, "invalid_request")
 
@@ -123,11 +119,7 @@ func TestAuthorizationCodeGrant(t *testing.T) {
 		// Deny sends access_denied and the state, and no code.
 		plain.Set("prompt", "consent")
 		w.get(t, "/oauth/authorize?"+plain.Encode()).want(t, http.StatusOK).has(t, "wants to access")
-		form := url.Values{"decision": {"deny"}}
-		for k, v := range plain {
-			form[k] = v
-		}
-		to, _ := url.Parse(w.post(t, "/oauth/authorize", form).want(t, http.StatusFound).Header.Get("Location"))
+		to, _ := url.Parse(w.post(t, "/oauth/authorize", with(plain, "decision", "deny")).want(t, http.StatusFound).Header.Get("Location"))
 		if to.Query().Get("error") != "access_denied" || to.Query().Get("state") != "s-1" || to.Query().Has("code") {
 			t.Errorf("deny redirected to %s", to)
 		}
@@ -146,19 +138,10 @@ func TestAuthorizeSignIn(t *testing.T) {
 		q := authorizeQuery(app, callback)
 		w := e.web(t)
 		w.get(t, "/oauth/authorize?"+q.Encode()).want(t, http.StatusOK).has(t, "Sign in to connect Till Sync ")
-		form := url.Values{"step": {"signin"}, "email": {e.biz.Email}, "password": {"nope-nope-nope"}}
-		for k, v := range q {
-			form[k] = v
-		}
-		w.post(t, "/oauth/authorize", form).want(t, http.StatusUnauthorized).has(t, "The e-mail address or password is incorrect.")
+		w.flowSignIn(t, q, e.biz.Email, "nope-nope-nope").want(t, http.StatusUnauthorized).has(t, "The e-mail address or password is incorrect.")
 		// Without a session, a decision is not taken: the sign-in comes back.
-		decide := url.Values{"decision": {"approve"}}
-		for k, v := range q {
-			decide[k] = v
-		}
-		w.post(t, "/oauth/authorize", decide).want(t, http.StatusUnauthorized).has(t, "no longer signed in")
-		form.Set("password", e.biz.Password)
-		r := w.post(t, "/oauth/authorize", form).want(t, http.StatusSeeOther)
+		w.post(t, "/oauth/authorize", with(q, "decision", "approve")).want(t, http.StatusUnauthorized).has(t, "no longer signed in")
+		r := w.flowSignIn(t, q, e.biz.Email, e.biz.Password).want(t, http.StatusSeeOther)
 		if loc := r.Header.Get("Location"); loc != "/oauth/authorize?"+q.Encode() {
 			t.Errorf("after sign-in: Location %q", loc)
 		}
@@ -174,11 +157,7 @@ func TestAuthorizeSignIn(t *testing.T) {
 		if code == "" {
 			t.Fatal("no code")
 		}
-		again := url.Values{"prompt": {"consent"}}
-		for k, v := range q {
-			again[k] = v
-		}
-		page := w.get(t, "/oauth/authorize?"+again.Encode()).want(t, http.StatusOK)
+		page := w.get(t, "/oauth/authorize?"+with(q, "prompt", "consent").Encode()).want(t, http.StatusOK)
 		if csp := page.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "form-action 'self' https://till.example;") {
 			t.Errorf("consent CSP %q", csp)
 		}
@@ -259,30 +238,20 @@ func TestRememberedConsent(t *testing.T) {
 		}
 
 		// prompt=consent shows the page, and the page keeps asking for it.
-		forced := url.Values{"prompt": {"consent"}}
-		for k, v := range q {
-			forced[k] = v
-		}
-		w.get(t, "/oauth/authorize?"+forced.Encode()).want(t, http.StatusOK).has(t, "wants to access Corner Cafe",
+		w.get(t, "/oauth/authorize?"+with(q, "prompt", "consent").Encode()).want(t, http.StatusOK).has(t, "wants to access Corner Cafe",
 			`name="prompt" value="consent"`)
 
 		// A new browser signs in first; then the consent is remembered.
 		fresh := e.web(t)
 		fresh.get(t, "/oauth/authorize?"+q.Encode()).want(t, http.StatusOK).has(t, "Sign in to connect")
-		form := url.Values{"step": {"signin"}, "email": {e.biz.Email}, "password": {e.biz.Password}}
-		for k, v := range q {
-			form[k] = v
-		}
-		fresh.post(t, "/oauth/authorize", form).want(t, http.StatusSeeOther)
+		fresh.flowSignIn(t, q, e.biz.Email, e.biz.Password).want(t, http.StatusSeeOther)
 		remembered(fresh)
 
 		// Another business's owner is asked.
 		other := e.newBusiness(t, "Elsewhere")
 		ow := e.web(t)
 		ow.get(t, "/oauth/authorize?"+q.Encode())
-		form.Set("email", other.Email)
-		form.Set("password", other.Password)
-		ow.post(t, "/oauth/authorize", form).want(t, http.StatusSeeOther)
+		ow.flowSignIn(t, q, other.Email, other.Password).want(t, http.StatusSeeOther)
 		ow.get(t, "/oauth/authorize?"+q.Encode()).want(t, http.StatusOK).has(t, "wants to access Elsewhere")
 
 		// Revoked in the business portal: asked again.

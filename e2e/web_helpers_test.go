@@ -143,24 +143,35 @@ func authorizeQuery(app creds, redirect string) url.Values {
 	return url.Values{"client_id": {app.ID}, "redirect_uri": {redirect}, "response_type": {"code"}, "scope": {"admin"}, "state": {"s-1"}}
 }
 
+// with returns a copy of q with name-value pairs added.
+func with(q url.Values, pairs ...string) url.Values {
+	out := url.Values{}
+	for k, v := range q {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		out.Set(pairs[i], pairs[i+1])
+	}
+	return out
+}
+
+// flowSignIn posts the flow's sign-in form for query with the owner
+// credentials email and password.
+func (w *webClient) flowSignIn(t *testing.T, query url.Values, email, password string) *result {
+	t.Helper()
+	return w.post(t, "/oauth/authorize", with(query, "step", "signin", "email", email, "password", password))
+}
+
 // approve walks the owner of b through sign-in and consent with query and
 // returns the code the callback receives.
 func (w *webClient) approve(t *testing.T, b *business, query url.Values) string {
 	t.Helper()
 	page := w.get(t, "/oauth/authorize?"+query.Encode()).want(t, http.StatusOK)
 	if strings.Contains(string(page.Body), `name="step" value="signin"`) {
-		form := url.Values{"step": {"signin"}, "email": {b.Email}, "password": {b.Password}}
-		for k, v := range query {
-			form[k] = v
-		}
-		w.post(t, "/oauth/authorize", form).want(t, http.StatusSeeOther)
+		w.flowSignIn(t, query, b.Email, b.Password).want(t, http.StatusSeeOther)
 		w.get(t, "/oauth/authorize?"+query.Encode()).want(t, http.StatusOK)
 	}
-	form := url.Values{"decision": {"approve"}}
-	for k, v := range query {
-		form[k] = v
-	}
-	r := w.post(t, "/oauth/authorize", form).want(t, http.StatusFound)
+	r := w.post(t, "/oauth/authorize", with(query, "decision", "approve")).want(t, http.StatusFound)
 	to, err := url.Parse(r.Header.Get("Location"))
 	if err != nil || to.Query().Get("code") == "" || to.Query().Get("state") != query.Get("state") {
 		t.Fatalf("approve: redirected to %q, want the callback with a code and the state", r.Header.Get("Location"))
