@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/loyalty/loyalty/internal/app"
 	"github.com/loyalty/loyalty/internal/testenv"
 )
 
@@ -25,38 +23,23 @@ import (
 // They report requests per second as well as the time per request; the
 // wrk runs of the command measure the same with an outside client.
 
-// benchSite is the service on a fresh database, serving on loopback.
+// benchSite is a site with the HTTP client of the benchmarks.
 type benchSite struct {
-	app        *app.App
-	base       string
-	key, token string
-	customer   string
-	client     *http.Client
+	*site
+	client *http.Client
 }
 
 func newBenchSite(b *testing.B, engine string) *benchSite {
 	b.Helper()
-	ctx := context.Background()
-	a, closeApp, err := openApp(ctx, testenv.DSN(b, engine))
+	st, err := startSite(context.Background(), testenv.DSN(b, engine))
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(closeApp)
-	key, token, customerID, err := bootstrap(ctx, a)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	sctx, stop := context.WithCancel(ctx)
-	b.Cleanup(stop)
-	go a.Serve(sctx, ln)
+	b.Cleanup(st.close)
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		MaxIdleConns: 64, MaxIdleConnsPerHost: 64, DisableCompression: true}}
 	b.Cleanup(client.CloseIdleConnections)
-	return &benchSite{app: a, base: "http://" + ln.Addr().String(), key: key, token: token, customer: customerID, client: client}
+	return &benchSite{site: st, client: client}
 }
 
 // do sends one request and fails on any status but 200.

@@ -89,23 +89,12 @@ func run(dsn string, o options) error {
 		defer drop()
 		dsn = scoped
 	}
-	a, closeApp, err := openApp(ctx, dsn)
+	st, err := startSite(ctx, dsn)
 	if err != nil {
 		return err
 	}
-	defer closeApp()
-	key, token, customerID, err := bootstrap(ctx, a)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	sctx, stop := context.WithCancel(ctx)
-	defer stop()
-	go a.Serve(sctx, ln)
-	base := "http://" + ln.Addr().String()
+	defer st.close()
+	a, base, key, token, customerID := st.app, st.base, st.key, st.token, st.customer
 	fmt.Printf("engine: %s, scenario: %s, connections: %d, duration: %s\n", a.DB.Dialect(), o.scenario, conns, dur)
 	switch o.scenario {
 	case "reward":
@@ -155,23 +144,46 @@ func run(dsn string, o options) error {
 	return nil
 }
 
-// openApp opens the service on dsn as a run needs it: the limit of the
+// site is the service a run drives: serving on loopback at base, with a
+// business, an app, an owner token and one customer.
+type site struct {
+	app        *app.App
+	base       string
+	key, token string
+	customer   string
+	close      func()
+}
+
+// startSite opens the service on dsn as a run needs it — the limit of the
 // one token the load comes from lifted (the run measures the stack, not
-// the 429 path), and one JSON log line per request written, as the
-// service does, to a sink.
-func openApp(ctx context.Context, dsn string) (*app.App, func(), error) {
+// the 429 path), one JSON log line per request written, as the service
+// does, to a sink — bootstraps it and serves it.
+func startSite(ctx context.Context, dsn string) (*site, error) {
 	limits := httpapi.DefaultLimits
 	limits.Business = 1 << 30
 	sink, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	a, err := app.Open(ctx, app.Config{DB: dsn, Logger: slog.New(slog.NewJSONHandler(sink, nil)), Limits: limits})
 	if err != nil {
 		sink.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return a, func() { a.Close(); sink.Close() }, nil
+	sctx, stop := context.WithCancel(ctx)
+	st := &site{app: a, close: func() { stop(); a.Close(); sink.Close() }}
+	if st.key, st.token, st.customer, err = bootstrap(ctx, a); err != nil {
+		st.close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		st.close()
+		return nil, err
+	}
+	go a.Serve(sctx, ln)
+	st.base = "http://" + ln.Addr().String()
+	return st, nil
 }
 
 // bootstrap creates a business, an approved app, an owner token and one
