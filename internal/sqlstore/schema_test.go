@@ -109,7 +109,7 @@ type table struct {
 
 // column is a column as both engines can say it.
 type column struct {
-	family  string // int, text, bool, time, bytes, float, numeric
+	family  string // int, text, bool, time, bytes, float, numeric, or "unknown T"
 	notNull bool
 	dflt    string // "" without default, "generated", or a normalised literal
 }
@@ -121,7 +121,7 @@ func (d schemaDiff) String() string {
 	return fmt.Sprintf("%s: sqlite says %s, postgres says %s", d.subject, d.sqlite, d.postgres)
 }
 
-// compareSchemas lists every difference between a and b.
+// compareSchemas lists every difference between the SQLite and PostgreSQL schemas.
 func compareSchemas(lite, pg schema) []schemaDiff {
 	var diffs []schemaDiff
 	for _, name := range unionKeys(lite, pg) {
@@ -291,6 +291,7 @@ func inspectSQLite(t *testing.T, db *sql.DB) schema {
 			fam := family(typ)
 			if fam == "" {
 				t.Errorf("sqlite %s.%s: type %q has no family in schema_test.go's family(); add it", name, col, typ)
+				fam = "unknown " + typ
 			}
 			types[col] = typ
 			if pkPos > 0 {
@@ -316,8 +317,8 @@ func inspectSQLite(t *testing.T, db *sql.DB) schema {
 		if len(keys) > 0 {
 			tb.addUnique(keys, "")
 		}
-		// The primary key's own index (origin pk) was added above, for a
-		// rowid table has none.
+		// The primary key came from table_info above: its index (origin pk)
+		// is skipped, and an INTEGER PRIMARY KEY has none.
 		idx, err := db.QueryContext(ctx, `SELECT l.name, l.partial, coalesce(m.sql, '')
 			FROM pragma_index_list($1) l LEFT JOIN sqlite_schema m ON m.type = 'index' AND m.name = l.name
 			WHERE l."unique" = 1 AND l.origin <> 'pk'`, name)
@@ -380,6 +381,7 @@ func inspectPostgres(t *testing.T, db *sql.DB) schema {
 		fam := family(typ)
 		if fam == "" {
 			t.Errorf("postgres %s.%s: type %q has no family in schema_test.go's family(); add it", tab, col, typ)
+			fam = "unknown " + typ
 		}
 		c := column{family: fam, notNull: notNull, dflt: normDefault(fam, dflt)}
 		if identity || strings.HasPrefix(dflt, "nextval(") {
