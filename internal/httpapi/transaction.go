@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -142,18 +141,12 @@ func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *r
 		return err
 	}
 	b := *rc.business // read with the token (the ledger route)
-	encode := func(t loyalty.Transaction) (int, []byte, error) {
-		out := toTransactionJSON(t)
-		out.Balance = &balanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}
-		b, err := json.Marshal(map[string]any{"data": out})
-		return http.StatusOK, b, err
-	}
 	var idem *loyalty.Idempotency
 	if key := r.Header.Get("Idempotency-Key"); key != "" {
 		if len(key) > 255 {
 			return loyalty.Invalid("idempotency_key", "The Idempotency-Key may not be longer than 255 characters.")
 		}
-		idem = &loyalty.Idempotency{Key: key, Hash: requestHash(r, body), Encode: encode}
+		idem = &loyalty.Idempotency{Key: key, Hash: requestHash(r, body)}
 	}
 	t, replay, err := s.Transactions.Create(r.Context(), b, in, idem)
 	if err != nil {
@@ -163,14 +156,21 @@ func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *r
 	}
 	if replay != nil {
 		w.Header().Set("Idempotent-Replayed", "true")
-		writeRaw(w, replay.Status, replay.Body)
-		return nil
+		if replay.Legacy != nil {
+			writeRaw(w, replay.Legacy.Format, replay.Legacy.Body)
+			return nil
+		}
+		t = replay.Transaction
 	}
-	status, out, err := encode(t)
-	if err != nil {
-		return err
-	}
-	writeRaw(w, status, out)
+	return writeTransaction(w, t)
+}
+
+// writeTransaction answers with an entry and the balance it left, the
+// same whether the entry was just written or is replayed.
+func writeTransaction(w http.ResponseWriter, t loyalty.Transaction) error {
+	out := toTransactionJSON(t)
+	out.Balance = &balanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}
+	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 	return nil
 }
 
@@ -192,10 +192,7 @@ func (s *Server) cancelTransaction(w http.ResponseWriter, r *http.Request, rc *r
 	if err != nil {
 		return err
 	}
-	out := toTransactionJSON(t)
-	out.Balance = &balanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}
-	writeJSON(w, http.StatusOK, map[string]any{"data": out})
-	return nil
+	return writeTransaction(w, t)
 }
 
 // ledgerSpec is how the ledger lists are filtered.

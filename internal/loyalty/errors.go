@@ -89,6 +89,4 @@ func (v Validation) Err() error {
 }
 
 // Invalid returns an EInvalid error for a single field.
-func Invalid(field, msg string) error {
-	return &Error{Code: EInvalid, Message: "The given data was invalid.", Fields: map[string][]string{field: {msg}}}
-}
+func Invalid(field, msg string) error { return invalid(field, msg) }

@@ -12,8 +12,10 @@ type LedgerTx interface {
 	SaveRules(ctx context.Context, r Rules) error
 	OfferFinder
 	// Append writes an entry and moves the customer's balance by its points
-	// and gift-card amounts, refusing (EInvalid) a move below zero. It sets
-	// t.ID and t.Balance.
+	// and gift-card amounts under the one balance rule (an active customer
+	// of the business, the entry's branch one of the business's, neither
+	// balance below zero), refusing with Refused(reason) otherwise. It sets
+	// t.ID, t.Balance and t.ReferralPending.
 	Append(ctx context.Context, t *Transaction) error
 	Transaction(ctx context.Context, businessID string, id int64) (Transaction, error)
 	Branch(ctx context.Context, businessID, branchID string) (Branch, error)
@@ -33,8 +35,9 @@ type LedgerTx interface {
 	SettleReferral(ctx context.Context, r Referral, outcome string) (bool, error)
 	// BeginIdempotent records a new idempotency key (EConflict if it exists).
 	BeginIdempotent(ctx context.Context, businessID, key string, hash []byte) error
-	// FinishIdempotent stores the reply given under the key.
-	FinishIdempotent(ctx context.Context, businessID, key string, status int, body []byte) error
+	// FinishIdempotent stores what the request under the key gave, in
+	// the given format (see IdempotentRecord).
+	FinishIdempotent(ctx context.Context, businessID, key string, format int, body []byte) error
 }
 
 // OfferFinder finds the offers a reward earns with.
@@ -51,18 +54,11 @@ type LedgerReader interface {
 	CustomerTransactions(ctx context.Context, businessID, customerID string, q ListQuery) ([]Transaction, int, error)
 	// Transactions pages a business's entries, newest first.
 	Transactions(ctx context.Context, businessID string, q ListQuery) ([]Transaction, int, error)
-	// IdempotentReply returns the reply stored under a key.
-	IdempotentReply(ctx context.Context, businessID, key string) (IdempotentReply, error)
+	// IdempotentReply returns the record stored under a key.
+	IdempotentReply(ctx context.Context, businessID, key string) (IdempotentRecord, error)
 	// TierTotals sums a customer's tier spend, points and visits in [from, to).
 	TierTotals(ctx context.Context, businessID, customerID string, from, to time.Time) (TierTotals, error)
 	Rules(ctx context.Context, b Business) (Rules, error)
-}
-
-// IdempotentReply is the first reply given under an Idempotency-Key.
-type IdempotentReply struct {
-	Hash   []byte
-	Status int
-	Body   []byte
 }
 
 // TierTotals are what a customer did within a tier period.

@@ -17,7 +17,7 @@ import (
 //
 // Each entry still moves its customer's balance and is written in the
 // same statement, both or neither. An entry whose customer row refuses it
-// (the conditions of aloneUpdate) is left out and reported false; if the
+// (aloneGuard) is left out and reported false; if the
 // statement fails as a whole (a deadlock with another transaction, a lost
 // connection) every entry is reported false. Either way the caller takes
 // the transactional path, which writes the entry on its own or explains
@@ -171,9 +171,8 @@ func (b *appendBatch) pick(pending []*pendingAppend, busy map[customerKey]bool) 
 // batchSQL writes a batch: the entries arrive as one array per column
 // (ord numbers them); each takes an id from the ledger's sequence up
 // front, so the written ones are known by what the update returns.
-const batchSQL = `WITH v AS MATERIALIZED (
-	SELECT nextval(pg_get_serial_sequence('transactions', 'id')) AS id, v.*,
-		v.branch_id = '' OR EXISTS (SELECT 1 FROM branches b WHERE b.business_id = v.business_id AND b.id = v.branch_id) AS branch_ok
+var batchSQL = `WITH v AS MATERIALIZED (
+	SELECT nextval(pg_get_serial_sequence('transactions', 'id')) AS id, v.*
 	FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
 		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
@@ -185,8 +184,7 @@ const batchSQL = `WITH v AS MATERIALIZED (
 ), c AS (
 	UPDATE customers cu SET points = cu.points + v.points, giftcard = cu.giftcard + v.giftcard, tx_count = cu.tx_count + 1
 	FROM v
-	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND v.branch_ok AND cu.deleted_at IS NULL
-	AND cu.enabled AND NOT cu.referral_pending AND cu.points + v.points >= 0 AND cu.giftcard + v.giftcard >= 0
+	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND ` + aloneGuard("v.points", "v.giftcard", "NULLIF(v.branch_id, '')") + `
 	RETURNING v.ord, v.id, cu.points, cu.giftcard
 ), t AS (
 	INSERT INTO transactions (id, ` + entryColumns + `)

@@ -65,32 +65,45 @@ func entryArgs(e *loyalty.Transaction) []any {
 		e.CreatedAt.UTC()}
 }
 
-// Append writes a ledger entry and moves the balance in the same
+// balanceGuard is the one rule every balance move obeys, as SQL over the
+// customers row aliased cu: an active customer of the business, the
+// entry's branch (NULL for none) one of the business's, and neither
+// balance below zero. points, giftcard and branch are SQL expressions of
+// the entry's values (a parameter standing alone needs a CAST for
+// PostgreSQL to know its type). Every write path builds its condition
+// from it.
+func balanceGuard(points, giftcard, branch string) string {
+	return `cu.deleted_at IS NULL AND cu.enabled AND cu.points + ` + points + ` >= 0 AND cu.giftcard + ` + giftcard + ` >= 0
+	AND (` + branch + ` IS NULL OR EXISTS (SELECT 1 FROM branches br WHERE br.business_id = cu.business_id AND br.id = ` + branch + `))`
+}
+
+// aloneGuard is balanceGuard for an entry written on its own (AppendAlone):
+// also no referral waiting, which only the transactional path can pay.
+func aloneGuard(points, giftcard, branch string) string {
+	return balanceGuard(points, giftcard, branch) + ` AND NOT cu.referral_pending`
+}
+
+// appendUpdate moves the balance of a transactional Append.
+var appendUpdate = `UPDATE customers AS cu SET points = cu.points + $1, giftcard = cu.giftcard + $2, tx_count = cu.tx_count + 1
+	WHERE cu.business_id = $3 AND cu.user_id = $4 AND ` + balanceGuard("$1", "$2", "CAST($5 AS TEXT)") + `
+	RETURNING points, giftcard, referral_pending`
+
+// Append moves the balance and writes a ledger entry in the same
 // transaction. The conditional update keeps balances at or above zero even
-// under concurrent redemptions.
+// under concurrent redemptions; a move it refuses is explained by refusal.
 func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
-	// The entry goes in first: a second cancellation of the same entry
-	// fails on the unique reverses_id before any balance is looked at.
-	err := t.QueryRowContext(ctx, `INSERT INTO transactions (`+entryColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
-		RETURNING id`, entryArgs(e)...).Scan(&e.ID)
-	if err != nil {
-		if _, unique := uniqueColumn(err); unique && e.ReversesID != 0 {
-			return loyalty.Invalid("id", "The transaction has already been cancelled.")
-		}
-		if foreignKeyViolation(err) {
-			// The customer id names nobody.
-			return loyalty.Errorf(loyalty.ENotFound, "Customer not found.")
-		}
-		return dbError(err)
-	}
-	// The balance moves last, so the row lock is held for the shortest time.
-	err = t.QueryRowContext(ctx, `UPDATE customers SET points = points + $1, giftcard = giftcard + $2, tx_count = tx_count + 1
-		WHERE business_id = $3 AND user_id = $4 AND deleted_at IS NULL AND enabled AND points + $5 >= 0 AND giftcard + $6 >= 0
-		RETURNING points, giftcard, referral_pending`, e.Points, e.Giftcard, e.BusinessID, e.CustomerID, e.Points, e.Giftcard).
+	err := t.QueryRowContext(ctx, appendUpdate, e.Points, e.Giftcard, e.BusinessID, e.CustomerID, nullString(e.BranchID)).
 		Scan(&e.Balance.Points, &e.Balance.Giftcard, &e.ReferralPending)
 	if err == sql.ErrNoRows {
-		return t.whyRefused(ctx, e)
+		return t.refusal(ctx, e)
+	} else if err != nil {
+		return dbError(err)
+	}
+	err = t.QueryRowContext(ctx, `INSERT INTO transactions (`+entryColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+		RETURNING id`, entryArgs(e)...).Scan(&e.ID)
+	if _, unique := uniqueColumn(err); unique && e.ReversesID != 0 {
+		return loyalty.Refused(loyalty.RefusedReversed)
 	} else if err != nil {
 		return dbError(err)
 	}
@@ -103,23 +116,19 @@ func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
 	return nil
 }
 
-// aloneUpdate moves the balance for AppendAlone on SQLite, only on the
-// row of an active customer of the business with no referral waiting,
-// whose balance stays at or above zero, and when the entry's branch is one
-// of the business's; batchSQL holds the same conditions for PostgreSQL.
-// Its parameters are entryArgs' ($1 business, $2 customer, $3 branch or
-// NULL, $8 points, $9 gift card).
-const aloneUpdate = `UPDATE customers SET points = points + $8, giftcard = giftcard + $9, tx_count = tx_count + 1
-	WHERE business_id = $1 AND user_id = $2 AND deleted_at IS NULL AND enabled AND NOT referral_pending
-	AND points + $8 >= 0 AND giftcard + $9 >= 0
-	AND ($3 IS NULL OR EXISTS (SELECT 1 FROM branches WHERE business_id = $1 AND id = $3))
+// aloneUpdate moves the balance for AppendAlone on SQLite under
+// aloneGuard; batchSQL does the same for PostgreSQL. Its parameters are
+// entryArgs' ($1 business, $2 customer, $3 branch or NULL, $8 points,
+// $9 gift card).
+var aloneUpdate = `UPDATE customers AS cu SET points = cu.points + $8, giftcard = cu.giftcard + $9, tx_count = cu.tx_count + 1
+	WHERE cu.business_id = $1 AND cu.user_id = $2 AND ` + aloneGuard("$8", "$9", "$3") + `
 	RETURNING points, giftcard`
 
 // AppendAlone writes an entry without catalog items and moves the balance
 // outside any caller's transaction, when the customer row allows it as it
-// stands (see aloneUpdate). Otherwise it writes nothing and reports false:
-// the caller takes the transactional path, which explains a refusal or
-// does what else the entry needs (a referral to pay). On PostgreSQL the
+// stands (aloneGuard). Otherwise it writes nothing and reports false: the
+// caller takes the transactional path, which explains a refusal or does
+// what else the entry needs (a referral to pay). On PostgreSQL the
 // entries of concurrent calls are written together (appendBatch).
 func (d *DB) AppendAlone(ctx context.Context, e *loyalty.Transaction) (bool, error) {
 	if len(e.Items) > 0 {
@@ -161,22 +170,32 @@ const aloneInsert = `INSERT INTO transactions (` + entryColumns + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
 	RETURNING id`
 
-// whyRefused explains a balance move that matched no customer row.
-func (t *tx) whyRefused(ctx context.Context, e *loyalty.Transaction) error {
-	var enabled, deleted bool
-	err := t.QueryRowContext(ctx, `SELECT enabled, deleted_at IS NOT NULL FROM customers WHERE business_id = $1 AND user_id = $2`,
-		e.BusinessID, e.CustomerID).Scan(&enabled, &deleted)
+// refusal finds which part of balanceGuard refused a move, as the reason
+// the domain words.
+func (t *tx) refusal(ctx context.Context, e *loyalty.Transaction) error {
+	var enabled, deleted, branchOK, reversed bool
+	var points int64
+	var giftcard loyalty.Money
+	err := t.QueryRowContext(ctx, `SELECT cu.enabled, cu.deleted_at IS NOT NULL, cu.points, cu.giftcard,
+		CAST($3 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM branches br WHERE br.business_id = cu.business_id AND br.id = $3),
+		EXISTS (SELECT 1 FROM transactions r WHERE r.business_id = cu.business_id AND r.reverses_id = $4)
+		FROM customers cu WHERE cu.business_id = $1 AND cu.user_id = $2`,
+		e.BusinessID, e.CustomerID, nullString(e.BranchID), e.ReversesID).Scan(&enabled, &deleted, &points, &giftcard, &branchOK, &reversed)
 	switch {
 	case err == sql.ErrNoRows || (err == nil && deleted):
-		return loyalty.Errorf(loyalty.ENotFound, "Customer not found.")
+		return loyalty.Refused(loyalty.RefusedCustomer)
 	case err != nil:
 		return dbError(err)
+	case !branchOK:
+		return loyalty.Refused(loyalty.RefusedBranch)
 	case !enabled:
-		return loyalty.Invalid("customer", "The customer is deactivated.")
-	case e.Giftcard < 0:
-		return loyalty.Invalid("amount", "The customer's gift-card balance is not enough for this transaction.")
+		return loyalty.Refused(loyalty.RefusedDisabled)
+	case reversed:
+		return loyalty.Refused(loyalty.RefusedReversed)
+	case giftcard+e.Giftcard < 0:
+		return loyalty.Refused(loyalty.RefusedGiftcard)
 	default:
-		return loyalty.Invalid("points", "The customer's points balance is not enough for this transaction.")
+		return loyalty.Refused(loyalty.RefusedPoints)
 	}
 }
 
@@ -346,19 +365,20 @@ func (t *tx) BeginIdempotent(ctx context.Context, businessID, key string, hash [
 	return dbError(err)
 }
 
-// FinishIdempotent stores the reply given under a key.
-func (t *tx) FinishIdempotent(ctx context.Context, businessID, key string, status int, body []byte) error {
+// FinishIdempotent stores what the request under a key gave; the status
+// column holds the record's format (loyalty.IdempotentRecord).
+func (t *tx) FinishIdempotent(ctx context.Context, businessID, key string, format int, body []byte) error {
 	_, err := t.ExecContext(ctx, `UPDATE idempotency_keys SET status = $1, response = $2 WHERE business_id = $3 AND key = $4`,
-		status, string(body), businessID, key)
+		format, string(body), businessID, key)
 	return dbError(err)
 }
 
-// IdempotentReply returns the reply stored under a key.
-func (d *DB) IdempotentReply(ctx context.Context, businessID, key string) (loyalty.IdempotentReply, error) {
-	var r loyalty.IdempotentReply
+// IdempotentReply returns the record stored under a key.
+func (d *DB) IdempotentReply(ctx context.Context, businessID, key string) (loyalty.IdempotentRecord, error) {
+	var r loyalty.IdempotentRecord
 	var body string
 	err := d.db.QueryRowContext(ctx, `SELECT request_hash, status, response FROM idempotency_keys WHERE business_id = $1 AND key = $2`,
-		businessID, key).Scan(&r.Hash, &r.Status, &body)
+		businessID, key).Scan(&r.Hash, &r.Format, &body)
 	if err == sql.ErrNoRows {
 		return r, loyalty.Errorf(loyalty.ENotFound, "Idempotency key not found.")
 	}

@@ -1,0 +1,104 @@
+package loyalty
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"slices"
+)
+
+// getCouponIntent issues a coupon of a coupon offer to the customer,
+// paying its points cost if it has one.
+type getCouponIntent struct{}
+
+func (getCouponIntent) check(in *TransactionInput, e *Transaction, v Validation) {
+	e.OfferID = ref(v, "offer", in.Offer)
+}
+
+func (getCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
+	e := &r.entry
+	o, err := tx.Offer(ctx, r.b.ID, e.OfferID)
+	if err == nil && o.Deleted {
+		err = Errorf(ENotFound, "deleted")
+	}
+	if err != nil {
+		return notFoundField(err, "Offer not found.")
+	}
+	now := tx.Now()
+	switch {
+	case o.TypeID == OfferPointsMultiplier || o.TypeID == OfferBonusPoints:
+		return Invalid("offer.id", "Points offers apply to rewards by themselves; they issue no coupon.")
+	case !o.Active(now):
+		return Invalid("offer.id", "The offer is not active.")
+	case o.Targeted && !slices.Contains(o.TargetIDs, e.CustomerID):
+		return Invalid("offer.id", "The offer is not available to this customer.")
+	}
+	kind := o.CouponKind
+	if kind != CouponConvertible {
+		kind = CouponRegular
+	}
+	c := Coupon{BusinessID: r.b.ID, OfferID: o.ID, CustomerID: e.CustomerID, QRCode: newQRCode(), CouponTypeID: kind,
+		ExpiresAt: o.ExpiresAt, CreatedAt: now, UpdatedAt: now, Offer: o}
+	if err := tx.InsertCoupon(ctx, &c); err != nil {
+		return err
+	}
+	e.CouponID, e.Points, e.Coupon = c.ID, -o.Points, &c
+	return tx.Append(ctx, e)
+}
+
+// newQRCode returns a random, unguessable coupon code.
+func newQRCode() string {
+	b := make([]byte, 15)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return base32.StdEncoding.EncodeToString(b)
+}
+
+// claimCouponIntent redeems an issued coupon, once.
+type claimCouponIntent struct{}
+
+func (claimCouponIntent) check(in *TransactionInput, e *Transaction, v Validation) {
+	e.CouponID = ref(v, "coupon", in.Coupon)
+	if a, ok := in.Amount.Value(); ok && a > 0 {
+		e.Amount = a
+	}
+}
+
+func (claimCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
+	e := &r.entry
+	c, err := tx.Coupon(ctx, r.b.ID, e.CouponID)
+	if err == nil && c.CustomerID != e.CustomerID {
+		err = Errorf(ENotFound, "another customer's coupon")
+	}
+	if err != nil {
+		return notFoundField(err, "Coupon not found.")
+	}
+	now := tx.Now()
+	switch {
+	case c.CouponTypeID == CouponRegularRedeemed || c.CouponTypeID == CouponConvertibleRedeemed:
+		return Invalid("coupon.id", "The coupon has already been claimed.")
+	case c.Locked:
+		return Invalid("coupon.id", "The coupon is locked.")
+	case !c.ExpiresAt.IsZero() && !c.ExpiresAt.After(now):
+		return Invalid("coupon.id", "The coupon has expired.")
+	}
+	if c.CouponTypeID == CouponConvertible {
+		c.CouponTypeID = CouponConvertibleRedeemed
+	} else {
+		c.CouponTypeID = CouponRegularRedeemed
+	}
+	if c.Offer, err = tx.Offer(ctx, r.b.ID, c.OfferID); err != nil {
+		return err
+	}
+	c.ClaimedAt, c.UpdatedAt = now, now
+	ok, err := tx.ClaimCoupon(ctx, &c)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return Invalid("coupon.id", "The coupon has already been claimed.")
+	}
+	e.OfferID, e.Coupon = c.OfferID, &c
+	return tx.Append(ctx, e)
+}
