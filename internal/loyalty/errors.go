@@ -27,7 +27,8 @@ type Error struct {
 	Code       string
 	Message    string
 	Fields     map[string][]string
-	RetryAfter int // seconds, for ETooMany
+	RetryAfter int     // seconds, for ETooMany
+	Refusal    Refusal // why the store refused a balance move, if it did
 }
 
 // Error implements the error interface.

@@ -16,19 +16,6 @@ const (
 	RefusedGiftcard Refusal = "giftcard" // the gift-card balance would go below zero
 )
 
-// RefusalError is a refused balance move: its Reason for the code that
-// reacts to it, and the client-facing Error it unwraps to.
-type RefusalError struct {
-	Reason Refusal
-	err    *Error
-}
-
-// Error implements the error interface.
-func (e *RefusalError) Error() string { return e.err.Error() }
-
-// Unwrap gives the client-facing Error.
-func (e *RefusalError) Unwrap() error { return e.err }
-
 // Refused returns the error for a refused balance move, worded for the
 // client.
 func Refused(r Refusal) error {
@@ -47,15 +34,16 @@ func Refused(r Refusal) error {
 	default:
 		err = invalid("points", "The customer's points balance is not enough for this transaction.")
 	}
-	return &RefusalError{Reason: r, err: err}
+	err.Refusal = r
+	return err
 }
 
 // RefusalOf returns the reason err refused a balance move, "" when it is
 // no refusal.
 func RefusalOf(err error) Refusal {
-	var r *RefusalError
-	if errors.As(err, &r) {
-		return r.Reason
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Refusal
 	}
 	return ""
 }

@@ -174,15 +174,12 @@ func (ref CustomerRef) contact(b Business) (User, error) {
 	v := Validation{}
 	var u User
 	in.validateProfile(v, &u, b.Country)
-	if u.Email == "" && u.Phone == "" && len(v) == 0 {
-		v.Add("customer", "The customer needs an id, an email, or a phone with country_code.")
-	}
-	if len(v) == 0 {
-		return u, nil
-	}
 	prefixed := Validation{}
 	for k, msgs := range v {
 		prefixed["customer."+k] = msgs
+	}
+	if u.Email == "" && u.Phone == "" && len(v) == 0 {
+		prefixed.Add("customer", "The customer needs an id, an email, or a phone with country_code.")
 	}
 	return u, prefixed.Err()
 }
