@@ -18,7 +18,9 @@ import (
 	"github.com/loyalty/loyalty/internal/ratelimit"
 )
 
-// Store is what the HTTP layer reads directly.
+// Store is what the HTTP layer reads directly: Application Keys and the
+// businesses of the token endpoint, the readiness check, and the ledger's
+// list reads; everything else goes through the services.
 type Store interface {
 	loyalty.Store
 	Tenant(ctx context.Context, key string) (loyalty.Tenant, error)
@@ -39,8 +41,7 @@ type Limits struct {
 var DefaultLimits = Limits{Business: 240, User: 60, Token: 60, Window: time.Minute}
 
 // Server holds what the handlers need. The handlers call the services,
-// which app builds once; Store serves only what is no business rule:
-// resolving keys and tokens, and the readiness check.
+// which app builds once and shares with the pages.
 type Server struct {
 	// Services are the domain services the handlers call (all required).
 	loyalty.Services
