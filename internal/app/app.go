@@ -85,8 +85,11 @@ type App struct {
 	OAuth   *oauth.Server
 	Hasher  *oauth.Hasher
 	Limiter ratelimit.Limiter
-	API     *httpapi.Server
-	Web     *web.Server // the portals and the consent pages
+	// Services are the domain services, built once and shared by the API
+	// and the pages.
+	Services loyalty.Services
+	API      *httpapi.Server
+	Web      *web.Server // the portals and the consent pages
 	// Outbox delivers queued e-mails and text messages; it starts with
 	// Handler or Serve and stops with Close.
 	Outbox     *outbox.Worker
@@ -142,17 +145,16 @@ func (a *App) init(ctx context.Context) error {
 		return err
 	}
 	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
-	customers := &loyalty.CustomerService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
+	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,
+		ResetURL: a.Config.ResetURL})
 	a.API = &httpapi.Server{
-		Store:        a.DB,
-		Customers:    customers,
-		Transactions: &loyalty.TransactionService{Store: a.DB, Customers: customers},
-		OAuth:        a.OAuth,
-		Limiter:      a.Limiter,
-		Limits:       a.Config.Limits,
-		Logger:       a.Config.Logger,
-		Users: httpapi.UserAPI{ImageDir: filepath.Join(a.Config.dataDir(), "images"), Notify: a.Outbox.Wake,
-			ResetURL: a.Config.ResetURL},
+		Services: a.Services,
+		Store:    a.DB,
+		OAuth:    a.OAuth,
+		Limiter:  a.Limiter,
+		Limits:   a.Config.Limits,
+		Logger:   a.Config.Logger,
+		ImageDir: filepath.Join(a.Config.dataDir(), "images"),
 	}
 	if err := a.initWeb(); err != nil {
 		return err

@@ -28,7 +28,7 @@ func (a *App) initWeb() error {
 	a.Web, err = web.New(web.Config{
 		OAuth:     a.OAuth,
 		Store:     a.DB,
-		Customers: a.API.Customers,
+		Customers: a.Services.Customers,
 		Limiter:   a.Limiter,
 		Transport: web.Transport{BehindProxy: c.BehindProxy, TrustedProxies: proxies},
 		Logger:    c.Logger,

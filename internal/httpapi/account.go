@@ -6,9 +6,6 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// AccountIncludes are the related objects GET /me can add.
-var accountIncludes = []string{"offers", "products", "giftcards", "catalog_items", "social_media", "branches"}
-
 type imagesJSON struct {
 	Large     *string `json:"large"`
 	Medium    *string `json:"medium"`
@@ -28,15 +25,15 @@ func toBranchJSON(b loyalty.Branch) branchJSON {
 }
 
 func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	include, err := loyalty.ParseNames("include", r.URL.Query().Get("include"), accountIncludes)
+	include, err := loyalty.ParseNames("include", r.URL.Query().Get("include"), loyalty.AccountIncludes)
 	if err != nil {
 		return err
 	}
-	a, err := s.Store.Account(r.Context(), rc.businessID, rc.token.SubjectID)
+	v, err := s.Accounts.View(r.Context(), rc.businessID, rc.token.SubjectID, include)
 	if err != nil {
 		return err
 	}
-	o, b := a.Owner, a.Business
+	o, b := v.Account.Owner, v.Account.Business
 	resp := map[string]any{"data": map[string]any{
 		"id": b.ID,
 		"profile": map[string]any{"id": o.ID, "username": nullable(o.Username), "email": o.Email,
@@ -45,71 +42,48 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 			"about": nullable(b.About), "logo": nullable(b.Logo), "cover": nullable(b.Cover)},
 	}}
 	if len(include) > 0 {
-		included, err := s.accountCatalog(r, b.ID, include)
-		if err != nil {
-			return err
-		}
-		if include["branches"] {
-			branches, err := s.Store.Branches(r.Context(), b.ID)
-			if err != nil {
-				return err
-			}
-			list := make([]branchJSON, len(branches))
-			for i, br := range branches {
-				list[i] = toBranchJSON(br)
-			}
-			included["branches"] = list
-		}
-		resp["included"] = included
+		resp["included"] = accountIncluded(v, include)
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil
 }
 
-// accountCatalog lists, for GET /me's include, the business's offers, gift
-// cards and catalog items (the first 100 of each). Products and social
-// media are not kept by the service: their lists are empty.
-func (s *Server) accountCatalog(r *http.Request, businessID string, include map[string]bool) (map[string]any, error) {
-	ctx := r.Context()
-	first := loyalty.ListQuery{Page: 1, PerPage: 100}
+// accountIncluded is the included object of GET /me: every list include
+// names, empty for those the service does not keep (products, social
+// media).
+func accountIncluded(v loyalty.AccountView, include map[string]bool) map[string]any {
 	included := map[string]any{}
 	for name := range include {
 		included[name] = []any{}
 	}
 	if include["offers"] {
-		offers, _, err := s.Store.Offers(ctx, businessID, first)
-		if err != nil {
-			return nil, err
-		}
-		list := make([]offerDetailJSON, len(offers))
-		for i, o := range offers {
+		list := make([]offerDetailJSON, len(v.Offers))
+		for i, o := range v.Offers {
 			list[i] = toOfferDetailJSON(o, nil)
 		}
 		included["offers"] = list
 	}
 	if include["giftcards"] {
-		cards, _, err := s.Store.Giftcards(ctx, businessID, first)
-		if err != nil {
-			return nil, err
-		}
-		list := make([]giftcardJSON, len(cards))
-		for i, g := range cards {
+		list := make([]giftcardJSON, len(v.Giftcards))
+		for i, g := range v.Giftcards {
 			list[i] = toGiftcardJSON(g, nil)
 		}
 		included["giftcards"] = list
 	}
 	if include["catalog_items"] {
-		q := first
-		q.Filters = []loyalty.Filter{{Field: "kind", Op: loyalty.OpEq, Values: []any{loyalty.CatalogItem}}}
-		items, _, err := s.Store.Rewards(ctx, businessID, q)
-		if err != nil {
-			return nil, err
-		}
-		list := make([]rewardJSON, len(items))
-		for i, it := range items {
-			list[i] = toRewardJSON(it)
-		}
-		included["catalog_items"] = list
+		included["catalog_items"] = rewardsJSON(v.CatalogItems)
 	}
-	return included, nil
+	if include["branches"] {
+		included["branches"] = branchesJSON(v.Branches)
+	}
+	return included
+}
+
+// branchesJSON is a list of branches on the wire.
+func branchesJSON(list []loyalty.Branch) []branchJSON {
+	out := make([]branchJSON, len(list))
+	for i, b := range list {
+		out[i] = toBranchJSON(b)
+	}
+	return out
 }

@@ -16,34 +16,23 @@ func relationships(q url.Values) (map[string]bool, error) {
 	return loyalty.ParseNames("relationships", q.Get("relationships"), catalogRelationships)
 }
 
-// branchPicker finds the branch object of an offer or gift card: its first
-// branch, or the business's main branch when it is available everywhere.
+// branchPicker finds the branch object of an offer or gift card (see
+// loyalty.BranchIndex); a nil picker adds no branch.
 type branchPicker struct {
-	byID map[string]loyalty.Branch
-	main *loyalty.Branch
+	idx *loyalty.BranchIndex
 }
 
 // branchPicker reads the business's branches when the branch relationship
-// was asked for; a nil picker adds no branch.
-func (c *catalog) branchPicker(ctx context.Context, businessID string, rel map[string]bool) (*branchPicker, error) {
+// was asked for.
+func (s *Server) branchPicker(ctx context.Context, businessID string, rel map[string]bool) (*branchPicker, error) {
 	if !rel["branch"] {
 		return nil, nil
 	}
-	all, err := c.s.Store.Branches(ctx, businessID)
+	idx, err := s.Branches.Index(ctx, loyalty.Business{ID: businessID})
 	if err != nil {
 		return nil, err
 	}
-	p := &branchPicker{byID: make(map[string]loyalty.Branch, len(all))}
-	for i, b := range all {
-		p.byID[b.ID] = b
-		if b.IsMain && p.main == nil {
-			p.main = &all[i]
-		}
-	}
-	if p.main == nil && len(all) > 0 {
-		p.main = &all[0]
-	}
-	return p, nil
+	return &branchPicker{idx: idx}, nil
 }
 
 // of returns the branch object for an object available at ids.
@@ -51,16 +40,11 @@ func (p *branchPicker) of(ids []string) *branchJSON {
 	if p == nil {
 		return nil
 	}
-	for _, id := range ids {
-		if b, ok := p.byID[id]; ok {
-			j := toBranchJSON(b)
-			return &j
-		}
-	}
-	if p.main == nil {
+	b, ok := p.idx.For(ids)
+	if !ok {
 		return nil
 	}
-	j := toBranchJSON(*p.main)
+	j := toBranchJSON(b)
 	return &j
 }
 
@@ -83,13 +67,13 @@ func imagesOrEmpty(images []loyalty.Image) []loyalty.Image {
 // tenant is the business of a request, as the catalog services need it.
 func tenant(rc *reqCtx) loyalty.Business { return loyalty.Business{ID: rc.businessID} }
 
-func (c *catalog) listBranches(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) listBranches(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
 	lq, err := loyalty.ParseListQuery(q, loyalty.BranchListSpec)
 	if err != nil {
 		return err
 	}
-	list, total, err := c.branches.List(r.Context(), tenant(rc), lq)
+	list, total, err := s.Branches.List(r.Context(), tenant(rc), lq)
 	if err != nil {
 		return err
 	}
@@ -105,12 +89,12 @@ func (c *catalog) listBranches(w http.ResponseWriter, r *http.Request, rc *reqCt
 	return nil
 }
 
-func (c *catalog) createBranch(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) createBranch(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	var in loyalty.BranchInput
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	b, err := c.branches.Create(r.Context(), tenant(rc), in)
+	b, err := s.Branches.Create(r.Context(), tenant(rc), in)
 	if err != nil {
 		return err
 	}

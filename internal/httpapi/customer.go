@@ -65,9 +65,9 @@ func toCustomerJSON(c loyalty.Customer, withBalance bool, rel map[string]bool) c
 	return out
 }
 
-// business returns the business of the request, for rules that need it.
+// businessOf returns the business of the request, for rules that need it.
 func (s *Server) businessOf(r *http.Request, rc *reqCtx) (loyalty.Business, error) {
-	return s.Store.Business(r.Context(), rc.businessID)
+	return s.Accounts.Business(r.Context(), rc.businessID)
 }
 
 func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
@@ -84,7 +84,7 @@ func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err != nil {
 		return err
 	}
-	list, total, err := s.Store.Customers(r.Context(), rc.businessID, lq)
+	list, total, err := s.Customers.List(r.Context(), b, lq)
 	if err != nil {
 		return err
 	}

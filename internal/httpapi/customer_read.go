@@ -28,81 +28,64 @@ func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if rel["tier_levels"] && !include["tiers"] {
 		return loyalty.Errorf(loyalty.EBadRequest, "The relationship tier_levels needs include=tiers.")
 	}
-	c, err := s.Customers.Get(r.Context(), loyalty.Business{ID: rc.businessID}, r.PathValue("id"))
+	v, err := s.Customers.View(r.Context(), loyalty.Business{ID: rc.businessID}, r.PathValue("id"), include)
 	if err != nil {
-		return notFoundAs(err, "Customer not found.")
+		return err
 	}
+	c := v.Customer
 	resp := map[string]any{"data": toCustomerJSON(c, include["balance"], rel)}
-	if len(include) == 0 {
-		writeJSON(w, http.StatusOK, resp)
-		return nil
+	if len(include) > 0 {
+		resp["included"] = customerIncluded(r, v, include, rel)
 	}
-	included := map[string]any{}
-	if include["balance"] {
-		included["balance"] = balanceJSON{Points: c.Balance.Points, Giftcard: c.Balance.Giftcard}
-	}
-	if include["tiers"] || include["tier_level"] || include["tier_progress"] {
-		tiers, err := s.Store.Tiers(r.Context(), rc.businessID)
-		if err != nil {
-			return err
-		}
-		if include["tiers"] {
-			list := make([]tierJSON, len(tiers))
-			for i, t := range tiers {
-				list[i] = toTierJSON(t, rel["tier_levels"])
-			}
-			included["tiers"] = list
-		}
-		if include["tier_level"] || include["tier_progress"] {
-			level, progress, err := s.customerTier(r, rc.businessID, c.ID, tiers)
-			if err != nil {
-				return err
-			}
-			if include["tier_level"] {
-				included["tier_level"] = level
-			}
-			if include["tier_progress"] {
-				included["tier_progress"] = progress
-			}
-		}
-	}
-	if include["referral_programs"] {
-		progs, err := s.Store.ReferralPrograms(r.Context(), rc.businessID)
-		if err != nil {
-			return err
-		}
-		list := make([]referralProgramJSON, len(progs))
-		for i, p := range progs {
-			var link *string
-			if p.Shared() {
-				l := baseURL(r) + loyalty.ReferralLinkPath(p.ID, c.ID)
-				link = &l
-			}
-			list[i] = toReferralProgramJSON(p, link)
-		}
-		included["referral_programs"] = list
-	}
-	resp["included"] = included
 	writeJSON(w, http.StatusOK, resp)
 	return nil
 }
 
-// customerTier returns the customer's level (nil when none is reached) and
-// standing (nil when the business has no enabled tier program), computed
-// from the ledger.
-func (s *Server) customerTier(r *http.Request, businessID, customerID string, tiers []loyalty.Tier) (*tierLevelJSON, *tierProgressJSON, error) {
-	t, ok := loyalty.EnabledTier(tiers)
-	if !ok {
-		return nil, nil, nil
+// customerIncluded is the included object of GET /customers/{id}: the
+// sections include names, from the customer's view. A referral link is
+// the view's path on the base URL the client reached.
+func customerIncluded(r *http.Request, v loyalty.CustomerView, include, rel map[string]bool) map[string]any {
+	included := map[string]any{}
+	if include["balance"] {
+		b := v.Customer.Balance
+		included["balance"] = balanceJSON{Points: b.Points, Giftcard: b.Giftcard}
 	}
-	st, err := s.tierService().Status(r.Context(), businessID, customerID, t)
-	if err != nil {
-		return nil, nil, err
+	if include["tiers"] {
+		list := make([]tierJSON, len(v.Tiers))
+		for i, t := range v.Tiers {
+			list[i] = toTierJSON(t, rel["tier_levels"])
+		}
+		included["tiers"] = list
 	}
-	progress := toTierProgressJSON(st)
-	if st.Level == nil {
-		return nil, &progress, nil
+	// Without an enabled program both are null; without a level reached,
+	// tier_level is.
+	var level *tierLevelJSON
+	var progress *tierProgressJSON
+	if st := v.Tier; st != nil {
+		p := toTierProgressJSON(*st)
+		progress = &p
+		if st.Level != nil {
+			l := toTierLevelJSON(*st.Level)
+			level = &l
+		}
 	}
-	level := toTierLevelJSON(*st.Level)
-	return &level, &progress, nil
+	if include["tier_level"] {
+		included["tier_level"] = level
+	}
+	if include["tier_progress"] {
+		included["tier_progress"] = progress
+	}
+	if include["referral_programs"] {
+		list := make([]referralProgramJSON, len(v.ReferralPrograms))
+		for i, cr := range v.ReferralPrograms {
+			var link *string
+			if cr.LinkPath != "" {
+				l := baseURL(r) + cr.LinkPath
+				link = &l
+			}
+			list[i] = toReferralProgramJSON(cr.Program, link)
+		}
+		included["referral_programs"] = list
+	}
+	return included
 }

@@ -34,7 +34,7 @@ func toGiftcardJSON(g loyalty.Giftcard, p *branchPicker) giftcardJSON {
 		UpdatedAt: loyalty.FormatTime(g.UpdatedAt), Branch: p.of(g.BranchIDs)}
 }
 
-func (c *catalog) listGiftcards(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) listGiftcards(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
 	rel, err := relationships(q)
 	if err != nil {
@@ -44,11 +44,11 @@ func (c *catalog) listGiftcards(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err != nil {
 		return err
 	}
-	list, total, err := c.giftcards.List(r.Context(), tenant(rc), lq)
+	list, total, err := s.Giftcards.List(r.Context(), tenant(rc), lq)
 	if err != nil {
 		return err
 	}
-	p, err := c.branchPicker(r.Context(), rc.businessID, rel)
+	p, err := s.branchPicker(r.Context(), rc.businessID, rel)
 	if err != nil {
 		return err
 	}
@@ -65,8 +65,8 @@ func (c *catalog) listGiftcards(w http.ResponseWriter, r *http.Request, rc *reqC
 }
 
 // writeGiftcard answers with one gift card.
-func (c *catalog) writeGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx, g loyalty.Giftcard, rel map[string]bool) error {
-	p, err := c.branchPicker(r.Context(), rc.businessID, rel)
+func (s *Server) writeGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx, g loyalty.Giftcard, rel map[string]bool) error {
+	p, err := s.branchPicker(r.Context(), rc.businessID, rel)
 	if err != nil {
 		return err
 	}
@@ -74,35 +74,19 @@ func (c *catalog) writeGiftcard(w http.ResponseWriter, r *http.Request, rc *reqC
 	return nil
 }
 
-func (c *catalog) getGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) getGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	rel, err := relationships(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	g, err := c.giftcards.Get(r.Context(), tenant(rc), r.PathValue("id"))
+	g, err := s.Giftcards.Get(r.Context(), tenant(rc), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return c.writeGiftcard(w, r, rc, g, rel)
+	return s.writeGiftcard(w, r, rc, g, rel)
 }
 
-func (c *catalog) createGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	rel, err := relationships(r.URL.Query())
-	if err != nil {
-		return err
-	}
-	var in loyalty.GiftcardInput
-	if err := decodeBody(r, &in); err != nil {
-		return err
-	}
-	g, err := c.giftcards.Create(r.Context(), tenant(rc), in)
-	if err != nil {
-		return err
-	}
-	return c.writeGiftcard(w, r, rc, g, rel)
-}
-
-func (c *catalog) updateGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) createGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	rel, err := relationships(r.URL.Query())
 	if err != nil {
 		return err
@@ -111,15 +95,31 @@ func (c *catalog) updateGiftcard(w http.ResponseWriter, r *http.Request, rc *req
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	g, err := c.giftcards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	g, err := s.Giftcards.Create(r.Context(), tenant(rc), in)
 	if err != nil {
 		return err
 	}
-	return c.writeGiftcard(w, r, rc, g, rel)
+	return s.writeGiftcard(w, r, rc, g, rel)
 }
 
-func (c *catalog) deleteGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := c.giftcards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+func (s *Server) updateGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	rel, err := relationships(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	var in loyalty.GiftcardInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	g, err := s.Giftcards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	if err != nil {
+		return err
+	}
+	return s.writeGiftcard(w, r, rc, g, rel)
+}
+
+func (s *Server) deleteGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	if err := s.Giftcards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

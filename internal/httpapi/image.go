@@ -51,12 +51,12 @@ func (u *users) uploadImage(w http.ResponseWriter, r *http.Request, uc *userCtx)
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	name := uc.userID + "-" + hex.EncodeToString(rnd[:]) + ext
-	if err := writeFileAtomic(u.images, name, data); err != nil {
+	if err := writeFileAtomic(u.s.ImageDir, name, data); err != nil {
 		return err
 	}
-	old, err := u.svc.SetPhoto(r.Context(), uc.userID, imagesPrefix+name)
+	old, err := u.s.Users.SetPhoto(r.Context(), uc.userID, imagesPrefix+name)
 	if err != nil {
-		os.Remove(filepath.Join(u.images, name))
+		os.Remove(filepath.Join(u.s.ImageDir, name))
 		return err
 	}
 	u.removeImage(r, old)
@@ -129,7 +129,7 @@ func (u *users) removeImage(r *http.Request, path string) {
 	if name == path || !imageName.MatchString(name) {
 		return
 	}
-	if err := os.Remove(filepath.Join(u.images, name)); err != nil && !os.IsNotExist(err) {
+	if err := os.Remove(filepath.Join(u.s.ImageDir, name)); err != nil && !os.IsNotExist(err) {
 		u.s.Logger.WarnContext(r.Context(), "could not remove replaced image", "name", name, "err", err)
 	}
 }
@@ -145,7 +145,7 @@ func (u *users) serveImage(w http.ResponseWriter, r *http.Request) {
 		writeStatus(w, userAPI, http.StatusNotFound, "Image not found.")
 		return
 	}
-	f, err := os.Open(filepath.Join(u.images, name))
+	f, err := os.Open(filepath.Join(u.s.ImageDir, name))
 	if err != nil {
 		writeStatus(w, userAPI, http.StatusNotFound, "Image not found.")
 		return

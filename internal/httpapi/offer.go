@@ -36,7 +36,22 @@ type customerOfferJSON struct {
 	Actions      []actionJSON `json:"actions"`
 }
 
-func (c *catalog) listOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+// toCustomerOfferJSON is an offer as one customer sees it, with the branch
+// p picks for it.
+func toCustomerOfferJSON(co loyalty.CustomerOffer, p *branchPicker) customerOfferJSON {
+	out := customerOfferJSON{offerJSON: toOfferJSON(co.Offer), Actions: []actionJSON{}}
+	out.Branch = p.of(co.BranchIDs)
+	if co.CouponTypeID != 0 {
+		state := co.CouponTypeID
+		out.CouponTypeID = &state
+	}
+	for _, a := range co.Actions {
+		out.Actions = append(out.Actions, actionJSON{Type: a})
+	}
+	return out
+}
+
+func (s *Server) listOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
 	rel, err := relationships(q)
 	if err != nil {
@@ -46,11 +61,11 @@ func (c *catalog) listOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if err != nil {
 		return err
 	}
-	list, total, err := c.offers.List(r.Context(), tenant(rc), lq)
+	list, total, err := s.Offers.List(r.Context(), tenant(rc), lq)
 	if err != nil {
 		return err
 	}
-	p, err := c.branchPicker(r.Context(), rc.businessID, rel)
+	p, err := s.branchPicker(r.Context(), rc.businessID, rel)
 	if err != nil {
 		return err
 	}
@@ -66,21 +81,21 @@ func (c *catalog) listOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	return nil
 }
 
-func (c *catalog) getOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) getOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	rel, err := relationships(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	o, err := c.offers.Get(r.Context(), tenant(rc), r.PathValue("id"))
+	o, err := s.Offers.Get(r.Context(), tenant(rc), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return c.writeOffer(w, r, rc, o, rel)
+	return s.writeOffer(w, r, rc, o, rel)
 }
 
 // writeOffer answers with one offer.
-func (c *catalog) writeOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx, o loyalty.Offer, rel map[string]bool) error {
-	p, err := c.branchPicker(r.Context(), rc.businessID, rel)
+func (s *Server) writeOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx, o loyalty.Offer, rel map[string]bool) error {
+	p, err := s.branchPicker(r.Context(), rc.businessID, rel)
 	if err != nil {
 		return err
 	}
@@ -88,7 +103,7 @@ func (c *catalog) writeOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx,
 	return nil
 }
 
-func (c *catalog) createOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) createOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	rel, err := relationships(r.URL.Query())
 	if err != nil {
 		return err
@@ -97,14 +112,14 @@ func (c *catalog) createOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	o, err := c.offers.Create(r.Context(), tenant(rc), in)
+	o, err := s.Offers.Create(r.Context(), tenant(rc), in)
 	if err != nil {
 		return err
 	}
-	return c.writeOffer(w, r, rc, o, rel)
+	return s.writeOffer(w, r, rc, o, rel)
 }
 
-func (c *catalog) updateOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) updateOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	rel, err := relationships(r.URL.Query())
 	if err != nil {
 		return err
@@ -113,22 +128,22 @@ func (c *catalog) updateOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	o, err := c.offers.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	o, err := s.Offers.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
-	return c.writeOffer(w, r, rc, o, rel)
+	return s.writeOffer(w, r, rc, o, rel)
 }
 
-func (c *catalog) deleteOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := c.offers.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+func (s *Server) deleteOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	if err := s.Offers.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-func (c *catalog) customerOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) customerOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
 	rel, err := relationships(q)
 	if err != nil {
@@ -139,39 +154,31 @@ func (c *catalog) customerOffers(w http.ResponseWriter, r *http.Request, rc *req
 		return err
 	}
 	id := r.PathValue("id")
-	list, total, err := c.offers.CustomerOffers(r.Context(), tenant(rc), id, lq)
+	list, total, err := s.Offers.CustomerOffers(r.Context(), tenant(rc), id, lq)
 	if err != nil {
 		return err
 	}
-	p, err := c.branchPicker(r.Context(), rc.businessID, rel)
+	p, err := s.branchPicker(r.Context(), rc.businessID, rel)
 	if err != nil {
 		return err
 	}
 	data := make([]customerOfferJSON, len(list))
 	for i, co := range list {
-		data[i] = customerOfferJSON{offerJSON: toOfferJSON(co.Offer), Actions: []actionJSON{}}
-		data[i].Branch = p.of(co.BranchIDs)
-		if co.CouponTypeID != 0 {
-			state := co.CouponTypeID
-			data[i].CouponTypeID = &state
-		}
-		for _, a := range co.Actions {
-			data[i].Actions = append(data[i].Actions, actionJSON{Type: a})
-		}
+		data[i] = toCustomerOfferJSON(co, p)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": data,
 		"links": pageLinks("customers/"+strings.ToLower(id)+"/offers", q, lq, total), "meta": pageMeta(lq, len(list), total)})
 	return nil
 }
 
-func (c *catalog) availableCoupons(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) availableCoupons(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
 	lq, err := loyalty.ParseListQuery(q, loyalty.CustomerCouponSpec)
 	if err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	list, total, err := c.offers.AvailableCoupons(r.Context(), tenant(rc), id, lq)
+	list, total, err := s.Offers.AvailableCoupons(r.Context(), tenant(rc), id, lq)
 	if err != nil {
 		return err
 	}

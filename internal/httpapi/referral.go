@@ -27,17 +27,12 @@ func toReferralProgramJSON(p loyalty.ReferralProgram, link *string) referralProg
 		Enabled: p.Enabled, LinkReferralEnabled: p.LinkReferralEnabled, ReferralLink: link}
 }
 
-// referralService is the referral-program rules over the server's store.
-func (s *Server) referralService() *loyalty.ReferralProgramService {
-	return &loyalty.ReferralProgramService{Store: s.Store}
-}
-
 func writeReferralProgram(w http.ResponseWriter, p loyalty.ReferralProgram) {
 	writeJSON(w, http.StatusOK, map[string]any{"data": toReferralProgramJSON(p, nil)})
 }
 
 func (s *Server) listReferralPrograms(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	list, err := s.referralService().List(r.Context(), loyalty.Business{ID: rc.businessID})
+	list, err := s.ReferralPrograms.List(r.Context(), loyalty.Business{ID: rc.businessID})
 	if err != nil {
 		return err
 	}
@@ -54,7 +49,7 @@ func (s *Server) getReferralProgram(w http.ResponseWriter, r *http.Request, rc *
 	if err != nil {
 		return err
 	}
-	p, err := s.referralService().Get(r.Context(), loyalty.Business{ID: rc.businessID}, id)
+	p, err := s.ReferralPrograms.Get(r.Context(), loyalty.Business{ID: rc.businessID}, id)
 	if err != nil {
 		return err
 	}
@@ -67,7 +62,7 @@ func (s *Server) createReferralProgram(w http.ResponseWriter, r *http.Request, r
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := s.referralService().Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
+	p, err := s.ReferralPrograms.Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
 	if err != nil {
 		return err
 	}
@@ -84,7 +79,7 @@ func (s *Server) updateReferralProgram(w http.ResponseWriter, r *http.Request, r
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := s.referralService().Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
+	p, err := s.ReferralPrograms.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
 	if err != nil {
 		return err
 	}

@@ -28,13 +28,22 @@ func toRewardJSON(r loyalty.Reward) rewardJSON {
 		CreatedAt: loyalty.FormatTime(r.CreatedAt), UpdatedAt: loyalty.FormatTime(r.UpdatedAt)}
 }
 
-func (c *catalog) listRewards(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+// rewardsJSON is a list of rewards on the wire.
+func rewardsJSON(list []loyalty.Reward) []rewardJSON {
+	out := make([]rewardJSON, len(list))
+	for i, rw := range list {
+		out[i] = toRewardJSON(rw)
+	}
+	return out
+}
+
+func (s *Server) listRewards(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
 	lq, err := loyalty.ParseListQuery(q, loyalty.RewardListSpec)
 	if err != nil {
 		return err
 	}
-	list, total, err := c.rewards.List(r.Context(), tenant(rc), lq)
+	list, total, err := s.Rewards.List(r.Context(), tenant(rc), lq)
 	if err != nil {
 		return err
 	}
@@ -50,8 +59,8 @@ func (c *catalog) listRewards(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	return nil
 }
 
-func (c *catalog) getReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	rw, err := c.rewards.Get(r.Context(), tenant(rc), r.PathValue("id"))
+func (s *Server) getReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	rw, err := s.Rewards.Get(r.Context(), tenant(rc), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -59,12 +68,12 @@ func (c *catalog) getReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	return nil
 }
 
-func (c *catalog) createReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) createReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	var in loyalty.RewardInput
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	rw, err := c.rewards.Create(r.Context(), tenant(rc), in)
+	rw, err := s.Rewards.Create(r.Context(), tenant(rc), in)
 	if err != nil {
 		return err
 	}
@@ -72,12 +81,12 @@ func (c *catalog) createReward(w http.ResponseWriter, r *http.Request, rc *reqCt
 	return nil
 }
 
-func (c *catalog) updateReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+func (s *Server) updateReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	var in loyalty.RewardInput
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	rw, err := c.rewards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	rw, err := s.Rewards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -85,8 +94,8 @@ func (c *catalog) updateReward(w http.ResponseWriter, r *http.Request, rc *reqCt
 	return nil
 }
 
-func (c *catalog) deleteReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := c.rewards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+func (s *Server) deleteReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	if err := s.Rewards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -21,7 +21,7 @@ func (s *Server) getRules(w http.ResponseWriter, r *http.Request, rc *reqCtx) er
 	if err != nil {
 		return err
 	}
-	rules, err := s.Store.Rules(r.Context(), b)
+	rules, err := s.Transactions.Rules(r.Context(), b)
 	if err != nil {
 		return err
 	}

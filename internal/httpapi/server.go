@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,7 +18,9 @@ import (
 	"github.com/loyalty/loyalty/internal/ratelimit"
 )
 
-// Store is what the HTTP layer reads directly.
+// Store is what the HTTP layer reads directly: Application Keys and the
+// businesses of the token endpoint, the readiness check, and the ledger's
+// list reads; everything else goes through the services.
 type Store interface {
 	loyalty.Store
 	Tenant(ctx context.Context, key string) (loyalty.Tenant, error)
@@ -37,21 +40,23 @@ type Limits struct {
 // DefaultLimits are the spec's section 8 limits.
 var DefaultLimits = Limits{Business: 240, User: 60, Token: 60, Window: time.Minute}
 
-// Server holds what the handlers need.
+// Server holds what the handlers need. The handlers call the services,
+// which app builds once and shares with the pages.
 type Server struct {
-	Store        Store
-	Customers    *loyalty.CustomerService
-	Transactions *loyalty.TransactionService
-	OAuth        *oauth.Server
-	Limiter      ratelimit.Limiter
-	Limits       Limits
-	Logger       *slog.Logger
-	Registry     *prometheus.Registry
+	// Services are the domain services the handlers call (all required).
+	loyalty.Services
+	Store    Store
+	OAuth    *oauth.Server
+	Limiter  ratelimit.Limiter
+	Limits   Limits
+	Logger   *slog.Logger
+	Registry *prometheus.Registry
 	// Pages, when set, registers the server-rendered pages (portals and
 	// the authorization flow) on the same mux.
 	Pages interface{ Register(*http.ServeMux) }
-	// Users configures the user API (images, outbox wake-up).
-	Users UserAPI
+	// ImageDir is where the user API keeps profile images; default
+	// data/images.
+	ImageDir string
 
 	metrics *metrics
 	mux     *http.ServeMux
@@ -68,44 +73,24 @@ func (s *Server) Handler() http.Handler {
 	if s.Registry == nil {
 		s.Registry = prometheus.NewRegistry()
 	}
+	if s.ImageDir == "" {
+		s.ImageDir = filepath.Join("data", "images")
+	}
 	s.metrics = newMetrics(s.Registry)
 	s.mux = http.NewServeMux()
 	s.routes()
 	return s.observe(s.mux)
 }
 
-func (s *Server) routes() {
-	m := s.mux
-	m.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
-	m.HandleFunc("GET /readyz", s.ready)
-	m.Handle("GET /metrics", s.metricsHandler())
-	m.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/yaml")
-		w.Write(api.OpenAPI)
-	})
-	m.Handle("POST /oauth/token", s.tokenEndpoint())
+// health answers the liveness check.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
 
-	m.Handle("GET /me", s.business(s.getAccount))
-	m.Handle("GET /customers", s.business(s.listCustomers))
-	m.Handle("POST /customers", s.business(s.createCustomer))
-	m.Handle("GET /customers/{id}", s.business(s.getCustomer))
-	m.Handle("PUT /customers/{id}", s.business(s.updateCustomer))
-	m.Handle("DELETE /customers/{id}", s.business(s.deleteCustomer))
-	m.Handle("GET /customers/{id}/transactions", s.business(s.customerTransactions))
-
-	m.Handle("POST /transactions", s.ledger(s.createTransaction))
-	m.Handle("GET /transactions", s.business(s.listTransactions))
-	m.Handle("DELETE /transactions/{id}", s.business(s.cancelTransaction))
-	m.Handle("GET /rules", s.business(s.getRules))
-	m.Handle("PATCH /rules", s.business(s.patchRules))
-	s.catalogRoutes(m)
-	s.tierRoutes(m)
-	s.userRoutes(m)
-	if s.Pages != nil {
-		s.Pages.Register(m)
-	}
+// openAPI serves the API's description.
+func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Write(api.OpenAPI)
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {

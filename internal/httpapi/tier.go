@@ -87,9 +87,6 @@ func optionalTime(t time.Time) *string {
 	return &s
 }
 
-// tierService is the tier rules over the server's store.
-func (s *Server) tierService() *loyalty.TierService { return &loyalty.TierService{Store: s.Store} }
-
 // programID reads the integer id of a path, a bad request when it is not one.
 func programID(r *http.Request, what string) (int64, error) {
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
@@ -115,7 +112,7 @@ func (s *Server) listTiers(w http.ResponseWriter, r *http.Request, rc *reqCtx) e
 	if err := tierRelationships(r); err != nil {
 		return err
 	}
-	list, err := s.tierService().List(r.Context(), loyalty.Business{ID: rc.businessID})
+	list, err := s.Tiers.List(r.Context(), loyalty.Business{ID: rc.businessID})
 	if err != nil {
 		return err
 	}
@@ -135,7 +132,7 @@ func (s *Server) getTier(w http.ResponseWriter, r *http.Request, rc *reqCtx) err
 	if err != nil {
 		return err
 	}
-	t, err := s.tierService().Get(r.Context(), loyalty.Business{ID: rc.businessID}, id)
+	t, err := s.Tiers.Get(r.Context(), loyalty.Business{ID: rc.businessID}, id)
 	if err != nil {
 		return err
 	}
@@ -148,7 +145,7 @@ func (s *Server) createTier(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	t, err := s.tierService().Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
+	t, err := s.Tiers.Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
 	if err != nil {
 		return err
 	}
@@ -165,7 +162,7 @@ func (s *Server) updateTier(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	t, err := s.tierService().Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
+	t, err := s.Tiers.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
 	if err != nil {
 		return err
 	}

@@ -93,7 +93,7 @@ func (u *users) createUser(w http.ResponseWriter, r *http.Request, uc *userCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := u.svc.Register(r.Context(), uc.program, in)
+	p, err := u.s.Users.Register(r.Context(), uc.program, in)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (u *users) getUser(w http.ResponseWriter, r *http.Request, uc *userCtx) err
 	if err != nil {
 		return err
 	}
-	p, err := u.svc.Person(r.Context(), uc.userID)
+	p, err := u.s.Users.Person(r.Context(), uc.userID)
 	if err != nil {
 		return err
 	}
@@ -115,13 +115,13 @@ func (u *users) getUser(w http.ResponseWriter, r *http.Request, uc *userCtx) err
 
 // writeUser answers with a user and the related objects of include.
 func (u *users) writeUser(w http.ResponseWriter, r *http.Request, uc *userCtx, p loyalty.Person, include map[string]bool) error {
-	resp := map[string]any{"data": toUserJSON(p)}
+	v, err := u.s.Users.View(r.Context(), uc.program, p, include)
+	if err != nil {
+		return err
+	}
+	resp := map[string]any{"data": toUserJSON(v.Person)}
 	if len(include) > 0 {
-		included, err := u.userIncluded(r, uc, p, include)
-		if err != nil {
-			return err
-		}
-		resp["included"] = included
+		resp["included"] = userIncluded(uc, v, include)
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil
@@ -136,7 +136,7 @@ func (u *users) updateUser(w http.ResponseWriter, r *http.Request, uc *userCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	ch, err := u.svc.Update(r.Context(), uc.program, uc.userID, in)
+	ch, err := u.s.Users.Update(r.Context(), uc.program, uc.userID, in)
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func (u *users) verify(w http.ResponseWriter, r *http.Request, uc *userCtx) erro
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := u.svc.Verify(r.Context(), uc.program, in)
+	p, err := u.s.Users.Verify(r.Context(), uc.program, in)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (u *users) resetRequest(w http.ResponseWriter, r *http.Request, uc *userCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	if err := u.svc.RequestReset(r.Context(), uc.program, in); err != nil {
+	if err := u.s.Users.RequestReset(r.Context(), uc.program, in); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{
@@ -178,7 +178,7 @@ func (u *users) reset(w http.ResponseWriter, r *http.Request, uc *userCtx) error
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	if err := u.svc.ResetPIN(r.Context(), uc.program, in); err != nil {
+	if err := u.s.Users.ResetPIN(r.Context(), uc.program, in); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -35,24 +35,19 @@ func toUserBusinessJSON(m loyalty.Membership, withBalance bool) userBusinessJSON
 }
 
 // userIncluded builds the included object of GET|PATCH /users/{id}.
-func (u *users) userIncluded(r *http.Request, uc *userCtx, p loyalty.Person, include map[string]bool) (map[string]any, error) {
-	ctx := r.Context()
-	ms, err := u.svc.Memberships(ctx, uc.program, p.ID)
-	if err != nil {
-		return nil, err
-	}
+func userIncluded(uc *userCtx, v loyalty.UserView, include map[string]bool) map[string]any {
 	included := map[string]any{}
 	if include["businesses"] {
 		// With a coalition key each business carries its own balance.
 		perBusiness := include["balance"] && uc.program.Tenant.CoalitionID != ""
-		list := make([]userBusinessJSON, len(ms))
-		for i, m := range ms {
+		list := make([]userBusinessJSON, len(v.Memberships))
+		for i, m := range v.Memberships {
 			list[i] = toUserBusinessJSON(m, perBusiness)
 		}
 		included["businesses"] = list
 	}
 	if include["balance"] {
-		t := loyalty.Total(ms)
+		t := loyalty.Total(v.Memberships)
 		included["balance"] = balanceJSON{Points: t.Points, Giftcard: t.Giftcard}
 	}
 	if include["coalition"] {
@@ -63,7 +58,7 @@ func (u *users) userIncluded(r *http.Request, uc *userCtx, p loyalty.Person, inc
 		included["coalition"] = c
 	}
 	if include["user_emails"] || include["user_phone_numbers"] {
-		emails, phones := contactsJSON(p)
+		emails, phones := contactsJSON(v.Person)
 		if include["user_emails"] {
 			included["user_emails"] = emails
 		}
@@ -71,82 +66,52 @@ func (u *users) userIncluded(r *http.Request, uc *userCtx, p loyalty.Person, inc
 			included["user_phone_numbers"] = phones
 		}
 	}
-	if err := u.catalogIncluded(r, p.ID, ms, include, included); err != nil {
-		return nil, err
-	}
+	offeringIncluded(v.Offering, include, included)
 	if include["coupons"] {
-		list, err := u.svc.Coupons(ctx, p.ID, ms)
-		if err != nil {
-			return nil, err
-		}
-		coupons := make([]*couponJSON, len(list))
-		for i, c := range list {
+		coupons := make([]*couponJSON, len(v.Coupons))
+		for i, c := range v.Coupons {
 			coupons[i] = toCouponJSON(c)
 		}
 		included["coupons"] = coupons
 	}
-	return included, nil
+	return included
 }
 
-// catalogIncluded adds what the businesses of ms offer, as named by
+// offeringIncluded adds what the user's businesses offer, as named by
 // include: branches, catalog_items, offers, giftcards, products and
 // social_media (the last two are not kept and always empty).
-func (u *users) catalogIncluded(r *http.Request, userID string, ms []loyalty.Membership, include map[string]bool, included map[string]any) error {
-	ctx := r.Context()
+func offeringIncluded(o loyalty.Offering, include map[string]bool, included map[string]any) {
 	for _, name := range []string{"products", "social_media"} {
 		if include[name] {
 			included[name] = []any{}
 		}
 	}
 	if include["branches"] {
-		list := []branchJSON{}
-		for _, m := range ms {
-			branches, err := u.s.Store.Branches(ctx, m.Business.ID)
-			if err != nil {
-				return err
-			}
-			for _, b := range branches {
-				list = append(list, toBranchJSON(b))
-			}
-		}
-		included["branches"] = list
+		included["branches"] = branchesJSON(o.Branches)
 	}
 	if include["catalog_items"] {
-		_, items, err := u.svc.Rewards(ctx, ms)
-		if err != nil {
-			return err
-		}
-		included["catalog_items"] = rewardsJSON(items)
+		included["catalog_items"] = rewardsJSON(o.CatalogItems)
 	}
 	if include["offers"] {
-		list, err := u.userOffers(r, userID, ms, nil)
-		if err != nil {
-			return err
+		list := make([]customerOfferJSON, len(o.Offers))
+		for i, co := range o.Offers {
+			list[i] = toCustomerOfferJSON(co, nil)
 		}
 		included["offers"] = list
 	}
 	if include["giftcards"] {
-		list, err := u.userGiftcards(r, ms, nil)
-		if err != nil {
-			return err
+		list := make([]giftcardJSON, len(o.Giftcards))
+		for i, g := range o.Giftcards {
+			list[i] = toGiftcardJSON(g, nil)
 		}
 		included["giftcards"] = list
 	}
-	return nil
-}
-
-func rewardsJSON(list []loyalty.Reward) []rewardJSON {
-	out := make([]rewardJSON, len(list))
-	for i, rw := range list {
-		out[i] = toRewardJSON(rw)
-	}
-	return out
 }
 
 // userOffers lists the offers the user sees, with their branch when rel
 // asks for it.
 func (u *users) userOffers(r *http.Request, userID string, ms []loyalty.Membership, rel map[string]bool) ([]customerOfferJSON, error) {
-	list, err := u.svc.Offers(r.Context(), userID, ms)
+	list, err := u.s.Users.Offers(r.Context(), userID, ms)
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +135,7 @@ func (u *users) pickers(r *http.Request, rel map[string]bool) func(businessID st
 		if p, ok := seen[businessID]; ok {
 			return p, nil
 		}
-		p, err := u.cat.branchPicker(r.Context(), businessID, rel)
+		p, err := u.s.branchPicker(r.Context(), businessID, rel)
 		seen[businessID] = p
 		return p, err
 	}
@@ -178,25 +143,16 @@ func (u *users) pickers(r *http.Request, rel map[string]bool) func(businessID st
 
 // offerJSON is one offer as the user sees it.
 func (u *users) offerJSON(co loyalty.CustomerOffer, picker func(string) (*branchPicker, error)) (customerOfferJSON, error) {
-	out := customerOfferJSON{offerJSON: toOfferJSON(co.Offer), Actions: []actionJSON{}}
 	p, err := picker(co.BusinessID)
 	if err != nil {
-		return out, err
+		return customerOfferJSON{}, err
 	}
-	out.Branch = p.of(co.BranchIDs)
-	if co.CouponTypeID != 0 {
-		state := co.CouponTypeID
-		out.CouponTypeID = &state
-	}
-	for _, a := range co.Actions {
-		out.Actions = append(out.Actions, actionJSON{Type: a})
-	}
-	return out, nil
+	return toCustomerOfferJSON(co, p), nil
 }
 
 // userGiftcards lists the gift cards on sale to the user.
 func (u *users) userGiftcards(r *http.Request, ms []loyalty.Membership, rel map[string]bool) ([]giftcardJSON, error) {
-	list, err := u.svc.Giftcards(r.Context(), ms)
+	list, err := u.s.Users.Giftcards(r.Context(), ms)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +170,7 @@ func (u *users) userGiftcards(r *http.Request, ms []loyalty.Membership, rel map[
 
 // memberships reads the user's memberships among the key's businesses.
 func (u *users) memberships(r *http.Request, uc *userCtx) ([]loyalty.Membership, error) {
-	return u.svc.Memberships(r.Context(), uc.program, uc.userID)
+	return u.s.Users.Memberships(r.Context(), uc.program, uc.userID)
 }
 
 func (u *users) rewards(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
@@ -222,7 +178,7 @@ func (u *users) rewards(w http.ResponseWriter, r *http.Request, uc *userCtx) err
 	if err != nil {
 		return err
 	}
-	custom, items, err := u.svc.Rewards(r.Context(), ms)
+	custom, items, err := u.s.Users.Rewards(r.Context(), ms)
 	if err != nil {
 		return err
 	}
@@ -257,7 +213,7 @@ func (u *users) offer(w http.ResponseWriter, r *http.Request, uc *userCtx) error
 	if err != nil {
 		return err
 	}
-	co, err := u.svc.Offer(r.Context(), uc.userID, ms, r.PathValue("offer_id"))
+	co, err := u.s.Users.Offer(r.Context(), uc.userID, ms, r.PathValue("offer_id"))
 	if err != nil {
 		return err
 	}
@@ -295,11 +251,11 @@ func (u *users) giftcard(w http.ResponseWriter, r *http.Request, uc *userCtx) er
 	if err != nil {
 		return err
 	}
-	g, err := u.svc.Giftcard(r.Context(), ms, r.PathValue("giftcard_id"))
+	g, err := u.s.Users.Giftcard(r.Context(), ms, r.PathValue("giftcard_id"))
 	if err != nil {
 		return err
 	}
-	p, err := u.cat.branchPicker(r.Context(), g.BusinessID, rel)
+	p, err := u.s.branchPicker(r.Context(), g.BusinessID, rel)
 	if err != nil {
 		return err
 	}
@@ -312,7 +268,7 @@ func (u *users) businesses(w http.ResponseWriter, r *http.Request, uc *userCtx) 
 	if err != nil {
 		return err
 	}
-	list := u.svc.Businesses(uc.program, ms)
+	list := u.s.Users.Businesses(uc.program, ms)
 	out := make([]userBusinessJSON, len(list))
 	for i, m := range list {
 		out[i] = toUserBusinessJSON(m, false)
@@ -326,20 +282,14 @@ func (u *users) business(w http.ResponseWriter, r *http.Request, uc *userCtx) er
 	if err != nil {
 		return err
 	}
-	ms, err := u.memberships(r, uc)
+	v, err := u.s.Users.MembershipView(r.Context(), uc.program, uc.userID, r.PathValue("business_id"), include)
 	if err != nil {
 		return err
 	}
-	m, err := u.svc.Business(ms, r.PathValue("business_id"))
-	if err != nil {
-		return err
-	}
-	resp := map[string]any{"data": toUserBusinessJSON(m, false)}
+	resp := map[string]any{"data": toUserBusinessJSON(v.Membership, false)}
 	if len(include) > 0 {
 		included := map[string]any{}
-		if err := u.catalogIncluded(r, uc.userID, []loyalty.Membership{m}, include, included); err != nil {
-			return err
-		}
+		offeringIncluded(v.Offering, include, included)
 		resp["included"] = included
 	}
 	writeJSON(w, http.StatusOK, resp)

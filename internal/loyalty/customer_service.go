@@ -45,24 +45,6 @@ func (s *CustomerService) welcome(ctx context.Context, tx Tx, b Business, u User
 	return nil
 }
 
-// Customer include and relationship names.
-var (
-	CustomerIncludes      = []string{"balance", "tier_level", "tier_progress", "tiers", "referral_programs"}
-	CustomerRelationships = []string{"tier_levels", "user_type", "address"}
-)
-
-// CustomerListSpec says how GET /customers is filtered.
-func CustomerListSpec(country string) ListSpec {
-	return ListSpec{
-		Fields: map[string]FilterKind{
-			"created_at": KindTime, "updated_at": KindTime, "email": KindEmail, "phone": KindPhone,
-		},
-		Reserved:       []string{"include"},
-		DefaultPerPage: 100,
-		Country:        country,
-	}
-}
-
 // Create adds a customer to a business. A person already known by e-mail or
 // phone becomes a customer of this business too; one who already is gets a
 // 422 naming the taken field.
@@ -392,15 +374,6 @@ func (s *CustomerService) Delete(ctx context.Context, b Business, id string) err
 		c.UpdatedAt = tx.Now()
 		return tx.UpdateCustomer(ctx, &c)
 	})
-}
-
-// Get returns one customer of the business.
-func (s *CustomerService) Get(ctx context.Context, b Business, id string) (Customer, error) {
-	id, err := customerIDOf(id)
-	if err != nil {
-		return Customer{}, err
-	}
-	return s.Store.Customer(ctx, b.ID, id)
 }
 
 // customerIDOf checks the shape of a customer id from a path.

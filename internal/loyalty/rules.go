@@ -1,5 +1,7 @@
 package loyalty
 
+import "context"
+
 // Rules are a business's earning rules.
 type Rules struct {
 	BusinessID            string
@@ -89,4 +91,10 @@ func (in RulesInput) Apply(r *Rules) error {
 		}
 	}
 	return v.Err()
+}
+
+// Rules returns a business's earning rules, its defaults when it never
+// changed them.
+func (s *TransactionService) Rules(ctx context.Context, b Business) (Rules, error) {
+	return s.Store.Rules(ctx, b)
 }

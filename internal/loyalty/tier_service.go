@@ -84,15 +84,20 @@ func (s *TierService) Update(ctx context.Context, b Business, id int64, in TierI
 // Status returns where a customer stands in the business's enabled tier
 // program t, from the ledger at the store's current time.
 func (s *TierService) Status(ctx context.Context, businessID, customerID string, t Tier) (TierStatus, error) {
-	now := s.Store.Now()
+	return tierStatus(ctx, s.Store, businessID, customerID, t)
+}
+
+// tierStatus is TierService.Status, shared with the customer's view.
+func tierStatus(ctx context.Context, st Store, businessID, customerID string, t Tier) (TierStatus, error) {
+	now := st.Now()
 	curP, prevP := t.Periods(now)
-	cur, err := s.Store.TierTotals(ctx, businessID, customerID, curP.Start, curP.End)
+	cur, err := st.TierTotals(ctx, businessID, customerID, curP.Start, curP.End)
 	if err != nil {
 		return TierStatus{}, err
 	}
 	var prev TierTotals
 	if t.BasePreviousPeriod == 1 && !prevP.IsZero() {
-		if prev, err = s.Store.TierTotals(ctx, businessID, customerID, prevP.Start, prevP.End); err != nil {
+		if prev, err = st.TierTotals(ctx, businessID, customerID, prevP.Start, prevP.End); err != nil {
 			return TierStatus{}, err
 		}
 	}

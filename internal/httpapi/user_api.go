@@ -2,25 +2,14 @@ package httpapi
 
 import (
 	"net/http"
-	"path/filepath"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
 )
 
-// UserAPI is what the user API needs beyond the store.
-type UserAPI struct {
-	ImageDir string // where profile images are kept; default data/images
-	Notify   func() // wakes the outbox worker once a message is queued
-	ResetURL string // page a PIN-reset message links to; none when empty
-}
-
-// users holds the user API's handlers and the service they call.
+// users holds the user API's handlers.
 type users struct {
-	s      *Server
-	svc    *loyalty.UserService
-	images string
-	cat    *catalog
+	s *Server
 }
 
 // userCtx is what a user-API request carries: the program of its
@@ -33,37 +22,6 @@ type userCtx struct {
 // userHandler is a user-API handler that returns its error for the
 // wrapper to write in the user API's shape.
 type userHandler func(w http.ResponseWriter, r *http.Request, uc *userCtx) error
-
-// userRoutes registers the user API.
-func (s *Server) userRoutes(m *http.ServeMux) {
-	customers := s.Customers
-	if customers == nil {
-		customers = &loyalty.CustomerService{Store: s.Store}
-	}
-	u := &users{s: s, images: s.Users.ImageDir, cat: &catalog{s: s}}
-	if u.images == "" {
-		u.images = filepath.Join("data", "images")
-	}
-	u.svc = &loyalty.UserService{Store: s.Store, Customers: customers, Hash: s.OAuth.Hash,
-		Notify: s.Users.Notify, ResetURL: s.Users.ResetURL}
-
-	m.Handle("GET /users", s.userAPI(u.listUsers))
-	m.Handle("POST /users", s.userOpen(u.createUser))
-	m.Handle("POST /users/credentials/verification", s.userOpen(u.verify))
-	m.Handle("POST /users/pincode/reset-request", s.userOpen(u.resetRequest))
-	m.Handle("POST /users/pincode/reset", s.userOpen(u.reset))
-	m.Handle("GET /users/{user_id}", s.userAPI(u.getUser))
-	m.Handle("PATCH /users/{user_id}", s.userAPI(u.updateUser))
-	m.Handle("POST /users/{user_id}/images", s.userAPI(u.uploadImage))
-	m.Handle("GET /users/{user_id}/rewards", s.userAPI(u.rewards))
-	m.Handle("GET /users/{user_id}/offers", s.userAPI(u.offers))
-	m.Handle("GET /users/{user_id}/offers/{offer_id}", s.userAPI(u.offer))
-	m.Handle("GET /users/{user_id}/giftcards", s.userAPI(u.giftcards))
-	m.Handle("GET /users/{user_id}/giftcards/{giftcard_id}", s.userAPI(u.giftcard))
-	m.Handle("GET /users/{user_id}/businesses", s.userAPI(u.businesses))
-	m.Handle("GET /users/{user_id}/businesses/{business_id}", s.userAPI(u.business))
-	m.Handle("GET /images/{name}", http.HandlerFunc(u.serveImage))
-}
 
 // userAPI wraps a user-API handler that needs a token: version, rate
 // limit (per token, per IP without one), Application Key, a bearer token
@@ -99,7 +57,7 @@ func (s *Server) userContext(r *http.Request, rc *reqCtx) (*userCtx, error) {
 			return nil, err
 		}
 	}
-	p, err := s.Store.Program(r.Context(), rc.tenant)
+	p, err := s.Users.Program(r.Context(), rc.tenant)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +85,7 @@ func (s *Server) userOpen(h userHandler) http.Handler {
 			if err != nil {
 				return err
 			}
-			p, err := s.Store.Program(r.Context(), t)
+			p, err := s.Users.Program(r.Context(), t)
 			if err != nil {
 				return err
 			}

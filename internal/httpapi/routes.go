@@ -1,0 +1,92 @@
+package httpapi
+
+import "net/http"
+
+// routes registers every route of the service on s.mux: operations, the
+// token endpoint, the business API, the user API and, when set, the pages.
+//
+// Wrappers: s.business checks a business token; s.ledger does the same
+// for POST /transactions, reading the business with the token; s.userAPI
+// checks a user token; s.userOpen needs only the Application Key.
+func (s *Server) routes() {
+	m := s.mux
+	u := &users{s: s}
+
+	// Operations and the token endpoint.
+	m.HandleFunc("GET /healthz", s.health)
+	m.HandleFunc("GET /readyz", s.ready)
+	m.Handle("GET /metrics", s.metricsHandler())
+	m.HandleFunc("GET /openapi.yaml", s.openAPI)
+	m.Handle("POST /oauth/token", s.tokenEndpoint())
+
+	// Business API: the account and its earning rules.
+	m.Handle("GET /me", s.business(s.getAccount))
+	m.Handle("GET /rules", s.business(s.getRules))
+	m.Handle("PATCH /rules", s.business(s.patchRules))
+
+	// Business API: customers.
+	m.Handle("GET /customers", s.business(s.listCustomers))
+	m.Handle("POST /customers", s.business(s.createCustomer))
+	m.Handle("GET /customers/{id}", s.business(s.getCustomer))
+	m.Handle("PUT /customers/{id}", s.business(s.updateCustomer))
+	m.Handle("DELETE /customers/{id}", s.business(s.deleteCustomer))
+	m.Handle("GET /customers/{id}/transactions", s.business(s.customerTransactions))
+	m.Handle("GET /customers/{id}/offers", s.business(s.customerOffers))
+	m.Handle("GET /customers/{id}/available-coupons", s.business(s.availableCoupons))
+
+	// Business API: the ledger.
+	m.Handle("POST /transactions", s.ledger(s.createTransaction))
+	m.Handle("GET /transactions", s.business(s.listTransactions))
+	m.Handle("DELETE /transactions/{id}", s.business(s.cancelTransaction))
+
+	// Business API: the catalog.
+	m.Handle("GET /branches", s.business(s.listBranches))
+	m.Handle("POST /branches", s.business(s.createBranch))
+	m.Handle("GET /offers", s.business(s.listOffers))
+	m.Handle("POST /offers", s.business(s.createOffer))
+	m.Handle("GET /offers/{id}", s.business(s.getOffer))
+	m.Handle("PUT /offers/{id}", s.business(s.updateOffer))
+	m.Handle("DELETE /offers/{id}", s.business(s.deleteOffer))
+	m.Handle("GET /rewards", s.business(s.listRewards))
+	m.Handle("POST /rewards", s.business(s.createReward))
+	m.Handle("GET /rewards/{id}", s.business(s.getReward))
+	m.Handle("PUT /rewards/{id}", s.business(s.updateReward))
+	m.Handle("DELETE /rewards/{id}", s.business(s.deleteReward))
+	m.Handle("GET /giftcards", s.business(s.listGiftcards))
+	m.Handle("POST /giftcards", s.business(s.createGiftcard))
+	m.Handle("GET /giftcards/{id}", s.business(s.getGiftcard))
+	m.Handle("PUT /giftcards/{id}", s.business(s.updateGiftcard))
+	m.Handle("DELETE /giftcards/{id}", s.business(s.deleteGiftcard))
+
+	// Business API: tier and referral programs.
+	m.Handle("GET /tiers", s.business(s.listTiers))
+	m.Handle("POST /tiers", s.business(s.createTier))
+	m.Handle("GET /tiers/{id}", s.business(s.getTier))
+	m.Handle("PUT /tiers/{id}", s.business(s.updateTier))
+	m.Handle("GET /referral-programs", s.business(s.listReferralPrograms))
+	m.Handle("POST /referral-programs", s.business(s.createReferralProgram))
+	m.Handle("GET /referral-programs/{id}", s.business(s.getReferralProgram))
+	m.Handle("PUT /referral-programs/{id}", s.business(s.updateReferralProgram))
+
+	// User API.
+	m.Handle("GET /users", s.userAPI(u.listUsers))
+	m.Handle("POST /users", s.userOpen(u.createUser))
+	m.Handle("POST /users/credentials/verification", s.userOpen(u.verify))
+	m.Handle("POST /users/pincode/reset-request", s.userOpen(u.resetRequest))
+	m.Handle("POST /users/pincode/reset", s.userOpen(u.reset))
+	m.Handle("GET /users/{user_id}", s.userAPI(u.getUser))
+	m.Handle("PATCH /users/{user_id}", s.userAPI(u.updateUser))
+	m.Handle("POST /users/{user_id}/images", s.userAPI(u.uploadImage))
+	m.Handle("GET /users/{user_id}/rewards", s.userAPI(u.rewards))
+	m.Handle("GET /users/{user_id}/offers", s.userAPI(u.offers))
+	m.Handle("GET /users/{user_id}/offers/{offer_id}", s.userAPI(u.offer))
+	m.Handle("GET /users/{user_id}/giftcards", s.userAPI(u.giftcards))
+	m.Handle("GET /users/{user_id}/giftcards/{giftcard_id}", s.userAPI(u.giftcard))
+	m.Handle("GET /users/{user_id}/businesses", s.userAPI(u.businesses))
+	m.Handle("GET /users/{user_id}/businesses/{business_id}", s.userAPI(u.business))
+	m.Handle("GET /images/{name}", http.HandlerFunc(u.serveImage))
+
+	if s.Pages != nil {
+		s.Pages.Register(m)
+	}
+}
