@@ -25,7 +25,6 @@ type Store interface {
 	loyalty.Store
 	Tenant(ctx context.Context, key string) (loyalty.Tenant, error)
 	Business(ctx context.Context, id string) (loyalty.Business, error)
-	CouponByID(ctx context.Context, businessID string, id int64) (loyalty.Coupon, error)
 	Ping(ctx context.Context) error
 }
 

@@ -195,40 +195,32 @@ func (s *Server) cancelTransaction(w http.ResponseWriter, r *http.Request, rc *r
 	return writeTransaction(w, t)
 }
 
-// ledgerSpec is how the ledger lists are filtered.
-func ledgerSpec(fields map[string]loyalty.FilterKind, perPage int) loyalty.ListSpec {
-	return loyalty.ListSpec{Fields: fields, Reserved: []string{"include", "relationships"}, DefaultPerPage: perPage}
-}
-
 func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
-	rel, err := loyalty.ParseNames("relationships", q.Get("relationships"), []string{"customer", "transaction_details"})
+	rel, err := loyalty.ParseNames("relationships", q.Get("relationships"), loyalty.TransactionListRelationships)
 	if err != nil {
 		return err
 	}
 	if _, err := loyalty.ParseNames("include", q.Get("include"), nil); err != nil {
 		return err
 	}
-	lq, err := loyalty.ParseListQuery(q, ledgerSpec(map[string]loyalty.FilterKind{
-		"created_at": loyalty.KindTime, "updated_at": loyalty.KindTime, "customer.id": loyalty.KindString,
-		"transaction_details.external_order_id": loyalty.KindString,
-	}, 100))
+	lq, err := loyalty.ParseListQuery(q, loyalty.TransactionListSpec)
 	if err != nil {
 		return err
 	}
-	list, total, err := s.Store.Transactions(r.Context(), rc.businessID, lq)
+	page, err := s.Transactions.List(r.Context(), loyalty.Business{ID: rc.businessID}, lq)
 	if err != nil {
 		return err
 	}
-	data := make([]transactionJSON, len(list))
-	for i, t := range list {
+	data := make([]transactionJSON, len(page.Entries))
+	for i, t := range page.Entries {
 		data[i] = toTransactionJSON(t)
 		if rel["transaction_details"] {
 			data[i].TransactionDetails = detailsOf(t)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data, "cursor": cursorOf("transactions", q, lq, len(list), total),
-		"meta": map[string]int{"total": total}})
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "cursor": cursorOf("transactions", q, lq, len(data), page.Total),
+		"meta": map[string]int{"total": page.Total}})
 	return nil
 }
 
@@ -242,55 +234,41 @@ func detailsOf(t loyalty.Transaction) *loyalty.TransactionDetails {
 
 func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
-	rel, err := loyalty.ParseNames("relationships", q.Get("relationships"), []string{"branch", "transaction_details"})
+	rel, err := loyalty.ParseNames("relationships", q.Get("relationships"), loyalty.HistoryRelationships)
 	if err != nil {
 		return err
 	}
-	include, err := loyalty.ParseNames("include", q.Get("include"), []string{"ecom_coupon"})
+	include, err := loyalty.ParseNames("include", q.Get("include"), loyalty.HistoryIncludes)
 	if err != nil {
 		return err
 	}
-	lq, err := loyalty.ParseListQuery(q, ledgerSpec(map[string]loyalty.FilterKind{
-		"created_at": loyalty.KindTime, "updated_at": loyalty.KindTime, "transaction_type": loyalty.KindInt,
-		"branch.id": loyalty.KindString,
-	}, 15))
+	lq, err := loyalty.ParseListQuery(q, loyalty.HistoryListSpec)
 	if err != nil {
 		return err
 	}
 	customerID := r.PathValue("id")
-	list, total, err := s.Transactions.History(r.Context(), loyalty.Business{ID: rc.businessID}, customerID, lq)
+	page, err := s.Transactions.History(r.Context(), loyalty.Business{ID: rc.businessID}, customerID, lq,
+		loyalty.TransactionWith{Branches: rel["branch"], Coupons: include["ecom_coupon"]})
 	if err != nil {
 		return err
 	}
-	var branches map[string]loyalty.Branch
-	if rel["branch"] {
-		all, err := s.Store.Branches(r.Context(), rc.businessID)
-		if err != nil {
-			return err
-		}
-		branches = map[string]loyalty.Branch{}
-		for _, b := range all {
-			branches[b.ID] = b
-		}
-	}
-	data := make([]transactionJSON, len(list))
-	for i, t := range list {
+	data := make([]transactionJSON, len(page.Entries))
+	for i, t := range page.Entries {
 		data[i] = toTransactionJSON(t)
 		if rel["transaction_details"] {
 			data[i].TransactionDetails = detailsOf(t)
 		}
-		if b, ok := branches[t.BranchID]; ok {
+		if b, ok := page.Branches[t.BranchID]; ok {
 			bj := toBranchJSON(b)
 			data[i].Branch = &bj
 		}
-		if include["ecom_coupon"] && t.CouponID != 0 {
-			if cp, err := s.Store.CouponByID(r.Context(), rc.businessID, t.CouponID); err == nil {
-				data[i].EcomCoupon = toCouponJSON(cp)
-			}
+		if cp, ok := page.Coupons[t.CouponID]; ok {
+			data[i].EcomCoupon = toCouponJSON(cp)
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": data,
-		"links": pageLinks("customers/"+strings.ToLower(customerID)+"/transactions", q, lq, total), "meta": pageMeta(lq, len(list), total)})
+		"links": pageLinks("customers/"+strings.ToLower(customerID)+"/transactions", q, lq, page.Total),
+		"meta":  pageMeta(lq, len(data), page.Total)})
 	return nil
 }
 

@@ -54,6 +54,8 @@ type LedgerReader interface {
 	CustomerTransactions(ctx context.Context, businessID, customerID string, q ListQuery) ([]Transaction, int, error)
 	// Transactions pages a business's entries, newest first.
 	Transactions(ctx context.Context, businessID string, q ListQuery) ([]Transaction, int, error)
+	// CouponByID returns one coupon of a business with its offer.
+	CouponByID(ctx context.Context, businessID string, id int64) (Coupon, error)
 	// IdempotentReply returns the record stored under a key.
 	IdempotentReply(ctx context.Context, businessID, key string) (IdempotentRecord, error)
 	// TierTotals sums a customer's tier spend, points and visits in [from, to).

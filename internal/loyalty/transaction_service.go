@@ -257,12 +257,3 @@ func (s *TransactionService) UpdateRules(ctx context.Context, b Business, in Rul
 	})
 	return out, err
 }
-
-// History pages a customer's ledger entries, newest first.
-func (s *TransactionService) History(ctx context.Context, b Business, customerID string, q ListQuery) ([]Transaction, int, error) {
-	id, err := customerIDOf(customerID)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.Store.CustomerTransactions(ctx, b.ID, id, q)
-}

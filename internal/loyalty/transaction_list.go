@@ -1,0 +1,86 @@
+package loyalty
+
+import "context"
+
+// What the ledger lists may be asked for.
+var (
+	// TransactionListSpec says how GET /transactions is filtered.
+	TransactionListSpec = ledgerSpec(map[string]FilterKind{
+		"created_at": KindTime, "updated_at": KindTime, "customer.id": KindString,
+		"transaction_details.external_order_id": KindString,
+	}, 100)
+	// TransactionListRelationships are the relationships GET /transactions shows.
+	TransactionListRelationships = []string{"customer", "transaction_details"}
+	// HistoryListSpec says how GET /customers/{id}/transactions is filtered.
+	HistoryListSpec = ledgerSpec(map[string]FilterKind{
+		"created_at": KindTime, "updated_at": KindTime, "transaction_type": KindInt, "branch.id": KindString,
+	}, 15)
+	// HistoryRelationships and HistoryIncludes are what a customer's
+	// history can show with each entry.
+	HistoryRelationships = []string{"branch", "transaction_details"}
+	HistoryIncludes      = []string{"ecom_coupon"}
+)
+
+func ledgerSpec(fields map[string]FilterKind, perPage int) ListSpec {
+	return ListSpec{Fields: fields, Reserved: []string{"include", "relationships"}, DefaultPerPage: perPage}
+}
+
+// TransactionPage is a page of ledger entries with what was asked to come
+// with them.
+type TransactionPage struct {
+	Entries  []Transaction
+	Total    int
+	Branches map[string]Branch // the business's branches by id, when asked for
+	Coupons  map[int64]Coupon  // the coupons the entries touched, when asked for
+}
+
+// TransactionWith names what a history page brings with its entries.
+type TransactionWith struct {
+	Branches bool
+	Coupons  bool
+}
+
+// List pages a business's ledger, newest first.
+func (s *TransactionService) List(ctx context.Context, b Business, q ListQuery) (TransactionPage, error) {
+	list, total, err := s.Store.Transactions(ctx, b.ID, q)
+	return TransactionPage{Entries: list, Total: total}, err
+}
+
+// History pages a customer's ledger entries, newest first, with the
+// branches and coupons asked for.
+func (s *TransactionService) History(ctx context.Context, b Business, customerID string, q ListQuery, with TransactionWith) (TransactionPage, error) {
+	id, err := customerIDOf(customerID)
+	if err != nil {
+		return TransactionPage{}, err
+	}
+	var p TransactionPage
+	if p.Entries, p.Total, err = s.Store.CustomerTransactions(ctx, b.ID, id, q); err != nil {
+		return p, err
+	}
+	if with.Branches {
+		all, err := s.Store.Branches(ctx, b.ID)
+		if err != nil {
+			return p, err
+		}
+		p.Branches = map[string]Branch{}
+		for _, br := range all {
+			p.Branches[br.ID] = br
+		}
+	}
+	if with.Coupons {
+		p.Coupons = map[int64]Coupon{}
+		for _, e := range p.Entries {
+			if e.CouponID == 0 {
+				continue
+			}
+			c, err := s.Store.CouponByID(ctx, b.ID, e.CouponID)
+			if err != nil && ErrorCode(err) != ENotFound {
+				return p, err
+			}
+			if err == nil {
+				p.Coupons[c.ID] = c
+			}
+		}
+	}
+	return p, nil
+}
