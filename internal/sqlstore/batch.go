@@ -2,9 +2,13 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -17,17 +21,24 @@ import (
 //
 // Each entry still moves its customer's balance and is written in the
 // same statement, both or neither. An entry whose customer row refuses it
-// (aloneGuard) is left out and reported false; if the
-// statement fails as a whole (a deadlock with another transaction, a lost
-// connection) every entry is reported false. Either way the caller takes
-// the transactional path, which writes the entry on its own or explains
-// why not.
+// (aloneGuard) is left out and reported false; if the statement fails as
+// a whole (a deadlock with another transaction) every entry is reported
+// false. Either way the caller takes the transactional path, which writes
+// the entry on its own or explains why not.
 //
-// A few batches are written at once, so one batch's commit overlaps the
-// next one's work; a customer is never in two batches at once (nor twice
-// in one), so the batches never wait on each other's row locks.
+// A batch whose outcome is unknown — the connection lost after the
+// statement was sent, so it may have committed — is never replayed
+// blindly: its entries' ids are taken from the ledger's sequence before it
+// is sent, and resolve looks up which of them exist, after waiting for
+// the customer rows the statement locked. Only entries known not to be
+// written go the transactional way; if even that cannot be known, the
+// callers get an error and nothing is written twice.
+//
+// A customer is never in two batches at once (nor twice in one), so the
+// batches never wait on each other's row locks.
 type appendBatch struct {
 	db    *DB
+	ids   []int64 // ledger ids reserved from the sequence, not yet used
 	queue chan *pendingAppend
 	quit  chan struct{}
 	once  sync.Once
@@ -169,17 +180,16 @@ func (b *appendBatch) pick(pending []*pendingAppend, busy map[customerKey]bool) 
 }
 
 // batchSQL writes a batch: the entries arrive as one array per column
-// (ord numbers them); each takes an id from the ledger's sequence up
-// front, so the written ones are known by what the update returns.
+// (ord numbers them) with the ids reserved for them, so the written ones
+// are known by what the update returns.
 var batchSQL = `WITH v AS MATERIALIZED (
-	SELECT nextval(pg_get_serial_sequence('transactions', 'id')) AS id, v.*
-	FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
+	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
 		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
-		$24::boolean[], $25::timestamptz[])
+		$24::boolean[], $25::timestamptz[], $26::bigint[])
 	AS v(ord, business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
 		tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
-		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at)
+		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at, id)
 	ORDER BY v.business_id, v.customer_id
 ), c AS (
 	UPDATE customers cu SET points = cu.points + v.points, giftcard = cu.giftcard + v.giftcard, tx_count = cu.tx_count + 1
@@ -196,9 +206,21 @@ var batchSQL = `WITH v AS MATERIALIZED (
 )
 SELECT ord, id, points, giftcard FROM c`
 
+// testHookBatch, when set (by tests), runs before a batch statement is
+// sent (committed false) and after it committed and returned (committed
+// true); an error from it stands for the connection lost at that point,
+// leaving the batch's outcome unknown to the writer.
+var testHookBatch func(committed bool) error
+
 // write runs one batch and wakes its callers.
 func (b *appendBatch) write(batch []*pendingAppend) {
 	n := len(batch)
+	ids, err := b.reserve(n)
+	if err != nil {
+		// Nothing was sent: each entry goes the transactional way.
+		b.finish(batch, nil)
+		return
+	}
 	ord, typeCode := make([]int32, n), make([]int32, n)
 	amount, points, giftcard, visits := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	tierAmount, tierPoints := make([]int64, n), make([]int64, n)
@@ -226,9 +248,16 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	}
 	// The statement serves several requests, so no one request's context
 	// may cancel it; close waits for it to end.
-	rows, err := b.db.db.QueryContext(context.Background(), batchSQL, ord, text[0], text[1], text[2], text[3], typeCode, text[4],
-		amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
-		text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created)
+	written := map[int64]loyalty.Balance{}
+	var rows *sql.Rows
+	if testHookBatch != nil {
+		err = testHookBatch(false)
+	}
+	if err == nil {
+		rows, err = b.db.db.QueryContext(context.Background(), batchSQL, ord, text[0], text[1], text[2], text[3], typeCode, text[4],
+			amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
+			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids)
+	}
 	if err == nil {
 		for rows.Next() {
 			var i int32
@@ -236,22 +265,116 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 			if err = rows.Scan(&i, &id, &pts, &gc); err != nil {
 				break
 			}
-			e := batch[i].e
-			e.ID, e.Balance.Points, e.Balance.Giftcard = id, pts, loyalty.Money(gc)
-			batch[i].written = true
+			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc)}
 		}
 		rows.Close()
 		if err == nil {
 			err = rows.Err()
 		}
 	}
+	if err == nil && testHookBatch != nil {
+		err = testHookBatch(true)
+	}
+	switch {
+	case err == nil:
+	case statementFailed(err):
+		// The server refused the statement: nothing of it committed.
+		written = nil
+	default:
+		if written, err = b.resolve(batch, ids); err != nil {
+			for _, p := range batch {
+				p.finish(fmt.Errorf("sqlstore: a batch of ledger entries may or may not have been written: %w", err))
+			}
+			return
+		}
+	}
+	for i, p := range batch {
+		p.e.ID = ids[i]
+	}
+	b.finish(batch, written)
+}
+
+// finish wakes a batch's callers: an entry whose id is in written was
+// written with that balance; the others go the transactional way.
+func (b *appendBatch) finish(batch []*pendingAppend, written map[int64]loyalty.Balance) {
 	for _, p := range batch {
-		if err != nil {
-			// Nothing of the batch was committed: each entry goes the
-			// transactional way on its own.
-			p.written = false
-			p.e.ID, p.e.Balance = 0, loyalty.Balance{}
+		bal, ok := written[p.e.ID]
+		if ok {
+			p.written, p.e.Balance = true, bal
+		} else {
+			p.written, p.e.ID, p.e.Balance = false, 0, loyalty.Balance{}
 		}
 		close(p.ready)
 	}
+}
+
+// reserve takes n ledger ids, reserving them from the sequence a block at
+// a time (one round trip per maxBatch entries).
+func (b *appendBatch) reserve(n int) ([]int64, error) {
+	if len(b.ids) < n {
+		rows, err := b.db.db.QueryContext(context.Background(),
+			`SELECT nextval(pg_get_serial_sequence('transactions', 'id')) FROM generate_series(1, $1)`, maxBatch+n)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return nil, err
+			}
+			b.ids = append(b.ids, id)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	ids := b.ids[:n:n]
+	b.ids = b.ids[n:]
+	return ids, nil
+}
+
+// resolve finds which entries of a batch whose outcome is unknown were
+// written, with their customers' balances now. It first locks the batch's
+// customer rows: a statement still committing on the lost connection holds
+// them, so once they are ours its outcome is final.
+func (b *appendBatch) resolve(batch []*pendingAppend, ids []int64) (map[int64]loyalty.Balance, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	businesses, customers := make([]string, len(batch)), make([]string, len(batch))
+	for i, p := range batch {
+		businesses[i], customers[i] = p.e.BusinessID, p.e.CustomerID
+	}
+	written := map[int64]loyalty.Balance{}
+	err := b.db.runTx(ctx, func(t *tx) error {
+		if _, err := t.ExecContext(ctx, `SELECT 1 FROM customers cu
+			JOIN unnest($1::text[], $2::text[]) AS k(business_id, customer_id) ON cu.business_id = k.business_id AND cu.user_id = k.customer_id
+			ORDER BY cu.business_id, cu.user_id FOR UPDATE OF cu`, businesses, customers); err != nil {
+			return err
+		}
+		rows, err := t.QueryContext(ctx, `SELECT t.id, cu.points, cu.giftcard FROM transactions t
+			JOIN customers cu ON cu.business_id = t.business_id AND cu.user_id = t.customer_id
+			WHERE t.id = ANY($1::bigint[])`, ids)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, pts, gc int64
+			if err := rows.Scan(&id, &pts, &gc); err != nil {
+				return err
+			}
+			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc)}
+		}
+		return rows.Err()
+	})
+	return written, err
+}
+
+// statementFailed reports whether the server answered the statement with
+// an error, so that none of it committed (as opposed to a lost connection,
+// after which it may have).
+func statementFailed(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe)
 }
