@@ -1,6 +1,8 @@
 package sqlstore_test
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -166,8 +168,8 @@ func (w *signInWorld) lookup(t *testing.T, access, key string) (oauth.Token, loy
 
 // TestTokenLookupCacheKeptByOtherWrites: the writes that cannot change a
 // token lookup (customers, sign-ins, the ledger, the outbox) leave the
-// cached lookup in use. Another instance changes the rules first, so a
-// lookup read again would show it.
+// cached lookup in use. Before each, another instance changes the rules,
+// so a lookup read again would show it.
 func TestTokenLookupCacheKeptByOtherWrites(t *testing.T) {
 	testenv.ForEach(t, func(t *testing.T, dsn string) {
 		db, other := openPair(t, dsn, time.Hour)
@@ -176,68 +178,76 @@ func TestTokenLookupCacheKeptByOtherWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, b := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey)
-		cached := b.Loaded.Rules.RewardRatio
-		rules := b.Loaded.Rules
-		rules.RewardRatio = cached + 5
-		if err := other.WithTx(ctx, func(tx loyalty.Tx) error { return tx.SaveRules(ctx, rules) }); err != nil {
-			t.Fatal(err)
-		}
-		kept := func(what string) {
+		ratio := int64(100)
+		kept := func(what string, write func() error) {
 			t.Helper()
+			_, b := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey)
+			cached := b.Loaded.Rules.RewardRatio
+			ratio++
+			rules := b.Loaded.Rules
+			rules.RewardRatio = ratio
+			if err := other.WithTx(ctx, func(tx loyalty.Tx) error { return tx.SaveRules(ctx, rules) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := write(); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
 			if _, b := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey); b.Loaded.Rules.RewardRatio != cached {
 				t.Errorf("%s ended the cached lookup (ratio %d read again, %d cached)", what, b.Loaded.Rules.RewardRatio, cached)
 			}
 		}
 
-		c := createCustomer(t, db, w.biz.BusinessID, loyalty.CustomerInput{Email: loyalty.Some("kept@example.com")})
-		kept("creating a customer")
-		e := loyalty.Transaction{BusinessID: w.biz.BusinessID, CustomerID: c.ID, Intent: loyalty.IntentReward, TypeCode: 4,
-			Name: "Reward", Points: 5, TierPoints: 5, Visits: 1, CreatedAt: db.Now()}
-		if ok, err := db.AppendAlone(ctx, &e); !ok || err != nil {
-			t.Fatalf("AppendAlone = %v, %v", ok, err)
-		}
-		kept("AppendAlone")
-		if err := db.WithTx(ctx, func(tx loyalty.Tx) error {
+		var c loyalty.Customer
+		kept("creating a customer", func() error {
+			c = createCustomer(t, db, w.biz.BusinessID, loyalty.CustomerInput{Email: loyalty.Some("kept@example.com")})
+			return nil
+		})
+		kept("AppendAlone", func() error {
 			e := loyalty.Transaction{BusinessID: w.biz.BusinessID, CustomerID: c.ID, Intent: loyalty.IntentReward, TypeCode: 4,
-				Name: "Reward", Points: 3, TierPoints: 3, Visits: 1, CreatedAt: tx.Now()}
-			return tx.Append(ctx, &e)
-		}); err != nil {
-			t.Fatal(err)
-		}
-		kept("an Append in WithTx")
-		if _, err := w.signIn(cachePassword); err != nil {
-			t.Fatal(err)
-		}
-		kept("a sign-in")
-		if _, err := w.signIn("wrong password"); err == nil {
-			t.Fatal("a wrong password signed in")
-		}
-		kept("a failed sign-in")
-		if _, err := w.signIn(cachePassword); err != nil {
-			t.Fatal(err)
-		}
-		kept("a sign-in after a failed one")
-
+				Name: "Reward", Points: 5, TierPoints: 5, Visits: 1, CreatedAt: db.Now()}
+			if ok, err := db.AppendAlone(ctx, &e); !ok || err != nil {
+				return fmt.Errorf("AppendAlone = %v, %v", ok, err)
+			}
+			return nil
+		})
+		kept("an Append in WithTx", func() error {
+			return db.WithTx(ctx, func(tx loyalty.Tx) error {
+				e := loyalty.Transaction{BusinessID: w.biz.BusinessID, CustomerID: c.ID, Intent: loyalty.IntentReward, TypeCode: 4,
+					Name: "Reward", Points: 3, TierPoints: 3, Visits: 1, CreatedAt: tx.Now()}
+				return tx.Append(ctx, &e)
+			})
+		})
+		kept("a sign-in", func() error {
+			_, err := w.signIn(cachePassword)
+			return err
+		})
+		kept("a failed sign-in", func() error {
+			if _, err := w.signIn("wrong password"); err == nil {
+				return errors.New("a wrong password signed in")
+			}
+			return nil
+		})
+		kept("a sign-in after a failed one", func() error {
+			_, err := w.signIn(cachePassword)
+			return err
+		})
 		m := loyalty.Message{Channel: loyalty.ChannelEmail, To: "kept@example.com", Subject: "Hi", Body: "Hello"}
-		if err := db.WithTx(ctx, func(tx loyalty.Tx) error { return tx.EnqueueMessage(ctx, &m) }); err != nil {
-			t.Fatal(err)
-		}
-		kept("enqueueing a message")
-		now := db.Now()
-		if _, ok, err := db.ClaimMessage(ctx, m.ID, "c1", now, now.Add(time.Minute)); !ok || err != nil {
-			t.Fatalf("ClaimMessage = %v, %v", ok, err)
-		}
-		if err := db.MessageFailed(ctx, m.ID, "c1", "down", now); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok, err := db.ClaimMessage(ctx, m.ID, "c2", now, now.Add(time.Minute)); !ok || err != nil {
-			t.Fatalf("ClaimMessage again = %v, %v", ok, err)
-		}
-		if err := db.MessageSent(ctx, m.ID, "c2", now); err != nil {
-			t.Fatal(err)
-		}
-		kept("the outbox's bookkeeping")
+		kept("enqueueing a message", func() error {
+			return db.WithTx(ctx, func(tx loyalty.Tx) error { return tx.EnqueueMessage(ctx, &m) })
+		})
+		kept("the outbox's bookkeeping", func() error {
+			now := db.Now()
+			if _, ok, err := db.ClaimMessage(ctx, m.ID, "c1", now, now.Add(time.Minute)); !ok || err != nil {
+				return fmt.Errorf("ClaimMessage = %v, %v", ok, err)
+			}
+			if err := db.MessageFailed(ctx, m.ID, "c1", "down", now); err != nil {
+				return err
+			}
+			if _, ok, err := db.ClaimMessage(ctx, m.ID, "c2", now, now.Add(time.Minute)); !ok || err != nil {
+				return fmt.Errorf("ClaimMessage again = %v, %v", ok, err)
+			}
+			return db.MessageSent(ctx, m.ID, "c2", now)
+		})
 	})
 }
 
@@ -323,6 +333,9 @@ func TestTokenLookupCacheEndedByAccessChanges(t *testing.T) {
 			t.Errorf("after creating the business of that key: Key %+v, want business %s", got.Key, nb.BusinessID)
 		}
 
+		if got, _ := lookup(); got.Key.BusinessID != w.biz.BusinessID {
+			t.Fatalf("lookup with the business's key: Key %+v", got.Key)
+		}
 		if _, err := w.srv.RotateApplicationKey(ctx, w.biz.BusinessID); err != nil {
 			t.Fatal(err)
 		}
