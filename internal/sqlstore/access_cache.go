@@ -16,17 +16,18 @@ import (
 // do not each cost a query before their own work. It holds the HMAC of a
 // token, never the token.
 //
-// The rule: an entry ends as soon as a change that can alter what a lookup
-// read commits through this DB, and no other change ends it. Those changes
-// are exactly the writes to accessTables, the tables the lookup reads, that
+// The rule: every entry ends as soon as a change that can alter what a
+// lookup read commits through this DB, and no other change ends any. Those
+// changes are the writes to accessTables (the tables the lookup reads) that
 // can reach a row a lookup has read: a token revoked or spent, an app's
-// status, an Application Key rotated or created (a lookup remembers a key
-// it did not find), a business created, its rules, its offers. A
-// transaction making one calls tx.accessChanged, and runTx ends every
-// entry once it commits; TestAccessWritersMarkTheChange holds every writer
-// of those tables in sqlstore to it (or to a stated reason it cannot
-// matter, such as a new token, which no lookup can have read yet).
-// Customers, sign-ins, the ledger and the outbox leave the cache alone.
+// status changed, an Application Key rotated or created (a lookup
+// remembers a key it did not find), a business's rules or offers changed.
+// The store method making one calls tx.accessChanged in its transaction,
+// and runTx ends the entries once that transaction commits.
+// TestAccessWritersMarkTheChange holds every writer of accessTables in this
+// package to it, or to a reason written down in notAccessChanges (a new
+// token, for one, which no lookup can have read yet). Customers, sign-ins,
+// the ledger and the outbox leave the cache alone.
 //
 // Changes made by another instance sharing the database are not seen here;
 // DB.TokenCacheTTL bounds how long an entry lives, and so how long such a
