@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -247,7 +248,7 @@ func (s *Server) authenticate(r *http.Request, scope string, withBusiness bool) 
 		return nil, loyalty.Errorf(loyalty.EUnauthorized, "The X-Application-Key header is required.")
 	}
 	tok := bearer(r)
-	t, err := s.OAuth.AuthenticateForKey(r.Context(), tok, key, withBusiness)
+	t, b, err := s.token(r.Context(), tok, key, withBusiness)
 	if t.Key.Key == "" && (err == nil || errors.Is(err, oauth.ErrTokenInvalid)) {
 		// Tell a bad key from a bad token: the key is checked first.
 		if t.Key, err = s.Store.Tenant(r.Context(), key); err != nil {
@@ -270,9 +271,30 @@ func (s *Server) authenticate(r *http.Request, scope string, withBusiness bool) 
 	if t.TenantID != tenant.ID() {
 		return nil, loyalty.Errorf(loyalty.EForbidden, "This token belongs to another business than the Application Key.")
 	}
-	if withBusiness && (t.Business == nil || t.Business.ID != t.BusinessID) {
-		// Admin tokens always name their business; a ledger route needs it.
-		return nil, loyalty.Errorf(loyalty.EForbidden, "This token belongs to no business.")
+	rc := &reqCtx{tenant: tenant, token: t, businessID: t.BusinessID}
+	if withBusiness {
+		if b.ID == "" || b.ID != t.BusinessID {
+			// Admin tokens always name their business; a ledger route needs it.
+			return nil, loyalty.Errorf(loyalty.EForbidden, "This token belongs to no business.")
+		}
+		rc.business = &b
 	}
-	return &reqCtx{tenant: tenant, token: t, businessID: t.BusinessID, business: t.Business}, nil
+	return rc, nil
+}
+
+// token checks the bearer token tok sent with the Application Key key;
+// withBusiness also returns the token's business with its ledger state,
+// read in the same query as the token (zero when it names none).
+func (s *Server) token(ctx context.Context, tok, key string, withBusiness bool) (oauth.Token, loyalty.Business, error) {
+	if !withBusiness {
+		t, err := s.OAuth.AuthenticateForKey(ctx, tok, key)
+		return t, loyalty.Business{}, err
+	}
+	var b loyalty.Business
+	t, err := s.OAuth.AuthenticateWith(ctx, tok, func(ctx context.Context, accessHash []byte) (oauth.Token, error) {
+		found, business, err := s.Store.AccessForLedger(ctx, accessHash, key)
+		b = business
+		return found, err
+	})
+	return t, b, err
 }

@@ -119,9 +119,6 @@ type Store interface {
 	Access(ctx context.Context, accessHash []byte) (Token, error)
 	// AccessForKey is Access that also resolves appKey into Token.Key.
 	AccessForKey(ctx context.Context, accessHash []byte, appKey string) (Token, error)
-	// AccessForLedger is AccessForKey that also reads the token's business
-	// with its ledger state into Token.Business.
-	AccessForLedger(ctx context.Context, accessHash []byte, appKey string) (Token, error)
 	// Refresh returns the token whose refresh hash matches, without using it.
 	Refresh(ctx context.Context, refreshHash []byte) (Token, error)
 	// SpendRefresh marks the refresh token used and revokes its access

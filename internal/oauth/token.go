@@ -33,8 +33,7 @@ type Token struct {
 	RefreshHash      []byte
 	AccessExpiresAt  time.Time
 	RefreshExpiresAt time.Time
-	Key              loyalty.Tenant    // the Application Key sent with the token, when AuthenticateForKey resolved it
-	Business         *loyalty.Business // the token's business with its ledger state, when asked for
+	Key              loyalty.Tenant // the Application Key sent with the token, when the lookup resolved it
 	Revoked          bool
 	Spent            bool
 	CreatedAt        time.Time
@@ -271,21 +270,26 @@ var ErrTokenInvalid = errors.New("oauth: invalid access token")
 
 // Authenticate returns the token an access token string stands for.
 func (s *Server) Authenticate(ctx context.Context, access string) (Token, error) {
-	return s.AuthenticateForKey(ctx, access, "", false)
+	return s.AuthenticateForKey(ctx, access, "")
 }
 
 // AuthenticateForKey is Authenticate that also resolves the Application
-// Key sent with the token into Token.Key, in the same lookup, and with
-// withBusiness the token's business with its ledger state (Token.Business).
-func (s *Server) AuthenticateForKey(ctx context.Context, access, appKey string, withBusiness bool) (Token, error) {
+// Key sent with the token into Token.Key, in the same lookup.
+func (s *Server) AuthenticateForKey(ctx context.Context, access, appKey string) (Token, error) {
+	return s.AuthenticateWith(ctx, access, func(ctx context.Context, accessHash []byte) (Token, error) {
+		return s.Store.AccessForKey(ctx, accessHash, appKey)
+	})
+}
+
+// AuthenticateWith is Authenticate through the caller's own lookup of the
+// token by its access hash, for a caller that reads more in the same query
+// (the ledger routes read the token's business with it): the token is
+// checked as Authenticate checks it.
+func (s *Server) AuthenticateWith(ctx context.Context, access string, lookup func(ctx context.Context, accessHash []byte) (Token, error)) (Token, error) {
 	if access == "" {
 		return Token{}, ErrTokenInvalid
 	}
-	lookup := s.Store.AccessForKey
-	if withBusiness {
-		lookup = s.Store.AccessForLedger
-	}
-	t, err := lookup(ctx, s.Hash.Token(access), appKey)
+	t, err := lookup(ctx, s.Hash.Token(access))
 	if loyalty.ErrorCode(err) == loyalty.ENotFound {
 		return Token{}, ErrTokenInvalid
 	} else if err != nil {

@@ -2,33 +2,47 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
 )
 
 // accessCache keeps, briefly, what a token lookup read (the token, its
 // app's status, the Application Key and, for the ledger, the business with
-// its rules), so that a client's requests do not each cost a query before
-// their own work. It holds the HMAC of a token, never the token.
+// its rules and whether it has points offers), so that a client's requests
+// do not each cost a query before their own work. It holds the HMAC of a
+// token, never the token.
 //
-// An entry is used only while no change has been committed through this
-// DB since it was read: any change might revoke the token, rotate the key,
-// disapprove the app or change the business's rules, so every write except
-// the ledger's own appends, new tokens and the outbox's bookkeeping (which
-// change none of these) ends every entry. Changes made by another instance
-// sharing the database are not seen here; DB.TokenCacheTTL bounds how long
-// an entry lives, and so how long such a change can go unnoticed.
+// The rule: every entry ends as soon as a change that can alter what a
+// lookup read commits through this DB, and no other change ends any. Those
+// changes are the writes to accessTables (the tables the lookup reads) that
+// can reach a row a lookup has read: a token revoked or spent, an app's
+// status changed, an Application Key rotated or created (a lookup
+// remembers a key it did not find), a business's rules or offers changed.
+// The store method making one calls tx.accessChanged in its transaction,
+// and runTx ends the entries once that transaction commits.
+// TestAccessWritersMarkTheChange holds every writer of accessTables in this
+// package to it, or to a reason written down in notAccessChanges (a new
+// token, for one, which no lookup can have read yet). Customers, sign-ins,
+// the ledger and the outbox leave the cache alone.
+//
+// Changes made by another instance sharing the database are not seen here;
+// DB.TokenCacheTTL bounds how long an entry lives, and so how long such a
+// change can go unnoticed.
 type accessCache struct {
-	gen atomic.Uint64 // counts the changes committed through this DB
+	gen atomic.Uint64 // counts the relevant changes committed through this DB
 
 	mu      sync.RWMutex
 	entries map[accessKey]accessEntry
 	of      uint64 // the gen the entries were read at
 }
+
+// accessTables are the tables a token lookup reads (accessQuery and
+// accessLedgerQuery); see accessCache for who must end the cache.
+var accessTables = []string{"oauth_tokens", "apps", "application_keys", "businesses", "business_rules", "offers"}
 
 type accessKey struct {
 	hash, appKey string
@@ -37,6 +51,7 @@ type accessKey struct {
 
 type accessEntry struct {
 	t       oauth.Token
+	b       loyalty.Business
 	expires time.Time
 }
 
@@ -47,18 +62,18 @@ const maxAccessEntries = 50_000
 func (c *accessCache) changed() { c.gen.Add(1) }
 
 // get returns a cached lookup that is still good.
-func (c *accessCache) get(k accessKey) (oauth.Token, bool) {
+func (c *accessCache) get(k accessKey) (accessEntry, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	e, ok := c.entries[k]
 	if !ok || c.of != c.gen.Load() || !time.Now().Before(e.expires) {
-		return oauth.Token{}, false
+		return accessEntry{}, false
 	}
-	return e.t, true
+	return e, true
 }
 
 // put keeps a lookup made when the change count was gen.
-func (c *accessCache) put(k accessKey, gen uint64, t oauth.Token, ttl time.Duration) {
+func (c *accessCache) put(k accessKey, gen uint64, e accessEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen.Load() {
@@ -67,33 +82,27 @@ func (c *accessCache) put(k accessKey, gen uint64, t oauth.Token, ttl time.Durat
 	if c.of != gen || c.entries == nil || len(c.entries) >= maxAccessEntries {
 		c.entries, c.of = map[accessKey]accessEntry{}, gen
 	}
-	c.entries[k] = accessEntry{t: t, expires: time.Now().Add(ttl)}
+	c.entries[k] = e
 }
 
 // cachedAccess runs access through the cache when TokenCacheTTL allows.
-func (d *DB) cachedAccess(ctx context.Context, accessHash []byte, appKey string, withBusiness bool) (oauth.Token, error) {
+func (d *DB) cachedAccess(ctx context.Context, accessHash []byte, appKey string, withBusiness bool) (oauth.Token, loyalty.Business, error) {
 	ttl := d.TokenCacheTTL
 	if ttl <= 0 {
 		return d.access(ctx, accessHash, appKey, withBusiness)
 	}
 	k := accessKey{string(accessHash), appKey, withBusiness}
-	if t, ok := d.tokens.get(k); ok {
-		return t, nil
+	if e, ok := d.tokens.get(k); ok {
+		return e.t, e.b, nil
 	}
 	gen := d.tokens.gen.Load()
-	t, err := d.access(ctx, accessHash, appKey, withBusiness)
+	t, b, err := d.access(ctx, accessHash, appKey, withBusiness)
 	if err == nil {
-		d.tokens.put(k, gen, t, ttl)
+		d.tokens.put(k, gen, accessEntry{t: t, b: b, expires: time.Now().Add(ttl)})
 	}
-	return t, err
+	return t, b, err
 }
 
-// exec runs a write outside a transaction and, once it has committed,
-// ends the cached token lookups.
-func (d *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	res, err := d.wdb.ExecContext(ctx, query, args...)
-	if err == nil {
-		d.tokens.changed()
-	}
-	return res, err
-}
+// accessChanged records that the transaction changes what a token lookup
+// may have read (see accessCache): once it commits, the cache ends.
+func (t *tx) accessChanged() { t.access = true }

@@ -1,6 +1,9 @@
 package sqlstore_test
 
 import (
+	"errors"
+	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
@@ -35,27 +38,27 @@ func TestTokenLookupCache(t *testing.T) {
 		b := createBusiness(t, db, "")
 		app := insertApp(t, db, oauth.AppApproved)
 		tok := insertToken(t, db, app, b, "")
-		lookup := func() oauth.Token {
+		lookup := func() (oauth.Token, loyalty.Business) {
 			t.Helper()
-			got, err := db.AccessForLedger(ctx, tok.AccessHash, b.ApplicationKey)
+			got, biz, err := db.AccessForLedger(ctx, tok.AccessHash, b.ApplicationKey)
 			if err != nil {
 				t.Fatalf("AccessForLedger: %v", err)
 			}
-			return got
+			return got, biz
 		}
-		first := lookup()
-		if first.Business == nil || first.Business.ID != b.BusinessID || first.Key.BusinessID != b.BusinessID || first.Revoked {
-			t.Fatalf("lookup = %+v", first)
+		first, firstBiz := lookup()
+		if firstBiz.ID != b.BusinessID || firstBiz.Loaded == nil || first.Key.BusinessID != b.BusinessID || first.Revoked {
+			t.Fatalf("lookup = %+v, %+v", first, firstBiz)
 		}
 
 		// Rules changed here are read by the next lookup.
-		rules := first.Business.Loaded.Rules
+		rules := firstBiz.Loaded.Rules
 		rules.RewardRatio = 7
 		if err := db.WithTx(ctx, func(tx loyalty.Tx) error { return tx.SaveRules(ctx, rules) }); err != nil {
 			t.Fatal(err)
 		}
-		if got := lookup(); got.Business.Loaded.Rules.RewardRatio != 7 {
-			t.Errorf("after saving rules: ratio %d, want 7", got.Business.Loaded.Rules.RewardRatio)
+		if _, got := lookup(); got.Loaded.Rules.RewardRatio != 7 {
+			t.Errorf("after saving rules: ratio %d, want 7", got.Loaded.Rules.RewardRatio)
 		}
 
 		// Another instance disapproves the app. A reward appended here
@@ -71,11 +74,11 @@ func TestTokenLookupCache(t *testing.T) {
 		if ok, err := db.AppendAlone(ctx, &e); !ok || err != nil {
 			t.Fatalf("AppendAlone = %v, %v", ok, err)
 		}
-		if got := lookup(); got.AppStatus != oauth.AppApproved && time.Since(read) < ttl {
+		if got, _ := lookup(); got.AppStatus != oauth.AppApproved && time.Since(read) < ttl {
 			t.Errorf("a ledger append ended the cached lookup (app status %q already)", got.AppStatus)
 		}
 		time.Sleep(ttl - time.Since(read) + 50*time.Millisecond)
-		if got := lookup(); got.AppStatus != oauth.AppPending {
+		if got, _ := lookup(); got.AppStatus != oauth.AppPending {
 			t.Errorf("%v after another instance's change: app status %q, want %q", time.Since(read), got.AppStatus, oauth.AppPending)
 		}
 
@@ -83,8 +86,286 @@ func TestTokenLookupCache(t *testing.T) {
 		if _, err := db.SpendRefresh(ctx, tok.RefreshHash, tokenNow.Add(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
-		if got := lookup(); !got.Revoked {
+		if got, _ := lookup(); !got.Revoked {
 			t.Error("the token's refresh did not reach the next lookup")
+		}
+	})
+}
+
+// openPair opens a migrated database twice: db with a token cache of ttl,
+// and other, a second handle standing for another instance.
+func openPair(t *testing.T, dsn string, ttl time.Duration) (db, other *sqlstore.DB) {
+	t.Helper()
+	for _, p := range []**sqlstore.DB{&db, &other} {
+		d, err := sqlstore.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		*p = d
+	}
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.TokenCacheTTL = ttl
+	return db, other
+}
+
+// signInWorld is an owner who signs in with a password through an
+// authorization server on db, and what the lookups of the ledger need.
+type signInWorld struct {
+	db     *sqlstore.DB
+	srv    *oauth.Server
+	hasher *oauth.Hasher
+	biz    loyalty.CreatedBusiness
+	owner  string
+	app    oauth.CreatedApp
+}
+
+const cachePassword = "correct horse battery"
+
+func newSignInWorld(t *testing.T, db *sqlstore.DB) *signInWorld {
+	t.Helper()
+	w := &signInWorld{db: db, hasher: oauth.NewHasher([]byte("cache test key"))}
+	var err error
+	if w.srv, err = oauth.NewServer(ctx, db, w.hasher); err != nil {
+		t.Fatal(err)
+	}
+	hash, err := w.hasher.Password(ctx, cachePassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := loyalty.NewID()
+	w.owner = "owner-" + id + "@shop.example"
+	w.biz, err = db.CreateBusiness(ctx, loyalty.NewBusiness{Name: "Shop", LoyaltyType: loyalty.PerSpend, Country: "US",
+		OwnerEmail: w.owner, OwnerPassword: cachePassword}, hash, "key-"+id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.app, err = w.srv.CreateApp(ctx, oauth.NewApp{Name: "Till", GrantType: oauth.GrantPassword, API: oauth.APIBusiness, Approve: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// signIn asks for a token with the owner's password.
+func (w *signInWorld) signIn(password string) (oauth.TokenResponse, error) {
+	return w.srv.Token(ctx, oauth.TokenRequest{GrantType: oauth.GrantPassword, ClientID: w.app.ClientID,
+		ClientSecret: w.app.ClientSecret, Username: w.owner, Password: password, Scope: oauth.ScopeAdmin,
+		Tenant: loyalty.Tenant{Key: w.biz.ApplicationKey, BusinessID: w.biz.BusinessID}, AppKeyForm: w.biz.ApplicationKey})
+}
+
+// lookup is the ledger route's token lookup of access sent with key.
+func (w *signInWorld) lookup(t *testing.T, access, key string) (oauth.Token, loyalty.Business) {
+	t.Helper()
+	got, b, err := w.db.AccessForLedger(ctx, w.hasher.Token(access), key)
+	if err != nil {
+		t.Fatalf("AccessForLedger: %v", err)
+	}
+	return got, b
+}
+
+// TestTokenLookupCacheKeptByOtherWrites: the writes that cannot change a
+// token lookup (customers, sign-ins, the ledger, the outbox) leave the
+// cached lookup in use. Before each, another instance changes the rules,
+// so a lookup read again would show it.
+func TestTokenLookupCacheKeptByOtherWrites(t *testing.T) {
+	testenv.ForEach(t, func(t *testing.T, dsn string) {
+		db, other := openPair(t, dsn, time.Hour)
+		w := newSignInWorld(t, db)
+		tok, err := w.signIn(cachePassword)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ratio := int64(100)
+		kept := func(what string, write func() error) {
+			t.Helper()
+			_, b := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey)
+			cached := b.Loaded.Rules.RewardRatio
+			ratio++
+			rules := b.Loaded.Rules
+			rules.RewardRatio = ratio
+			if err := other.WithTx(ctx, func(tx loyalty.Tx) error { return tx.SaveRules(ctx, rules) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := write(); err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+			if _, b := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey); b.Loaded.Rules.RewardRatio != cached {
+				t.Errorf("%s ended the cached lookup (ratio %d read again, %d cached)", what, b.Loaded.Rules.RewardRatio, cached)
+			}
+		}
+
+		var c loyalty.Customer
+		kept("creating a customer", func() error {
+			c = createCustomer(t, db, w.biz.BusinessID, loyalty.CustomerInput{Email: loyalty.Some("kept@example.com")})
+			return nil
+		})
+		kept("AppendAlone", func() error {
+			e := loyalty.Transaction{BusinessID: w.biz.BusinessID, CustomerID: c.ID, Intent: loyalty.IntentReward, TypeCode: 4,
+				Name: "Reward", Points: 5, TierPoints: 5, Visits: 1, CreatedAt: db.Now()}
+			if ok, err := db.AppendAlone(ctx, &e); !ok || err != nil {
+				return fmt.Errorf("AppendAlone = %v, %v", ok, err)
+			}
+			return nil
+		})
+		kept("an Append in WithTx", func() error {
+			return db.WithTx(ctx, func(tx loyalty.Tx) error {
+				e := loyalty.Transaction{BusinessID: w.biz.BusinessID, CustomerID: c.ID, Intent: loyalty.IntentReward, TypeCode: 4,
+					Name: "Reward", Points: 3, TierPoints: 3, Visits: 1, CreatedAt: tx.Now()}
+				return tx.Append(ctx, &e)
+			})
+		})
+		kept("a sign-in", func() error {
+			_, err := w.signIn(cachePassword)
+			return err
+		})
+		kept("a failed sign-in", func() error {
+			if _, err := w.signIn("wrong password"); err == nil {
+				return errors.New("a wrong password signed in")
+			}
+			return nil
+		})
+		kept("a sign-in after a failed one", func() error {
+			_, err := w.signIn(cachePassword)
+			return err
+		})
+		m := loyalty.Message{Channel: loyalty.ChannelEmail, To: "kept@example.com", Subject: "Hi", Body: "Hello"}
+		kept("enqueueing a message", func() error {
+			return db.WithTx(ctx, func(tx loyalty.Tx) error { return tx.EnqueueMessage(ctx, &m) })
+		})
+		kept("the outbox's bookkeeping", func() error {
+			now := db.Now()
+			if _, ok, err := db.ClaimMessage(ctx, m.ID, "c1", now, now.Add(time.Minute)); !ok || err != nil {
+				return fmt.Errorf("ClaimMessage = %v, %v", ok, err)
+			}
+			if err := db.MessageFailed(ctx, m.ID, "c1", "down", now); err != nil {
+				return err
+			}
+			if _, ok, err := db.ClaimMessage(ctx, m.ID, "c2", now, now.Add(time.Minute)); !ok || err != nil {
+				return fmt.Errorf("ClaimMessage again = %v, %v", ok, err)
+			}
+			return db.MessageSent(ctx, m.ID, "c2", now)
+		})
+	})
+}
+
+// TestTokenLookupCacheEndedByAccessChanges: each change to what a token
+// lookup reads, made through this DB, is seen by the very next lookup.
+func TestTokenLookupCacheEndedByAccessChanges(t *testing.T) {
+	testenv.ForEach(t, func(t *testing.T, dsn string) {
+		db, _ := openPair(t, dsn, time.Hour)
+		w := newSignInWorld(t, db)
+		tok, err := w.signIn(cachePassword)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := w.biz.ApplicationKey
+		lookup := func() (oauth.Token, loyalty.Business) { t.Helper(); return w.lookup(t, tok.AccessToken, key) }
+		_, b := lookup()
+		if b.ID != w.biz.BusinessID || b.Loaded.HasPointsOffers {
+			t.Fatalf("first lookup: business %+v", b)
+		}
+
+		rules := b.Loaded.Rules
+		rules.RewardRatio += 5
+		if err := db.WithTx(ctx, func(tx loyalty.Tx) error { return tx.SaveRules(ctx, rules) }); err != nil {
+			t.Fatal(err)
+		}
+		if _, b := lookup(); b.Loaded.Rules.RewardRatio != rules.RewardRatio {
+			t.Errorf("after saving rules: ratio %d, want %d", b.Loaded.Rules.RewardRatio, rules.RewardRatio)
+		}
+
+		offers := loyalty.OfferService{Store: db}
+		o, err := offers.Create(ctx, b, loyalty.OfferInput{TypeID: loyalty.Some(loyalty.OfferBonusPoints),
+			Title: loyalty.Some("Bonus"), Points: loyalty.Some(int64(10))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, b := lookup(); !b.Loaded.HasPointsOffers {
+			t.Error("after creating a points offer: HasPointsOffers false")
+		}
+		id := strconv.FormatInt(o.ID, 10)
+		if _, err := offers.Update(ctx, b, id, loyalty.OfferInput{Enabled: loyalty.Some(false)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, b := lookup(); b.Loaded.HasPointsOffers {
+			t.Error("after disabling the points offer: HasPointsOffers true")
+		}
+		if _, err := offers.Update(ctx, b, id, loyalty.OfferInput{Enabled: loyalty.Some(true)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, b := lookup(); !b.Loaded.HasPointsOffers {
+			t.Error("after enabling the points offer: HasPointsOffers false")
+		}
+		if err := offers.Delete(ctx, b, id); err != nil {
+			t.Fatal(err)
+		}
+		if _, b := lookup(); b.Loaded.HasPointsOffers {
+			t.Error("after deleting the points offer: HasPointsOffers true")
+		}
+
+		if err := w.srv.SetAppStatus(ctx, w.app.ClientID, oauth.AppSuspended); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := lookup(); got.AppStatus != oauth.AppSuspended {
+			t.Errorf("after suspending the app: status %q", got.AppStatus)
+		}
+		if err := w.srv.SetAppStatus(ctx, w.app.ClientID, oauth.AppApproved); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := lookup(); got.AppStatus != oauth.AppApproved {
+			t.Errorf("after approving the app again: status %q", got.AppStatus)
+		}
+
+		// A key nobody has yet is remembered as unknown, until it is created.
+		future := "key-" + loyalty.NewID()
+		if got, _ := w.lookup(t, tok.AccessToken, future); got.Key != (loyalty.Tenant{}) {
+			t.Fatalf("lookup with a key not created yet: Key %+v", got.Key)
+		}
+		nb, err := db.CreateBusiness(ctx, loyalty.NewBusiness{Name: "Next", LoyaltyType: loyalty.PerSpend, Country: "US",
+			OwnerEmail: "next-" + loyalty.NewID() + "@shop.example", OwnerPassword: cachePassword}, "unused", future)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := w.lookup(t, tok.AccessToken, future); got.Key.BusinessID != nb.BusinessID {
+			t.Errorf("after creating the business of that key: Key %+v, want business %s", got.Key, nb.BusinessID)
+		}
+
+		if got, _ := lookup(); got.Key.BusinessID != w.biz.BusinessID {
+			t.Fatalf("lookup with the business's key: Key %+v", got.Key)
+		}
+		if _, err := w.srv.RotateApplicationKey(ctx, w.biz.BusinessID); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := lookup(); got.Key != (loyalty.Tenant{}) {
+			t.Errorf("after rotating the key: the old key still resolves to %+v", got.Key)
+		}
+
+		next, err := w.srv.Token(ctx, oauth.TokenRequest{GrantType: oauth.GrantRefresh, ClientID: w.app.ClientID,
+			ClientSecret: w.app.ClientSecret, RefreshToken: tok.RefreshToken,
+			Tenant: loyalty.Tenant{Key: key, BusinessID: w.biz.BusinessID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := lookup(); !got.Revoked {
+			t.Error("after the token's refresh: the old access token is not revoked")
+		}
+
+		// The owner revokes the app's access in the portal.
+		if got, _ := w.lookup(t, next.AccessToken, key); got.Revoked {
+			t.Fatal("the refreshed token is revoked")
+		}
+		app, err := db.AppByClientID(ctx, w.app.ClientID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.srv.RevokeConnection(ctx, w.biz.BusinessID, app.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := w.lookup(t, next.AccessToken, key); !got.Revoked {
+			t.Error("after revoking the app's access: the token is not revoked")
 		}
 	})
 }

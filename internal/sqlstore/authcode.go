@@ -12,7 +12,7 @@ import (
 // InsertCode stores an authorization code and records (or renews) the
 // owner's consent to its app, in one transaction. Expired codes go too.
 func (d *DB) InsertCode(ctx context.Context, c *oauth.Code) error {
-	return d.inTx(ctx, func(t *tx) error {
+	return d.runTx(ctx, func(t *tx) error {
 		// Used codes stay as long as tokens issued from them may live, so
 		// that a reuse still finds them and revokes those tokens.
 		if _, err := t.ExecContext(ctx, `DELETE FROM authorization_codes WHERE expires_at < $1`, c.CreatedAt.Add(-oauth.RefreshTTL).UTC()); err != nil {
@@ -66,7 +66,7 @@ func (d *DB) CodeByHash(ctx context.Context, hash []byte) (oauth.Code, error) {
 // set, and every token issued from it (its chain) is revoked.
 func (d *DB) SpendCode(ctx context.Context, hash []byte, now time.Time) (oauth.Code, error) {
 	var out oauth.Code
-	err := d.inTx(ctx, func(t *tx) error {
+	err := d.runTx(ctx, func(t *tx) error {
 		c, err := scanCode(t.QueryRowContext(ctx, `SELECT `+codeColumns+` FROM authorization_codes WHERE code_hash = $1`, hash))
 		if err != nil {
 			return err
@@ -78,6 +78,7 @@ func (d *DB) SpendCode(ctx context.Context, hash []byte, now time.Time) (oauth.C
 		}
 		if n, _ := res.RowsAffected(); n == 0 || c.Used {
 			c.Used = true
+			t.accessChanged()
 			if _, err := t.ExecContext(ctx, `UPDATE oauth_tokens SET revoked_at = $1 WHERE chain_id = $2 AND revoked_at IS NULL`,
 				now.UTC(), c.ID); err != nil {
 				return err

@@ -10,7 +10,8 @@ import (
 // CreateCoalition stores a coalition and its Application Key.
 func (d *DB) CreateCoalition(ctx context.Context, name, appKey string) (string, error) {
 	id := loyalty.NewID()
-	err := d.inTx(ctx, func(t *tx) error {
+	err := d.runTx(ctx, func(t *tx) error {
+		t.accessChanged() // a new Application Key
 		if _, err := t.ExecContext(ctx, `INSERT INTO coalitions (id, name, created_at) VALUES ($1, $2, $3)`, id, name, t.now); err != nil {
 			return err
 		}
@@ -24,7 +25,8 @@ func (d *DB) CreateCoalition(ctx context.Context, name, appKey string) (string, 
 // Application Key, in one transaction.
 func (d *DB) CreateBusiness(ctx context.Context, n loyalty.NewBusiness, passwordHash, appKey string) (loyalty.CreatedBusiness, error) {
 	out := loyalty.CreatedBusiness{BusinessID: loyalty.NewID(), ApplicationKey: appKey, OwnerID: loyalty.NewID()}
-	err := d.inTx(ctx, func(t *tx) error {
+	err := d.runTx(ctx, func(t *tx) error {
+		t.accessChanged() // a new Application Key
 		if n.CoalitionID != "" {
 			var one int
 			err := t.QueryRowContext(ctx, `SELECT 1 FROM coalitions WHERE id = $1`, n.CoalitionID).Scan(&one)
@@ -147,7 +149,8 @@ func (d *DB) BusinessIDs(ctx context.Context, t loyalty.Tenant) ([]string, error
 // RotateKey revokes the current key of a business or coalition and stores
 // newKey in its place.
 func (d *DB) RotateKey(ctx context.Context, t loyalty.Tenant, newKey string) error {
-	return d.inTx(ctx, func(x *tx) error {
+	return d.runTx(ctx, func(x *tx) error {
+		x.accessChanged()
 		col, id := "business_id", t.BusinessID
 		if id == "" {
 			col, id = "coalition_id", t.CoalitionID

@@ -170,6 +170,7 @@ func (d *DB) Offers(ctx context.Context, businessID string, q loyalty.ListQuery)
 
 // InsertOffer stores a new offer with its branches and targets.
 func (t *tx) InsertOffer(ctx context.Context, o *loyalty.Offer) error {
+	t.accessChanged() // whether the business has points offers
 	err := t.QueryRowContext(ctx, `INSERT INTO offers (business_id, type_id, title, description, points, multip_factor, discount_value,
 		real_value, coupon_kind, targeted, images, enabled, starts_at, expires_at, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
@@ -183,6 +184,7 @@ func (t *tx) InsertOffer(ctx context.Context, o *loyalty.Offer) error {
 
 // UpdateOffer writes an offer's fields, branches and targets.
 func (t *tx) UpdateOffer(ctx context.Context, o *loyalty.Offer) error {
+	t.accessChanged() // whether the business has points offers
 	var deleted sql.NullTime
 	if o.Deleted {
 		deleted = nullTime(o.UpdatedAt)

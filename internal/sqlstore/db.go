@@ -171,7 +171,7 @@ func (d *DB) Secret(ctx context.Context, name string) ([]byte, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	if _, err := d.exec(ctx, `INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, b); err != nil {
+	if _, err := d.wdb.ExecContext(ctx, `INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, b); err != nil {
 		return nil, fmt.Errorf("store secret: %w", err)
 	}
 	var v []byte
@@ -184,7 +184,8 @@ func (d *DB) Secret(ctx context.Context, name string) ([]byte, error) {
 // tx is one transaction with its fixed time.
 type tx struct {
 	*sql.Tx
-	now time.Time
+	now    time.Time
+	access bool // it changes what a token lookup may have read (accessChanged)
 }
 
 // Now returns the time of the whole change.
@@ -192,20 +193,11 @@ func (t *tx) Now() time.Time { return t.now }
 
 // WithTx runs fn in one transaction.
 func (d *DB) WithTx(ctx context.Context, fn func(loyalty.Tx) error) error {
-	return d.inTx(ctx, func(t *tx) error { return fn(t) })
+	return d.runTx(ctx, func(t *tx) error { return fn(t) })
 }
 
-// inTx runs fn in one transaction; once it commits, cached token lookups
-// end, as the change may have touched what they read.
-func (d *DB) inTx(ctx context.Context, fn func(*tx) error) error {
-	err := d.runTx(ctx, fn)
-	if err == nil {
-		d.tokens.changed()
-	}
-	return err
-}
-
-// runTx is inTx for the changes that cannot touch a token lookup's rows.
+// runTx runs fn in one transaction. Once it commits, the cached token
+// lookups end if fn changed what they read (tx.accessChanged).
 func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	stx, err := d.wdb.BeginTx(ctx, nil)
 	if err != nil {
@@ -216,7 +208,13 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 		_ = stx.Rollback()
 		return dbError(err)
 	}
-	return dbError(stx.Commit())
+	if err := stx.Commit(); err != nil {
+		return dbError(err)
+	}
+	if t.access {
+		d.tokens.changed()
+	}
+	return nil
 }
 
 // uniqueColumn reports the column (or constraint) a unique violation hit.

@@ -39,6 +39,7 @@ func rules(ctx context.Context, q querier, b loyalty.Business) (loyalty.Rules, e
 
 // SaveRules stores a business's earning rules.
 func (t *tx) SaveRules(ctx context.Context, r loyalty.Rules) error {
+	t.accessChanged()
 	_, err := t.ExecContext(ctx, `INSERT INTO business_rules (business_id, reward_ratio, reward_milestone_amount, round_up_points,
 		welcome_points, points_per_visit, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (business_id) DO UPDATE SET reward_ratio = excluded.reward_ratio,

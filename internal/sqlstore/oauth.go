@@ -13,7 +13,7 @@ import (
 
 // InsertApp registers an app.
 func (d *DB) InsertApp(ctx context.Context, a *oauth.App) error {
-	_, err := d.exec(ctx, `INSERT INTO apps (id, client_id, secret_hash, name, description, redirect_uri, grant_type, api,
+	_, err := d.wdb.ExecContext(ctx, `INSERT INTO apps (id, client_id, secret_hash, name, description, redirect_uri, grant_type, api,
 		status, created_at, updated_at, developer_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		a.ID, a.ClientID, a.SecretHash, a.Name, a.Description, a.RedirectURI, a.GrantType, a.API, a.Status, a.CreatedAt.UTC(), a.CreatedAt.UTC(),
 		nullString(a.DeveloperID))
@@ -34,14 +34,17 @@ func (d *DB) AppByClientID(ctx context.Context, clientID string) (oauth.App, err
 
 // SetAppStatus approves or suspends an app.
 func (d *DB) SetAppStatus(ctx context.Context, clientID, status string) error {
-	res, err := d.exec(ctx, `UPDATE apps SET status = $1, updated_at = $2 WHERE client_id = $3`, status, d.now(), clientID)
-	if err != nil {
-		return dbError(err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return loyalty.Errorf(loyalty.ENotFound, "App not found.")
-	}
-	return nil
+	return d.runTx(ctx, func(t *tx) error {
+		t.accessChanged()
+		res, err := t.ExecContext(ctx, `UPDATE apps SET status = $1, updated_at = $2 WHERE client_id = $3`, status, t.now, clientID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return loyalty.Errorf(loyalty.ENotFound, "App not found.")
+		}
+		return nil
+	})
 }
 
 func scanLogin(row scanner, kind string) (oauth.Login, error) {
@@ -88,10 +91,10 @@ func (d *DB) RecordLogin(ctx context.Context, kind, id string, ok bool, now time
 	table := loginTable(kind)
 	var err error
 	if ok {
-		_, err = d.exec(ctx, `UPDATE `+table+` SET failed_logins = 0, locked_until = NULL WHERE id = $1 AND failed_logins > 0`, id)
+		_, err = d.wdb.ExecContext(ctx, `UPDATE `+table+` SET failed_logins = 0, locked_until = NULL WHERE id = $1 AND failed_logins > 0`, id)
 	} else {
 		// One statement, so concurrent failures all count.
-		_, err = d.exec(ctx, `UPDATE `+table+` SET
+		_, err = d.wdb.ExecContext(ctx, `UPDATE `+table+` SET
 			locked_until = CASE WHEN failed_logins + 1 >= $1 THEN $2 ELSE locked_until END,
 			failed_logins = CASE WHEN failed_logins + 1 >= $3 THEN 0 ELSE failed_logins + 1 END
 			WHERE id = $4`, oauth.MaxFailures, now.Add(oauth.LockFor).UTC(), oauth.MaxFailures, id)
@@ -137,14 +140,15 @@ func (d *DB) Access(ctx context.Context, accessHash []byte) (oauth.Token, error)
 // same query, resolves the Application Key sent with it into t.Key (left
 // zero when the key is unknown or rotated): one round trip per request.
 func (d *DB) AccessForKey(ctx context.Context, accessHash []byte, appKey string) (oauth.Token, error) {
-	return d.cachedAccess(ctx, accessHash, appKey, false)
+	t, _, err := d.cachedAccess(ctx, accessHash, appKey, false)
+	return t, err
 }
 
-// AccessForLedger is AccessForKey that also reads the token's business
-// with what the ledger needs of it (t.Business, as BusinessForLedger reads
-// it), still in one query: a reward then costs one round trip before its
-// write.
-func (d *DB) AccessForLedger(ctx context.Context, accessHash []byte, appKey string) (oauth.Token, error) {
+// AccessForLedger is AccessForKey that also returns the token's business
+// with what the ledger needs of it (as BusinessForLedger reads it; zero
+// when the token names none), still in one query: a reward then costs one
+// round trip before its write.
+func (d *DB) AccessForLedger(ctx context.Context, accessHash []byte, appKey string) (oauth.Token, loyalty.Business, error) {
 	return d.cachedAccess(ctx, accessHash, appKey, true)
 }
 
@@ -161,7 +165,7 @@ const (
 		WHERE t.access_hash = $2`
 )
 
-func (d *DB) access(ctx context.Context, accessHash []byte, appKey string, withBusiness bool) (oauth.Token, error) {
+func (d *DB) access(ctx context.Context, accessHash []byte, appKey string, withBusiness bool) (oauth.Token, loyalty.Business, error) {
 	var t oauth.Token
 	var revoked, used sql.NullTime
 	var l ledgerBusiness
@@ -172,11 +176,16 @@ func (d *DB) access(ctx context.Context, accessHash []byte, appKey string, withB
 	}
 	err := d.row(ctx, query, appKey, accessHash).Scan(dest...)
 	if err == sql.ErrNoRows {
-		return t, loyalty.Errorf(loyalty.ENotFound, "Token not found.")
+		return t, loyalty.Business{}, loyalty.Errorf(loyalty.ENotFound, "Token not found.")
+	} else if err != nil {
+		return t, loyalty.Business{}, dbError(err)
 	}
 	t.Revoked, t.Spent = revoked.Valid, used.Valid
-	t.Business = l.business()
-	return t, dbError(err)
+	var b loyalty.Business
+	if lb := l.business(); lb != nil {
+		b = *lb
+	}
+	return t, b, nil
 }
 
 // Refresh finds a token by the hash of its refresh token.
@@ -189,7 +198,8 @@ func (d *DB) Refresh(ctx context.Context, refreshHash []byte) (oauth.Token, erro
 // A refresh token that was already spent revokes its whole chain.
 func (d *DB) SpendRefresh(ctx context.Context, refreshHash []byte, now time.Time) (oauth.Token, error) {
 	var out oauth.Token
-	err := d.inTx(ctx, func(x *tx) error {
+	err := d.runTx(ctx, func(x *tx) error {
+		x.accessChanged()
 		t, err := scanToken(x.QueryRowContext(ctx, `SELECT `+tokenColumns+` FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
 			WHERE t.refresh_hash = $1`, refreshHash))
 		if err != nil {

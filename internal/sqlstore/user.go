@@ -129,6 +129,7 @@ func (t *tx) SetUserPIN(ctx context.Context, userID, hash string) error {
 
 // RevokeUserTokens revokes every access and refresh token of a person.
 func (t *tx) RevokeUserTokens(ctx context.Context, userID string) error {
+	t.accessChanged()
 	_, err := t.ExecContext(ctx, `UPDATE oauth_tokens SET revoked_at = $1 WHERE subject_kind = 'user' AND subject_id = $2
 		AND revoked_at IS NULL`, t.now, userID)
 	return dbError(err)

@@ -28,10 +28,10 @@ func loginTable(kind string) string {
 func (d *DB) InsertAccount(ctx context.Context, l oauth.Login, email, name string, now time.Time) error {
 	var err error
 	if l.Kind == oauth.KindDeveloper {
-		_, err = d.exec(ctx, `INSERT INTO developers (id, email, name, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		_, err = d.wdb.ExecContext(ctx, `INSERT INTO developers (id, email, name, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
 			l.ID, email, name, l.Hash, now.UTC())
 	} else {
-		_, err = d.exec(ctx, `INSERT INTO support_staff (id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)`,
+		_, err = d.wdb.ExecContext(ctx, `INSERT INTO support_staff (id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)`,
 			l.ID, email, l.Hash, now.UTC())
 	}
 	return dbError(err)
@@ -44,7 +44,7 @@ func (d *DB) AccountLogin(ctx context.Context, kind, email string) (oauth.Login,
 
 // InsertSession stores a session and drops the expired ones.
 func (d *DB) InsertSession(ctx context.Context, hash []byte, s oauth.Session) error {
-	return d.inTx(ctx, func(t *tx) error {
+	return d.runTx(ctx, func(t *tx) error {
 		if _, err := t.ExecContext(ctx, `DELETE FROM web_sessions WHERE expires_at < $1`, t.now.UTC()); err != nil {
 			return err
 		}
@@ -80,7 +80,7 @@ func (d *DB) TouchSession(ctx context.Context, hash []byte, now time.Time) error
 
 // DeleteSession removes a session.
 func (d *DB) DeleteSession(ctx context.Context, hash []byte) error {
-	_, err := d.exec(ctx, `DELETE FROM web_sessions WHERE id_hash = $1`, hash)
+	_, err := d.wdb.ExecContext(ctx, `DELETE FROM web_sessions WHERE id_hash = $1`, hash)
 	return dbError(err)
 }
 
@@ -124,7 +124,7 @@ func (d *DB) DeveloperApp(ctx context.Context, developerID, clientID string) (oa
 
 // SetAppSecret replaces the secret hash of a developer's app.
 func (d *DB) SetAppSecret(ctx context.Context, developerID, clientID string, hash []byte) error {
-	res, err := d.exec(ctx, `UPDATE apps SET secret_hash = $1, updated_at = $2 WHERE client_id = $3 AND developer_id = $4`,
+	res, err := d.wdb.ExecContext(ctx, `UPDATE apps SET secret_hash = $1, updated_at = $2 WHERE client_id = $3 AND developer_id = $4`,
 		hash, d.now(), clientID, developerID)
 	if err != nil {
 		return dbError(err)
@@ -199,7 +199,8 @@ func (d *DB) Connections(ctx context.Context, businessID string, now time.Time) 
 // RevokeConnection withdraws an app's consent, revokes its tokens for the
 // business and voids its unused codes, in one transaction.
 func (d *DB) RevokeConnection(ctx context.Context, businessID, appID string, now time.Time) error {
-	return d.inTx(ctx, func(t *tx) error {
+	return d.runTx(ctx, func(t *tx) error {
+		t.accessChanged()
 		if _, err := t.ExecContext(ctx, `UPDATE app_connections SET revoked_at = $1, updated_at = $2
 			WHERE app_id = $3 AND business_id = $4 AND revoked_at IS NULL`, now.UTC(), now.UTC(), appID, businessID); err != nil {
 			return err
