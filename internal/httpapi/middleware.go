@@ -195,9 +195,9 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, which apiKind, ke
 // Key, bearer token with the admin scope of the key's business.
 func (s *Server) business(h handlerFunc) http.Handler { return s.businessAPI(h, false) }
 
-// ledger is business for a handler that writes to the ledger: the token
+// withBusiness is business for a handler that writes transactions: the token
 // lookup also reads the business with its rules into reqCtx.business.
-func (s *Server) ledger(h handlerFunc) http.Handler { return s.businessAPI(h, true) }
+func (s *Server) withBusiness(h handlerFunc) http.Handler { return s.businessAPI(h, true) }
 
 func (s *Server) businessAPI(h handlerFunc, withBusiness bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -292,7 +292,7 @@ func (s *Server) token(ctx context.Context, tok, key string, withBusiness bool) 
 	}
 	var b loyalty.Business
 	t, err := s.OAuth.AuthenticateWith(ctx, tok, func(ctx context.Context, accessHash []byte) (oauth.Token, error) {
-		found, business, err := s.Store.AccessForLedger(ctx, accessHash, key)
+		found, business, err := s.Store.AccessWithBusiness(ctx, accessHash, key)
 		b = business
 		return found, err
 	})

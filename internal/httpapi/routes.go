@@ -35,7 +35,7 @@ func (s *Server) routes() {
 	m.Handle("GET /customers/{id}/available-coupons", s.business(s.availableCoupons))
 
 	// Business API: the ledger.
-	m.Handle("POST /transactions", s.ledger(s.createTransaction))
+	m.Handle("POST /transactions", s.withBusiness(s.createTransaction))
 	m.Handle("GET /transactions", s.business(s.listTransactions))
 	m.Handle("DELETE /transactions/{id}", s.business(s.cancelTransaction))
 

@@ -24,9 +24,9 @@ import (
 type Store interface {
 	loyalty.Store
 	Tenant(ctx context.Context, key string) (loyalty.Tenant, error)
-	// AccessForLedger finds a token by its access hash with the Application
+	// AccessWithBusiness finds a token by its access hash with the Application
 	// Key and the token's business with its ledger state, in one query.
-	AccessForLedger(ctx context.Context, accessHash []byte, appKey string) (oauth.Token, loyalty.Business, error)
+	AccessWithBusiness(ctx context.Context, accessHash []byte, appKey string) (oauth.Token, loyalty.Business, error)
 	Business(ctx context.Context, id string) (loyalty.Business, error)
 	Ping(ctx context.Context) error
 }

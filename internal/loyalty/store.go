@@ -11,7 +11,7 @@ import (
 type Store interface {
 	AccountStore
 	CustomerReader
-	LedgerReader
+	TransactionReader
 	CatalogReader
 	TierReader
 	UserReader
@@ -65,7 +65,7 @@ type Tx interface {
 	ReferralProgram(ctx context.Context, businessID string, id int64) (ReferralProgram, error)
 	HasReferral(ctx context.Context, businessID, refereeID string) (bool, error)
 	InsertReferral(ctx context.Context, r *Referral) error
-	LedgerTx
+	TransactionTx
 	CatalogTx
 	TierTx
 	UserTx

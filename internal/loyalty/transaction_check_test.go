@@ -32,7 +32,7 @@ func (s noWrites) AppendAlone(context.Context, *loyalty.Transaction) (bool, erro
 func TestInvalidTransactionOpensNoTransaction(t *testing.T) {
 	eachEngine(t, func(t *testing.T, w *world) {
 		created := w.business(t, "US")
-		b, err := w.db.BusinessForLedger(w.ctx, created.ID) // as the ledger route reads it, rules loaded
+		b, err := w.db.BusinessWithRules(w.ctx, created.ID) // as the ledger route reads it, rules loaded
 		if err != nil {
 			t.Fatal(err)
 		}

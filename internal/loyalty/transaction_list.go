@@ -5,14 +5,14 @@ import "context"
 // What the ledger lists may be asked for.
 var (
 	// TransactionListSpec says how GET /transactions is filtered.
-	TransactionListSpec = ledgerSpec(map[string]FilterKind{
+	TransactionListSpec = listSpecOf(map[string]FilterKind{
 		"created_at": KindTime, "updated_at": KindTime, "customer.id": KindString,
 		"transaction_details.external_order_id": KindString,
 	}, 100)
 	// TransactionListRelationships are the relationships GET /transactions shows.
 	TransactionListRelationships = []string{"customer", "transaction_details"}
 	// HistoryListSpec says how GET /customers/{id}/transactions is filtered.
-	HistoryListSpec = ledgerSpec(map[string]FilterKind{
+	HistoryListSpec = listSpecOf(map[string]FilterKind{
 		"created_at": KindTime, "updated_at": KindTime, "transaction_type": KindInt, "branch.id": KindString,
 	}, 15)
 	// HistoryRelationships and HistoryIncludes are what a customer's
@@ -21,7 +21,7 @@ var (
 	HistoryIncludes      = []string{"ecom_coupon"}
 )
 
-func ledgerSpec(fields map[string]FilterKind, perPage int) ListSpec {
+func listSpecOf(fields map[string]FilterKind, perPage int) ListSpec {
 	return ListSpec{Fields: fields, Reserved: []string{"include", "relationships"}, DefaultPerPage: perPage}
 }
 

@@ -41,7 +41,7 @@ type accessCache struct {
 }
 
 // accessTables are the tables a token lookup reads (accessQuery and
-// accessLedgerQuery); see accessCache for who must end the cache.
+// accessBusinessQuery); see accessCache for who must end the cache.
 var accessTables = []string{"oauth_tokens", "apps", "application_keys", "businesses", "business_rules", "offers"}
 
 type accessKey struct {

@@ -40,9 +40,9 @@ func TestTokenLookupCache(t *testing.T) {
 		tok := insertToken(t, db, app, b, "")
 		lookup := func() (oauth.Token, loyalty.Business) {
 			t.Helper()
-			got, biz, err := db.AccessForLedger(ctx, tok.AccessHash, b.ApplicationKey)
+			got, biz, err := db.AccessWithBusiness(ctx, tok.AccessHash, b.ApplicationKey)
 			if err != nil {
-				t.Fatalf("AccessForLedger: %v", err)
+				t.Fatalf("AccessWithBusiness: %v", err)
 			}
 			return got, biz
 		}
@@ -159,9 +159,9 @@ func (w *signInWorld) signIn(password string) (oauth.TokenResponse, error) {
 // lookup is the ledger route's token lookup of access sent with key.
 func (w *signInWorld) lookup(t *testing.T, access, key string) (oauth.Token, loyalty.Business) {
 	t.Helper()
-	got, b, err := w.db.AccessForLedger(ctx, w.hasher.Token(access), key)
+	got, b, err := w.db.AccessWithBusiness(ctx, w.hasher.Token(access), key)
 	if err != nil {
-		t.Fatalf("AccessForLedger: %v", err)
+		t.Fatalf("AccessWithBusiness: %v", err)
 	}
 	return got, b
 }

@@ -33,7 +33,7 @@ var (
 // tables the token lookups read.
 func TestAccessTablesAreWhatTheLookupReads(t *testing.T) {
 	var read []string
-	for _, m := range sqlRead.FindAllStringSubmatch(accessQuery+" "+accessLedgerQuery, -1) {
+	for _, m := range sqlRead.FindAllStringSubmatch(accessQuery+" "+accessBusinessQuery, -1) {
 		if !slices.Contains(read, m[1]) {
 			read = append(read, m[1])
 		}

@@ -20,7 +20,7 @@ func TestBatchLostConnectionWritesOnce(t *testing.T) {
 	}
 	db := testenv.Open(t, sqlstore.Postgres)
 	biz := createBusiness(t, db, "")
-	b, err := db.BusinessForLedger(ctx, biz.BusinessID)
+	b, err := db.BusinessWithRules(ctx, biz.BusinessID)
 	if err != nil {
 		t.Fatal(err)
 	}

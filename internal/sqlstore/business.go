@@ -162,3 +162,55 @@ func (d *DB) RotateKey(ctx context.Context, t loyalty.Tenant, newKey string) err
 		return err
 	})
 }
+
+// businessWithRulesColumns read a business with its earning rules and whether
+// any points offer may apply (aliases b and br); through a LEFT JOIN each
+// may be NULL. businessWithRules scans them.
+const businessWithRulesColumns = `b.id, b.coalition_id, b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at,
+	br.reward_ratio, br.reward_milestone_amount, br.round_up_points, br.welcome_points, br.points_per_visit,
+	EXISTS (SELECT 1 FROM offers o WHERE o.business_id = b.id AND o.type_id IN (1, 3) AND o.enabled AND o.deleted_at IS NULL)`
+
+// businessWithRules receives businessWithRulesColumns.
+type businessWithRules struct {
+	id, coalition, name, loyaltyType, about, logo, cover, country sql.NullString
+	created                                                       sql.NullTime
+	ratio, milestone, welcome, perVisit                           sql.NullInt64
+	roundUp                                                       sql.NullBool
+	hasOffers                                                     bool
+}
+
+func (l *businessWithRules) dest() []any {
+	return []any{&l.id, &l.coalition, &l.name, &l.loyaltyType, &l.about, &l.logo, &l.cover, &l.country, &l.created,
+		&l.ratio, &l.milestone, &l.roundUp, &l.welcome, &l.perVisit, &l.hasOffers}
+}
+
+// business returns the business read, or nil when the row had none.
+func (l *businessWithRules) business() *loyalty.Business {
+	if !l.id.Valid {
+		return nil
+	}
+	b := &loyalty.Business{ID: l.id.String, CoalitionID: l.coalition.String, Name: l.name.String, LoyaltyType: l.loyaltyType.String,
+		About: l.about.String, Logo: l.logo.String, Cover: l.cover.String, Country: l.country.String, CreatedAt: l.created.Time}
+	st := &loyalty.BusinessState{Rules: loyalty.DefaultRules(b.ID, b.LoyaltyType), HasPointsOffers: l.hasOffers}
+	if l.ratio.Valid {
+		r := &st.Rules
+		r.RewardRatio, r.RewardMilestoneAmount = l.ratio.Int64, loyalty.Money(l.milestone.Int64)
+		r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit = l.roundUp.Bool, l.welcome.Int64, l.perVisit.Int64
+	}
+	b.Loaded = st
+	return b
+}
+
+// BusinessWithRules reads a business with its earning rules and whether
+// any points offer may apply, in one query.
+func (d *DB) BusinessWithRules(ctx context.Context, id string) (loyalty.Business, error) {
+	var l businessWithRules
+	err := d.row(ctx, `SELECT `+businessWithRulesColumns+`
+		FROM businesses b LEFT JOIN business_rules br ON br.business_id = b.id WHERE b.id = $1`, id).Scan(l.dest()...)
+	if err == sql.ErrNoRows {
+		return loyalty.Business{}, loyalty.Errorf(loyalty.ENotFound, "Business not found.")
+	} else if err != nil {
+		return loyalty.Business{}, dbError(err)
+	}
+	return *l.business(), nil
+}

@@ -132,3 +132,53 @@ func (d *DB) offersByID(ctx context.Context, businessID string, coupons []loyalt
 	}
 	return out, nil
 }
+
+const couponColumns = `c.id, c.business_id, c.offer_id, c.customer_id, c.qrcode, c.coupon_type_id, c.locked, c.expires_at,
+	c.claimed_at, c.created_at, c.updated_at`
+
+func scanCoupon(row scanner) (loyalty.Coupon, error) {
+	var c loyalty.Coupon
+	var expires, claimed sql.NullTime
+	err := row.Scan(&c.ID, &c.BusinessID, &c.OfferID, &c.CustomerID, &c.QRCode, &c.CouponTypeID, &c.Locked, &expires,
+		&claimed, &c.CreatedAt, &c.UpdatedAt)
+	if err == sql.ErrNoRows {
+		return c, loyalty.Errorf(loyalty.ENotFound, "Coupon not found.")
+	}
+	c.ExpiresAt, c.ClaimedAt = expires.Time, claimed.Time
+	return c, err
+}
+
+// Coupon returns one coupon of a business.
+func (t *tx) Coupon(ctx context.Context, businessID string, id int64) (loyalty.Coupon, error) {
+	c, err := scanCoupon(t.QueryRowContext(ctx, `SELECT `+couponColumns+` FROM coupons c WHERE c.business_id = $1 AND c.id = $2`, businessID, id))
+	return c, dbError(err)
+}
+
+// InsertCoupon issues a coupon.
+func (t *tx) InsertCoupon(ctx context.Context, c *loyalty.Coupon) error {
+	return dbError(t.QueryRowContext(ctx, `INSERT INTO coupons (business_id, offer_id, customer_id, qrcode, coupon_type_id, locked,
+		expires_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+		c.BusinessID, c.OfferID, c.CustomerID, c.QRCode, c.CouponTypeID, c.Locked, nullTime(c.ExpiresAt), c.CreatedAt.UTC(),
+		c.UpdatedAt.UTC()).Scan(&c.ID))
+}
+
+// ClaimCoupon moves an available coupon to its redeemed state, once.
+func (t *tx) ClaimCoupon(ctx context.Context, c *loyalty.Coupon) (bool, error) {
+	res, err := t.ExecContext(ctx, `UPDATE coupons SET coupon_type_id = $1, claimed_at = $2, updated_at = $3
+		WHERE id = $4 AND coupon_type_id IN (74, 91) AND NOT locked`, c.CouponTypeID, c.ClaimedAt.UTC(), c.UpdatedAt.UTC(), c.ID)
+	if err != nil {
+		return false, dbError(err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// CouponByID returns one coupon of a business with its offer.
+func (d *DB) CouponByID(ctx context.Context, businessID string, id int64) (loyalty.Coupon, error) {
+	c, err := scanCoupon(d.db.QueryRowContext(ctx, `SELECT `+couponColumns+` FROM coupons c WHERE c.business_id = $1 AND c.id = $2`, businessID, id))
+	if err != nil {
+		return c, dbError(err)
+	}
+	c.Offer, err = offerByID(ctx, d.db, businessID, c.OfferID)
+	return c, err
+}

@@ -284,3 +284,11 @@ func nullTime(t time.Time) sql.NullTime {
 
 // nullString stores "" as NULL, for unique columns where absence repeats.
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func nullInt(n int64) sql.NullInt64 { return sql.NullInt64{Int64: n, Valid: n != 0} }

@@ -144,23 +144,23 @@ func (d *DB) AccessForKey(ctx context.Context, accessHash []byte, appKey string)
 	return t, err
 }
 
-// AccessForLedger is AccessForKey that also returns the token's business
-// with what the ledger needs of it (as BusinessForLedger reads it; zero
+// AccessWithBusiness is AccessForKey that also returns the token's business
+// with what the ledger needs of it (as BusinessWithRules reads it; zero
 // when the token names none), still in one query: a reward then costs one
 // round trip before its write.
-func (d *DB) AccessForLedger(ctx context.Context, accessHash []byte, appKey string) (oauth.Token, loyalty.Business, error) {
+func (d *DB) AccessWithBusiness(ctx context.Context, accessHash []byte, appKey string) (oauth.Token, loyalty.Business, error) {
 	return d.cachedAccess(ctx, accessHash, appKey, true)
 }
 
 // accessQuery is the token lookup by access hash ($2) with the Application
-// Key sent with it ($1); accessLedgerQuery also reads the token's business
+// Key sent with it ($1); accessBusinessQuery also reads the token's business
 // with its ledger state.
 const (
 	accessSelect = `SELECT ` + tokenColumns + `, COALESCE(k.key, ''), COALESCE(k.business_id, ''), COALESCE(k.coalition_id, '')`
 	accessFrom   = ` FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
 		LEFT JOIN application_keys k ON k.key = $1 AND k.revoked_at IS NULL`
-	accessQuery       = accessSelect + accessFrom + ` WHERE t.access_hash = $2`
-	accessLedgerQuery = accessSelect + `, ` + ledgerBusinessColumns + accessFrom + `
+	accessQuery         = accessSelect + accessFrom + ` WHERE t.access_hash = $2`
+	accessBusinessQuery = accessSelect + `, ` + businessWithRulesColumns + accessFrom + `
 		LEFT JOIN businesses b ON b.id = t.business_id LEFT JOIN business_rules br ON br.business_id = b.id
 		WHERE t.access_hash = $2`
 )
@@ -168,11 +168,11 @@ const (
 func (d *DB) access(ctx context.Context, accessHash []byte, appKey string, withBusiness bool) (oauth.Token, loyalty.Business, error) {
 	var t oauth.Token
 	var revoked, used sql.NullTime
-	var l ledgerBusiness
+	var l businessWithRules
 	dest := append(tokenDest(&t, &revoked, &used), &t.Key.Key, &t.Key.BusinessID, &t.Key.CoalitionID)
 	query := accessQuery
 	if withBusiness {
-		query, dest = accessLedgerQuery, append(dest, l.dest()...)
+		query, dest = accessBusinessQuery, append(dest, l.dest()...)
 	}
 	err := d.row(ctx, query, appKey, accessHash).Scan(dest...)
 	if err == sql.ErrNoRows {

@@ -130,100 +130,94 @@ func pointsOffers(ctx context.Context, q querier, businessID, customerID, branch
 	return out, dbError(rows.Err())
 }
 
-const couponColumns = `c.id, c.business_id, c.offer_id, c.customer_id, c.qrcode, c.coupon_type_id, c.locked, c.expires_at,
-	c.claimed_at, c.created_at, c.updated_at`
-
-func scanCoupon(row scanner) (loyalty.Coupon, error) {
-	var c loyalty.Coupon
-	var expires, claimed sql.NullTime
-	err := row.Scan(&c.ID, &c.BusinessID, &c.OfferID, &c.CustomerID, &c.QRCode, &c.CouponTypeID, &c.Locked, &expires,
-		&claimed, &c.CreatedAt, &c.UpdatedAt)
-	if err == sql.ErrNoRows {
-		return c, loyalty.Errorf(loyalty.ENotFound, "Coupon not found.")
+// withOfferLinks loads the branches, and the targets when asked, of offers.
+func withOfferLinks(ctx context.Context, q querier, offers []loyalty.Offer, targets bool) error {
+	ids := make([]int64, len(offers))
+	for i, o := range offers {
+		ids[i] = o.ID
 	}
-	c.ExpiresAt, c.ClaimedAt = expires.Time, claimed.Time
-	return c, err
-}
-
-// Coupon returns one coupon of a business.
-func (t *tx) Coupon(ctx context.Context, businessID string, id int64) (loyalty.Coupon, error) {
-	c, err := scanCoupon(t.QueryRowContext(ctx, `SELECT `+couponColumns+` FROM coupons c WHERE c.business_id = $1 AND c.id = $2`, businessID, id))
-	return c, dbError(err)
-}
-
-// InsertCoupon issues a coupon.
-func (t *tx) InsertCoupon(ctx context.Context, c *loyalty.Coupon) error {
-	return dbError(t.QueryRowContext(ctx, `INSERT INTO coupons (business_id, offer_id, customer_id, qrcode, coupon_type_id, locked,
-		expires_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-		c.BusinessID, c.OfferID, c.CustomerID, c.QRCode, c.CouponTypeID, c.Locked, nullTime(c.ExpiresAt), c.CreatedAt.UTC(),
-		c.UpdatedAt.UTC()).Scan(&c.ID))
-}
-
-// ClaimCoupon moves an available coupon to its redeemed state, once.
-func (t *tx) ClaimCoupon(ctx context.Context, c *loyalty.Coupon) (bool, error) {
-	res, err := t.ExecContext(ctx, `UPDATE coupons SET coupon_type_id = $1, claimed_at = $2, updated_at = $3
-		WHERE id = $4 AND coupon_type_id IN (74, 91) AND NOT locked`, c.CouponTypeID, c.ClaimedAt.UTC(), c.UpdatedAt.UTC(), c.ID)
+	branches, err := linkMap(ctx, q, "offer_branches", "offer_id", "branch_id", ids)
 	if err != nil {
-		return false, dbError(err)
+		return err
 	}
-	n, _ := res.RowsAffected()
-	return n == 1, nil
-}
-
-const rewardColumns = `r.id, r.business_id, r.kind, r.title, r.description, r.points, r.partner_reward, r.images, r.enabled,
-	r.expires_at, r.deleted_at, r.created_at, r.updated_at`
-
-func scanReward(row scanner) (loyalty.Reward, error) {
-	var r loyalty.Reward
-	var images string
-	var expires, deleted sql.NullTime
-	err := row.Scan(&r.ID, &r.BusinessID, &r.Kind, &r.Title, &r.Description, &r.Points, &r.PartnerReward, &images, &r.Enabled,
-		&expires, &deleted, &r.CreatedAt, &r.UpdatedAt)
-	if err == sql.ErrNoRows {
-		return r, loyalty.Errorf(loyalty.ENotFound, "Reward not found.")
-	} else if err != nil {
-		return r, err
+	var custs map[int64][]string
+	if targets {
+		if custs, err = linkMap(ctx, q, "offer_targets", "offer_id", "customer_id", ids); err != nil {
+			return err
+		}
 	}
-	r.ExpiresAt, r.Deleted = expires.Time, deleted.Valid
-	return r, decodeImages(images, &r.Images)
-}
-
-// Reward returns one reward of a business.
-func (t *tx) Reward(ctx context.Context, businessID string, id int64) (loyalty.Reward, error) {
-	r, err := scanReward(t.QueryRowContext(ctx, `SELECT `+rewardColumns+` FROM rewards r WHERE r.business_id = $1 AND r.id = $2`, businessID, id))
-	return r, dbError(err)
-}
-
-const giftcardColumns = `g.id, g.business_id, g.title, g.description, g.points, g.discount_value, g.real_value, g.multip_factor,
-	g.images, g.enabled, g.expires_at, g.deleted_at, g.created_at, g.updated_at`
-
-func scanGiftcard(row scanner) (loyalty.Giftcard, error) {
-	var g loyalty.Giftcard
-	var images string
-	var expires, deleted sql.NullTime
-	err := row.Scan(&g.ID, &g.BusinessID, &g.Title, &g.Description, &g.Points, &g.DiscountValue, &g.RealValue, &g.MultipFactor,
-		&images, &g.Enabled, &expires, &deleted, &g.CreatedAt, &g.UpdatedAt)
-	if err == sql.ErrNoRows {
-		return g, loyalty.Errorf(loyalty.ENotFound, "Gift card not found.")
-	} else if err != nil {
-		return g, err
+	for i := range offers {
+		offers[i].BranchIDs, offers[i].TargetIDs = branches[offers[i].ID], custs[offers[i].ID]
 	}
-	g.ExpiresAt, g.Deleted = expires.Time, deleted.Valid
-	return g, decodeImages(images, &g.Images)
+	return nil
 }
 
-// Giftcard returns one gift card of a business, deleted ones included,
-// with its branches.
-func (t *tx) Giftcard(ctx context.Context, businessID string, id int64) (loyalty.Giftcard, error) {
-	return giftcardByID(ctx, t.Tx, businessID, id)
+// Offer returns one offer of a business that is not deleted.
+func (d *DB) Offer(ctx context.Context, businessID string, id int64) (loyalty.Offer, error) {
+	o, err := offerByID(ctx, d.db, businessID, id)
+	if err == nil && o.Deleted {
+		err = loyalty.Errorf(loyalty.ENotFound, "Offer not found.")
+	}
+	return o, err
 }
 
-// CouponByID returns one coupon of a business with its offer.
-func (d *DB) CouponByID(ctx context.Context, businessID string, id int64) (loyalty.Coupon, error) {
-	c, err := scanCoupon(d.db.QueryRowContext(ctx, `SELECT `+couponColumns+` FROM coupons c WHERE c.business_id = $1 AND c.id = $2`, businessID, id))
+// offerFilterColumns maps the filterable fields of GET /offers to SQL.
+var offerFilterColumns = map[string]string{"type_id": "o.type_id", "created_at": "o.created_at", "updated_at": "o.updated_at"}
+
+// Offers pages the offers of a business that are not deleted, oldest first.
+func (d *DB) Offers(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.Offer, int, error) {
+	from, args, err := listWhere([]string{"o.business_id = $1", "o.deleted_at IS NULL"}, []any{businessID}, q, offerFilterColumns)
 	if err != nil {
-		return c, dbError(err)
+		return nil, 0, err
 	}
-	c.Offer, err = offerByID(ctx, d.db, businessID, c.OfferID)
-	return c, err
+	var out []loyalty.Offer
+	total, err := d.listPage(ctx, offerColumns, `FROM offers o`+from, `o.id`, args, q, func(rows *sql.Rows) error {
+		o, err := scanOffer(rows)
+		out = append(out, o)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, withOfferLinks(ctx, d.db, out, true)
+}
+
+// InsertOffer stores a new offer with its branches and targets.
+func (t *tx) InsertOffer(ctx context.Context, o *loyalty.Offer) error {
+	t.accessChanged() // whether the business has points offers
+	err := t.QueryRowContext(ctx, `INSERT INTO offers (business_id, type_id, title, description, points, multip_factor, discount_value,
+		real_value, coupon_kind, targeted, images, enabled, starts_at, expires_at, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
+		o.BusinessID, o.TypeID, o.Title, o.Description, o.Points, o.MultipFactor, o.DiscountValue, o.RealValue, o.CouponKind,
+		o.Targeted, encodeImages(o.Images), o.Enabled, o.StartsAt.UTC(), nullTime(o.ExpiresAt), o.CreatedAt.UTC(), o.UpdatedAt.UTC()).Scan(&o.ID)
+	if err != nil {
+		return dbError(err)
+	}
+	return t.offerLinks(ctx, o)
+}
+
+// UpdateOffer writes an offer's fields, branches and targets.
+func (t *tx) UpdateOffer(ctx context.Context, o *loyalty.Offer) error {
+	t.accessChanged() // whether the business has points offers
+	var deleted sql.NullTime
+	if o.Deleted {
+		deleted = nullTime(o.UpdatedAt)
+	}
+	_, err := t.ExecContext(ctx, `UPDATE offers SET title = $1, description = $2, points = $3, multip_factor = $4, discount_value = $5,
+		real_value = $6, coupon_kind = $7, targeted = $8, images = $9, enabled = $10, starts_at = $11, expires_at = $12,
+		deleted_at = $13, updated_at = $14 WHERE business_id = $15 AND id = $16`,
+		o.Title, o.Description, o.Points, o.MultipFactor, o.DiscountValue, o.RealValue, o.CouponKind, o.Targeted,
+		encodeImages(o.Images), o.Enabled, o.StartsAt.UTC(), nullTime(o.ExpiresAt), deleted, o.UpdatedAt.UTC(), o.BusinessID, o.ID)
+	if err != nil || o.Deleted {
+		// A deleted offer keeps its links for the coupons that name it.
+		return dbError(err)
+	}
+	return t.offerLinks(ctx, o)
+}
+
+func (t *tx) offerLinks(ctx context.Context, o *loyalty.Offer) error {
+	if err := setLinkRows(ctx, t.Tx, "offer_branches", "offer_id", "branch_id", o.ID, o.BranchIDs); err != nil {
+		return err
+	}
+	return setLinkRows(ctx, t.Tx, "offer_targets", "offer_id", "customer_id", o.ID, o.TargetIDs)
 }

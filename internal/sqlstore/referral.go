@@ -7,52 +7,6 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-const referralProgramColumns = `id, business_id, rule_name, cond_min_amount, referee_earns, referer_earns, expires_in,
-	enabled, link_referral_enabled`
-
-func scanReferralProgram(row scanner) (loyalty.ReferralProgram, error) {
-	var p loyalty.ReferralProgram
-	err := row.Scan(&p.ID, &p.BusinessID, &p.RuleName, &p.CondMinAmount, &p.RefereeEarns, &p.RefererEarns, &p.ExpiresIn,
-		&p.Enabled, &p.LinkReferralEnabled)
-	if err == sql.ErrNoRows {
-		return p, loyalty.Errorf(loyalty.ENotFound, "Referral program not found.")
-	}
-	return p, err
-}
-
-// ReferralPrograms lists the referral programs of a business.
-func (d *DB) ReferralPrograms(ctx context.Context, businessID string) ([]loyalty.ReferralProgram, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+referralProgramColumns+` FROM referral_programs WHERE business_id = $1 ORDER BY id`, businessID)
-	if err != nil {
-		return nil, dbError(err)
-	}
-	defer rows.Close()
-	var out []loyalty.ReferralProgram
-	for rows.Next() {
-		p, err := scanReferralProgram(rows)
-		if err != nil {
-			return nil, dbError(err)
-		}
-		out = append(out, p)
-	}
-	return out, dbError(rows.Err())
-}
-
-// ReferralProgram returns one referral program of a business.
-func (t *tx) ReferralProgram(ctx context.Context, businessID string, id int64) (loyalty.ReferralProgram, error) {
-	p, err := scanReferralProgram(t.QueryRowContext(ctx, `SELECT `+referralProgramColumns+` FROM referral_programs
-		WHERE business_id = $1 AND id = $2`, businessID, id))
-	return p, dbError(err)
-}
-
-// ReferralProgramByID returns a referral program by its id alone, whatever
-// its business: the public referral page knows only the id in its link.
-func (d *DB) ReferralProgramByID(ctx context.Context, id int64) (loyalty.ReferralProgram, error) {
-	p, err := scanReferralProgram(d.db.QueryRowContext(ctx, `SELECT `+referralProgramColumns+` FROM referral_programs
-		WHERE id = $1`, id))
-	return p, dbError(err)
-}
-
 // HasReferral reports whether a person was already referred to a business.
 func (t *tx) HasReferral(ctx context.Context, businessID, refereeID string) (bool, error) {
 	var n int
@@ -70,4 +24,35 @@ func (t *tx) InsertReferral(ctx context.Context, r *loyalty.Referral) error {
 	}
 	_, err = t.ExecContext(ctx, `UPDATE customers SET referral_pending = TRUE WHERE business_id = $1 AND user_id = $2`, r.BusinessID, r.RefereeID)
 	return dbError(err)
+}
+
+// PendingReferral returns the unpaid referral of a referee with its program.
+func (t *tx) PendingReferral(ctx context.Context, businessID, refereeID string) (loyalty.Referral, loyalty.ReferralProgram, error) {
+	var r loyalty.Referral
+	var p loyalty.ReferralProgram
+	err := t.QueryRowContext(ctx, `SELECT r.id, r.business_id, r.referral_program_id, r.referrer_id, r.referee_id, r.created_at,
+		p.id, p.business_id, p.rule_name, p.cond_min_amount, p.referee_earns, p.referer_earns, p.expires_in, p.enabled, p.link_referral_enabled
+		FROM referrals r JOIN referral_programs p ON p.id = r.referral_program_id
+		WHERE r.business_id = $1 AND r.referee_id = $2 AND r.paid_at IS NULL`, businessID, refereeID).Scan(
+		&r.ID, &r.BusinessID, &r.ProgramID, &r.ReferrerID, &r.RefereeID, &r.CreatedAt,
+		&p.ID, &p.BusinessID, &p.RuleName, &p.CondMinAmount, &p.RefereeEarns, &p.RefererEarns, &p.ExpiresIn, &p.Enabled, &p.LinkReferralEnabled)
+	if err == sql.ErrNoRows {
+		return r, p, loyalty.Errorf(loyalty.ENotFound, "No pending referral.")
+	}
+	return r, p, dbError(err)
+}
+
+// SettleReferral marks a referral settled once and clears the referee's
+// pending flag.
+func (t *tx) SettleReferral(ctx context.Context, r loyalty.Referral, outcome string) (bool, error) {
+	res, err := t.ExecContext(ctx, `UPDATE referrals SET paid_at = $1, outcome = $2 WHERE id = $3 AND paid_at IS NULL`, t.now, outcome, r.ID)
+	if err != nil {
+		return false, dbError(err)
+	}
+	n, _ := res.RowsAffected()
+	if _, err := t.ExecContext(ctx, `UPDATE customers SET referral_pending = FALSE WHERE business_id = $1 AND user_id = $2`,
+		r.BusinessID, r.RefereeID); err != nil {
+		return false, dbError(err)
+	}
+	return n == 1, nil
 }

@@ -148,37 +148,3 @@ func (t *tx) DisableTiers(ctx context.Context, businessID string, exceptID int64
 		t.now, businessID, exceptID)
 	return dbError(err)
 }
-
-// ReferralProgram returns one referral program of a business.
-func (d *DB) ReferralProgram(ctx context.Context, businessID string, id int64) (loyalty.ReferralProgram, error) {
-	p, err := scanReferralProgram(d.db.QueryRowContext(ctx, `SELECT `+referralProgramColumns+` FROM referral_programs
-		WHERE business_id = $1 AND id = $2`, businessID, id))
-	return p, dbError(err)
-}
-
-// InsertReferralProgram stores a new referral program.
-func (t *tx) InsertReferralProgram(ctx context.Context, p *loyalty.ReferralProgram) error {
-	return dbError(t.QueryRowContext(ctx, `INSERT INTO referral_programs (business_id, rule_name, cond_min_amount, referee_earns,
-		referer_earns, expires_in, enabled, link_referral_enabled, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id`,
-		p.BusinessID, p.RuleName, p.CondMinAmount, p.RefereeEarns, p.RefererEarns, p.ExpiresIn, p.Enabled,
-		p.LinkReferralEnabled, t.now, t.now).Scan(&p.ID))
-}
-
-// UpdateReferralProgram stores a referral program's fields.
-func (t *tx) UpdateReferralProgram(ctx context.Context, p *loyalty.ReferralProgram) error {
-	_, err := t.ExecContext(ctx, `UPDATE referral_programs SET rule_name = $1, cond_min_amount = $2, referee_earns = $3,
-		referer_earns = $4, expires_in = $5, enabled = $6, link_referral_enabled = $7, updated_at = $8
-		WHERE business_id = $9 AND id = $10`,
-		p.RuleName, p.CondMinAmount, p.RefereeEarns, p.RefererEarns, p.ExpiresIn, p.Enabled, p.LinkReferralEnabled, t.now,
-		p.BusinessID, p.ID)
-	return dbError(err)
-}
-
-// DisableReferralPrograms disables every referral program of the business
-// but exceptID.
-func (t *tx) DisableReferralPrograms(ctx context.Context, businessID string, exceptID int64) error {
-	_, err := t.ExecContext(ctx, `UPDATE referral_programs SET enabled = FALSE, updated_at = $1
-		WHERE business_id = $2 AND enabled AND id <> $3`, t.now, businessID, exceptID)
-	return dbError(err)
-}

@@ -10,45 +10,6 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// Rules returns a business's earning rules, the defaults when never set.
-func (t *tx) Rules(ctx context.Context, b loyalty.Business) (loyalty.Rules, error) {
-	return rules(ctx, t.Tx, b)
-}
-
-// Rules returns a business's earning rules, the defaults when never set.
-func (d *DB) Rules(ctx context.Context, b loyalty.Business) (loyalty.Rules, error) {
-	return rules(ctx, d.db, b)
-}
-
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
-func rules(ctx context.Context, q querier, b loyalty.Business) (loyalty.Rules, error) {
-	r := loyalty.DefaultRules(b.ID, b.LoyaltyType)
-	err := q.QueryRowContext(ctx, `SELECT reward_ratio, reward_milestone_amount, round_up_points, welcome_points, points_per_visit
-		FROM business_rules WHERE business_id = $1`, b.ID).Scan(&r.RewardRatio, &r.RewardMilestoneAmount, &r.RoundUpPoints,
-		&r.WelcomePoints, &r.PointsPerVisit)
-	if err == sql.ErrNoRows {
-		return r, nil
-	}
-	return r, dbError(err)
-}
-
-// SaveRules stores a business's earning rules.
-func (t *tx) SaveRules(ctx context.Context, r loyalty.Rules) error {
-	t.accessChanged()
-	_, err := t.ExecContext(ctx, `INSERT INTO business_rules (business_id, reward_ratio, reward_milestone_amount, round_up_points,
-		welcome_points, points_per_visit, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (business_id) DO UPDATE SET reward_ratio = excluded.reward_ratio,
-		reward_milestone_amount = excluded.reward_milestone_amount, round_up_points = excluded.round_up_points,
-		welcome_points = excluded.welcome_points, points_per_visit = excluded.points_per_visit, updated_at = excluded.updated_at`,
-		r.BusinessID, r.RewardRatio, r.RewardMilestoneAmount, r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit, t.now)
-	return dbError(err)
-}
-
 // entryColumns are the columns of a new ledger entry, in entryArgs' order.
 const entryColumns = `business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
 	tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
@@ -200,60 +161,6 @@ func (t *tx) refusal(ctx context.Context, e *loyalty.Transaction) error {
 	}
 }
 
-// ledgerBusinessColumns read a business with its earning rules and whether
-// any points offer may apply (aliases b and br); through a LEFT JOIN each
-// may be NULL. ledgerBusiness scans them.
-const ledgerBusinessColumns = `b.id, b.coalition_id, b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at,
-	br.reward_ratio, br.reward_milestone_amount, br.round_up_points, br.welcome_points, br.points_per_visit,
-	EXISTS (SELECT 1 FROM offers o WHERE o.business_id = b.id AND o.type_id IN (1, 3) AND o.enabled AND o.deleted_at IS NULL)`
-
-// ledgerBusiness receives ledgerBusinessColumns.
-type ledgerBusiness struct {
-	id, coalition, name, loyaltyType, about, logo, cover, country sql.NullString
-	created                                                       sql.NullTime
-	ratio, milestone, welcome, perVisit                           sql.NullInt64
-	roundUp                                                       sql.NullBool
-	hasOffers                                                     bool
-}
-
-func (l *ledgerBusiness) dest() []any {
-	return []any{&l.id, &l.coalition, &l.name, &l.loyaltyType, &l.about, &l.logo, &l.cover, &l.country, &l.created,
-		&l.ratio, &l.milestone, &l.roundUp, &l.welcome, &l.perVisit, &l.hasOffers}
-}
-
-// business returns the business read, or nil when the row had none.
-func (l *ledgerBusiness) business() *loyalty.Business {
-	if !l.id.Valid {
-		return nil
-	}
-	b := &loyalty.Business{ID: l.id.String, CoalitionID: l.coalition.String, Name: l.name.String, LoyaltyType: l.loyaltyType.String,
-		About: l.about.String, Logo: l.logo.String, Cover: l.cover.String, Country: l.country.String, CreatedAt: l.created.Time}
-	st := &loyalty.BusinessState{Rules: loyalty.DefaultRules(b.ID, b.LoyaltyType), HasPointsOffers: l.hasOffers}
-	if l.ratio.Valid {
-		r := &st.Rules
-		r.RewardRatio, r.RewardMilestoneAmount = l.ratio.Int64, loyalty.Money(l.milestone.Int64)
-		r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit = l.roundUp.Bool, l.welcome.Int64, l.perVisit.Int64
-	}
-	b.Loaded = st
-	return b
-}
-
-// BusinessForLedger reads a business with its earning rules and whether
-// any points offer may apply, in one query.
-func (d *DB) BusinessForLedger(ctx context.Context, id string) (loyalty.Business, error) {
-	var l ledgerBusiness
-	err := d.row(ctx, `SELECT `+ledgerBusinessColumns+`
-		FROM businesses b LEFT JOIN business_rules br ON br.business_id = b.id WHERE b.id = $1`, id).Scan(l.dest()...)
-	if err == sql.ErrNoRows {
-		return loyalty.Business{}, loyalty.Errorf(loyalty.ENotFound, "Business not found.")
-	} else if err != nil {
-		return loyalty.Business{}, dbError(err)
-	}
-	return *l.business(), nil
-}
-
-func nullInt(n int64) sql.NullInt64 { return sql.NullInt64{Int64: n, Valid: n != 0} }
-
 const transactionColumns = `t.id, t.business_id, t.customer_id, COALESCE(t.branch_id, ''), t.intent, t.type_code, t.name, t.amount,
 	t.points, t.giftcard, t.visits, t.tier_amount, t.tier_points, COALESCE(t.offer_id, 0), COALESCE(t.coupon_id, 0),
 	COALESCE(t.giftcard_id, 0), COALESCE(t.reverses_id, 0), t.external_order_id, t.custom_field_1, t.custom_field_2,
@@ -354,77 +261,4 @@ func (d *DB) TierTotals(ctx context.Context, businessID, customerID string, from
 		FROM transactions WHERE business_id = $1 AND customer_id = $2 AND created_at >= $3 AND created_at < $4`,
 		businessID, customerID, from.UTC(), to.UTC()).Scan(&tt.Amount, &tt.Points, &tt.Visits)
 	return tt, dbError(err)
-}
-
-// BeginIdempotent records a new idempotency key.
-func (t *tx) BeginIdempotent(ctx context.Context, businessID, key string, hash []byte) error {
-	_, err := t.ExecContext(ctx, `INSERT INTO idempotency_keys (business_id, key, request_hash, status, response, created_at)
-		VALUES ($1, $2, $3, 0, '', $4)`, businessID, key, hash, t.now)
-	if _, unique := uniqueColumn(err); unique {
-		return &loyalty.Error{Code: loyalty.EConflict, Message: "The Idempotency-Key was already used."}
-	}
-	return dbError(err)
-}
-
-// FinishIdempotent stores what the request under a key gave; the status
-// column holds the record's format (loyalty.IdempotentRecord).
-func (t *tx) FinishIdempotent(ctx context.Context, businessID, key string, format int, body []byte) error {
-	_, err := t.ExecContext(ctx, `UPDATE idempotency_keys SET status = $1, response = $2 WHERE business_id = $3 AND key = $4`,
-		format, string(body), businessID, key)
-	return dbError(err)
-}
-
-// IdempotentReply returns the record stored under a key.
-func (d *DB) IdempotentReply(ctx context.Context, businessID, key string) (loyalty.IdempotentRecord, error) {
-	var r loyalty.IdempotentRecord
-	var body string
-	err := d.db.QueryRowContext(ctx, `SELECT request_hash, status, response FROM idempotency_keys WHERE business_id = $1 AND key = $2`,
-		businessID, key).Scan(&r.Hash, &r.Format, &body)
-	if err == sql.ErrNoRows {
-		return r, loyalty.Errorf(loyalty.ENotFound, "Idempotency key not found.")
-	}
-	r.Body = []byte(body)
-	return r, dbError(err)
-}
-
-// Branch returns one branch of a business.
-func (t *tx) Branch(ctx context.Context, businessID, branchID string) (loyalty.Branch, error) {
-	var b loyalty.Branch
-	err := t.QueryRowContext(ctx, `SELECT id, business_id, name, web_site, is_main FROM branches WHERE business_id = $1 AND id = $2`,
-		businessID, branchID).Scan(&b.ID, &b.BusinessID, &b.Name, &b.WebSite, &b.IsMain)
-	if err == sql.ErrNoRows {
-		return b, loyalty.Errorf(loyalty.ENotFound, "Branch not found.")
-	}
-	return b, dbError(err)
-}
-
-// PendingReferral returns the unpaid referral of a referee with its program.
-func (t *tx) PendingReferral(ctx context.Context, businessID, refereeID string) (loyalty.Referral, loyalty.ReferralProgram, error) {
-	var r loyalty.Referral
-	var p loyalty.ReferralProgram
-	err := t.QueryRowContext(ctx, `SELECT r.id, r.business_id, r.referral_program_id, r.referrer_id, r.referee_id, r.created_at,
-		p.id, p.business_id, p.rule_name, p.cond_min_amount, p.referee_earns, p.referer_earns, p.expires_in, p.enabled, p.link_referral_enabled
-		FROM referrals r JOIN referral_programs p ON p.id = r.referral_program_id
-		WHERE r.business_id = $1 AND r.referee_id = $2 AND r.paid_at IS NULL`, businessID, refereeID).Scan(
-		&r.ID, &r.BusinessID, &r.ProgramID, &r.ReferrerID, &r.RefereeID, &r.CreatedAt,
-		&p.ID, &p.BusinessID, &p.RuleName, &p.CondMinAmount, &p.RefereeEarns, &p.RefererEarns, &p.ExpiresIn, &p.Enabled, &p.LinkReferralEnabled)
-	if err == sql.ErrNoRows {
-		return r, p, loyalty.Errorf(loyalty.ENotFound, "No pending referral.")
-	}
-	return r, p, dbError(err)
-}
-
-// SettleReferral marks a referral settled once and clears the referee's
-// pending flag.
-func (t *tx) SettleReferral(ctx context.Context, r loyalty.Referral, outcome string) (bool, error) {
-	res, err := t.ExecContext(ctx, `UPDATE referrals SET paid_at = $1, outcome = $2 WHERE id = $3 AND paid_at IS NULL`, t.now, outcome, r.ID)
-	if err != nil {
-		return false, dbError(err)
-	}
-	n, _ := res.RowsAffected()
-	if _, err := t.ExecContext(ctx, `UPDATE customers SET referral_pending = FALSE WHERE business_id = $1 AND user_id = $2`,
-		r.BusinessID, r.RefereeID); err != nil {
-		return false, dbError(err)
-	}
-	return n == 1, nil
 }

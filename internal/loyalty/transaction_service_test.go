@@ -292,7 +292,7 @@ func TestConcurrentRewardsEachWrittenOnce(t *testing.T) {
 		}
 		ids = append(ids, referee, off)
 		// The business as the API reads it for a reward, rules included.
-		b, err := w.db.BusinessForLedger(w.ctx, plain.ID)
+		b, err := w.db.BusinessWithRules(w.ctx, plain.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// LedgerTx is the part of a transaction that moves balances and reads
+// TransactionTx is the part of a transaction that moves balances and reads
 // what the engine's rules need.
-type LedgerTx interface {
+type TransactionTx interface {
 	Rules(ctx context.Context, b Business) (Rules, error)
 	SaveRules(ctx context.Context, r Rules) error
 	OfferFinder
@@ -47,8 +47,8 @@ type OfferFinder interface {
 	PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time) ([]Offer, error)
 }
 
-// LedgerReader reads the ledger.
-type LedgerReader interface {
+// TransactionReader reads the ledger.
+type TransactionReader interface {
 	OfferFinder
 	// CustomerTransactions pages a customer's entries, newest first.
 	CustomerTransactions(ctx context.Context, businessID, customerID string, q ListQuery) ([]Transaction, int, error)

@@ -1,0 +1,92 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// listPage counts the rows of from (a FROM clause with its WHERE, whose
+// arguments are args) and reads one page of cols from them in order,
+// calling scan for each row.
+func (d *DB) listPage(ctx context.Context, cols, from, order string, args []any, q loyalty.ListQuery, scan func(*sql.Rows) error) (int, error) {
+	var total int
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) `+from, args...).Scan(&total); err != nil {
+		return 0, dbError(err)
+	}
+	if total <= q.Offset() {
+		return total, nil
+	}
+	n := len(args)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+cols+` `+from+fmt.Sprintf(` ORDER BY %s LIMIT $%d OFFSET $%d`, order, n+1, n+2),
+		append(args, q.PerPage, q.Offset())...)
+	if err != nil {
+		return 0, dbError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return 0, dbError(err)
+		}
+	}
+	return total, dbError(rows.Err())
+}
+
+// listWhere joins fixed conditions with the conditions of the list's filters.
+func listWhere(fixed []string, args []any, q loyalty.ListQuery, columns map[string]string) (string, []any, error) {
+	cond, args, err := filterSQL(q.Filters, columns, args)
+	if err != nil {
+		return "", nil, err
+	}
+	return ` WHERE ` + strings.Join(append(fixed, cond...), " AND "), args, nil
+}
+
+// placeholders returns "$k, $k+1, ..." for ids, appending them to args.
+func placeholders(args []any, ids []int64) (string, []any) {
+	ph := make([]string, len(ids))
+	for i, id := range ids {
+		args = append(args, id)
+		ph[i] = fmt.Sprintf("$%d", len(args))
+	}
+	return strings.Join(ph, ", "), args
+}
+
+// linkMap reads the (id, value) pairs of a link table for the given ids,
+// such as the branches of some offers.
+func linkMap(ctx context.Context, q querier, table, idCol, valCol string, ids []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, args := placeholders(nil, ids)
+	rows, err := q.QueryContext(ctx, `SELECT `+idCol+`, `+valCol+` FROM `+table+` WHERE `+idCol+` IN (`+list+`) ORDER BY `+idCol+`, `+valCol, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var v string
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, dbError(err)
+		}
+		out[id] = append(out[id], v)
+	}
+	return out, dbError(rows.Err())
+}
+
+// setLinkRows makes the link rows of id exactly values.
+func setLinkRows(ctx context.Context, q querier, table, idCol, valCol string, id int64, values []string) error {
+	if _, err := q.ExecContext(ctx, `DELETE FROM `+table+` WHERE `+idCol+` = $1`, id); err != nil {
+		return dbError(err)
+	}
+	for _, v := range values {
+		if _, err := q.ExecContext(ctx, `INSERT INTO `+table+` (`+idCol+`, `+valCol+`) VALUES ($1, $2)`, id, v); err != nil {
+			return dbError(err)
+		}
+	}
+	return nil
+}
