@@ -38,7 +38,6 @@ func (rec *recorder) WriteHeader(status int) {
 			msg = "The method is not allowed on this resource."
 		}
 		h := rec.Header()
-		h.Del("X-Content-Type-Options")
 		b := []byte(fmt.Sprintf(`{"error":{"status_code":%d,"message":%q,"description":%q}}`+"\n", status, msg, errorTitles[status]))
 		h.Set("Content-Type", "application/json; charset=utf-8")
 		h.Set("Content-Length", strconv.Itoa(len(b)))
@@ -66,10 +65,12 @@ func (rec *recorder) Write(b []byte) (int, error) {
 func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
 
 // observe logs one JSON line per request, records metrics, recovers from
-// panics, and answers unmatched routes in JSON.
+// panics, answers unmatched routes in JSON, and forbids content sniffing
+// on every response.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		// The mux records the matched pattern on r itself, so the route is
 		// known without routing twice.
 		rec := &recorder{ResponseWriter: w, req: r}

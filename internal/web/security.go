@@ -179,6 +179,7 @@ func (s *Server) RequireHTTPS(next http.Handler) http.Handler {
 		if (r.URL.Path == "/oauth/authorize" || r.URL.Path == "/oauth/token") && !s.Transport.secureEnough(r) {
 			s.Logger.WarnContext(r.Context(), "plain HTTP refused", "path", r.URL.Path, "remote", r.RemoteAddr)
 			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
 			if r.URL.Path == "/oauth/token" {
 				w.Header().Set("Content-Type", "application/json; charset=utf-8")
 				w.WriteHeader(http.StatusBadRequest)

@@ -69,6 +69,9 @@ func TestRequireHTTPS(t *testing.T) {
 			if got := w.Code == http.StatusTeapot; got != c.ok {
 				t.Fatalf("passed %v, want %v (status %d: %s)", got, c.ok, w.Code, w.Body)
 			}
+			if !c.ok && w.Header().Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("refusal without X-Content-Type-Options: nosniff")
+			}
 			if !c.ok && c.path == "/oauth/token" && !strings.Contains(w.Body.String(), `"invalid_request"`) {
 				t.Errorf("token endpoint refusal %q, want an RFC 6749 invalid_request", w.Body)
 			}
