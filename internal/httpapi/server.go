@@ -45,8 +45,11 @@ type Server struct {
 	OAuth        *oauth.Server
 	Limiter      ratelimit.Limiter
 	Limits       Limits
-	Logger       *slog.Logger
-	Registry     *prometheus.Registry
+	// ClientIP, when set, tells the client's address (behind trusted
+	// proxies) for per-IP limits and logs; nil: the connection's peer.
+	ClientIP func(*http.Request) string
+	Logger   *slog.Logger
+	Registry *prometheus.Registry
 	// Pages, when set, registers the server-rendered pages (portals and
 	// the authorization flow) on the same mux.
 	Pages interface{ Register(*http.ServeMux) }

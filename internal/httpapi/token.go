@@ -18,7 +18,7 @@ func (s *Server) tokenEndpoint() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Pragma", "no-cache")
-		if !s.limit(w, r, businessAPI, "tok:ip:"+clientIP(r), s.Limits.Token) {
+		if !s.limit(w, r, businessAPI, "tok:ip:"+s.clientIP(r), s.Limits.Token) {
 			return
 		}
 		if !acceptable(r.Header.Get("Accept")) {

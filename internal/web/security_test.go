@@ -111,6 +111,11 @@ func TestClientIP(t *testing.T) {
 	if got := tr.ClientIP(r); got != "203.0.113.5" {
 		t.Errorf("behind proxies: %s, want 203.0.113.5", got)
 	}
+	r.Header.Set("X-Forwarded-For", "1.1.1.1")
+	r.Header.Add("X-Forwarded-For", "203.0.113.6, 10.0.0.9")
+	if got := tr.ClientIP(r); got != "203.0.113.6" {
+		t.Errorf("behind proxies, a forged line before the proxy's: %s, want 203.0.113.6", got)
+	}
 	r.RemoteAddr = "203.0.113.7:1"
 	if got := tr.ClientIP(r); got != "203.0.113.7" {
 		t.Errorf("direct, forged header: %s, want the peer", got)
