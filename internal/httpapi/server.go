@@ -71,7 +71,7 @@ func (s *Server) Handler() http.Handler {
 	if s.Registry == nil {
 		s.Registry = prometheus.NewRegistry()
 	}
-	s.metrics = newMetrics(s.Registry)
+	s.metrics = newMetrics(s.Registry, s.Limiter)
 	s.mux = http.NewServeMux()
 	s.routes()
 	return s.observe(s.mux)
