@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -124,6 +125,17 @@ func metrics(t *testing.T, base string) map[string]string {
 	return m
 }
 
+// readiness returns /readyz's status code and body.
+func readiness(t *testing.T, base string) (int, map[string]string) {
+	t.Helper()
+	resp, body := getText(t, base, "/readyz")
+	var m map[string]string
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		t.Fatalf("/readyz body %q: %v", body, err)
+	}
+	return resp.StatusCode, m
+}
+
 // wantBudget sends GET /me (no token) as client and checks the answer
 // spends its per-IP budget: remaining left, or 429 when remaining is -1.
 func wantBudget(t *testing.T, base, client string, remaining int) {
@@ -143,6 +155,53 @@ func wantBudget(t *testing.T, base, client string, remaining int) {
 	}
 }
 
+// TestOpenBadRedisURL: a malformed --redis is a clear error at start,
+// never a panic.
+func TestOpenBadRedisURL(t *testing.T) {
+	for _, bad := range []string{"not-a-url", "http://127.0.0.1:6379", "redis://127.0.0.1:6379/not-a-db"} {
+		a, err := Open(context.Background(), Config{DataDir: t.TempDir(), Redis: bad,
+			Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+		if err == nil {
+			a.Close()
+			t.Errorf("Open(--redis %s) succeeded, want an error", bad)
+		} else if !strings.Contains(err.Error(), "redis") {
+			t.Errorf("Open(--redis %s): %v, want an error that names redis", bad, err)
+		}
+	}
+}
+
+// TestServeWithRedisUnreachable: with Redis unreachable at start the
+// service starts, says so once, reports itself degraded on /readyz (still
+// ready: it serves with limits of its own), and enforces every limit in
+// memory, with its headers.
+func TestServeWithRedisUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+
+	base, logs := withRedis(t, "redis://"+closed+"/0")
+	if n := logs.count("redis unreachable"); n != 1 {
+		t.Errorf("%d log lines say redis is unreachable, want 1", n)
+	}
+	if st, m := readiness(t, base); st != http.StatusOK || m["status"] != "degraded" || m["redis"] != "unreachable" {
+		t.Errorf("/readyz: %d %v, want 200 degraded, redis unreachable", st, m)
+	}
+	client := randomClient()
+	for _, left := range []int{2, 1, 0, -1} {
+		wantBudget(t, base, client, left)
+	}
+	wantBudget(t, base, randomClient(), 2)
+	if m := metrics(t, base); m["loyalty_ratelimit_redis_up"] != "0" || m["loyalty_ratelimit_redis_state_changes_total"] != "1" {
+		t.Errorf("metrics: redis_up %q, %q state changes; want 0, 1", m["loyalty_ratelimit_redis_up"], m["loyalty_ratelimit_redis_state_changes_total"])
+	}
+	if n := logs.count("redis unreachable"); n != 1 {
+		t.Errorf("%d log lines say redis is unreachable after the requests, want 1 (one per state change)", n)
+	}
+}
+
 // TestRedisOutage: limits are shared through Redis while it answers; when
 // it goes away every limit holds in memory, with its headers; when it
 // comes back the shared counts apply again. Each change is logged once
@@ -157,6 +216,9 @@ func TestRedisOutage(t *testing.T) {
 	key := "loyalty:rl:b:ip:" + client
 	t.Cleanup(func() { rc.Del(context.Background(), key) })
 
+	if st, m := readiness(t, base); st != http.StatusOK || m["status"] != "ok" || m["redis"] != "up" {
+		t.Fatalf("/readyz: %d %v, want 200 ok, redis up", st, m)
+	}
 	wantBudget(t, base, client, 2)
 	if n, err := rc.Get(context.Background(), key).Int(); err != nil || n != 1 {
 		t.Fatalf("shared count %s = %d, %v; want 1", key, n, err)
@@ -166,6 +228,9 @@ func TestRedisOutage(t *testing.T) {
 	for _, left := range []int{2, 1, 0, -1} { // this instance's own count, from zero
 		wantBudget(t, base, client, left)
 	}
+	if st, m := readiness(t, base); st != http.StatusOK || m["status"] != "degraded" || m["redis"] != "unreachable" {
+		t.Errorf("/readyz during the outage: %d %v, want 200 degraded, redis unreachable", st, m)
+	}
 	if m := metrics(t, base); m["loyalty_ratelimit_redis_up"] != "0" || m["loyalty_ratelimit_redis_state_changes_total"] != "1" {
 		t.Errorf("metrics during the outage: redis_up %q, %q state changes; want 0, 1", m["loyalty_ratelimit_redis_up"], m["loyalty_ratelimit_redis_state_changes_total"])
 	}
@@ -173,11 +238,11 @@ func TestRedisOutage(t *testing.T) {
 	proxy.Restore()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if metrics(t, base)["loyalty_ratelimit_redis_up"] == "1" {
+		if _, m := readiness(t, base); m["status"] == "ok" {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("loyalty_ratelimit_redis_up still 0 10 s after Redis came back")
+			t.Fatal("/readyz still degraded 10 s after Redis came back")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -119,5 +119,14 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	body := map[string]string{"status": "ok"}
+	if f, ok := s.Limiter.(*ratelimit.Failover); ok {
+		// Still ready without Redis: this instance enforces every limit
+		// itself (per instance rather than shared) until Redis answers.
+		body["redis"] = "up"
+		if !f.Up() {
+			body["status"], body["redis"] = "degraded", "unreachable"
+		}
+	}
+	writeJSON(w, http.StatusOK, body)
 }
