@@ -134,9 +134,13 @@ func (a *App) init(ctx context.Context) error {
 		return err
 	}
 	if a.Config.Redis != "" {
-		if a.Limiter, err = ratelimit.OpenRedis(a.Config.Redis); err != nil {
-			return fmt.Errorf("redis: %w", err)
+		// A malformed URL stops the start; a Redis that does not answer
+		// does not: limits are counted per instance until it does.
+		r, err := ratelimit.OpenRedis(a.Config.Redis)
+		if err != nil {
+			return fmt.Errorf("--redis: %w", err)
 		}
+		a.Limiter = ratelimit.NewFailover(ctx, r, ratelimit.FailoverConfig{Logger: a.Config.Logger})
 	} else {
 		a.Limiter = ratelimit.NewMemory()
 	}

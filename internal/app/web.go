@@ -37,6 +37,8 @@ func (a *App) initWeb() error {
 		return err
 	}
 	a.API.Pages = a.Web
+	// The API's per-IP limits see the client the way the pages do.
+	a.API.ClientIP = a.Web.Transport.ClientIP
 	return nil
 }
 

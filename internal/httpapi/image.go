@@ -137,7 +137,7 @@ func (u *users) removeImage(r *http.Request, path string) {
 // serveImage is GET /images/{name}: a stored profile image, public (its
 // name is unguessable) and limited per client IP.
 func (u *users) serveImage(w http.ResponseWriter, r *http.Request) {
-	if !u.s.limit(w, r, userAPI, "img:ip:"+clientIP(r), u.s.Limits.User) {
+	if !u.s.limit(w, r, userAPI, "img:ip:"+u.s.clientIP(r), u.s.Limits.User) {
 		return
 	}
 	name := r.PathValue("name")

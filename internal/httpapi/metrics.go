@@ -6,6 +6,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/loyalty/loyalty/internal/ratelimit"
 )
 
 // metrics are the service's Prometheus series.
@@ -14,7 +16,7 @@ type metrics struct {
 	duration *prometheus.HistogramVec
 }
 
-func newMetrics(reg *prometheus.Registry) *metrics {
+func newMetrics(reg *prometheus.Registry, limiter ratelimit.Limiter) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "loyalty_http_requests_total", Help: "HTTP requests by route pattern, method and status.",
@@ -25,6 +27,20 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 		}, []string{"route"}),
 	}
 	reg.MustRegister(m.requests, m.duration)
+	if f, ok := limiter.(*ratelimit.Failover); ok {
+		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "loyalty_ratelimit_redis_up",
+			Help: "Whether rate limits are shared through Redis (1) or, Redis not answering, counted by each instance in memory (0).",
+		}, func() float64 {
+			if f.Up() {
+				return 1
+			}
+			return 0
+		}), prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "loyalty_ratelimit_redis_state_changes_total",
+			Help: "Times the rate limiter found Redis down (start included) or back up.",
+		}, func() float64 { return float64(f.StateChanges()) }))
+	}
 	// A registry may be shared by several servers (tests); register the
 	// process collectors once.
 	_ = reg.Register(collectors.NewGoCollector())

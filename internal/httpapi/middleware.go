@@ -39,7 +39,6 @@ func (rec *recorder) WriteHeader(status int) {
 			msg = "The method is not allowed on this resource."
 		}
 		h := rec.Header()
-		h.Del("X-Content-Type-Options")
 		b := []byte(fmt.Sprintf(`{"error":{"status_code":%d,"message":%q,"description":%q}}`+"\n", status, msg, errorTitles[status]))
 		h.Set("Content-Type", "application/json; charset=utf-8")
 		h.Set("Content-Length", strconv.Itoa(len(b)))
@@ -67,10 +66,12 @@ func (rec *recorder) Write(b []byte) (int, error) {
 func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
 
 // observe logs one JSON line per request, records metrics, recovers from
-// panics, and answers unmatched routes in JSON.
+// panics, answers unmatched routes in JSON, and forbids content sniffing
+// on every response.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		// The mux records the matched pattern on r itself, so the route is
 		// known without routing twice.
 		rec := &recorder{ResponseWriter: w, req: r}
@@ -98,7 +99,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			s.Logger.LogAttrs(r.Context(), level, "request",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
 				slog.Int("status", rec.status), slog.Int("bytes", rec.bytes),
-				slog.Float64("duration_ms", float64(d.Microseconds())/1000), slog.String("remote", clientIP(r)))
+				slog.Float64("duration_ms", float64(d.Microseconds())/1000), slog.String("remote", s.clientIP(r)))
 		}()
 		next.ServeHTTP(rec, r)
 		if rec.status == 0 {
@@ -107,8 +108,12 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	})
 }
 
-// clientIP is the peer address of the request, without the port.
-func clientIP(r *http.Request) string {
+// clientIP is the client's address: Server.ClientIP's answer, or the
+// peer address of the request without the port.
+func (s *Server) clientIP(r *http.Request) string {
+	if s.ClientIP != nil {
+		return s.ClientIP(r)
+	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
@@ -149,12 +154,12 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, rc *reqCtx) error
 
 // limitKey is the rate-limit key of a request: its bearer token (hashed, so
 // the limiter never holds a credential), or its client IP.
-func limitKey(prefix string, r *http.Request) string {
+func (s *Server) limitKey(prefix string, r *http.Request) string {
 	if tok := bearer(r); tok != "" {
 		sum := sha256.Sum256([]byte(tok))
 		return prefix + ":t:" + hex.EncodeToString(sum[:16])
 	}
-	return prefix + ":ip:" + clientIP(r)
+	return prefix + ":ip:" + s.clientIP(r)
 }
 
 // bearer returns the token of an Authorization: Bearer header.
@@ -224,7 +229,7 @@ const notAcceptable = "Only version 1 of the API is available (Accept: applicati
 // token would otherwise get a fresh one. ok is false when the response is
 // already written; otherwise err is the authentication error, if any.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, which apiKind, prefix string, limit int, scope string, withBusiness bool) (rc *reqCtx, ok bool, err error) {
-	if !s.limit(w, r, which, limitKey(prefix, r), limit) {
+	if !s.limit(w, r, which, s.limitKey(prefix, r), limit) {
 		return nil, false, nil
 	}
 	if !acceptable(r.Header.Get("Accept")) {
@@ -233,7 +238,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, which apiKind, pr
 	}
 	rc, err = s.authenticate(r, scope, withBusiness)
 	if loyalty.ErrorCode(err) == loyalty.EUnauthorized && bearer(r) != "" &&
-		!s.limit(w, r, which, prefix+":ip:"+clientIP(r), limit) {
+		!s.limit(w, r, which, prefix+":ip:"+s.clientIP(r), limit) {
 		return nil, false, nil
 	}
 	return rc, true, err

@@ -47,10 +47,13 @@ var DefaultLimits = Limits{Business: 240, User: 60, Token: 60, Window: time.Minu
 type Server struct {
 	// Services are the domain services the handlers call (all required).
 	loyalty.Services
-	Store    Store
-	OAuth    *oauth.Server
-	Limiter  ratelimit.Limiter
-	Limits   Limits
+	Store   Store
+	OAuth   *oauth.Server
+	Limiter ratelimit.Limiter
+	Limits  Limits
+	// ClientIP, when set, tells the client's address (behind trusted
+	// proxies) for per-IP limits and logs; nil: the connection's peer.
+	ClientIP func(*http.Request) string
 	Logger   *slog.Logger
 	Registry *prometheus.Registry
 	// Pages, when set, registers the server-rendered pages (portals and
@@ -78,7 +81,7 @@ func (s *Server) Handler() http.Handler {
 	if s.ImageDir == "" {
 		s.ImageDir = filepath.Join("data", "images")
 	}
-	s.metrics = newMetrics(s.Registry)
+	s.metrics = newMetrics(s.Registry, s.Limiter)
 	s.mux = http.NewServeMux()
 	s.routes()
 	return s.observe(s.mux)
@@ -103,5 +106,14 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	body := map[string]string{"status": "ok"}
+	if f, ok := s.Limiter.(*ratelimit.Failover); ok {
+		// Still ready without Redis: this instance enforces every limit
+		// itself (per instance rather than shared) until Redis answers.
+		body["redis"] = "up"
+		if !f.Up() {
+			body["status"], body["redis"] = "degraded", "unreachable"
+		}
+	}
+	writeJSON(w, http.StatusOK, body)
 }

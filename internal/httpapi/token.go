@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -16,7 +18,7 @@ func (s *Server) tokenEndpoint() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("Pragma", "no-cache")
-		if !s.limit(w, r, businessAPI, "tok:ip:"+clientIP(r), s.Limits.Token) {
+		if !s.limit(w, r, businessAPI, "tok:ip:"+s.clientIP(r), s.Limits.Token) {
 			return
 		}
 		if !acceptable(r.Header.Get("Accept")) {
@@ -30,6 +32,13 @@ func (s *Server) tokenEndpoint() http.Handler {
 		}
 		// Only the body counts: query-string values must not reach a grant.
 		f := r.PostForm
+		if name := repeated(f); name != "" {
+			// RFC 6749 section 3.2: a proxy and this server must never
+			// read different values of one parameter.
+			writeOAuthError(w, &oauth.Error{Status: http.StatusBadRequest, Code: "invalid_request",
+				Description: "The " + name + " parameter must not be repeated."})
+			return
+		}
 		req := oauth.TokenRequest{
 			GrantType: f.Get("grant_type"), ClientID: f.Get("client_id"), ClientSecret: f.Get("client_secret"),
 			Username: f.Get("username"), Password: f.Get("password"), Scope: f.Get("scope"),
@@ -70,6 +79,24 @@ func (s *Server) tokenEndpoint() http.Handler {
 			writeJSON(w, http.StatusOK, resp)
 		}
 	})
+}
+
+// repeated returns the first name (in sorted order) that f holds more than
+// once, or "".
+func repeated(f url.Values) string {
+	var names []string
+	for name, vs := range f {
+		if len(vs) > 1 {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	if name := slices.Min(names); len(name) <= 64 {
+		return name
+	}
+	return "(long-named)"
 }
 
 func writeOAuthError(w http.ResponseWriter, e *oauth.Error) {

@@ -69,7 +69,7 @@ func (s *Server) userContext(r *http.Request, rc *reqCtx) (*userCtx, error) {
 // and the key.
 func (s *Server) userOpen(h userHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.limit(w, r, userAPI, "uo:ip:"+clientIP(r), s.Limits.User) {
+		if !s.limit(w, r, userAPI, "uo:ip:"+s.clientIP(r), s.Limits.User) {
 			return
 		}
 		if !acceptable(r.Header.Get("Accept")) {

@@ -55,6 +55,9 @@ type AuthorizeRequest struct {
 	CodeChallenge       string
 	CodeChallengeMethod string
 	Prompt              string // "consent" shows the consent page even to an app approved before
+	// Repeated names a parameter the request sent more than once (RFC
+	// 6749 section 3.1 forbids it), or is empty.
+	Repeated string
 }
 
 // AuthorizeError is a failed authorization request. With Redirect set it
@@ -82,6 +85,9 @@ func pageError(code, d string) *AuthorizeError { return &AuthorizeError{Code: co
 // client and the callback are checked first: until both are known good,
 // errors are *AuthorizeError without Redirect.
 func (s *Server) CheckAuthorize(ctx context.Context, r AuthorizeRequest) (Authorization, error) {
+	if r.Repeated == "client_id" || r.Repeated == "redirect_uri" {
+		return Authorization{}, pageError("invalid_request", "The "+r.Repeated+" parameter is repeated.")
+	}
 	if !loyalty.ValidID(r.ClientID) {
 		return Authorization{}, pageError("invalid_client", "The link names no app that is registered here.")
 	}
@@ -103,6 +109,9 @@ func (s *Server) CheckAuthorize(ctx context.Context, r AuthorizeRequest) (Author
 	a := Authorization{App: app, Request: r}
 	redirect := func(code, d string) (Authorization, error) {
 		return a, &AuthorizeError{Code: code, Description: d, Redirect: true}
+	}
+	if r.Repeated != "" {
+		return redirect("invalid_request", "The "+r.Repeated+" parameter is repeated.")
 	}
 	if r.ResponseType != "code" {
 		return redirect("unsupported_response_type", "The response_type must be code.")

@@ -3,6 +3,8 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -38,22 +40,48 @@ func NewRedis(client redis.UniversalClient, prefix string) *Redis {
 	return &Redis{client: client, prefix: prefix}
 }
 
-// OpenRedis connects to a redis:// URL and returns a Limiter that closes the client on Close.
+// OpenRedis returns a Limiter on the Redis of a redis:// URL that closes
+// the client on Close. Only a malformed URL is an error: the connection is
+// made on first use (NewFailover checks it), so a Redis that is down does
+// not stop the service from starting.
+//
+// Each call waits on Redis no longer than its context allows, with no
+// retry: Failover's circuit breaker, not the client, decides what to do
+// when Redis does not answer. go-redis's own log lines go to slog at debug
+// level; Failover logs each change of Redis's state once.
 func OpenRedis(url string) (*Redis, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("ratelimit: parse redis url: %w", err)
 	}
-	client := redis.NewClient(opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := client.Ping(ctx).Err(); err != nil {
-		client.Close()
-		return nil, fmt.Errorf("ratelimit: ping redis: %w", err)
-	}
-	r := NewRedis(client, "loyalty:rl:")
+	r := NewRedis(newClient(opts), "loyalty:rl:")
 	r.owned = true
 	return r, nil
+}
+
+// newClient returns a client that waits no longer than each call's
+// context and never retries.
+func newClient(opts *redis.Options) *redis.Client {
+	opts.ContextTimeoutEnabled = true
+	opts.MaxRetries = -1   // -1: none; a retried INCR could count twice
+	opts.DialerRetries = 1 // one attempt per dial
+	opts.DialTimeout = time.Second
+	quietRedisLogs.Do(func() { redis.SetLogger(debugLogger{}) })
+	return redis.NewClient(opts)
+}
+
+var quietRedisLogs sync.Once
+
+// debugLogger sends go-redis's log lines to slog.Default at debug level.
+type debugLogger struct{}
+
+func (debugLogger) Printf(ctx context.Context, format string, v ...any) {
+	slog.DebugContext(ctx, "redis client: "+fmt.Sprintf(format, v...))
+}
+
+// Ping reports whether Redis answers.
+func (r *Redis) Ping(ctx context.Context) error {
+	return r.client.Ping(ctx).Err()
 }
 
 // Allow counts one request for key against limit per window and reports the result.

@@ -17,9 +17,16 @@ import (
 var authorizeParams = []string{"client_id", "redirect_uri", "response_type", "scope", "state", "code_challenge", "code_challenge_method", "prompt"}
 
 func authorizeRequest(v url.Values) oauth.AuthorizeRequest {
-	return oauth.AuthorizeRequest{ClientID: v.Get("client_id"), RedirectURI: v.Get("redirect_uri"),
+	r := oauth.AuthorizeRequest{ClientID: v.Get("client_id"), RedirectURI: v.Get("redirect_uri"),
 		ResponseType: v.Get("response_type"), Scope: v.Get("scope"), State: v.Get("state"),
 		CodeChallenge: v.Get("code_challenge"), CodeChallengeMethod: v.Get("code_challenge_method"), Prompt: v.Get("prompt")}
+	for _, name := range authorizeParams {
+		if len(v[name]) > 1 {
+			r.Repeated = name
+			break
+		}
+	}
+	return r
 }
 
 // carried returns the authorization parameters of v that were sent.

@@ -146,10 +146,12 @@ func (t Transport) secureEnough(r *http.Request) bool {
 }
 
 // ClientIP is the client's address: the peer, or behind trusted proxies
-// the nearest X-Forwarded-For hop that is not one of them.
+// the nearest X-Forwarded-For hop that is not one of them. Hops are read
+// from the right, across every X-Forwarded-For line (a proxy may add its
+// own line after the client's), so a client cannot choose its address.
 func (t Transport) ClientIP(r *http.Request) string {
 	if t.fromProxy(r) {
-		hops := strings.Split(r.Header.Get("X-Forwarded-For"), ",")
+		hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
 		for i := len(hops) - 1; i >= 0; i-- {
 			a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
 			if err != nil {
@@ -179,6 +181,7 @@ func (s *Server) RequireHTTPS(next http.Handler) http.Handler {
 		if (r.URL.Path == "/oauth/authorize" || r.URL.Path == "/oauth/token") && !s.Transport.secureEnough(r) {
 			s.Logger.WarnContext(r.Context(), "plain HTTP refused", "path", r.URL.Path, "remote", r.RemoteAddr)
 			w.Header().Set("Cache-Control", "no-store")
+			w.Header().Set("X-Content-Type-Options", "nosniff")
 			if r.URL.Path == "/oauth/token" {
 				w.Header().Set("Content-Type", "application/json; charset=utf-8")
 				w.WriteHeader(http.StatusBadRequest)

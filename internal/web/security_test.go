@@ -69,6 +69,9 @@ func TestRequireHTTPS(t *testing.T) {
 			if got := w.Code == http.StatusTeapot; got != c.ok {
 				t.Fatalf("passed %v, want %v (status %d: %s)", got, c.ok, w.Code, w.Body)
 			}
+			if !c.ok && w.Header().Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("refusal without X-Content-Type-Options: nosniff")
+			}
 			if !c.ok && c.path == "/oauth/token" && !strings.Contains(w.Body.String(), `"invalid_request"`) {
 				t.Errorf("token endpoint refusal %q, want an RFC 6749 invalid_request", w.Body)
 			}
@@ -107,6 +110,11 @@ func TestClientIP(t *testing.T) {
 	r.Header.Set("X-Forwarded-For", "1.1.1.1, 203.0.113.5, 10.0.0.9")
 	if got := tr.ClientIP(r); got != "203.0.113.5" {
 		t.Errorf("behind proxies: %s, want 203.0.113.5", got)
+	}
+	r.Header.Set("X-Forwarded-For", "1.1.1.1")
+	r.Header.Add("X-Forwarded-For", "203.0.113.6, 10.0.0.9")
+	if got := tr.ClientIP(r); got != "203.0.113.6" {
+		t.Errorf("behind proxies, a forged line before the proxy's: %s, want 203.0.113.6", got)
 	}
 	r.RemoteAddr = "203.0.113.7:1"
 	if got := tr.ClientIP(r); got != "203.0.113.7" {
