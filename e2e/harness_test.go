@@ -216,7 +216,7 @@ func (e *env) cliBusiness(t *testing.T, name, loyaltyType string) *business {
 func (e *env) newBusiness(t *testing.T, name string) *business {
 	t.Helper()
 	b := &business{Email: "owner-" + e.unique() + "@shop.example", Password: "s3cret-pass-" + e.unique()}
-	out, err := e.app.CreateBusiness(context.Background(), loyalty.NewBusiness{
+	out, err := e.app.Admin.CreateBusiness(context.Background(), loyalty.NewBusiness{
 		Name: name, LoyaltyType: loyalty.PerVisit, Country: "CA", OwnerEmail: b.Email, OwnerPassword: b.Password})
 	if err != nil {
 		t.Fatalf("CreateBusiness: %v", err)

@@ -123,7 +123,7 @@ func newSite(t *testing.T, engine string) *site {
 	t.Cleanup(srv.Close)
 	s.app, s.url = a, srv.URL
 	s.owner = owner{Email: "owner-" + s.unique() + "@cafe.example", Password: "owner-pass-" + s.unique()}
-	b, err := a.CreateBusiness(context.Background(), loyalty.NewBusiness{Name: "Corner Cafe", LoyaltyType: loyalty.PerSpend,
+	b, err := a.Admin.CreateBusiness(context.Background(), loyalty.NewBusiness{Name: "Corner Cafe", LoyaltyType: loyalty.PerSpend,
 		OwnerEmail: s.owner.Email, OwnerPassword: s.owner.Password})
 	if err != nil {
 		t.Fatalf("CreateBusiness: %v", err)

@@ -1,5 +1,5 @@
 // Package app wires Loyalty together: configuration, storage, the
-// authorization server, the HTTP API and support's admin operations. Both
+// authorization server, the domain services, the HTTP API and the pages. Both
 // the binary and the end-to-end tests start the service through it.
 package app
 
@@ -83,6 +83,7 @@ type App struct {
 	Config  Config
 	DB      *sqlstore.DB
 	OAuth   *oauth.Server
+	Admin   *loyalty.AdminService // support's operations on businesses and coalitions
 	Hasher  *oauth.Hasher
 	Limiter ratelimit.Limiter
 	API     *httpapi.Server
@@ -142,6 +143,7 @@ func (a *App) init(ctx context.Context) error {
 		return err
 	}
 	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	customers := &loyalty.CustomerService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	a.API = &httpapi.Server{
 		Store:        a.DB,

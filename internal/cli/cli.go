@@ -179,7 +179,7 @@ func adminCmd(stdout, stderr io.Writer) *ucli.Command {
 					},
 					Action: func(ctx context.Context, cmd *ucli.Command) error {
 						return withApp(ctx, cmd, stderr, func(a *app.App) error {
-							out, err := a.CreateBusiness(ctx, loyalty.NewBusiness{
+							out, err := a.Admin.CreateBusiness(ctx, loyalty.NewBusiness{
 								Name: cmd.String("name"), LoyaltyType: cmd.String("loyalty-type"), Country: cmd.String("country"),
 								OwnerEmail: cmd.String("owner-email"), OwnerPassword: cmd.String("owner-password"),
 								CoalitionID: cmd.String("coalition"),
@@ -200,11 +200,11 @@ func adminCmd(stdout, stderr io.Writer) *ucli.Command {
 					Flags: []ucli.Flag{required("name", "coalition name")},
 					Action: func(ctx context.Context, cmd *ucli.Command) error {
 						return withApp(ctx, cmd, stderr, func(a *app.App) error {
-							out, err := a.CreateCoalition(ctx, cmd.String("name"))
+							out, err := a.Admin.CreateCoalition(ctx, cmd.String("name"))
 							if err != nil {
 								return err
 							}
-							return print(cmd, stdout, out, fmt.Sprintf("coalition %s created\napplication key: %s", out.CoalitionID, out.ApplicationKey))
+							return print(cmd, stdout, map[string]string{"coalition_id": out.CoalitionID, "application_key": out.ApplicationKey}, fmt.Sprintf("coalition %s created\napplication key: %s", out.CoalitionID, out.ApplicationKey))
 						})
 					},
 				}},
@@ -225,7 +225,7 @@ func adminCmd(stdout, stderr io.Writer) *ucli.Command {
 						},
 						Action: func(ctx context.Context, cmd *ucli.Command) error {
 							return withApp(ctx, cmd, stderr, func(a *app.App) error {
-								out, err := a.CreateApp(ctx, oauth.NewApp{
+								out, err := a.OAuth.CreateApp(ctx, oauth.NewApp{
 									Name: cmd.String("name"), API: cmd.String("api"), GrantType: cmd.String("grant"),
 									RedirectURI: cmd.String("redirect-uri"), Description: cmd.String("description"), Approve: cmd.Bool("approve"),
 								})
@@ -244,7 +244,7 @@ func adminCmd(stdout, stderr io.Writer) *ucli.Command {
 							}
 							id := cmd.Args().First()
 							return withApp(ctx, cmd, stderr, func(a *app.App) error {
-								if err := a.ApproveApp(ctx, id); err != nil {
+								if err := a.OAuth.SetAppStatus(ctx, id, oauth.AppApproved); err != nil {
 									return err
 								}
 								return print(cmd, stdout, map[string]any{"client_id": id, "approved": true}, "app "+id+" approved")
