@@ -170,7 +170,7 @@ func mustJSON(v any) []byte {
 // runCLI runs the admin command line on dsn with --json.
 func runCLI(dsn, dataDir string, args ...string) (stdout, stderr string, err error) {
 	var out, errb bytes.Buffer
-	all := append([]string{"loyalty", "--db", dsn, "--data-dir", dataDir, "--json"}, args...)
+	all := append(append([]string{"loyalty", "--db", dsn, "--data-dir", dataDir}, args...), "--json")
 	err = cli.Run(context.Background(), all, &out, &errb)
 	return out.String(), errb.String(), err
 }

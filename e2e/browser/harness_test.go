@@ -147,7 +147,7 @@ func (l *testLog) Write(p []byte) (int, error) {
 func (s *site) admin(t *testing.T, args ...string) map[string]any {
 	t.Helper()
 	var out, errb bytes.Buffer
-	all := append([]string{"loyalty", "--db", s.dsn, "--data-dir", t.TempDir(), "--json"}, args...)
+	all := append(append([]string{"loyalty", "--db", s.dsn, "--data-dir", t.TempDir()}, args...), "--json")
 	if err := cli.Run(context.Background(), all, &out, &errb); err != nil {
 		t.Fatalf("loyalty %s: %v\n%s", strings.Join(args, " "), err, errb.String())
 	}

@@ -122,20 +122,20 @@ func (s *AdminService) Business(ctx context.Context, idOrEmail string) (Business
 	if strings.Contains(ref, "@") {
 		email, ok := NormalizeEmail(ref)
 		if !ok {
-			return BusinessSummary{}, Errorf(ENotFound, "No business has an owner with the e-mail %q.", ref)
+			return BusinessSummary{}, Errorf(ENotFound, "Business with the owner e-mail %q not found.", ref)
 		}
 		b, err := s.Store.BusinessSummary(ctx, "", email)
 		if ErrorCode(err) == ENotFound {
-			return b, Errorf(ENotFound, "No business has an owner with the e-mail %q.", ref)
+			return b, Errorf(ENotFound, "Business with the owner e-mail %q not found.", ref)
 		}
 		return b, err
 	}
 	if !ValidID(ref) {
-		return BusinessSummary{}, Errorf(ENotFound, "No business has the id %q.", ref)
+		return BusinessSummary{}, Errorf(ENotFound, "Business %q not found.", ref)
 	}
 	b, err := s.Store.BusinessSummary(ctx, ref, "")
 	if ErrorCode(err) == ENotFound {
-		return b, Errorf(ENotFound, "No business has the id %q.", ref)
+		return b, Errorf(ENotFound, "Business %q not found.", ref)
 	}
 	return b, err
 }
@@ -160,7 +160,7 @@ func (s *AdminService) ApplicationKey(ctx context.Context, businessID string) (s
 // old key stops working at once.
 func (s *AdminService) RotateKey(ctx context.Context, businessID string) (string, error) {
 	if !ValidID(businessID) {
-		return "", Errorf(ENotFound, "No business has the id %q.", businessID)
+		return "", Errorf(ENotFound, "Business %q not found.", businessID)
 	}
 	if _, err := s.Business(ctx, businessID); err != nil {
 		return "", err

@@ -77,9 +77,9 @@ func (s *Server) DeleteSupport(ctx context.Context, idOrEmail string) (SupportAc
 			return a, s.Store.DeleteSupport(ctx, a.ID)
 		}
 	}
-	return SupportAccount{}, loyalty.Errorf(loyalty.ENotFound, "No support account has the id or e-mail %q.", ref)
+	return SupportAccount{}, loyalty.Errorf(loyalty.ENotFound, "Support account %q not found.", ref)
 }
 
 func appNotFound(clientID string) error {
-	return loyalty.Errorf(loyalty.ENotFound, "No app has the client id %q.", clientID)
+	return loyalty.Errorf(loyalty.ENotFound, "App %q not found.", clientID)
 }
