@@ -55,6 +55,9 @@ type Config struct {
 	// Announce, when set, is given the start banner instead of the JSON
 	// "listening" log line.
 	Announce func(Banner)
+	// Program is how a person runs this binary (./loyalty, or go run
+	// ./cmd/loyalty), for the commands the banner suggests; default loyalty.
+	Program string
 	// TokenCache is how long this process may reuse what it read for an
 	// access token (the token, its key, its business's rules) while it
 	// commits no change itself: the longest a token revoked, or rules

@@ -45,7 +45,11 @@ func (a *App) Banner(ctx context.Context, ln net.Listener) Banner {
 		Redis:   redactedURL(a.Config.Redis),
 		Portals: []string{base + "/developers", base + "/support", base + "/business"}}
 	if empty, err := a.Admin.Empty(ctx); err == nil && empty {
-		b.Next = "loyalty " + a.dbFlag() + "admin business create --name 'Corner Cafe' --loyalty-type per_spend " +
+		program := a.Config.Program
+		if program == "" {
+			program = "loyalty"
+		}
+		b.Next = program + " " + a.dbFlag() + "admin business create --name 'Corner Cafe' --loyalty-type per_spend " +
 			"--owner-email owner@cafe.example --owner-password 'change-me-now'"
 	}
 	return b

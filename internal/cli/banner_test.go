@@ -21,6 +21,7 @@ func TestBannerText(t *testing.T) {
 		"http://127.0.0.1:8080/developers  http://127.0.0.1:8080/support",
 		"no business yet",
 		"  loyalty admin business create --name 'Corner Cafe'\n",
+		"  loyalty admin support create --email you@example.com",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("banner lacks %q:\n%s", want, text)
@@ -30,5 +31,18 @@ func TestBannerText(t *testing.T) {
 	text = bannerText(b)
 	if strings.Contains(text, "no business") || !strings.Contains(text, "  redis     redis://cache:6379/0\n") {
 		t.Errorf("banner of a running installation with Redis:\n%s", text)
+	}
+}
+
+func TestProgram(t *testing.T) {
+	for in, want := range map[string]string{
+		"./loyalty":                          "./loyalty",
+		"/usr/local/bin/loyalty":             "/usr/local/bin/loyalty",
+		"/tmp/go-build1234/b001/exe/loyalty": "go run ./cmd/loyalty",
+		"":                                   "loyalty",
+	} {
+		if got := program([]string{in}); got != want {
+			t.Errorf("program(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -45,7 +46,20 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 // Run runs the command line in args, writing results to stdout and
 // messages to stderr.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return root(stdout, stderr).Run(ctx, args)
+	return root(stdout, stderr, program(args)).Run(ctx, args)
+}
+
+// program is how the person ran this binary, for the commands it
+// suggests: as typed (./loyalty), or go run ./cmd/loyalty for a binary
+// that go run built in a temporary directory.
+func program(args []string) string {
+	switch {
+	case len(args) == 0 || args[0] == "":
+		return "loyalty"
+	case strings.Contains(filepath.ToSlash(args[0]), "/go-build"):
+		return "go run ./cmd/loyalty"
+	}
+	return args[0]
 }
 
 // ExitCode is the exit code for Run's error.
@@ -70,7 +84,7 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-func root(stdout, stderr io.Writer) *ucli.Command {
+func root(stdout, stderr io.Writer, program string) *ucli.Command {
 	cmd := &ucli.Command{
 		Name:        "loyalty",
 		Usage:       "an open-source loyalty and rewards service",
@@ -83,7 +97,7 @@ func root(stdout, stderr io.Writer) *ucli.Command {
 			&ucli.StringFlag{Name: "data-dir", Value: "data", Usage: "directory for the SQLite database, outbox and images", Sources: ucli.EnvVars("LOYALTY_DATA_DIR")},
 			&ucli.BoolFlag{Name: "version", Usage: "print the version and build information", Local: true},
 		},
-		Commands: []*ucli.Command{serveCmd(stderr), migrateCmd(stdout, stderr), adminCmd(stdout), versionCmd(stdout)},
+		Commands: []*ucli.Command{serveCmd(stderr, program), migrateCmd(stdout, stderr), adminCmd(stdout), versionCmd(stdout)},
 		Action: func(_ context.Context, cmd *ucli.Command) error {
 			return printVersion(cmd, stdout) // only reached with --version: checkArgs refuses the rest
 		},

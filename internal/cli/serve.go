@@ -15,7 +15,7 @@ import (
 	"github.com/loyalty/loyalty/internal/app"
 )
 
-func serveCmd(stderr io.Writer) *ucli.Command {
+func serveCmd(stderr io.Writer, program string) *ucli.Command {
 	return &ucli.Command{
 		Name:  "serve",
 		Usage: "run the HTTP API and the portals (creates the database and applies migrations first)",
@@ -41,6 +41,7 @@ func serveCmd(stderr io.Writer) *ucli.Command {
 			cfg.BehindProxy, cfg.TrustedProxies = cmd.Bool("behind-proxy"), cmd.StringSlice("trusted-proxies")
 			cfg.SMTP, cfg.SMSGateway = cmd.String("smtp"), cmd.String("sms-gateway")
 			cfg.ResetURL = cmd.String("reset-url")
+			cfg.Program = program
 			if cfg.TokenCache = cmd.Duration("token-cache"); cfg.TokenCache <= 0 {
 				cfg.TokenCache = -1
 			}
@@ -90,7 +91,8 @@ func bannerText(b app.Banner) string {
 	fmt.Fprintf(&s, "  portals   %s\n", strings.Join(b.Portals, "  "))
 	if b.Next != "" {
 		fmt.Fprintf(&s, "\nThe database has no business yet. Create the first one in another terminal:\n  %s\n", b.Next)
-		fmt.Fprintf(&s, "and a support account for the support portal:\n  loyalty admin support create --email you@example.com --password '...'\n")
+		prefix, _, _ := strings.Cut(b.Next, "admin business create")
+		fmt.Fprintf(&s, "and a support account for the support portal:\n  %sadmin support create --email you@example.com --password '...'\n", prefix)
 	}
 	fmt.Fprintf(&s, "Logs follow, one JSON line per request. Stop with Ctrl-C.\n")
 	return s.String()
