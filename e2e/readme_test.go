@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -192,29 +191,11 @@ func linkCheckout(t *testing.T, root string) string {
 	return work
 }
 
-// syncBuffer is a buffer the server writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // serveForReadme runs `loyalty serve` on a free loopback port with dataDir
 // until the test ends, and returns its host:port.
 func serveForReadme(t *testing.T, dataDir string) string {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &logBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
@@ -224,11 +205,11 @@ func serveForReadme(t *testing.T, dataDir string) string {
 		cancel()
 		<-done
 		if t.Failed() {
-			t.Logf("server log:\n%s", logs.String())
+			t.Logf("server log:\n%s", strings.Join(logs.lines(), "\n"))
 		}
 	})
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		for _, line := range strings.Split(logs.String(), "\n") {
+		for _, line := range logs.lines() {
 			var m struct{ Msg, Addr string }
 			if json.Unmarshal([]byte(line), &m) == nil && m.Msg == "listening" {
 				return m.Addr
@@ -237,10 +218,10 @@ func serveForReadme(t *testing.T, dataDir string) string {
 		select {
 		case code := <-done:
 			done <- code
-			t.Fatalf("serve exited %d:\n%s", code, logs.String())
+			t.Fatalf("serve exited %d:\n%s", code, strings.Join(logs.lines(), "\n"))
 		default:
 		}
 	}
-	t.Fatalf("serve did not start within 30s:\n%s", logs.String())
+	t.Fatalf("serve did not start within 30s:\n%s", strings.Join(logs.lines(), "\n"))
 	return ""
 }

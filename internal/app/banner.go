@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"net"
-	"net/url"
 
 	"github.com/loyalty/loyalty/internal/outbox"
 	"github.com/loyalty/loyalty/internal/sqlstore"
@@ -42,7 +41,7 @@ func (a *App) Banner(ctx context.Context, ln net.Listener) Banner {
 	base := scheme + "://" + ln.Addr().String()
 	b := Banner{URL: base, Database: a.Database(), Dialect: a.DB.Dialect(),
 		Email: outbox.Describe(a.Outbox.Senders[outbox.Email]), SMS: outbox.Describe(a.Outbox.Senders[outbox.SMS]),
-		Redis:   redactedURL(a.Config.Redis),
+		Redis:   redis(a.Config.Redis),
 		Portals: []string{base + "/developers", base + "/support", base + "/business"}}
 	if empty, err := a.Admin.Empty(ctx); err == nil && empty {
 		program := a.Config.Program
@@ -83,20 +82,10 @@ func (a *App) announce(ctx context.Context, ln net.Listener) {
 	a.Config.Logger.Info("listening", args...)
 }
 
-// redactedURL drops the password and the query of a URL.
-func redactedURL(s string) string {
-	if s == "" {
+// redis shows the Redis URL without its password; empty when none.
+func redis(url string) string {
+	if url == "" {
 		return ""
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unreadable URL)"
-	}
-	if u.User != nil && u.User.Username() == "" {
-		u.User = nil
-	} else if u.User != nil {
-		u.User = url.User(u.User.Username())
-	}
-	u.RawQuery, u.Fragment = "", ""
-	return u.String()
+	return sqlstore.RedactURL(url)
 }

@@ -75,6 +75,18 @@ func (s *session) print(v map[string]any, human string) error {
 	return err
 }
 
+// printList prints items as a JSON array under key, or as a table under
+// header.
+func printList[T any](s *session, key, header string, items []T, asJSON func(T) map[string]any, asRow func(T) []string) error {
+	list := []map[string]any{}
+	var rows [][]string
+	for _, it := range items {
+		list = append(list, asJSON(it))
+		rows = append(rows, asRow(it))
+	}
+	return s.print(map[string]any{key: list}, table(header, rows))
+}
+
 // table renders rows under a header, in aligned columns.
 func table(header string, rows [][]string) string {
 	var b strings.Builder

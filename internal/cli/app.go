@@ -63,13 +63,10 @@ func appCmd(stdout io.Writer) *ucli.Command {
 					if err != nil {
 						return err
 					}
-					list := []map[string]any{}
-					var rows [][]string
-					for _, a := range all {
-						list = append(list, appJSON(a))
-						rows = append(rows, []string{a.ClientID, a.Name, a.API, a.GrantType, a.Status, orDash(a.DeveloperEmail)})
-					}
-					return s.print(map[string]any{"apps": list}, table("CLIENT ID\tNAME\tAPI\tGRANT\tSTATUS\tDEVELOPER", rows))
+					return printList(s, "apps", "CLIENT ID\tNAME\tAPI\tGRANT\tSTATUS\tDEVELOPER", all, appJSON,
+						func(a oauth.ListedApp) []string {
+							return []string{a.ClientID, a.Name, a.API, a.GrantType, a.Status, orDash(a.DeveloperEmail)}
+						})
 				}),
 			},
 			{

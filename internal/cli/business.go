@@ -46,13 +46,10 @@ func businessCmd(stdout io.Writer) *ucli.Command {
 					if err != nil {
 						return err
 					}
-					list := []map[string]any{}
-					var rows [][]string
-					for _, b := range all {
-						list = append(list, businessJSON(b))
-						rows = append(rows, []string{b.ID, b.Name, b.LoyaltyType, orDash(b.OwnerEmail), b.ApplicationKey})
-					}
-					return s.print(map[string]any{"businesses": list}, table("ID\tNAME\tTYPE\tOWNER\tAPPLICATION KEY", rows))
+					return printList(s, "businesses", "ID\tNAME\tTYPE\tOWNER\tAPPLICATION KEY", all, businessJSON,
+						func(b loyalty.BusinessSummary) []string {
+							return []string{b.ID, b.Name, b.LoyaltyType, orDash(b.OwnerEmail), b.ApplicationKey}
+						})
 				}),
 			},
 			{
@@ -145,14 +142,14 @@ func coalitionCmd(stdout io.Writer) *ucli.Command {
 					if err != nil {
 						return err
 					}
-					list := []map[string]any{}
-					var rows [][]string
-					for _, c := range all {
-						list = append(list, map[string]any{"coalition_id": c.ID, "name": c.Name, "application_key": c.ApplicationKey,
-							"members": c.Members, "created_at": timeJSON(c.CreatedAt)})
-						rows = append(rows, []string{c.ID, c.Name, strconv.Itoa(c.Members), c.ApplicationKey})
-					}
-					return s.print(map[string]any{"coalitions": list}, table("ID\tNAME\tMEMBERS\tAPPLICATION KEY", rows))
+					return printList(s, "coalitions", "ID\tNAME\tMEMBERS\tAPPLICATION KEY", all,
+						func(c loyalty.CoalitionSummary) map[string]any {
+							return map[string]any{"coalition_id": c.ID, "name": c.Name, "application_key": c.ApplicationKey,
+								"members": c.Members, "created_at": timeJSON(c.CreatedAt)}
+						},
+						func(c loyalty.CoalitionSummary) []string {
+							return []string{c.ID, c.Name, strconv.Itoa(c.Members), c.ApplicationKey}
+						})
 				}),
 			},
 		},

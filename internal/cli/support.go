@@ -39,14 +39,14 @@ func supportCmd(stdout io.Writer) *ucli.Command {
 					if err != nil {
 						return err
 					}
-					list := []map[string]any{}
-					var rows [][]string
-					for _, a := range all {
-						list = append(list, map[string]any{"support_id": a.ID, "email": a.Email,
-							"locked_until": timeJSON(a.LockedUntil), "created_at": timeJSON(a.CreatedAt)})
-						rows = append(rows, []string{a.ID, a.Email, a.CreatedAt.UTC().Format(time.RFC3339)})
-					}
-					return s.print(map[string]any{"support": list}, table("ID\tE-MAIL\tCREATED", rows))
+					return printList(s, "support", "ID\tE-MAIL\tCREATED", all,
+						func(a oauth.SupportAccount) map[string]any {
+							return map[string]any{"support_id": a.ID, "email": a.Email,
+								"locked_until": timeJSON(a.LockedUntil), "created_at": timeJSON(a.CreatedAt)}
+						},
+						func(a oauth.SupportAccount) []string {
+							return []string{a.ID, a.Email, a.CreatedAt.UTC().Format(time.RFC3339)}
+						})
 				}),
 			},
 			{

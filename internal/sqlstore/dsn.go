@@ -30,7 +30,7 @@ func ParseDSN(s string) (DSN, error) {
 	case strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://"):
 		u, err := url.Parse(s)
 		if err != nil || u.Host == "" {
-			return DSN{}, fmt.Errorf("%q is not a PostgreSQL URL; want %s", redactURL(s), DSNForms)
+			return DSN{}, fmt.Errorf("%q is not a PostgreSQL URL; want %s", RedactURL(s), DSNForms)
 		}
 		return DSN{Dialect: Postgres, URL: s}, nil
 	case strings.HasPrefix(s, "sqlite:") || strings.HasPrefix(s, "file:"):
@@ -40,7 +40,7 @@ func ParseDSN(s string) (DSN, error) {
 		}
 		return DSN{Dialect: SQLite, Path: path}, nil
 	case strings.Contains(s, "://"):
-		return DSN{}, fmt.Errorf("%q: unsupported database; want %s", redactURL(s), DSNForms)
+		return DSN{}, fmt.Errorf("%q: unsupported database; want %s", RedactURL(s), DSNForms)
 	}
 	switch strings.ToLower(filepath.Ext(s)) {
 	case ".db", ".sqlite", ".sqlite3":
@@ -61,7 +61,7 @@ func (d DSN) String() string {
 		}
 		return "sqlite:" + d.Path
 	}
-	return redactURL(d.URL)
+	return RedactURL(d.URL)
 }
 
 // Exists reports whether the SQLite file is there; a PostgreSQL database
@@ -78,7 +78,7 @@ func (d DSN) Exists() (bool, error) {
 }
 
 // redactURL drops the password and the query (which may carry one).
-func redactURL(s string) string {
+func RedactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
 		return "(unreadable URL)"
