@@ -170,7 +170,7 @@ func mustJSON(v any) []byte {
 // runCLI runs the admin command line on dsn with --json.
 func runCLI(dsn, dataDir string, args ...string) (stdout, stderr string, err error) {
 	var out, errb bytes.Buffer
-	all := append([]string{"loyalty", "--db", dsn, "--data-dir", dataDir, "--json"}, args...)
+	all := append(append([]string{"loyalty", "--db", dsn, "--data-dir", dataDir}, args...), "--json")
 	err = cli.Run(context.Background(), all, &out, &errb)
 	return out.String(), errb.String(), err
 }
@@ -216,7 +216,7 @@ func (e *env) cliBusiness(t *testing.T, name, loyaltyType string) *business {
 func (e *env) newBusiness(t *testing.T, name string) *business {
 	t.Helper()
 	b := &business{Email: "owner-" + e.unique() + "@shop.example", Password: "s3cret-pass-" + e.unique()}
-	out, err := e.app.CreateBusiness(context.Background(), loyalty.NewBusiness{
+	out, err := e.app.Admin.CreateBusiness(context.Background(), loyalty.NewBusiness{
 		Name: name, LoyaltyType: loyalty.PerVisit, Country: "CA", OwnerEmail: b.Email, OwnerPassword: b.Password})
 	if err != nil {
 		t.Fatalf("CreateBusiness: %v", err)

@@ -151,7 +151,7 @@ func TestAdminCLI(t *testing.T) {
 			if err == nil {
 				t.Fatalf("loyalty %s: no error", strings.Join(args, " "))
 			}
-			// cmd/loyalty prints the error on stderr and exits 1.
+			// cmd/loyalty prints the error on stderr and exits 2 (usage) or 1.
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("loyalty %s: error %q does not mention %q", strings.Join(args, " "), err, want)
 			}
@@ -162,43 +162,43 @@ func TestAdminCLI(t *testing.T) {
 
 		t.Run("migrate", func(t *testing.T) {
 			for range 2 { // a second run has nothing to do and still succeeds
-				if out := ok(t, []string{"status", "db"}, "migrate"); out["db"] != engine {
+				if out := ok(t, []string{"status", "db", "database"}, "migrate"); out["db"] != engine {
 					t.Errorf("migrate: %v", out)
 				}
 			}
 		})
 
 		t.Run("create business, coalition and app", func(t *testing.T) {
-			biz := ok(t, []string{"business_id", "application_key", "owner_id"}, "admin", "business", "create",
+			biz := ok(t, []string{"business_id", "application_key", "owner_id", "database"}, "admin", "business", "create",
 				"--name", "Corner Cafe", "--loyalty-type", "per_visit", "--owner-email", "cli@shop.example", "--owner-password", "long-enough")
 			if !hexID.MatchString(str(biz["business_id"])) || !hexID.MatchString(str(biz["owner_id"])) || len(str(biz["application_key"])) < 32 {
 				t.Errorf("business: %v", biz)
 			}
-			co := ok(t, []string{"coalition_id", "application_key"}, "admin", "coalition", "create", "--name", "Downtown")
-			ok(t, []string{"business_id", "application_key", "owner_id"}, "admin", "business", "create", "--name", "Member",
+			co := ok(t, []string{"coalition_id", "application_key", "database"}, "admin", "coalition", "create", "--name", "Downtown")
+			ok(t, []string{"business_id", "application_key", "owner_id", "database"}, "admin", "business", "create", "--name", "Member",
 				"--loyalty-type", "per_spend", "--owner-email", "member@shop.example", "--owner-password", "long-enough",
 				"--coalition", str(co["coalition_id"]))
-			app := ok(t, []string{"client_id", "client_secret", "approved"}, "admin", "app", "create",
+			app := ok(t, []string{"client_id", "client_secret", "approved", "database"}, "admin", "app", "create",
 				"--name", "POS", "--api", "business", "--grant", "password")
 			if app["approved"] != false || str(app["client_secret"]) == "" {
 				t.Errorf("app: %v", app)
 			}
-			ok(t, []string{"client_id", "approved"}, "admin", "app", "approve", str(app["client_id"]))
+			ok(t, []string{"client_id", "approved", "database"}, "admin", "app", "approve", str(app["client_id"]))
 		})
 
 		t.Run("bad arguments", func(t *testing.T) {
-			fails(t, "name", "admin", "business", "create", "--loyalty-type", "per_spend",
+			fails(t, "--name", "admin", "business", "create", "--loyalty-type", "per_spend",
 				"--owner-email", "x@shop.example", "--owner-password", "long-enough")
-			fails(t, "loyalty_type", "admin", "business", "create", "--name", "X", "--loyalty-type", "points",
+			fails(t, "--loyalty-type", "admin", "business", "create", "--name", "X", "--loyalty-type", "points",
 				"--owner-email", "x@shop.example", "--owner-password", "long-enough")
-			fails(t, "owner_password", "admin", "business", "create", "--name", "X", "--loyalty-type", "per_spend",
+			fails(t, "--owner-password", "admin", "business", "create", "--name", "X", "--loyalty-type", "per_spend",
 				"--owner-email", "x@shop.example", "--owner-password", "short")
-			fails(t, "owner_email", "admin", "business", "create", "--name", "X", "--loyalty-type", "per_spend",
+			fails(t, "--owner-email", "admin", "business", "create", "--name", "X", "--loyalty-type", "per_spend",
 				"--owner-email", "cli@shop.example", "--owner-password", "long-enough") // taken above
-			fails(t, "coalition", "admin", "business", "create", "--name", "X", "--loyalty-type", "per_spend",
+			fails(t, "--coalition", "admin", "business", "create", "--name", "X", "--loyalty-type", "per_spend",
 				"--owner-email", "y@shop.example", "--owner-password", "long-enough", "--coalition", "0123456789abcdef0123456789abcdef")
-			fails(t, "api", "admin", "app", "create", "--name", "X", "--api", "both", "--grant", "password")
-			fails(t, "redirect_uri", "admin", "app", "create", "--name", "X", "--api", "business", "--grant", "authorization_code")
+			fails(t, "--api", "admin", "app", "create", "--name", "X", "--api", "both", "--grant", "password")
+			fails(t, "--redirect-uri", "admin", "app", "create", "--name", "X", "--api", "business", "--grant", "authorization_code")
 			fails(t, "CLIENT_ID", "admin", "app", "approve")
 			fails(t, "not found", "admin", "app", "approve", "0123456789abcdef0123456789abcdef")
 		})

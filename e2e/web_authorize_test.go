@@ -24,7 +24,7 @@ func TestAuthorizeErrors(t *testing.T) {
 		app := e.codeApp(t, callback)
 		w := e.web(t)
 		ctx := context.Background()
-		pending, err := e.app.CreateApp(ctx, oauth.NewApp{Name: "Waiting", API: oauth.APIBusiness, GrantType: oauth.GrantCode, RedirectURI: callback})
+		pending, err := e.app.OAuth.CreateApp(ctx, oauth.NewApp{Name: "Waiting", API: oauth.APIBusiness, GrantType: oauth.GrantCode, RedirectURI: callback})
 		if err != nil {
 			t.Fatal(err)
 		}

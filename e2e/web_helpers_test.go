@@ -130,7 +130,7 @@ func (r *result) has(t *testing.T, words ...string) *result {
 // API with the given callback.
 func (e *env) codeApp(t *testing.T, redirect string) creds {
 	t.Helper()
-	out, err := e.app.CreateApp(context.Background(), oauth.NewApp{Name: "Till Sync " + e.unique(), API: oauth.APIBusiness,
+	out, err := e.app.OAuth.CreateApp(context.Background(), oauth.NewApp{Name: "Till Sync " + e.unique(), API: oauth.APIBusiness,
 		GrantType: oauth.GrantCode, RedirectURI: redirect, Description: "Keeps the till and the program in step.", Approve: true})
 	if err != nil {
 		t.Fatalf("CreateApp: %v", err)

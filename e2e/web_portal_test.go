@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"regexp"
 	"testing"
+
+	"github.com/loyalty/loyalty/internal/oauth"
 )
 
 var (
@@ -61,7 +63,7 @@ func TestDeveloperPortal(t *testing.T) {
 			return f
 		}
 		e.postToken(t, e.biz.Key, form(secret)).wantOAuthError(t, http.StatusBadRequest, "unauthorized_client") // pending
-		if err := e.app.ApproveApp(context.Background(), id); err != nil {
+		if err := e.app.OAuth.SetAppStatus(context.Background(), id, oauth.AppApproved); err != nil {
 			t.Fatal(err)
 		}
 		e.postToken(t, e.biz.Key, form(secret)).want(t, http.StatusOK)

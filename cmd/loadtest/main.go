@@ -189,12 +189,12 @@ func startSite(ctx context.Context, dsn string) (*site, error) {
 // bootstrap creates a business, an approved app, an owner token and one
 // customer, and returns the key, the token and the customer id.
 func bootstrap(ctx context.Context, a *app.App) (string, string, string, error) {
-	b, err := a.CreateBusiness(ctx, loyalty.NewBusiness{Name: "Load", LoyaltyType: loyalty.PerSpend,
+	b, err := a.Admin.CreateBusiness(ctx, loyalty.NewBusiness{Name: "Load", LoyaltyType: loyalty.PerSpend,
 		OwnerEmail: fmt.Sprintf("load-%d@example.com", time.Now().UnixNano()), OwnerPassword: "load-test-password"})
 	if err != nil {
 		return "", "", "", err
 	}
-	ap, err := a.CreateApp(ctx, oauth.NewApp{Name: "load", API: oauth.APIBusiness, GrantType: oauth.GrantPassword, Approve: true})
+	ap, err := a.OAuth.CreateApp(ctx, oauth.NewApp{Name: "load", API: oauth.APIBusiness, GrantType: oauth.GrantPassword, Approve: true})
 	if err != nil {
 		return "", "", "", err
 	}

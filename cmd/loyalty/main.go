@@ -1,9 +1,9 @@
 // Command loyalty runs the Loyalty service and support's admin tools.
+// It exits 0 on success, 1 when the command failed and 2 on a usage error.
 package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -13,9 +13,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := cli.Run(ctx, os.Args, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "loyalty:", err)
-		os.Exit(1)
-	}
+	code := cli.Main(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

@@ -123,7 +123,7 @@ func newSite(t *testing.T, engine string) *site {
 	t.Cleanup(srv.Close)
 	s.app, s.url = a, srv.URL
 	s.owner = owner{Email: "owner-" + s.unique() + "@cafe.example", Password: "owner-pass-" + s.unique()}
-	b, err := a.CreateBusiness(context.Background(), loyalty.NewBusiness{Name: "Corner Cafe", LoyaltyType: loyalty.PerSpend,
+	b, err := a.Admin.CreateBusiness(context.Background(), loyalty.NewBusiness{Name: "Corner Cafe", LoyaltyType: loyalty.PerSpend,
 		OwnerEmail: s.owner.Email, OwnerPassword: s.owner.Password})
 	if err != nil {
 		t.Fatalf("CreateBusiness: %v", err)
@@ -147,7 +147,7 @@ func (l *testLog) Write(p []byte) (int, error) {
 func (s *site) admin(t *testing.T, args ...string) map[string]any {
 	t.Helper()
 	var out, errb bytes.Buffer
-	all := append([]string{"loyalty", "--db", s.dsn, "--data-dir", t.TempDir(), "--json"}, args...)
+	all := append(append([]string{"loyalty", "--db", s.dsn, "--data-dir", t.TempDir()}, args...), "--json")
 	if err := cli.Run(context.Background(), all, &out, &errb); err != nil {
 		t.Fatalf("loyalty %s: %v\n%s", strings.Join(args, " "), err, errb.String())
 	}

@@ -1,5 +1,5 @@
 // Package app wires Loyalty together: configuration, storage, the
-// authorization server, the HTTP API and support's admin operations. Both
+// authorization server, the domain services, the HTTP API and the pages. Both
 // the binary and the end-to-end tests start the service through it.
 package app
 
@@ -47,6 +47,17 @@ type Config struct {
 	ResetURL string
 	// NoOutbox keeps this process from delivering messages (admin commands).
 	NoOutbox bool
+	// MustExist makes Open fail with ErrNoDatabase rather than create a
+	// database: a missing SQLite file, or a database without Loyalty's
+	// tables (support's commands, so that a wrong directory or URL does not
+	// quietly start a new, empty service).
+	MustExist bool
+	// Announce, when set, is given the start banner instead of the JSON
+	// "listening" log line.
+	Announce func(Banner)
+	// Program is how a person runs this binary (./loyalty, or go run
+	// ./cmd/loyalty), for the commands the banner suggests; default loyalty.
+	Program string
 	// TokenCache is how long this process may reuse what it read for an
 	// access token (the token, its key, its business's rules) while it
 	// commits no change itself: the longest a token revoked, or rules
@@ -78,11 +89,16 @@ func (c Config) DSN() string {
 	return filepath.Join(dir, "loyalty.db")
 }
 
+// ErrNoDatabase is Open's error, with Config.MustExist, for a database
+// that was never created.
+var ErrNoDatabase = errors.New("no Loyalty database")
+
 // App is an opened service.
 type App struct {
 	Config  Config
 	DB      *sqlstore.DB
 	OAuth   *oauth.Server
+	Admin   *loyalty.AdminService // support's operations on businesses and coalitions
 	Hasher  *oauth.Hasher
 	Limiter ratelimit.Limiter
 	// Services are the domain services, built once and shared by the API
@@ -103,9 +119,24 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	dsn, err := sqlstore.ParseDSN(cfg.DSN())
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MustExist {
+		if ok, err := dsn.Exists(); err != nil || !ok {
+			return nil, errors.Join(fmt.Errorf("%w at %s", ErrNoDatabase, dsn), err)
+		}
+	}
 	db, err := sqlstore.Open(ctx, cfg.DSN())
 	if err != nil {
 		return nil, err
+	}
+	if cfg.MustExist {
+		if ok, err := db.Initialized(ctx); err != nil || !ok {
+			db.Close()
+			return nil, errors.Join(fmt.Errorf("%w at %s", ErrNoDatabase, dsn), err)
+		}
 	}
 	switch {
 	case cfg.TokenCache == 0:
@@ -151,6 +182,7 @@ func (a *App) init(ctx context.Context) error {
 	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,
 		ResetURL: a.Config.ResetURL})
+	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	a.API = &httpapi.Server{
 		Services: a.Services,
 		Store:    a.DB,
@@ -212,7 +244,7 @@ func (a *App) Serve(ctx context.Context, ln net.Listener) error {
 	a.startOutbox()
 	errc := make(chan error, 1)
 	go func() { errc <- a.serve(srv, ln) }()
-	a.Config.Logger.Info("listening", "addr", ln.Addr().String(), "db", a.DB.Dialect())
+	a.announce(ctx, ln)
 	select {
 	case err := <-errc:
 		return err

@@ -27,6 +27,7 @@ func (a *App) initWeb() error {
 	}
 	a.Web, err = web.New(web.Config{
 		OAuth:     a.OAuth,
+		Admin:     a.Admin,
 		Store:     a.DB,
 		Customers: a.Services.Customers,
 		Limiter:   a.Limiter,

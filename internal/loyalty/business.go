@@ -137,12 +137,6 @@ func NormalizeEmail(s string) (string, bool) {
 	return strings.ToLower(s), true
 }
 
-// AdminStore is what support's tools need from storage.
-type AdminStore interface {
-	CreateCoalition(ctx context.Context, name, appKey string) (string, error)
-	CreateBusiness(ctx context.Context, n NewBusiness, passwordHash, appKey string) (CreatedBusiness, error)
-}
-
 // AccountStore reads a business account.
 type AccountStore interface {
 	Business(ctx context.Context, id string) (Business, error)

@@ -31,9 +31,15 @@ type PortalStore interface {
 	SetAppSecret(ctx context.Context, developerID, clientID string, hash []byte) error
 	// ListApps lists every app for support, pending ones first.
 	ListApps(ctx context.Context) ([]ListedApp, error)
-	// ApplicationKey returns the live Application Key of a business.
-	ApplicationKey(ctx context.Context, businessID string) (string, error)
-	RotateKey(ctx context.Context, t loyalty.Tenant, newKey string) error
+	// ListedApp returns one app as ListApps shows it, or ENotFound.
+	ListedApp(ctx context.Context, clientID string) (ListedApp, error)
+	// DeleteApp removes an app with its tokens, codes and connections.
+	DeleteApp(ctx context.Context, appID string) error
+	// SupportAccounts lists the support accounts, oldest first.
+	SupportAccounts(ctx context.Context) ([]SupportAccount, error)
+	// DeleteSupport removes a support account and its sessions, or
+	// returns ENotFound.
+	DeleteSupport(ctx context.Context, id string) error
 	// Connections lists the apps that hold live tokens for a business or
 	// that its owner let in.
 	Connections(ctx context.Context, businessID string, now time.Time) ([]Connection, error)
@@ -104,21 +110,6 @@ func (s *Server) SetAppStatus(ctx context.Context, clientID, status string) erro
 		return loyalty.Errorf(loyalty.ENotFound, "App not found.")
 	}
 	return s.Store.SetAppStatus(ctx, clientID, status)
-}
-
-// ApplicationKey returns the Application Key of a business.
-func (s *Server) ApplicationKey(ctx context.Context, businessID string) (string, error) {
-	return s.Store.ApplicationKey(ctx, businessID)
-}
-
-// RotateApplicationKey replaces the Application Key of a business and
-// returns the new one; the old key stops working at once.
-func (s *Server) RotateApplicationKey(ctx context.Context, businessID string) (string, error) {
-	key := RandomToken()
-	if err := s.Store.RotateKey(ctx, loyalty.Tenant{BusinessID: businessID}, key); err != nil {
-		return "", err
-	}
-	return key, nil
 }
 
 // Connections lists the apps with access to a business.

@@ -336,7 +336,7 @@ func TestTokenLookupCacheEndedByAccessChanges(t *testing.T) {
 		if got, _ := lookup(); got.Key.BusinessID != w.biz.BusinessID {
 			t.Fatalf("lookup with the business's key: Key %+v", got.Key)
 		}
-		if _, err := w.srv.RotateApplicationKey(ctx, w.biz.BusinessID); err != nil {
+		if _, err := (&loyalty.AdminService{Store: w.db}).RotateKey(ctx, w.biz.BusinessID); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := lookup(); got.Key != (loyalty.Tenant{}) {

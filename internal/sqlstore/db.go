@@ -51,12 +51,16 @@ type DB struct {
 	Clock func() time.Time
 }
 
-// Open opens the database named by dsn: a postgres:// or postgresql:// URL,
-// or a SQLite file path (optionally prefixed with "sqlite:"). It does not
+// Open opens the database named by dsn (see ParseDSN): a postgres:// or
+// postgresql:// URL, or a SQLite file, created when missing. It does not
 // migrate; call Migrate.
 func Open(ctx context.Context, dsn string) (*DB, error) {
+	parsed, err := ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
 	d := &DB{Clock: time.Now}
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	if parsed.Dialect == Postgres {
 		cfg, err := pgxpool.ParseConfig(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("parse postgres url: %w", err)
@@ -75,7 +79,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		d.db.SetMaxOpenConns(int(cfg.MaxConns))
 		d.db.SetMaxIdleConns(int(cfg.MaxConns))
 	} else {
-		path := strings.TrimPrefix(dsn, "sqlite:")
+		path := parsed.Path
 		if dir := filepath.Dir(path); dir != "." {
 			if err := os.MkdirAll(dir, 0o750); err != nil {
 				return nil, fmt.Errorf("create database directory: %w", err)

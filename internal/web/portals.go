@@ -101,7 +101,7 @@ func (s *Server) businessHome(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := businessPage{Name: b.Name}
-	if p.Key, err = s.OAuth.ApplicationKey(r.Context(), sess.BusinessID); err != nil {
+	if p.Key, err = s.Admin.ApplicationKey(r.Context(), sess.BusinessID); err != nil {
 		return err
 	}
 	if p.Connections, err = s.OAuth.Connections(r.Context(), sess.BusinessID); err != nil {
@@ -116,7 +116,7 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return err
 	}
-	if _, err := s.OAuth.RotateApplicationKey(r.Context(), sess.BusinessID); err != nil {
+	if _, err := s.Admin.RotateKey(r.Context(), sess.BusinessID); err != nil {
 		return err
 	}
 	redirect(w, "/business?notice=rotated")

@@ -32,6 +32,7 @@ type Store interface {
 // Config is what the pages are built from.
 type Config struct {
 	OAuth     *oauth.Server
+	Admin     *loyalty.AdminService // the business portal's Application Key
 	Store     Store
 	Customers *loyalty.CustomerService // joins through the referral page
 	Limiter   ratelimit.Limiter        // budgets sign-in and sign-up per client IP; nil: none

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+
+	ucli "github.com/urfave/cli/v3"
+
+	"github.com/loyalty/loyalty/internal/app"
+)
+
+func serveCmd(stderr io.Writer, program string) *ucli.Command {
+	return &ucli.Command{
+		Name:  "serve",
+		Usage: "run the HTTP API and the portals (creates the database and applies migrations first)",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "addr", Value: "127.0.0.1:8080", Usage: "listen address", Sources: ucli.EnvVars("LOYALTY_ADDR")},
+			&ucli.StringFlag{Name: "tls-cert", Usage: "PEM certificate (chain) file: serve HTTPS", Sources: ucli.EnvVars("LOYALTY_TLS_CERT")},
+			&ucli.StringFlag{Name: "tls-key", Usage: "PEM private key file of --tls-cert", Sources: ucli.EnvVars("LOYALTY_TLS_KEY")},
+			&ucli.BoolFlag{Name: "behind-proxy", Usage: "TLS ends at a proxy: trust its X-Forwarded-Proto and X-Forwarded-For", Sources: ucli.EnvVars("LOYALTY_BEHIND_PROXY")},
+			&ucli.StringSliceFlag{Name: "trusted-proxies", Usage: "proxy addresses (CIDRs or IPs, comma-separated) trusted with --behind-proxy (default loopback)", Sources: ucli.EnvVars("LOYALTY_TRUSTED_PROXIES")},
+			&ucli.StringFlag{Name: "redis", Usage: "redis:// URL to share rate limits between instances", Sources: ucli.EnvVars("LOYALTY_REDIS")},
+			&ucli.StringFlag{Name: "smtp", Usage: "smtp://[user:pass@]host:port[?from=ADDR] (STARTTLS when offered) or smtps://... (implicit TLS, port 465) for e-mail (default file: writes .eml files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMTP")},
+			&ucli.StringFlag{Name: "sms-gateway", Usage: "http(s) URL receiving a JSON POST {to, body} per text message (default file: writes .txt files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMS_GATEWAY")},
+			&ucli.StringFlag{Name: "reset-url", Usage: "https URL of the page PIN-reset e-mails link to (the token is added as ?token=)", Sources: ucli.EnvVars("LOYALTY_RESET_URL")},
+			&ucli.DurationFlag{Name: "token-cache", Value: app.DefaultTokenCache, Usage: "how long an access token's lookup is reused while this instance changes nothing: the longest a revocation or rules change made on another instance goes unseen here (0: look up every request)", Sources: ucli.EnvVars("LOYALTY_TOKEN_CACHE")},
+		},
+		Action: func(ctx context.Context, cmd *ucli.Command) error {
+			cfg, err := config(cmd, stderr)
+			if err != nil {
+				return err
+			}
+			cfg.Addr, cfg.Redis = cmd.String("addr"), cmd.String("redis")
+			cfg.TLSCert, cfg.TLSKey = cmd.String("tls-cert"), cmd.String("tls-key")
+			cfg.BehindProxy, cfg.TrustedProxies = cmd.Bool("behind-proxy"), cmd.StringSlice("trusted-proxies")
+			cfg.SMTP, cfg.SMSGateway = cmd.String("smtp"), cmd.String("sms-gateway")
+			cfg.ResetURL = cmd.String("reset-url")
+			cfg.Program = program
+			if cfg.TokenCache = cmd.Duration("token-cache"); cfg.TokenCache <= 0 {
+				cfg.TokenCache = -1
+			}
+			if u, err := url.Parse(cfg.ResetURL); cfg.ResetURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "") {
+				return usagef("--reset-url must be an absolute http(s) URL, got %q", cfg.ResetURL)
+			}
+			if isTerminal(stderr) {
+				cfg.Announce = func(b app.Banner) { fmt.Fprint(stderr, bannerText(b)) }
+			}
+			slog.SetDefault(cfg.Logger)
+			a, err := app.Open(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			ln, err := net.Listen("tcp", cfg.Addr)
+			if err != nil {
+				return err
+			}
+			return a.Serve(ctx, ln)
+		},
+	}
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// bannerText is the start banner for a person at a terminal.
+func bannerText(b app.Banner) string {
+	redis := b.Redis
+	if redis == "" {
+		redis = "not used: rate limits are kept in this process"
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "Loyalty is listening on %s\n", b.URL)
+	fmt.Fprintf(&s, "  database  %s\n", b.Database)
+	fmt.Fprintf(&s, "  e-mail    %s\n", b.Email)
+	fmt.Fprintf(&s, "  sms       %s\n", b.SMS)
+	fmt.Fprintf(&s, "  redis     %s\n", redis)
+	fmt.Fprintf(&s, "  portals   %s\n", strings.Join(b.Portals, "  "))
+	if b.Next != "" {
+		fmt.Fprintf(&s, "\nThe database has no business yet. Create the first one in another terminal:\n  %s\n", b.Next)
+		prefix, _, _ := strings.Cut(b.Next, "admin business create")
+		fmt.Fprintf(&s, "and a support account for the support portal:\n  %sadmin support create --email you@example.com --password '...'\n", prefix)
+	}
+	fmt.Fprintf(&s, "Logs follow, one JSON line per request. Stop with Ctrl-C.\n")
+	return s.String()
+}
