@@ -95,6 +95,9 @@ func ParseListQuery(q url.Values, spec ListSpec) (ListQuery, error) {
 			return lq, Errorf(EBadRequest, "Filtering on %q is not supported here.", k)
 		}
 		for _, raw := range q[k] {
+			if err := CheckText("filter "+strconv.Quote(k), raw); err != nil {
+				return lq, err
+			}
 			f, err := parseFilter(k, kind, raw, spec.Country)
 			if err != nil {
 				return lq, err

@@ -192,6 +192,9 @@ func TestParseListQueryBadFilters(t *testing.T) {
 		{"transaction_type=in|4,", "transaction_type"},
 		{"email=eq|", "email"},
 		{"name=", "name"},
+		// Text that is not UTF-8 would match nothing, or be refused by PostgreSQL.
+		{"email=eq|andr%E9@x.io", "UTF-8"},
+		{"name=in|Main,Caf%E9", "UTF-8"},
 	} {
 		_, err := parseQuery(t, c.query)
 		if loyalty.ErrorCode(err) != loyalty.EBadRequest {
