@@ -79,3 +79,99 @@ func TestInvalidUTF8(t *testing.T) {
 		})
 	})
 }
+
+// TestNULCharacters sends a NUL character (\u0000, legal in JSON) in every
+// kind of client text: both engines answer the same, a 422 naming the
+// field for a body member, a 400 for a filter or a path, invalid_request
+// from the token endpoint, and nothing is stored.
+func TestNULCharacters(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		key := e.biz.Key
+		app := e.userApp(t)
+		e.register(t, key, map[string]any{"email": "nul.user@example.com", "first_name": "Zoe", "pin_code": 2468})
+		u := e.asUser(t, app, key, "nul.user@example.com", "2468")
+		ann := a.createCustomer(t, map[string]any{"email": "ann@x.example", "first_name": "Ann"})
+		branch := a.catData(t, http.MethodPost, "/branches", map[string]any{"name": "Downtown"})["id"].(string)
+		const nul = "a\x00b"
+		reward := func(extra map[string]any) map[string]any {
+			body := map[string]any{"intent": "reward", "amount": 5, "customer": map[string]any{"email": "ann@x.example"}}
+			for k, v := range extra {
+				body[k] = v
+			}
+			return body
+		}
+
+		t.Run("business API bodies", func(t *testing.T) {
+			for _, c := range []struct {
+				method, path string
+				body         any
+				field        string
+			}{
+				{http.MethodPost, "/customers", map[string]any{"email": "nul@x.example", "first_name": nul}, "first_name"},
+				{http.MethodPost, "/customers", map[string]any{"email": "nul\x00@x.example"}, "email"},
+				{http.MethodPost, "/customers", map[string]any{"email": "nul@x.example", "address": map[string]any{"city": nul}}, "address.city"},
+				{http.MethodPut, "/customers/" + ann.ID, map[string]any{"last_name": nul}, "last_name"},
+				{http.MethodPost, "/branches", map[string]any{"name": nul}, "name"},
+				{http.MethodPost, "/transactions", reward(map[string]any{"transaction_details": map[string]any{"external_order_id": nul}}), "transaction_details.external_order_id"},
+				{http.MethodPost, "/transactions", reward(map[string]any{"branch": map[string]any{"id": nul}}), "branch.id"},
+				{http.MethodPost, "/transactions", map[string]any{"intent": "reward", "amount": 5, "customer": map[string]any{"email": "nul@x.example", "first_name": nul}}, "customer.first_name"},
+				{http.MethodPost, "/offers", map[string]any{"type_id": 3, "title": nul, "points": 5}, "title"},
+				{http.MethodPost, "/rewards", map[string]any{"kind": "catalog_item", "title": "Mug", "description": nul, "points": 90}, "description"},
+				{http.MethodPost, "/giftcards", map[string]any{"title": nul, "discount_value": 25, "real_value": 20}, "title"},
+				{http.MethodPost, "/tiers", map[string]any{"tier_levels": []any{tierLvl("Bronze", 10, 0, 0), tierLvl(nul, 20, 0, 0)}}, "tier_levels.1.name"},
+			} {
+				a.do(t, c.method, c.path, c.body).wantFields(t, c.field)
+			}
+			if l := a.list(t, "email=eq|nul@x.example"); l.Meta.Total != 0 {
+				t.Errorf("a customer was stored from a refused body: %v", l.ids())
+			}
+			if got := a.get(t, "/customers/"+ann.ID).want(t, http.StatusOK).customer(t); deref(got.LastName) != "<nil>" {
+				t.Errorf("last_name = %q after a refused update", deref(got.LastName))
+			}
+			var ledger struct{ Data []map[string]any }
+			a.get(t, "/transactions?customer.id=eq|"+ann.ID).want(t, http.StatusOK).decode(t, &ledger)
+			if len(ledger.Data) != 0 {
+				t.Errorf("refused rewards wrote %d entries", len(ledger.Data))
+			}
+			if l := a.catList(t, "/branches"); len(l.Data) != 2 {
+				t.Errorf("branches %v, want the main branch and %s", l.catIDs(), branch)
+			}
+			// An escaped backslash before u0000 is text, not a NUL.
+			c := a.do(t, http.MethodPost, "/customers", `{"email":"path@x.example","first_name":"C:\\u0000"}`).want(t, http.StatusOK).customer(t)
+			if deref(c.FirstName) != `C:\u0000` {
+				t.Errorf("first_name = %q, want %q", deref(c.FirstName), `C:\u0000`)
+			}
+		})
+
+		t.Run("user API bodies", func(t *testing.T) {
+			e.keyOnly(key).do(t, http.MethodPost, "/users", map[string]any{"email": "nul2.user@example.com", "first_name": nul}).wantFields(t, "first_name")
+			u.do(t, http.MethodPatch, "/users/me", map[string]any{"first_name": nul}).wantFields(t, "first_name")
+			e.keyOnly(key).do(t, http.MethodPost, "/users/pincode/reset-request", map[string]any{"email": "nul.user@example.com" + "\x00"}).wantFields(t, "email")
+			if got := u.get(t, "/users/me").want(t, http.StatusOK).user(t); deref(got.FirstName) != "Zoe" {
+				t.Errorf("first_name = %q after a refused update, want Zoe", deref(got.FirstName))
+			}
+		})
+
+		t.Run("filters and paths", func(t *testing.T) {
+			a.get(t, "/customers?email=eq|a%00b@x.example").wantError(t, http.StatusBadRequest, "NUL")
+			a.get(t, "/customers?email=in|ann@x.example,a%00b@x.example").wantError(t, http.StatusBadRequest, "NUL")
+			a.get(t, "/transactions?customer.id=eq|"+ann.ID+"%00").wantError(t, http.StatusBadRequest, "NUL")
+			a.get(t, "/customers/"+ann.ID+"%00").wantError(t, http.StatusBadRequest, "NUL")
+			a.get(t, "/offers/1%00").wantError(t, http.StatusBadRequest, "NUL")
+		})
+
+		t.Run("token endpoint", func(t *testing.T) {
+			for _, name := range []string{"client_id", "client_secret", "username", "password", "scope", "application_key"} {
+				form := e.passwordForm(e.biz)
+				form.Set(name, form.Get(name)+"\x00")
+				e.postToken(t, key, form).wantOAuthError(t, http.StatusBadRequest, "invalid_request")
+			}
+			form := e.passwordForm(e.biz)
+			form.Set("grant_type", "refresh_token")
+			form.Set("refresh_token", "x\x00")
+			e.postToken(t, key, form).wantOAuthError(t, http.StatusBadRequest, "invalid_request")
+		})
+	})
+}

@@ -20,8 +20,10 @@ const maxBody = 1 << 20
 
 // decodeBody reads a JSON body into v. A body that is not JSON, or not
 // UTF-8 (RFC 8259 section 8.1), is a bad request; a field of the wrong
-// type is a 422 naming the field. Every JSON body of both APIs comes
-// through here, so no text reaches the services that the decoder altered.
+// type, or a string holding a NUL character, is a 422 naming the field.
+// Every JSON body of both APIs comes through here, so no text reaches the
+// services that the decoder altered or that one database would refuse
+// (PostgreSQL, SQLSTATE 22021) and the other keep (SQLite).
 func decodeBody(r *http.Request, v any) error {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
 	var me *http.MaxBytesError
@@ -77,9 +79,11 @@ const notUTF8 = "The body is not valid UTF-8 (RFC 8259 section 8.1)."
 
 // jsonTextError checks the text of a JSON body before it is decoded:
 // encoding/json would silently replace bytes that are not UTF-8, and half
-// of a \u surrogate pair, with U+FFFD. It names the member (as a dotted
-// path, array elements by index) holding a lone surrogate. A body that is
-// not JSON passes, for the decoder to refuse.
+// of a \u surrogate pair, with U+FFFD; a \u0000 escape decodes to a NUL
+// character. It names the member holding the first NUL or lone surrogate
+// as the client wrote it: a dotted path, array elements by index
+// ("tier_levels.1.name"). A body that is not JSON passes, for the decoder
+// to refuse.
 func jsonTextError(body []byte) error {
 	if !utf8.Valid(body) {
 		return loyalty.Errorf(loyalty.EBadRequest, notUTF8)
@@ -145,8 +149,13 @@ func jsonTextError(body []byte) error {
 			if !isKey {
 				begin()
 			}
-			if badEscapes(raw) {
-				return loyalty.Errorf(loyalty.EBadRequest, "The body is not valid UTF-8 (RFC 8259 section 8.2): %s holds half of a \\u surrogate pair.", orBody(path(tok, isKey)))
+			nul, lone := badEscapes(raw)
+			name := path(tok, isKey)
+			switch {
+			case lone:
+				return loyalty.Errorf(loyalty.EBadRequest, "The body is not valid UTF-8 (RFC 8259 section 8.2): %s holds half of a \\u surrogate pair.", orBody(name))
+			case nul && name != "":
+				return loyalty.Invalid(name, "The "+name+" field may not contain NUL characters (\\u0000).")
 			}
 			if isKey {
 				stack[len(stack)-1].key, stack[len(stack)-1].wantKey = tok, false
@@ -168,9 +177,9 @@ func orBody(name string) string {
 	return name
 }
 
-// badEscapes reports whether the raw JSON text of a string holds a \u
-// escape of a surrogate that is not half of a pair.
-func badEscapes(raw []byte) (lone bool) {
+// badEscapes reports whether the raw JSON text of a string holds a \u0000
+// escape, or a \u escape of a surrogate that is not half of a pair.
+func badEscapes(raw []byte) (nul, lone bool) {
 	hex := func(i int) (rune, bool) {
 		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
 			return 0, false
@@ -189,6 +198,8 @@ func badEscapes(raw []byte) (lone bool) {
 		}
 		i += 5
 		switch {
+		case r == 0:
+			nul = true
 		case r >= 0xD800 && r < 0xDC00:
 			if lo, ok := hex(i + 1); ok && lo >= 0xDC00 && lo < 0xE000 {
 				i += 6
@@ -199,7 +210,7 @@ func badEscapes(raw []byte) (lone bool) {
 			lone = true
 		}
 	}
-	return lone
+	return nul, lone
 }
 
 // requestTextError checks the text of a request outside its body: the

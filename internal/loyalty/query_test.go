@@ -195,6 +195,9 @@ func TestParseListQueryBadFilters(t *testing.T) {
 		// Text that is not UTF-8 would match nothing, or be refused by PostgreSQL.
 		{"email=eq|andr%E9@x.io", "UTF-8"},
 		{"name=in|Main,Caf%E9", "UTF-8"},
+		// PostgreSQL refuses a NUL in text; SQLite would compare it.
+		{"email=eq|a%00b@x.io", "NUL"},
+		{"name=in|Main,a%00b", "NUL"},
 	} {
 		_, err := parseQuery(t, c.query)
 		if loyalty.ErrorCode(err) != loyalty.EBadRequest {

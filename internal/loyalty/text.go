@@ -3,15 +3,20 @@ package loyalty
 import (
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
-// CheckText refuses client text that is not UTF-8: it would be stored
-// altered (or refused by PostgreSQL). what names the text in the message:
-// "query parameter \"email\"", "X-Application-Key header".
+// CheckText refuses client text that is not UTF-8, which would be stored
+// altered (or refused by PostgreSQL), or that holds a NUL character, which
+// PostgreSQL refuses in text and SQLite keeps. what names the text in the
+// message: "query parameter \"email\"", "X-Application-Key header".
 func CheckText(what, s string) error {
 	if !utf8.ValidString(s) {
 		return Errorf(EBadRequest, "The %s is not valid UTF-8.", what)
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return Errorf(EBadRequest, "The %s may not contain NUL characters.", what)
 	}
 	return nil
 }

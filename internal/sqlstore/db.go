@@ -263,10 +263,22 @@ func dbError(err error) error {
 		}
 		return &loyalty.Error{Code: loyalty.EConflict, Message: "A concurrent change conflicted; retry."}
 	}
+	if badText(err) {
+		// The API refuses such text first; this covers any other way in.
+		return loyalty.Errorf(loyalty.EBadRequest, "The request holds text that cannot be stored (a NUL character, or bytes that are not UTF-8).")
+	}
 	if isBusy(err) {
 		return &loyalty.Error{Code: loyalty.EConflict, Message: "The database is busy; retry."}
 	}
 	return err
+}
+
+// badText reports whether PostgreSQL refused text: a NUL character or
+// bytes that are not UTF-8 (SQLSTATE 22021), or a character the database
+// encoding lacks (22P05).
+func badText(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "22021" || pe.Code == "22P05")
 }
 
 func isBusy(err error) bool {
