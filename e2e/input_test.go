@@ -1,8 +1,12 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -172,6 +176,70 @@ func TestNULCharacters(t *testing.T) {
 			form.Set("grant_type", "refresh_token")
 			form.Set("refresh_token", "x\x00")
 			e.postToken(t, key, form).wantOAuthError(t, http.StatusBadRequest, "invalid_request")
+		})
+	})
+}
+
+// TestFilterListCap: an in or not_in list holds at most 100 values, and a
+// request at most 20 conditions, on every filterable field: beyond, a 400
+// that says the limit, before any SQL (SQLite allows 32,766 bound
+// variables, PostgreSQL 65,535); at the limit, the list works.
+func TestFilterListCap(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		ann := a.createCustomer(t, map[string]any{"email": "ann@x.example"})
+		bob := a.createCustomer(t, map[string]any{"email": "bob@x.example"})
+		a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "points": 5, "customer": map[string]any{"id": bob.ID}}).want(t, http.StatusOK)
+		list := func(n int, last string) string {
+			vs := make([]string, n-1, n)
+			for i := range vs {
+				vs[i] = "nobody" + strconv.Itoa(i) + "@x.example"
+			}
+			return strings.Join(append(vs, last), ",")
+		}
+
+		t.Run("100 values", func(t *testing.T) {
+			if l := a.list(t, "email=in|"+list(100, "ann@x.example")); !slices.Equal(l.ids(), []string{ann.ID}) {
+				t.Errorf("email=in|<100 values> = %v, want [%s]", l.ids(), ann.ID)
+			}
+			if l := a.list(t, "email=not_in|"+list(100, "ann@x.example")); !slices.Equal(l.ids(), []string{bob.ID}) {
+				t.Errorf("email=not_in|<100 values> = %v, want [%s]", l.ids(), bob.ID)
+			}
+			ids := make([]string, 99)
+			for i := range ids {
+				ids[i] = fmt.Sprintf("%032x", i)
+			}
+			var ledger struct{ Data []map[string]any }
+			a.get(t, "/transactions?customer.id=in|"+strings.Join(append(ids, bob.ID), ",")).want(t, http.StatusOK).decode(t, &ledger)
+			if len(ledger.Data) != 1 {
+				t.Errorf("customer.id=in|<100 values>: %d entries, want 1", len(ledger.Data))
+			}
+		})
+
+		t.Run("101 values", func(t *testing.T) {
+			for _, q := range []string{
+				"/customers?email=in|" + list(101, "ann@x.example"),
+				"/customers?email=not_in|" + list(101, "ann@x.example"),
+				"/customers?phone=in|" + strings.Repeat("%2B15145550100,", 100) + "%2B15145550100",
+				"/customers?created_at=in|" + strings.Repeat("2026-01-01,", 100) + "2026-01-01",
+				"/transactions?customer.id=in|" + strings.Repeat(ann.ID+",", 100) + ann.ID,
+				"/transactions?transaction_details.external_order_id=in|" + strings.Repeat("o,", 100) + "o",
+				"/customers/" + bob.ID + "/transactions?transaction_type=not_in|" + strings.Repeat("1,", 100) + "1",
+				"/customers/" + bob.ID + "/transactions?branch.id=in|" + strings.Repeat(ann.ID+",", 100) + ann.ID,
+				// The case: tens of thousands of values.
+				"/customers?email=in|" + strings.Repeat("a@x.io,", 50000) + "a@x.io",
+			} {
+				a.get(t, q).wantError(t, http.StatusBadRequest, "100")
+			}
+		})
+
+		t.Run("21 conditions", func(t *testing.T) {
+			q := strings.Repeat("email=in|"+list(100, "ann@x.example")+"&", 20)
+			if l := a.list(t, strings.TrimSuffix(q, "&")); !slices.Equal(l.ids(), []string{ann.ID}) {
+				t.Errorf("20 lists of 100 values = %v, want [%s]", l.ids(), ann.ID)
+			}
+			a.get(t, "/customers?"+q+"created_at=gte|2026-01-01").wantError(t, http.StatusBadRequest, "20")
 		})
 	})
 }
