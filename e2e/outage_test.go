@@ -43,8 +43,13 @@ func TestDatabaseOutage(t *testing.T) {
 		e.register(t, key, map[string]any{"email": "zoe@example.com", "pin_code": 2468})
 		u := e.asUser(t, app, key, "zoe@example.com", "2468")
 		reward := map[string]any{"intent": "reward", "points": 10, "customer": map[string]any{"id": ann.ID}}
+		offer := "/offers/" + catID(a.catData(t, http.MethodPost, "/offers", map[string]any{"type_id": 3, "title": "Bonus", "points": 5}))
+		// Read once, so that the token's lookup is cached and the next
+		// read meets the outage in the handler's own query.
+		a.get(t, offer).want(t, http.StatusOK)
 
 		proxy.Cut()
+		a.get(t, offer).wantUnavailable(t)
 		a.get(t, "/customers").wantUnavailable(t)
 		a.get(t, "/customers/"+ann.ID).wantUnavailable(t)
 		a.do(t, http.MethodPost, "/customers", map[string]any{"email": "bob@x.example"}).wantUnavailable(t)

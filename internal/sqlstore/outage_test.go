@@ -163,3 +163,78 @@ func TestOutageSQLiteBusy(t *testing.T) {
 		t.Errorf("write after the lock is released: %v", err)
 	}
 }
+
+// TestOutageEveryRead: while PostgreSQL is cut, every read the API and the
+// pages make of the store is EUnavailable, whichever query meets the
+// outage first.
+func TestOutageEveryRead(t *testing.T) {
+	needPostgres(t)
+	dsn, proxy := testenv.Proxied(t, testenv.DSN(t, sqlstore.Postgres))
+	db := openMigrated(t, dsn)
+	b := createBusiness(t, db, "")
+	c := createCustomer(t, db, b.BusinessID, loyalty.CustomerInput{Email: loyalty.Some("ann@x.example")})
+	biz, err := db.Business(ctx, b.BusinessID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant, err := db.Tenant(ctx, b.ApplicationKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	q := loyalty.ListQuery{Page: 1, PerPage: 10}
+	hash := []byte("0123456789abcdef0123456789abcdef")
+	reads := map[string]func() error{
+		"Business":             func() error { _, err := db.Business(ctx, b.BusinessID); return err },
+		"Account":              func() error { _, err := db.Account(ctx, b.BusinessID, b.OwnerID); return err },
+		"Branches":             func() error { _, err := db.Branches(ctx, b.BusinessID); return err },
+		"Tenant":               func() error { _, err := db.Tenant(ctx, b.ApplicationKey); return err },
+		"BranchPage":           func() error { _, _, err := db.BranchPage(ctx, b.BusinessID, q); return err },
+		"Offer":                func() error { _, err := db.Offer(ctx, b.BusinessID, 1); return err },
+		"Offers":               func() error { _, _, err := db.Offers(ctx, b.BusinessID, q); return err },
+		"CustomerOffers":       func() error { _, _, err := db.CustomerOffers(ctx, b.BusinessID, c.ID, now, q); return err },
+		"AvailableCoupons":     func() error { _, _, err := db.AvailableCoupons(ctx, b.BusinessID, c.ID, now, q); return err },
+		"Customer":             func() error { _, err := db.Customer(ctx, b.BusinessID, c.ID); return err },
+		"Customers":            func() error { _, _, err := db.Customers(ctx, b.BusinessID, q); return err },
+		"Rules":                func() error { _, err := db.Rules(ctx, biz); return err },
+		"BusinessForLedger":    func() error { _, err := db.BusinessForLedger(ctx, b.BusinessID); return err },
+		"CustomerTransactions": func() error { _, _, err := db.CustomerTransactions(ctx, b.BusinessID, c.ID, q); return err },
+		"Transactions":         func() error { _, _, err := db.Transactions(ctx, b.BusinessID, q); return err },
+		"TierTotals":           func() error { _, err := db.TierTotals(ctx, b.BusinessID, c.ID, now.Add(-time.Hour), now); return err },
+		"IdempotentReply":      func() error { _, err := db.IdempotentReply(ctx, b.BusinessID, "k"); return err },
+		"AppByClientID":        func() error { _, err := db.AppByClientID(ctx, "client"); return err },
+		"OwnerLogin":           func() error { _, err := db.OwnerLogin(ctx, b.OwnerEmail); return err },
+		"UserLogin":            func() error { _, err := db.UserLogin(ctx, "ann@x.example", []string{b.BusinessID}); return err },
+		"Access":               func() error { _, err := db.Access(ctx, hash); return err },
+		"AccessForKey":         func() error { _, err := db.AccessForKey(ctx, hash, b.ApplicationKey); return err },
+		"AccessForLedger":      func() error { _, err := db.AccessForLedger(ctx, hash, b.ApplicationKey); return err },
+		"Refresh":              func() error { _, err := db.Refresh(ctx, hash); return err },
+		"PointsOffers":         func() error { _, err := db.PointsOffers(ctx, b.BusinessID, c.ID, "", now); return err },
+		"CouponByID":           func() error { _, err := db.CouponByID(ctx, b.BusinessID, 1); return err },
+		"ReferralPrograms":     func() error { _, err := db.ReferralPrograms(ctx, b.BusinessID); return err },
+		"ReferralProgramByID":  func() error { _, err := db.ReferralProgramByID(ctx, 1); return err },
+		"Reward":               func() error { _, err := db.Reward(ctx, b.BusinessID, 1); return err },
+		"Rewards":              func() error { _, _, err := db.Rewards(ctx, b.BusinessID, q); return err },
+		"Giftcard":             func() error { _, err := db.Giftcard(ctx, b.BusinessID, 1); return err },
+		"Giftcards":            func() error { _, _, err := db.Giftcards(ctx, b.BusinessID, q); return err },
+		"Tiers":                func() error { _, err := db.Tiers(ctx, b.BusinessID); return err },
+		"Tier":                 func() error { _, err := db.Tier(ctx, b.BusinessID, 1); return err },
+		"ReferralProgram":      func() error { _, err := db.ReferralProgram(ctx, b.BusinessID, 1); return err },
+		"Person":               func() error { _, err := db.Person(ctx, c.ID); return err },
+		"Program":              func() error { _, err := db.Program(ctx, tenant); return err },
+		"Memberships":          func() error { _, err := db.Memberships(ctx, c.ID, []string{b.BusinessID}); return err },
+		"AccountLogin":         func() error { _, err := db.AccountLogin(ctx, "developer", "dev@x.example"); return err },
+		"SessionByHash":        func() error { _, err := db.SessionByHash(ctx, hash); return err },
+		"DeveloperApps":        func() error { _, err := db.DeveloperApps(ctx, c.ID); return err },
+		"DeveloperApp":         func() error { _, err := db.DeveloperApp(ctx, c.ID, "client"); return err },
+		"ListApps":             func() error { _, err := db.ListApps(ctx); return err },
+		"ApplicationKey":       func() error { _, err := db.ApplicationKey(ctx, b.BusinessID); return err },
+		"Connections":          func() error { _, err := db.Connections(ctx, b.BusinessID, now); return err },
+		"Consented":            func() error { _, err := db.Consented(ctx, "app", b.BusinessID); return err },
+		"CodeByHash":           func() error { _, err := db.CodeByHash(ctx, hash); return err },
+	}
+	proxy.Cut()
+	for name, read := range reads {
+		wantUnavailable(t, name, read())
+	}
+}
