@@ -94,14 +94,20 @@ type business struct {
 // admin CLI.
 func start(t *testing.T, engine string, limits httpapi.Limits) *env {
 	t.Helper()
-	e := &env{dsn: testenv.DSN(t, engine), oauth: &clock{}, db: &clock{}, v: apitest.NewValidator(t)}
+	return startOn(t, testenv.DSN(t, engine), limits)
+}
+
+// startOn is start on the database of dsn.
+func startOn(t *testing.T, dsn string, limits httpapi.Limits) *env {
+	t.Helper()
+	e := &env{dsn: dsn, oauth: &clock{}, db: &clock{}, v: apitest.NewValidator(t)}
 	logs := &logBuffer{}
 	a, err := app.Open(context.Background(), app.Config{
 		DB: e.dsn, DataDir: t.TempDir(), Limits: limits,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)),
 	})
 	if err != nil {
-		t.Fatalf("app.Open(%s): %v", engine, err)
+		t.Fatalf("app.Open(%s): %v", dsn, err)
 	}
 	t.Cleanup(func() { a.Close() })
 	// Set before serving: the server's goroutines only ever read them.

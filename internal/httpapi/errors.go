@@ -26,6 +26,7 @@ var statusOf = map[string]int{
 	loyalty.EUnauthorized: http.StatusUnauthorized,
 	loyalty.ETooMany:      http.StatusTooManyRequests,
 	loyalty.EConflict:     http.StatusConflict,
+	loyalty.EUnavailable:  http.StatusServiceUnavailable,
 	loyalty.EInternal:     http.StatusInternalServerError,
 }
 
@@ -58,6 +59,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, which apiKin
 		}
 		if de.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(de.RetryAfter))
+		}
+		if de.Cause != nil {
+			s.Logger.WarnContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", de.Cause)
 		}
 	} else if r.Context().Err() != nil {
 		// The client went away; there is nobody to answer.

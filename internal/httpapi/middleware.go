@@ -224,7 +224,8 @@ const notAcceptable = "Only version 1 of the API is available (Accept: applicati
 
 // admit is what every authenticated request of either API goes through:
 // the rate limit (counted first, so every response carries its headers),
-// the version, then the Application Key and a bearer token of scope. A
+// the version, the text of the path, query and key (requestTextError),
+// then the Application Key and a bearer token of scope. A
 // failed token also spends the client's IP budget, since each made-up
 // token would otherwise get a fresh one. ok is false when the response is
 // already written; otherwise err is the authentication error, if any.
@@ -235,6 +236,9 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, which apiKind, pr
 	if !acceptable(r.Header.Get("Accept")) {
 		writeStatus(w, which, http.StatusNotAcceptable, notAcceptable)
 		return nil, false, nil
+	}
+	if err = requestTextError(r); err != nil {
+		return nil, true, err
 	}
 	rc, err = s.authenticate(r, scope, withBusiness)
 	if loyalty.ErrorCode(err) == loyalty.EUnauthorized && bearer(r) != "" &&

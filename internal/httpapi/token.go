@@ -1,11 +1,9 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
-	"reflect"
 	"slices"
 	"strconv"
 
@@ -47,6 +45,10 @@ func (s *Server) tokenEndpoint() http.Handler {
 		}
 		if id, secret, ok := r.BasicAuth(); ok && req.ClientID == "" {
 			req.ClientID, req.ClientSecret = id, secret
+		}
+		if err := tokenTextError(r, req); err != nil {
+			writeOAuthError(w, &oauth.Error{Status: http.StatusBadRequest, Code: "invalid_request", Description: loyalty.ErrorMessage(err)})
+			return
 		}
 		key := r.Header.Get("X-Application-Key")
 		tenant, err := s.Store.Tenant(r.Context(), key)
@@ -107,48 +109,4 @@ func writeOAuthError(w http.ResponseWriter, e *oauth.Error) {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
 	writeJSON(w, e.Status, e)
-}
-
-// decodeBody reads a JSON body into v. A body that is not JSON is a bad
-// request; a field of the wrong type is a 422 naming the field.
-func decodeBody(r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20))
-	err := dec.Decode(v)
-	if err == nil && dec.More() {
-		return loyalty.Errorf(loyalty.EBadRequest, "The body must hold one JSON object and nothing after it.")
-	}
-	var te *json.UnmarshalTypeError
-	var me *http.MaxBytesError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			return loyalty.Errorf(loyalty.EBadRequest, "The body must be a JSON object.")
-		}
-		if te.Type == reflect.TypeFor[loyalty.Money]() {
-			return loyalty.Invalid(field, "The "+field+" field must be a number with at most 2 decimals.")
-		}
-		return loyalty.Invalid(field, "The "+field+" field must be of type "+jsonType(te.Type.Kind().String())+".")
-	case errors.As(err, &me):
-		return loyalty.Errorf(loyalty.EBadRequest, "The body is too large.")
-	default:
-		return loyalty.Errorf(loyalty.EBadRequest, "The body is not valid JSON.")
-	}
-}
-
-func jsonType(kind string) string {
-	switch kind {
-	case "string":
-		return "string"
-	case "bool":
-		return "boolean"
-	case "int", "int64", "int32", "float64", "uint":
-		return "number"
-	case "slice":
-		return "array"
-	default:
-		return "object"
-	}
 }

@@ -77,6 +77,9 @@ func (s *Server) userOpen(h userHandler) http.Handler {
 			return
 		}
 		err := func() error {
+			if err := requestTextError(r); err != nil {
+				return err
+			}
 			key := r.Header.Get("X-Application-Key")
 			if key == "" {
 				return loyalty.Errorf(loyalty.EUnauthorized, "The X-Application-Key header is required.")

@@ -18,7 +18,8 @@ const (
 	EUnauthorized = "unauthorized" // missing or bad credentials
 	ETooMany      = "too_many"     // throttled; RetryAfter says how long
 	EConflict     = "conflict"     // a concurrent change won; retry
-	EInternal     = "internal"     // a bug or an outage; detail goes to logs only
+	EUnavailable  = "unavailable"  // a dependency (the database) cannot be reached now; RetryAfter says when to retry
+	EInternal     = "internal"     // a bug; detail goes to logs only
 )
 
 // Error is a domain error carrying a code, a message safe to show a client,
@@ -27,9 +28,13 @@ type Error struct {
 	Code       string
 	Message    string
 	Fields     map[string][]string
-	RetryAfter int     // seconds, for ETooMany
+	RetryAfter int     // seconds, for ETooMany and EUnavailable
 	Refusal    Refusal // why the store refused a balance move, if it did
+	Cause      error   // the underlying error, for logs only (EUnavailable)
 }
+
+// Unwrap returns the underlying error, if any.
+func (e *Error) Unwrap() error { return e.Cause }
 
 // Error implements the error interface.
 func (e *Error) Error() string {

@@ -23,6 +23,13 @@ const (
 
 var filterOps = []string{OpEq, OpGt, OpGte, OpLt, OpLte, OpBetween, OpIn, OpNotIn}
 
+// Bounds of a list request's filters. Every value is a bound SQL
+// parameter: SQLite allows 32,766 per statement, PostgreSQL 65,535.
+const (
+	MaxFilterValues = 100 // values of one in or not_in list
+	MaxFilters      = 20  // conditions in one request
+)
+
 // FilterKind says how the value of a filterable field is read.
 type FilterKind int
 
@@ -94,7 +101,13 @@ func ParseListQuery(q url.Values, spec ListSpec) (ListQuery, error) {
 		if !ok {
 			return lq, Errorf(EBadRequest, "Filtering on %q is not supported here.", k)
 		}
+		if len(lq.Filters)+len(q[k]) > MaxFilters {
+			return lq, Errorf(EBadRequest, "A request may hold at most %d filter conditions.", MaxFilters)
+		}
 		for _, raw := range q[k] {
+			if err := CheckText("filter "+strconv.Quote(k), raw); err != nil {
+				return lq, err
+			}
 			f, err := parseFilter(k, kind, raw, spec.Country)
 			if err != nil {
 				return lq, err
@@ -122,6 +135,10 @@ func parseFilter(field string, kind FilterKind, raw, country string) (Filter, er
 			return Filter{}, Errorf(EBadRequest, "The filter %q with between needs two comma-separated values.", field)
 		}
 	case OpIn, OpNotIn:
+		// Counted before splitting: a list may be megabytes long.
+		if n := strings.Count(val, ",") + 1; n > MaxFilterValues {
+			return Filter{}, Errorf(EBadRequest, "The filter %q lists %d values; %s and %s accept at most %d.", field, n, OpIn, OpNotIn, MaxFilterValues)
+		}
 		parts = strings.Split(val, ",")
 	default:
 		parts = []string{val}

@@ -192,6 +192,12 @@ func TestParseListQueryBadFilters(t *testing.T) {
 		{"transaction_type=in|4,", "transaction_type"},
 		{"email=eq|", "email"},
 		{"name=", "name"},
+		// Text that is not UTF-8 would match nothing, or be refused by PostgreSQL.
+		{"email=eq|andr%E9@x.io", "UTF-8"},
+		{"name=in|Main,Caf%E9", "UTF-8"},
+		// PostgreSQL refuses a NUL in text; SQLite would compare it.
+		{"email=eq|a%00b@x.io", "NUL"},
+		{"name=in|Main,a%00b", "NUL"},
 	} {
 		_, err := parseQuery(t, c.query)
 		if loyalty.ErrorCode(err) != loyalty.EBadRequest {
@@ -224,3 +230,52 @@ func TestParseNames(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestParseListQueryListCap: on every filterable field of every list, an
+// in or not_in list of MaxFilterValues values parses and one more is a bad
+// request saying the limit; more than MaxFilters conditions are too.
+func TestParseListQueryListCap(t *testing.T) {
+	sample := map[loyalty.FilterKind]string{
+		loyalty.KindTime: "2026-01-01", loyalty.KindEmail: "a@x.io", loyalty.KindPhone: "%2B16502530000",
+		loyalty.KindInt: "4", loyalty.KindString: "abc",
+	}
+	specs := map[string]loyalty.ListSpec{
+		"customers": loyalty.CustomerListSpec("US"), "transactions": loyalty.TransactionListSpec,
+		"history": loyalty.HistoryListSpec, "customer offers": loyalty.CustomerOfferSpec,
+		"giftcards": loyalty.GiftcardListSpec, "offers": loyalty.OfferListSpec, "rewards": loyalty.RewardListSpec,
+	}
+	fields := 0
+	for name, spec := range specs {
+		for field, kind := range spec.Fields {
+			fields++
+			list := func(n int) url.Values {
+				q, err := url.ParseQuery(field + "=in|" + strings.Repeat(sample[kind]+",", n-1) + sample[kind])
+				if err != nil {
+					t.Fatal(err)
+				}
+				return q
+			}
+			if lq, err := loyalty.ParseListQuery(list(loyalty.MaxFilterValues), spec); err != nil || len(lq.Filters[0].Values) != loyalty.MaxFilterValues {
+				t.Errorf("%s: %s=in|<%d values>: %v", name, field, loyalty.MaxFilterValues, err)
+			}
+			_, err := loyalty.ParseListQuery(list(loyalty.MaxFilterValues+1), spec)
+			if loyalty.ErrorCode(err) != loyalty.EBadRequest || !strings.Contains(loyalty.ErrorMessage(err), "at most 100") {
+				t.Errorf("%s: %s=in|<101 values>: %v, want a bad request saying the limit", name, field, err)
+			}
+		}
+	}
+	if fields < 10 {
+		t.Fatalf("only %d filterable fields found", fields)
+	}
+	q := url.Values{}
+	for i := range loyalty.MaxFilters {
+		q.Add("created_at", "gte|2026-01-0"+strconv.Itoa(1+i%9))
+	}
+	if _, err := loyalty.ParseListQuery(q, testSpec); err != nil {
+		t.Errorf("%d conditions: %v", loyalty.MaxFilters, err)
+	}
+	q.Add("email", "a@x.io")
+	if _, err := loyalty.ParseListQuery(q, testSpec); loyalty.ErrorCode(err) != loyalty.EBadRequest || !strings.Contains(loyalty.ErrorMessage(err), "at most 20") {
+		t.Errorf("%d conditions: %v, want a bad request saying the limit", loyalty.MaxFilters+1, err)
+	}
+}

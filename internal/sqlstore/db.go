@@ -10,9 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -49,10 +52,14 @@ type DB struct {
 	TokenCacheTTL time.Duration
 	// Clock gives the time of each change; tests may replace it.
 	Clock func() time.Time
+
+	closed   sync.Once // Close runs once
+	closeErr error
 }
 
 // Open opens the database named by dsn (see ParseDSN): a postgres:// or
-// postgresql:// URL, or a SQLite file, created when missing. It does not
+// postgresql:// URL, or a SQLite file (with driver options after "?" such as
+// _pragma=busy_timeout(500)), created when missing. It does not
 // migrate; call Migrate.
 func Open(ctx context.Context, dsn string) (*DB, error) {
 	parsed, err := ParseDSN(dsn)
@@ -79,14 +86,16 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		d.db.SetMaxOpenConns(int(cfg.MaxConns))
 		d.db.SetMaxIdleConns(int(cfg.MaxConns))
 	} else {
-		path := parsed.Path
+		path, opts := parsed.Path, parsed.Options
 		if dir := filepath.Dir(path); dir != "." {
 			if err := os.MkdirAll(dir, 0o750); err != nil {
 				return nil, fmt.Errorf("create database directory: %w", err)
 			}
 		}
-		q := "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)" +
-			"&_pragma=synchronous(NORMAL)&_txlock=immediate&_time_format=sqlite"
+		q, err := sqliteOptions(opts)
+		if err != nil {
+			return nil, err
+		}
 		db, err := sql.Open("sqlite", "file:"+path+"?"+q)
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
@@ -116,26 +125,53 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return d, nil
 }
 
+// sqlitePragmas are the pragmas of every SQLite connection.
+var sqlitePragmas = []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"}
+
+// sqliteOptions is the query of a SQLite DSN: the defaults, and the
+// options of the given DSN after its "?" (such as
+// _pragma=busy_timeout(500)), whose pragmas replace the defaults' of the
+// same name.
+func sqliteOptions(opts string) (string, error) {
+	extra, err := url.ParseQuery(opts)
+	if err != nil {
+		return "", fmt.Errorf("sqlite options: %w", err)
+	}
+	q := url.Values{"_txlock": {"immediate"}, "_time_format": {"sqlite"}}
+	for _, p := range sqlitePragmas {
+		name, _, _ := strings.Cut(p, "(")
+		if !slices.ContainsFunc(extra["_pragma"], func(e string) bool { return strings.HasPrefix(e, name+"(") }) {
+			q.Add("_pragma", p)
+		}
+	}
+	for k, vs := range extra {
+		q[k] = append(q[k], vs...)
+	}
+	return q.Encode(), nil
+}
+
 // Dialect returns SQLite or Postgres.
 func (d *DB) Dialect() string { return d.dialect }
 
 // SQL returns the underlying database handle.
 func (d *DB) SQL() *sql.DB { return d.db }
 
-// Close closes the database.
+// Close closes the database; calls after the first return its result.
 func (d *DB) Close() error {
-	if d.batch != nil {
-		d.batch.close()
-	}
-	d.closeStmts()
-	err := d.db.Close()
-	if d.wdb != d.db {
-		err = errors.Join(err, d.wdb.Close())
-	}
-	if d.pool != nil {
-		d.pool.Close()
-	}
-	return err
+	d.closed.Do(func() {
+		if d.batch != nil {
+			d.batch.close()
+		}
+		d.closeStmts()
+		d.closeErr = d.db.Close()
+		if d.wdb != d.db {
+			d.closeErr = errors.Join(d.closeErr, d.wdb.Close())
+		}
+		if d.pool != nil {
+			d.pool.Close()
+		}
+	})
+	return d.closeErr
 }
 
 // Ping checks that the database answers.
@@ -265,17 +301,34 @@ func dbError(err error) error {
 		}
 		return &loyalty.Error{Code: loyalty.EConflict, Message: "A concurrent change conflicted; retry."}
 	}
+	if unavailable(err) {
+		return &loyalty.Error{Code: loyalty.EUnavailable, RetryAfter: retryAfter, Cause: err,
+			Message: "The service is temporarily unavailable; retry in a few seconds."}
+	}
+	if badText(err) {
+		// The API refuses such text first; this covers any other way in.
+		return loyalty.Errorf(loyalty.EBadRequest, "The request holds text that cannot be stored (a NUL character, or bytes that are not UTF-8).")
+	}
 	if isBusy(err) {
 		return &loyalty.Error{Code: loyalty.EConflict, Message: "The database is busy; retry."}
 	}
 	return err
 }
 
+// badText reports whether PostgreSQL refused text: a NUL character or
+// bytes that are not UTF-8 (SQLSTATE 22021), or a character the database
+// encoding lacks (22P05).
+func badText(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "22021" || pe.Code == "22P05")
+}
+
+// isBusy reports a conflict with a concurrent change: SQLite's
+// BUSY_SNAPSHOT or LOCKED, a PostgreSQL serialization failure or deadlock.
 func isBusy(err error) bool {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
-		c := se.Code() & 0xff
-		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+		return se.Code() == sqlite3.SQLITE_BUSY_SNAPSHOT || se.Code()&0xff == sqlite3.SQLITE_LOCKED
 	}
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && (pe.Code == "40001" || pe.Code == "40P01")

@@ -205,3 +205,20 @@ func TestDialect(t *testing.T) {
 		}
 	}
 }
+
+// TestTextTheDatabaseRefuses: a NUL character, or bytes that are not UTF-8,
+// reaching the store by a way that skipped the API's checks is a bad
+// request on PostgreSQL (which refuses them in text), never an internal
+// error; SQLite compares them like any text.
+func TestTextTheDatabaseRefuses(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		for _, key := range []string{"key-\x00", "key-\xff"} {
+			_, err := db.Tenant(ctx, key)
+			want := loyalty.EUnauthorized // no such key
+			if db.Dialect() == sqlstore.Postgres {
+				want = loyalty.EBadRequest
+			}
+			wantCode(t, err, want)
+		}
+	})
+}

@@ -18,6 +18,7 @@ const DSNForms = "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or postgresql
 type DSN struct {
 	Dialect string // SQLite or Postgres
 	Path    string // SQLite: the file
+	Options string // SQLite: driver options after "?" (e.g. _pragma=busy_timeout(500))
 	URL     string // PostgreSQL: the URL as given
 }
 
@@ -34,20 +35,21 @@ func ParseDSN(s string) (DSN, error) {
 		}
 		return DSN{Dialect: Postgres, URL: s}, nil
 	case strings.HasPrefix(s, "sqlite:") || strings.HasPrefix(s, "file:"):
-		path := s[strings.IndexByte(s, ':')+1:]
-		if path == "" || strings.ContainsAny(path, "?#") {
-			return DSN{}, fmt.Errorf("%q names no SQLite file (options after ? are not accepted); want %s", s, DSNForms)
+		path, opts, _ := strings.Cut(s[strings.IndexByte(s, ':')+1:], "?")
+		if path == "" || strings.Contains(path, "#") {
+			return DSN{}, fmt.Errorf("%q names no SQLite file; want %s", s, DSNForms)
 		}
-		return DSN{Dialect: SQLite, Path: path}, nil
+		return DSN{Dialect: SQLite, Path: path, Options: opts}, nil
 	case strings.Contains(s, "://"):
 		return DSN{}, fmt.Errorf("%q: unsupported database; want %s", RedactURL(s), DSNForms)
 	}
-	switch strings.ToLower(filepath.Ext(s)) {
+	path, opts, _ := strings.Cut(s, "?")
+	switch strings.ToLower(filepath.Ext(path)) {
 	case ".db", ".sqlite", ".sqlite3":
-		if strings.ContainsAny(s, "?#") {
-			return DSN{}, fmt.Errorf("%q: options after ? are not accepted; want %s", s, DSNForms)
+		if strings.Contains(path, "#") {
+			return DSN{}, fmt.Errorf("%q names no SQLite file; want %s", s, DSNForms)
 		}
-		return DSN{Dialect: SQLite, Path: s}, nil
+		return DSN{Dialect: SQLite, Path: path, Options: opts}, nil
 	}
 	return DSN{}, fmt.Errorf("%q is neither a PostgreSQL URL nor a SQLite file; want %s", s, DSNForms)
 }

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"net"
+	"net/url"
 	"sync"
 	"testing"
 )
@@ -137,4 +138,24 @@ func (p *Proxy) close() {
 	p.ln.Close()
 	p.set(refusing, true)
 	p.wg.Wait()
+}
+
+// Proxied puts a Proxy between a PostgreSQL DSN (a postgres:// URL) and
+// its server, and returns the DSN that goes through it.
+func Proxied(tb testing.TB, dsn string) (string, *Proxy) {
+	tb.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		tb.Fatalf("testenv: bad DSN: %v", err)
+	}
+	host, port := u.Hostname(), u.Port()
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if port == "" {
+		port = "5432"
+	}
+	p := NewProxy(tb, net.JoinHostPort(host, port))
+	u.Host = p.Addr()
+	return u.String(), p
 }

@@ -145,7 +145,8 @@ type view struct {
 type handler func(w http.ResponseWriter, r *http.Request) error
 
 // page wraps a handler with the pages' security: headers on every answer,
-// and a CSRF check and a size limit on every post.
+// a CSRF check and a size limit on every post, and text checks on every
+// form field and query parameter.
 func (s *Server) page(h handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
@@ -164,7 +165,13 @@ func (s *Server) page(h handler) http.Handler {
 				err = loyalty.Errorf(loyalty.EBadRequest, "The form could not be read.")
 			} else if !s.validCSRF(r) {
 				err = errCSRF
+			} else {
+				err = loyalty.CheckValues("form field", r.PostForm)
 			}
+		}
+		if err == nil {
+			// Text PostgreSQL would refuse, or a store would keep altered.
+			err = loyalty.CheckValues("query parameter", r.URL.Query())
 		}
 		if err == nil {
 			err = h(w, r)
@@ -194,6 +201,7 @@ var statusOf = map[string]int{
 	loyalty.ENotFound: http.StatusNotFound, loyalty.EForbidden: http.StatusForbidden,
 	loyalty.EUnauthorized: http.StatusUnauthorized, loyalty.ETooMany: http.StatusTooManyRequests,
 	loyalty.EConflict: http.StatusConflict, loyalty.EInternal: http.StatusInternalServerError,
+	loyalty.EUnavailable: http.StatusServiceUnavailable,
 }
 
 // fail answers with an error page for err.
