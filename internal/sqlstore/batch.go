@@ -283,6 +283,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	default:
 		if written, err = b.resolve(batch, ids); err != nil {
 			for _, p := range batch {
+				// Wrapping keeps the cause, so an outage still reads as one.
 				p.finish(fmt.Errorf("sqlstore: a batch of ledger entries may or may not have been written: %w", err))
 			}
 			return

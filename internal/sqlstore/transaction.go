@@ -97,7 +97,8 @@ func (d *DB) AppendAlone(ctx context.Context, e *loyalty.Transaction) (bool, err
 		return false, nil
 	}
 	if d.batch != nil {
-		return d.batch.append(ctx, e)
+		done, err := d.batch.append(ctx, e)
+		return done, dbError(err)
 	}
 	// SQLite's transactions are in-process and its writer is one
 	// connection: the change is two statements in a transaction of its own.
