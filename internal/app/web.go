@@ -40,6 +40,7 @@ func (a *App) initWeb() error {
 	a.API.Pages = a.Web
 	// The API's per-IP limits see the client the way the pages do.
 	a.API.ClientIP = a.Web.Transport.ClientIP
+	a.API.BaseURL = a.Web.Transport.BaseURL
 	return nil
 }
 

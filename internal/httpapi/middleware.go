@@ -241,11 +241,28 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, which apiKind, pr
 		return nil, true, err
 	}
 	rc, err = s.authenticate(r, scope, withBusiness)
-	if loyalty.ErrorCode(err) == loyalty.EUnauthorized && bearer(r) != "" &&
-		!s.limit(w, r, which, prefix+":ip:"+s.clientIP(r), limit) {
-		return nil, false, nil
+	if loyalty.ErrorCode(err) == loyalty.EUnauthorized {
+		w.Header().Set("WWW-Authenticate", bearerChallenge(err))
+		if bearer(r) != "" && !s.limit(w, r, which, prefix+":ip:"+s.clientIP(r), limit) {
+			return nil, false, nil
+		}
 	}
 	return rc, true, err
+}
+
+// errInvalidToken is authenticate's error for a bearer token that was sent
+// but is unknown, expired or revoked, or whose app is suspended.
+var errInvalidToken = loyalty.Errorf(loyalty.EUnauthorized, "The access token is invalid, expired or revoked.")
+
+// bearerChallenge is the WWW-Authenticate header of an API 401 (RFC 6750
+// section 3): error="invalid_token" for a token that does not work, and no
+// error attributes when none was sent (section 3.1) or when the
+// Application Key is what failed.
+func bearerChallenge(err error) string {
+	if errors.Is(err, errInvalidToken) {
+		return `Bearer realm="loyalty", error="invalid_token", error_description="` + loyalty.ErrorMessage(err) + `"`
+	}
+	return `Bearer realm="loyalty"`
 }
 
 // authenticate resolves the Application Key and the bearer token and
@@ -269,7 +286,7 @@ func (s *Server) authenticate(r *http.Request, scope string, withBusiness bool) 
 		if tok == "" {
 			return nil, loyalty.Errorf(loyalty.EUnauthorized, "An Authorization: Bearer access token is required.")
 		}
-		return nil, loyalty.Errorf(loyalty.EUnauthorized, "The access token is invalid, expired or revoked.")
+		return nil, errInvalidToken
 	} else if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,7 @@ package httpapi
 import "net/http"
 
 // routes registers every route of the service on s.mux: operations, the
-// token endpoint, the business API, the user API and, when set, the pages.
+// OAuth endpoints, the business API, the user API and, when set, the pages.
 //
 // Wrappers: s.business checks a business token; s.ledger does the same
 // for POST /transactions, reading the business with the token; s.userAPI
@@ -12,12 +12,14 @@ func (s *Server) routes() {
 	m := s.mux
 	u := &users{s: s}
 
-	// Operations and the token endpoint.
+	// Operations and the OAuth endpoints.
 	m.HandleFunc("GET /healthz", s.health)
 	m.HandleFunc("GET /readyz", s.ready)
 	m.Handle("GET /metrics", s.metricsHandler())
 	m.HandleFunc("GET /openapi.yaml", s.openAPI)
 	m.Handle("POST /oauth/token", s.tokenEndpoint())
+	m.Handle("POST /oauth/revoke", s.revokeEndpoint())
+	m.HandleFunc("GET /.well-known/oauth-authorization-server", s.authServerMetadata)
 
 	// Business API: the account and its earning rules.
 	m.Handle("GET /me", s.business(s.getAccount))

@@ -59,6 +59,10 @@ type Server struct {
 	// Pages, when set, registers the server-rendered pages (portals and
 	// the authorization flow) on the same mux.
 	Pages interface{ Register(*http.ServeMux) }
+	// BaseURL, when set, is the scheme and host the client reached the
+	// service at (behind trusted proxies too), the issuer of the OAuth
+	// metadata; nil: read from the request.
+	BaseURL func(*http.Request) string
 	// ImageDir is where the user API keeps profile images; default
 	// data/images.
 	ImageDir string

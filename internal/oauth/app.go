@@ -125,6 +125,11 @@ type Store interface {
 	// token, in one step. A token already spent is returned with Spent set
 	// and its whole chain revoked.
 	SpendRefresh(ctx context.Context, refreshHash []byte, now time.Time) (Token, error)
+	// RevokeChain revokes every token pair of a chain (one grant and the
+	// pairs rotated from it); pairs already revoked keep their time.
+	RevokeChain(ctx context.Context, chainID string, now time.Time) error
+	// RevokeToken revokes one token pair, access and refresh token.
+	RevokeToken(ctx context.Context, id string, now time.Time) error
 }
 
 // Login is a sign-in candidate with its lock state.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,6 +14,9 @@ import (
 
 // CodeTTL is how long an authorization code can be exchanged.
 const CodeTTL = 10 * time.Minute
+
+// CodeChallengeMethods are the PKCE methods CheckAuthorize accepts.
+var CodeChallengeMethods = []string{"S256"}
 
 // Code is an authorization code as stored. Its id is also the chain id of
 // the tokens it issues, so a reuse can revoke them.
@@ -120,7 +124,7 @@ func (s *Server) CheckAuthorize(ctx context.Context, r AuthorizeRequest) (Author
 		return redirect("invalid_scope", "The scope must be admin.")
 	}
 	if r.CodeChallenge != "" || r.CodeChallengeMethod != "" {
-		if r.CodeChallengeMethod != "S256" {
+		if !slices.Contains(CodeChallengeMethods, r.CodeChallengeMethod) {
 			return redirect("invalid_request", "The code_challenge_method must be S256.")
 		}
 		if !validChallenge(r.CodeChallenge) {
@@ -216,9 +220,12 @@ func (s *Server) authorizationCode(ctx context.Context, app App, r TokenRequest)
 		return TokenResponse{}, errInvalidGrant("The authorization code was not issued to this client.")
 	case c.RedirectURI != r.RedirectURI:
 		return TokenResponse{}, errInvalidGrant("The redirect_uri does not match the one the code was issued for.")
-	case r.Tenant.BusinessID != c.BusinessID:
+	case r.Tenant.Key != "" && r.Tenant.BusinessID != c.BusinessID:
 		return TokenResponse{}, errInvalidGrant("The code was issued for another business than the X-Application-Key's.")
 	}
+	// Without a key the tokens belong to the business of the code, as if
+	// its own key had been sent.
+	tenantID := c.BusinessID
 	if err := checkVerifier(c.CodeChallenge, r.CodeVerifier); err != nil {
 		return TokenResponse{}, err
 	}
@@ -236,7 +243,7 @@ func (s *Server) authorizationCode(ctx context.Context, app App, r TokenRequest)
 	// The tokens are stored before the code is spent: when two exchanges
 	// race, the loser's SpendCode revokes the chain with both pairs in it,
 	// so no token of a reused code survives.
-	t := Token{ID: loyalty.NewID(), ChainID: c.ID, AppID: app.ID, TenantID: r.Tenant.ID(), BusinessID: c.BusinessID,
+	t := Token{ID: loyalty.NewID(), ChainID: c.ID, AppID: app.ID, TenantID: tenantID, BusinessID: c.BusinessID,
 		SubjectKind: KindOwner, SubjectID: c.OwnerID, Scope: c.Scope}
 	resp, err := s.issue(ctx, t, now)
 	if err != nil {

@@ -86,7 +86,7 @@ type TokenRequest struct {
 	Code         string // authorization_code grant: the code, the callback it was sent to, the PKCE verifier
 	RedirectURI  string
 	CodeVerifier string
-	Tenant       loyalty.Tenant // resolved from X-Application-Key
+	Tenant       loyalty.Tenant // resolved from X-Application-Key or application_key; zero when neither was sent
 	AppKeyForm   string         // the application_key form field
 	Country      string         // how to read a local phone username
 	BusinessIDs  []string       // businesses the tenant covers
@@ -243,7 +243,9 @@ func (s *Server) refresh(ctx context.Context, app App, r TokenRequest) (TokenRes
 	switch {
 	case found.AppID != app.ID:
 		return TokenResponse{}, errInvalidGrant("The refresh token was not issued to this client.")
-	case r.Tenant.ID() != found.TenantID:
+	case r.Tenant.Key != "" && r.Tenant.ID() != found.TenantID:
+		// Without a key the token's own tenant stands; a key that is sent
+		// must be the one the token was issued under.
 		return TokenResponse{}, errInvalidGrant("The refresh token belongs to another Application Key.")
 	}
 	old, err := s.Store.SpendRefresh(ctx, hash, now)

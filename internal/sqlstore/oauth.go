@@ -222,3 +222,22 @@ func (d *DB) SpendRefresh(ctx context.Context, refreshHash []byte, now time.Time
 	})
 	return out, err
 }
+
+// RevokeChain revokes every token pair of a chain; pairs already revoked
+// keep the time they were revoked at.
+func (d *DB) RevokeChain(ctx context.Context, chainID string, now time.Time) error {
+	return d.runTx(ctx, func(x *tx) error {
+		x.accessChanged()
+		_, err := x.ExecContext(ctx, `UPDATE oauth_tokens SET revoked_at = $1 WHERE chain_id = $2 AND revoked_at IS NULL`, now.UTC(), chainID)
+		return err
+	})
+}
+
+// RevokeToken revokes one token pair.
+func (d *DB) RevokeToken(ctx context.Context, id string, now time.Time) error {
+	return d.runTx(ctx, func(x *tx) error {
+		x.accessChanged()
+		_, err := x.ExecContext(ctx, `UPDATE oauth_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL`, now.UTC(), id)
+		return err
+	})
+}

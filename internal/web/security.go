@@ -139,6 +139,21 @@ func (t Transport) IsHTTPS(r *http.Request) bool {
 	return strings.EqualFold(strings.TrimSpace(proto), "https")
 }
 
+// BaseURL is the scheme and host the client reached the service at: the
+// request's Host, or behind a trusted proxy the X-Forwarded-Host it sets.
+func (t Transport) BaseURL(r *http.Request) string {
+	host := r.Host
+	if t.fromProxy(r) {
+		if fh, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Host"), ","); strings.TrimSpace(fh) != "" {
+			host = strings.TrimSpace(fh)
+		}
+	}
+	if t.IsHTTPS(r) {
+		return "https://" + host
+	}
+	return "http://" + host
+}
+
 // secureEnough reports whether the authorization endpoints may answer r:
 // over HTTPS, or plain HTTP straight from this machine (development).
 func (t Transport) secureEnough(r *http.Request) bool {
@@ -174,15 +189,17 @@ func (t Transport) trusts(a netip.Addr) bool {
 	return false
 }
 
-// RequireHTTPS refuses plain-HTTP requests to the authorization and token
-// endpoints (spec section 5.5) unless they come from this machine.
+// RequireHTTPS refuses plain-HTTP requests to the authorization, token and
+// revocation endpoints (spec section 5.5) unless they come from this
+// machine.
 func (s *Server) RequireHTTPS(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if (r.URL.Path == "/oauth/authorize" || r.URL.Path == "/oauth/token") && !s.Transport.secureEnough(r) {
+		p := r.URL.Path
+		if (p == "/oauth/authorize" || p == "/oauth/token" || p == "/oauth/revoke") && !s.Transport.secureEnough(r) {
 			s.Logger.WarnContext(r.Context(), "plain HTTP refused", "path", r.URL.Path, "remote", r.RemoteAddr)
 			w.Header().Set("Cache-Control", "no-store")
 			w.Header().Set("X-Content-Type-Options", "nosniff")
-			if r.URL.Path == "/oauth/token" {
+			if p != "/oauth/authorize" {
 				w.Header().Set("Content-Type", "application/json; charset=utf-8")
 				w.WriteHeader(http.StatusBadRequest)
 				w.Write([]byte(`{"error":"invalid_request","error_description":"HTTPS is required."}` + "\n"))

@@ -48,6 +48,8 @@ func TestRequireHTTPS(t *testing.T) {
 		{"loopback proxy trusted by default says http", mustProxies(t), "127.0.0.1:5555", "http", false, "/oauth/authorize", false},
 		{"loopback proxy trusted by default says https", mustProxies(t), "127.0.0.1:5555", "https", false, "/oauth/authorize", true},
 		{"loopback, not a trusted proxy (development)", proxied, "127.0.0.1:5555", "", false, "/oauth/authorize", true},
+		{"remote, plain, revocation endpoint", direct, "203.0.113.9:5555", "", false, "/oauth/revoke", false},
+		{"trusted proxy, https, revocation endpoint", proxied, "10.1.2.3:5555", "https", false, "/oauth/revoke", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -72,7 +74,7 @@ func TestRequireHTTPS(t *testing.T) {
 			if !c.ok && w.Header().Get("X-Content-Type-Options") != "nosniff" {
 				t.Errorf("refusal without X-Content-Type-Options: nosniff")
 			}
-			if !c.ok && c.path == "/oauth/token" && !strings.Contains(w.Body.String(), `"invalid_request"`) {
+			if !c.ok && c.path != "/oauth/authorize" && !strings.Contains(w.Body.String(), `"invalid_request"`) {
 				t.Errorf("token endpoint refusal %q, want an RFC 6749 invalid_request", w.Body)
 			}
 			if !c.ok && c.path == "/oauth/authorize" && (w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "HTTPS required")) {
@@ -162,6 +164,42 @@ func TestCSRFToken(t *testing.T) {
 	} {
 		if ok {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestBaseURL: the issuer of the OAuth metadata is the URL the client
+// reached: the Host and the connection's scheme, or behind a trusted proxy
+// its X-Forwarded-Proto and X-Forwarded-Host; an untrusted peer's headers
+// change nothing.
+func TestBaseURL(t *testing.T) {
+	proxied := mustProxies(t, "10.0.0.0/8")
+	cases := []struct {
+		name, remote, proto, fwdHost string
+		tr                           Transport
+		tls                          bool
+		want                         string
+	}{
+		{"plain", "127.0.0.1:1", "", "", Transport{}, false, "http://loyalty.test:8080"},
+		{"TLS", "203.0.113.9:1", "", "", Transport{}, true, "https://loyalty.test:8080"},
+		{"trusted proxy", "10.0.0.2:1", "https", "loyalty.example", proxied, false, "https://loyalty.example"},
+		{"trusted proxy, no forwarded host", "10.0.0.2:1", "https", "", proxied, false, "https://loyalty.test:8080"},
+		{"untrusted peer", "203.0.113.9:1", "https", "evil.example", proxied, false, "http://loyalty.test:8080"},
+	}
+	for _, c := range cases {
+		r := httptest.NewRequest(http.MethodGet, "/.well-known/oauth-authorization-server", nil)
+		r.Host, r.RemoteAddr = "loyalty.test:8080", c.remote
+		if c.proto != "" {
+			r.Header.Set("X-Forwarded-Proto", c.proto)
+		}
+		if c.fwdHost != "" {
+			r.Header.Set("X-Forwarded-Host", c.fwdHost)
+		}
+		if c.tls {
+			r.TLS = &tls.ConnectionState{}
+		}
+		if got := c.tr.BaseURL(r); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }
