@@ -205,9 +205,11 @@ func (d *DB) SpendRefresh(ctx context.Context, refreshHash []byte, now time.Time
 		if err != nil {
 			return err
 		}
-		// The conditional update decides the race between two uses.
-		res, err := x.ExecContext(ctx, `UPDATE oauth_tokens SET refresh_used_at = $1, revoked_at = COALESCE(revoked_at, $2)
-			WHERE id = $3 AND refresh_used_at IS NULL`, now.UTC(), now.UTC(), t.ID)
+		// The conditional update decides the race between two uses, and
+		// with a revocation committed since the read: either way the
+		// refresh is refused (as spent) and the chain ends.
+		res, err := x.ExecContext(ctx, `UPDATE oauth_tokens SET refresh_used_at = $1, revoked_at = $2
+			WHERE id = $3 AND refresh_used_at IS NULL AND revoked_at IS NULL`, now.UTC(), now.UTC(), t.ID)
 		if err != nil {
 			return err
 		}
