@@ -2,6 +2,7 @@ package loyalty
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 )
@@ -68,7 +69,14 @@ func check(b Business, in *TransactionInput, now time.Time) (*entryRequest, erro
 	if byID {
 		r.entry.CustomerID = id
 	} else if r.contact, err = ref.contact(b); err != nil {
-		return nil, err
+		// Named with every other field that fails, so one reply says all.
+		var e *Error
+		if !errors.As(err, &e) || e.Code != EInvalid {
+			return nil, err
+		}
+		for f, msgs := range e.Fields {
+			v[f] = append(v[f], msgs...)
+		}
 	}
 	if br, ok := in.Branch.Value(); ok {
 		if r.entry.BranchID, _ = br.ID.Value(); r.entry.BranchID == "" {
