@@ -65,8 +65,8 @@ func (claimCouponIntent) check(in *TransactionInput, e *Transaction, v Validatio
 	if in.Offer.Set {
 		e.OfferID = ref(v, "offer", in.Offer)
 	}
-	if a, ok := in.Amount.Value(); ok && a > 0 {
-		e.Amount = a
+	if in.Amount.Set {
+		e.Amount = in.positiveAmount(v)
 	}
 }
 
