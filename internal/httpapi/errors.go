@@ -28,6 +28,7 @@ var statusOf = map[string]int{
 	loyalty.EConflict:     http.StatusConflict,
 	loyalty.EUnavailable:  http.StatusServiceUnavailable,
 	loyalty.EInternal:     http.StatusInternalServerError,
+	loyalty.ENotMet:       http.StatusAccepted,
 }
 
 // writeJSON writes v as the JSON body with the given status.
@@ -41,7 +42,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // errorTitles are the short descriptions of each status.
 var errorTitles = map[int]string{
-	400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+	202: "Accepted", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
 	406: "Not Acceptable", 409: "Conflict", 413: "Payload Too Large", 415: "Unsupported Media Type",
 	422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error", 503: "Service Unavailable",
 }
@@ -78,6 +79,10 @@ func writeStatus(w http.ResponseWriter, which apiKind, status int, msg string) {
 	switch {
 	case status == http.StatusUnprocessableEntity:
 		writeJSON(w, status, map[string][]string{"message": {msg}})
+	case status == http.StatusAccepted:
+		// A valid request whose condition is not met: nothing was done,
+		// and the body says why (spec 7's 202 shape).
+		writeJSON(w, status, map[string]any{"status_code": status, "message": msg, "description": "Accepted"})
 	case which == userAPI && status == http.StatusBadRequest:
 		writeJSON(w, status, map[string]any{"code": status, "error": title, "message": msg})
 	case status == http.StatusForbidden:

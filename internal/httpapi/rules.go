@@ -6,13 +6,21 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// rulesJSON is the earning rules on the wire.
+// rulesJSON is the earning rules on the wire, in the reference
+// platform's shape: reward_points and reward_amount are its other names
+// for reward_ratio and reward_milestone_amount; no tier level earns by
+// rules of its own; redeeming is null (points are not redeemed for money
+// by amount) and so is currency (none is kept).
 func rulesJSON(r loyalty.Rules) map[string]any {
 	return map[string]any{"data": map[string]any{
 		"loyalty_type": r.LoyaltyType,
 		"earning": map[string]any{"reward_ratio": r.RewardRatio, "reward_milestone_amount": r.RewardMilestoneAmount,
-			"round_up_points": r.RoundUpPoints, "welcome_points": r.WelcomePoints},
-		"visits": map[string]any{"points_per_visit": r.PointsPerVisit},
+			"reward_points": r.RewardRatio, "reward_amount": r.RewardMilestoneAmount,
+			"round_up_points": r.RoundUpPoints, "welcome_points": r.WelcomePoints,
+			"tiers_earning_override": false, "tiers_earning_rules": []any{}},
+		"visits":    map[string]any{"points_per_visit": r.PointsPerVisit},
+		"redeeming": nil,
+		"currency":  nil,
 	}}
 }
 

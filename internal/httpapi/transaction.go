@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,24 +17,51 @@ import (
 
 // transactionJSON is a ledger entry on the wire (spec 2.4).
 type transactionJSON struct {
-	ID                 int64                       `json:"id"`
-	Intent             string                      `json:"intent"`
-	TransactionType    int                         `json:"transaction_type"`
-	Name               string                      `json:"name"`
-	Amount             loyalty.Money               `json:"amount"`
-	Points             int64                       `json:"points"`
-	Giftcard           loyalty.Money               `json:"giftcard"`
-	Visits             int64                       `json:"visits"`
-	Customer           map[string]string           `json:"customer"`
-	ReversesID         *int64                      `json:"reverses_id"`
-	CreatedAt          string                      `json:"created_at"`
-	UpdatedAt          string                      `json:"updated_at"`
-	Balance            *balanceJSON                `json:"balance,omitempty"`
-	Branch             *branchJSON                 `json:"branch,omitempty"`
-	TransactionDetails *loyalty.TransactionDetails `json:"transaction_details,omitempty"`
-	CatalogItems       []itemJSON                  `json:"catalog_items,omitempty"`
-	Coupon             *couponJSON                 `json:"coupon,omitempty"`
-	EcomCoupon         *couponJSON                 `json:"ecom_coupon,omitempty"`
+	ID                 int64         `json:"id"`
+	Intent             string        `json:"intent"`
+	TransactionType    int           `json:"transaction_type"`
+	Name               string        `json:"name"`
+	Amount             loyalty.Money `json:"amount"`
+	Points             int64         `json:"points"`
+	Giftcard           loyalty.Money `json:"giftcard"`
+	Visits             int64         `json:"visits"`
+	Customer           any           `json:"customer"` // {id}, {id, balance} on a write, the customer with relationships=customer
+	ReversesID         *int64        `json:"reverses_id"`
+	Receipt            *receiptJSON  `json:"receipt"`
+	Comments           *string       `json:"comments"`
+	CreatedAt          string        `json:"created_at"`
+	UpdatedAt          string        `json:"updated_at"`
+	Balance            *balanceJSON  `json:"balance,omitempty"`
+	Branch             *branchJSON   `json:"branch,omitempty"`
+	TransactionDetails detailsJSON   `json:"transaction_details,omitzero"`
+	CatalogItems       []itemJSON    `json:"catalog_items,omitempty"`
+	Coupon             *couponJSON   `json:"coupon,omitempty"`
+	EcomCoupon         *couponJSON   `json:"ecom_coupon,omitempty"`
+}
+
+// receiptJSON is the business's receipt a transaction is attached to.
+type receiptJSON struct {
+	Number string `json:"number"`
+}
+
+// detailsJSON is the transaction_details of an entry when asked for: the
+// details, or null when the entry has none (spec 2.4).
+type detailsJSON struct {
+	shown bool
+	d     *loyalty.TransactionDetails
+}
+
+// IsZero reports whether the details were not asked for (the field is left out).
+func (d detailsJSON) IsZero() bool { return !d.shown }
+
+// MarshalJSON writes the details, or null.
+func (d detailsJSON) MarshalJSON() ([]byte, error) { return json.Marshal(d.d) }
+
+// customerRefJSON is the customer of a written entry, with the balance it
+// left (where the reference platform puts it).
+type customerRefJSON struct {
+	ID      string      `json:"id"`
+	Balance balanceJSON `json:"balance"`
 }
 
 type itemJSON struct {
@@ -108,7 +136,10 @@ func toTransactionJSON(t loyalty.Transaction) transactionJSON {
 	ts := loyalty.FormatTime(t.CreatedAt)
 	out := transactionJSON{ID: t.ID, Intent: t.Intent, TransactionType: t.TypeCode, Name: t.Name, Amount: t.Amount,
 		Points: t.Points, Giftcard: t.Giftcard, Visits: t.Visits, Customer: map[string]string{"id": t.CustomerID},
-		CreatedAt: ts, UpdatedAt: ts}
+		Comments: nullable(t.Comments), CreatedAt: ts, UpdatedAt: ts}
+	if t.Receipt != "" {
+		out.Receipt = &receiptJSON{Number: t.Receipt}
+	}
 	if t.ReversesID != 0 {
 		id := t.ReversesID
 		out.ReversesID = &id
@@ -156,20 +187,25 @@ func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *r
 	}
 	if replay != nil {
 		w.Header().Set("Idempotent-Replayed", "true")
-		if replay.Legacy != nil {
+		switch {
+		case replay.Legacy != nil:
 			writeRaw(w, replay.Legacy.Format, replay.Legacy.Body)
 			return nil
+		case replay.Err != nil:
+			return replay.Err
 		}
 		t = replay.Transaction
 	}
 	return writeTransaction(w, t)
 }
 
-// writeTransaction answers with an entry and the balance it left, the
-// same whether the entry was just written or is replayed.
+// writeTransaction answers with an entry and the balance it left (as
+// data.balance and as data.customer.balance), the same whether the entry
+// was just written or is replayed.
 func writeTransaction(w http.ResponseWriter, t loyalty.Transaction) error {
 	out := toTransactionJSON(t)
-	out.Balance = &balanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}
+	bal := balanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}
+	out.Balance, out.Customer = &bal, customerRefJSON{ID: t.CustomerID, Balance: bal}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 	return nil
 }
@@ -188,11 +224,11 @@ func (s *Server) cancelTransaction(w http.ResponseWriter, r *http.Request, rc *r
 	if err != nil || id <= 0 {
 		return loyalty.Errorf(loyalty.EBadRequest, "Invalid transaction id supplied.")
 	}
-	t, err := s.Transactions.Cancel(r.Context(), loyalty.Business{ID: rc.businessID}, id)
-	if err != nil {
+	if _, err := s.Transactions.Cancel(r.Context(), loyalty.Business{ID: rc.businessID}, id); err != nil {
 		return err
 	}
-	return writeTransaction(w, t)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
@@ -208,7 +244,7 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *re
 	if err != nil {
 		return err
 	}
-	page, err := s.Transactions.List(r.Context(), loyalty.Business{ID: rc.businessID}, lq)
+	page, err := s.Transactions.List(r.Context(), loyalty.Business{ID: rc.businessID}, lq, loyalty.TransactionWith{Customers: rel["customer"]})
 	if err != nil {
 		return err
 	}
@@ -216,20 +252,15 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *re
 	for i, t := range page.Entries {
 		data[i] = toTransactionJSON(t)
 		if rel["transaction_details"] {
-			data[i].TransactionDetails = detailsOf(t)
+			data[i].TransactionDetails = detailsJSON{shown: true, d: t.Details}
+		}
+		if c, ok := page.Customers[t.CustomerID]; ok {
+			data[i].Customer = toCustomerJSON(c, false, nil)
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": data, "cursor": cursorOf("transactions", q, lq, len(data), page.Total),
 		"meta": map[string]int{"total": page.Total}})
 	return nil
-}
-
-// detailsOf returns the details of an entry, or an empty object.
-func detailsOf(t loyalty.Transaction) *loyalty.TransactionDetails {
-	if t.Details != nil {
-		return t.Details
-	}
-	return &loyalty.TransactionDetails{}
 }
 
 func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
@@ -256,7 +287,7 @@ func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc
 	for i, t := range page.Entries {
 		data[i] = toTransactionJSON(t)
 		if rel["transaction_details"] {
-			data[i].TransactionDetails = detailsOf(t)
+			data[i].TransactionDetails = detailsJSON{shown: true, d: t.Details}
 		}
 		if b, ok := page.Branches[t.BranchID]; ok {
 			bj := toBranchJSON(b)

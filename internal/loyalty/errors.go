@@ -19,6 +19,7 @@ const (
 	ETooMany      = "too_many"     // throttled; RetryAfter says how long
 	EConflict     = "conflict"     // a concurrent change won; retry
 	EUnavailable  = "unavailable"  // a dependency (the database) cannot be reached now; RetryAfter says when to retry
+	ENotMet       = "not_met"      // a valid request whose condition is not met: nothing was done
 	EInternal     = "internal"     // a bug; detail goes to logs only
 )
 
@@ -93,6 +94,10 @@ func (v Validation) Err() error {
 	}
 	return &Error{Code: EInvalid, Message: "The given data was invalid.", Fields: v}
 }
+
+// NotMet returns the ENotMet answer to a request whose condition is not
+// met, saying which.
+func NotMet(msg string) error { return Errorf(ENotMet, "%s", msg) }
 
 // Invalid returns an EInvalid error for a single field.
 func Invalid(field, msg string) error { return invalid(field, msg) }

@@ -12,6 +12,7 @@ import (
 type getCouponIntent struct{}
 
 func (getCouponIntent) check(in *TransactionInput, e *Transaction, v Validation) {
+	in.unused(v, IntentGetCoupon, "amount", "points", "visits")
 	e.OfferID = ref(v, "offer", in.Offer)
 }
 
@@ -59,9 +60,13 @@ func newQRCode() string {
 type claimCouponIntent struct{}
 
 func (claimCouponIntent) check(in *TransactionInput, e *Transaction, v Validation) {
+	in.unused(v, IntentClaimCoupon, "points", "visits")
 	e.CouponID = ref(v, "coupon", in.Coupon)
-	if a, ok := in.Amount.Value(); ok && a > 0 {
-		e.Amount = a
+	if in.Offer.Set {
+		e.OfferID = ref(v, "offer", in.Offer)
+	}
+	if in.Amount.Set {
+		e.Amount = in.positiveAmount(v)
 	}
 }
 
@@ -73,6 +78,9 @@ func (claimCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx
 	}
 	if err != nil {
 		return notFoundField(err, "Coupon not found.")
+	}
+	if e.OfferID != 0 && e.OfferID != c.OfferID {
+		return Invalid("offer.id", "The coupon was not issued for this offer.")
 	}
 	now := tx.Now()
 	switch {

@@ -7,6 +7,10 @@ import "context"
 type redeemIntent struct{}
 
 func (redeemIntent) check(in *TransactionInput, e *Transaction, v Validation) {
+	if in.Amount.Set {
+		v.Add("amount", "Redeeming by amount is not offered here (no redemption value is set); redeem points or catalog_items.")
+	}
+	in.unused(v, IntentRedeem, "visits")
 	which := onlyOne(v, []string{"points", "catalog_items"}, []bool{in.Points.Set, in.CatalogItems.Set})
 	if which == 0 {
 		p, ok := in.Points.Value()
@@ -79,6 +83,7 @@ func (redeemIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *
 type adjustIntent struct{}
 
 func (adjustIntent) check(in *TransactionInput, e *Transaction, v Validation) {
+	in.unused(v, IntentAdjust, "amount", "visits")
 	p, ok := in.Points.Value()
 	if !ok || p == 0 || p > maxPoints || p < -maxPoints {
 		v.Add("points", "The points must be a non-zero whole number.")
@@ -87,5 +92,22 @@ func (adjustIntent) check(in *TransactionInput, e *Transaction, v Validation) {
 }
 
 func (adjustIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
+	return tx.Append(ctx, &r.entry)
+}
+
+// refundIntent gives back redeemed points: it adds them to the balance
+// without counting them towards tiers.
+type refundIntent struct{}
+
+func (refundIntent) check(in *TransactionInput, e *Transaction, v Validation) {
+	in.unused(v, IntentRefund, "amount", "visits")
+	p, ok := in.Points.Value()
+	if !ok || p <= 0 || p > maxPoints {
+		v.Add("points", "The points must be a whole number greater than 0.")
+	}
+	e.Points = p
+}
+
+func (refundIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
 	return tx.Append(ctx, &r.entry)
 }

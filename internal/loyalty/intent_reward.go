@@ -112,6 +112,7 @@ func applyOffers(base int64, offers []Offer, e *Transaction) int64 {
 type returnIntent struct{}
 
 func (returnIntent) check(in *TransactionInput, e *Transaction, v Validation) {
+	in.unused(v, IntentReturn, "points", "visits")
 	e.Amount = in.positiveAmount(v)
 	e.TierAmount = -e.Amount
 }

@@ -1,6 +1,9 @@
 package loyalty
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Rules are a business's earning rules.
 type Rules struct {
@@ -33,53 +36,50 @@ func (r Rules) PointsForSpend(amount Money) int64 {
 	return (a / m) * r.RewardRatio
 }
 
-// RulesInput is the body of PATCH /rules.
+// EarningInput are the earning rules a PATCH /rules may change.
+type EarningInput struct {
+	RewardRatio           Opt[int64] `json:"reward_ratio"`
+	RewardMilestoneAmount Opt[Money] `json:"reward_milestone_amount"`
+	RoundUpPoints         Opt[bool]  `json:"round_up_points"`
+	WelcomePoints         Opt[int64] `json:"welcome_points"`
+}
+
+// RulesInput is the body of PATCH /rules: the earning rules nested under
+// earning, or flat as the reference platform sends them (named by their
+// flat names in errors), and points per visit under visits. The
+// reference's redemption and tier-earning fields have no counterpart
+// here and are refused by name.
 type RulesInput struct {
-	Earning Opt[struct {
-		RewardRatio           Opt[int64] `json:"reward_ratio"`
-		RewardMilestoneAmount Opt[Money] `json:"reward_milestone_amount"`
-		RoundUpPoints         Opt[bool]  `json:"round_up_points"`
-		WelcomePoints         Opt[int64] `json:"welcome_points"`
-	}] `json:"earning"`
+	Earning Opt[EarningInput] `json:"earning"`
+	EarningInput
 	Visits Opt[struct {
 		PointsPerVisit Opt[int64] `json:"points_per_visit"`
 	}] `json:"visits"`
+	RedemptionRatio      Opt[json.RawMessage]   `json:"redemption_ratio"`
+	RedemptionAmount     Opt[json.RawMessage]   `json:"redemption_amount"`
+	TiersEarningOverride Opt[bool]              `json:"tiers_earning_override"`
+	TiersEarningRules    Opt[[]json.RawMessage] `json:"tiers_earning_rules"`
 }
 
 // Apply validates in and merges it into r.
 func (in RulesInput) Apply(r *Rules) error {
 	v := Validation{}
 	if e, ok := in.Earning.Value(); ok {
-		if x, ok := e.RewardRatio.Value(); ok {
-			if x < 0 || x > 1_000_000 {
-				v.Add("earning.reward_ratio", "The reward ratio must be between 0 and 1000000.")
-			} else {
-				r.RewardRatio = x
-			}
-		} else if e.RewardRatio.Null {
-			v.Add("earning.reward_ratio", "The reward ratio may not be null.")
-		}
-		if x, ok := e.RewardMilestoneAmount.Value(); ok {
-			if x <= 0 {
-				v.Add("earning.reward_milestone_amount", "The reward milestone amount must be greater than 0.")
-			} else {
-				r.RewardMilestoneAmount = x
-			}
-		} else if e.RewardMilestoneAmount.Null {
-			v.Add("earning.reward_milestone_amount", "The reward milestone amount may not be null.")
-		}
-		if x, ok := e.RoundUpPoints.Value(); ok {
-			r.RoundUpPoints = x
-		}
-		if x, ok := e.WelcomePoints.Value(); ok {
-			if x < 0 || x > 1_000_000_000 {
-				v.Add("earning.welcome_points", "The welcome points must be between 0 and 1000000000.")
-			} else {
-				r.WelcomePoints = x
-			}
-		}
+		e.apply(v, "earning.", r)
 	} else if in.Earning.Null {
 		v.Add("earning", "The earning rules may not be null.")
+	}
+	in.EarningInput.apply(v, "", r)
+	for _, f := range []struct {
+		name         string
+		nested, flat bool
+	}{{"reward_ratio", in.Earning.V.RewardRatio.Set, in.RewardRatio.Set},
+		{"reward_milestone_amount", in.Earning.V.RewardMilestoneAmount.Set, in.RewardMilestoneAmount.Set},
+		{"round_up_points", in.Earning.V.RoundUpPoints.Set, in.RoundUpPoints.Set},
+		{"welcome_points", in.Earning.V.WelcomePoints.Set, in.WelcomePoints.Set}} {
+		if f.nested && f.flat {
+			v.Add(f.name, "Send "+f.name+" once: flat or under earning, not both.")
+		}
 	}
 	if vis, ok := in.Visits.Value(); ok {
 		if x, ok := vis.PointsPerVisit.Value(); ok {
@@ -90,7 +90,52 @@ func (in RulesInput) Apply(r *Rules) error {
 			}
 		}
 	}
+	for name, sent := range map[string]bool{"redemption_ratio": in.RedemptionRatio.Set && !in.RedemptionRatio.Null,
+		"redemption_amount": in.RedemptionAmount.Set && !in.RedemptionAmount.Null} {
+		if sent {
+			v.Add(name, "Points are not redeemed for money by amount here, so there is no redemption rate to set; leave "+name+" out.")
+		}
+	}
+	if on, _ := in.TiersEarningOverride.Value(); on {
+		v.Add("tiers_earning_override", "Earning rules per tier level are not offered here; every level earns by the business's rules.")
+	}
+	if rules, _ := in.TiersEarningRules.Value(); len(rules) > 0 {
+		v.Add("tiers_earning_rules", "Earning rules per tier level are not offered here; leave tiers_earning_rules out.")
+	}
 	return v.Err()
+}
+
+// apply validates the earning rules sent and merges them into r; errors
+// name each field with prefix.
+func (e EarningInput) apply(v Validation, prefix string, r *Rules) {
+	if x, ok := e.RewardRatio.Value(); ok {
+		if x < 0 || x > 1_000_000 {
+			v.Add(prefix+"reward_ratio", "The reward ratio must be between 0 and 1000000.")
+		} else {
+			r.RewardRatio = x
+		}
+	} else if e.RewardRatio.Null {
+		v.Add(prefix+"reward_ratio", "The reward ratio may not be null.")
+	}
+	if x, ok := e.RewardMilestoneAmount.Value(); ok {
+		if x <= 0 {
+			v.Add(prefix+"reward_milestone_amount", "The reward milestone amount must be greater than 0.")
+		} else {
+			r.RewardMilestoneAmount = x
+		}
+	} else if e.RewardMilestoneAmount.Null {
+		v.Add(prefix+"reward_milestone_amount", "The reward milestone amount may not be null.")
+	}
+	if x, ok := e.RoundUpPoints.Value(); ok {
+		r.RoundUpPoints = x
+	}
+	if x, ok := e.WelcomePoints.Value(); ok {
+		if x < 0 || x > 1_000_000_000 {
+			v.Add(prefix+"welcome_points", "The welcome points must be between 0 and 1000000000.")
+		} else {
+			r.WelcomePoints = x
+		}
+	}
 }
 
 // Rules returns a business's earning rules, its defaults when it never

@@ -1,6 +1,7 @@
 package loyalty
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -17,6 +18,7 @@ const (
 	IntentGiftcardPay   = "giftcard_payment"
 	IntentStoreCredit   = "reward_store_credit"
 	IntentReferral      = "reward_referral"
+	IntentRefund        = "refund_redeemed_points"
 	IntentWelcome       = "welcome"
 	IntentCancellation  = "cancellation"
 	TypeCodeReward      = 4
@@ -26,7 +28,7 @@ const (
 
 // Intents lists what a client may ask POST /transactions to do.
 var Intents = []string{IntentReward, IntentRedeem, IntentReturn, IntentAdjust, IntentGetCoupon, IntentClaimCoupon,
-	IntentGiftcardBuy, IntentGiftcardPay, IntentStoreCredit, IntentReferral}
+	IntentGiftcardBuy, IntentGiftcardPay, IntentStoreCredit, IntentReferral, IntentRefund}
 
 // intentInfo is each entry kind's type code (4 and 5 are the spec's) and name.
 var intentInfo = map[string]struct {
@@ -38,7 +40,7 @@ var intentInfo = map[string]struct {
 	IntentClaimCoupon: {9, "Claim Coupon"}, IntentGiftcardBuy: {10, "Gift Card Purchase"},
 	IntentGiftcardPay: {11, "Gift Card Payment"}, IntentStoreCredit: {12, "Store Credit"},
 	IntentReferral: {13, "Referral Reward"}, IntentWelcome: {14, "Welcome Points"},
-	IntentCancellation: {15, "Cancellation"},
+	IntentCancellation: {15, "Cancellation"}, IntentRefund: {16, "Refund Redeemed Points"},
 }
 
 // TransactionDetails are the business's own references on a transaction.
@@ -80,6 +82,8 @@ type Transaction struct {
 	ReversesID int64
 	Details    *TransactionDetails
 	Items      []TransactionItem
+	Receipt    string // the number of the business's receipt for it
+	Comments   string
 	CreatedAt  time.Time
 
 	Balance         Balance // the customer's balance after this entry (on create)
@@ -99,6 +103,9 @@ type CustomerRef struct {
 	Email       Opt[string] `json:"email"`
 	Phone       Opt[string] `json:"phone"`
 	CountryCode Opt[string] `json:"country_code"`
+	// PinCode is the customer's PIN confirming the transaction; no
+	// transaction is confirmed by PIN here, so it is refused.
+	PinCode Opt[json.RawMessage] `json:"pin_code"`
 }
 
 // IntRef names an object with an integer id.
@@ -131,6 +138,24 @@ type TransactionInput struct {
 	Giftcard     Opt[IntRef]             `json:"giftcard"`
 	CatalogItems Opt[[]ItemInput]        `json:"catalog_items"`
 	Details      Opt[TransactionDetails] `json:"transaction_details"`
+	CreatedAt    Opt[string]             `json:"created_at"` // when it happened, for imports; never in the future
+	Receipt      Opt[ReceiptInput]       `json:"receipt"`
+	Comments     Opt[string]             `json:"comments"`
+	// Employee and ProductRewards are the reference platform's; neither
+	// exists here, so a request that uses them is refused.
+	Employee       Opt[EmployeeRef]       `json:"employee"`
+	ProductRewards Opt[[]json.RawMessage] `json:"product_rewards"`
+}
+
+// ReceiptInput is the business's receipt a transaction is attached to.
+type ReceiptInput struct {
+	Number Opt[string] `json:"number"`
+}
+
+// EmployeeRef names the employee who made a transaction, by id or PIN.
+type EmployeeRef struct {
+	ID      Opt[json.RawMessage] `json:"id"`
+	PinCode Opt[json.RawMessage] `json:"pin_code"`
 }
 
 // maxPoints bounds one entry's points so sums never overflow.

@@ -67,6 +67,21 @@ func TestInvalidTransactionOpensNoTransaction(t *testing.T) {
 			{`{"intent":"purchase_giftcard_prepaid",` + id + `}`, loyalty.EInvalid, "giftcard.id"},
 			{`{"intent":"giftcard_payment","amount":-1,` + id + `}`, loyalty.EInvalid, "amount"},
 			{`{"intent":"reward_store_credit",` + id + `}`, loyalty.EInvalid, "amount"},
+			{`{"intent":"purchase_giftcard_prepaid","amount":-1,` + id + `}`, loyalty.EInvalid, "amount"},
+			{`{"intent":"claim_coupon","coupon":{"id":1},"amount":-1,` + id + `}`, loyalty.EInvalid, "amount"},
+			{`{"intent":"reward_referral",` + id + `}`, loyalty.EInvalid, "amount"},
+			{`{"intent":"refund_redeemed_points","points":0,` + id + `}`, loyalty.EInvalid, "points"},
+			{`{"intent":"redeem","amount":5,` + id + `}`, loyalty.EInvalid, "amount"},
+			{`{"intent":"return","amount":5,"points":2,` + id + `}`, loyalty.EInvalid, "points"},
+			{`{"intent":"get_coupon","offer":{"id":1},"visits":2,` + id + `}`, loyalty.EInvalid, "visits"},
+			{`{"intent":"reward","points":1,"created_at":"2999-01-01T00:00:00+00:00",` + id + `}`, loyalty.EInvalid, "created_at"},
+			{`{"intent":"reward","points":1,"created_at":"soon",` + id + `}`, loyalty.EInvalid, "created_at"},
+			{`{"intent":"reward","points":1,"receipt":{"number":"` + strings.Repeat("9", 256) + `"},` + id + `}`, loyalty.EInvalid, "receipt.number"},
+			{`{"intent":"reward","points":1,"employee":{"id":"e1"},` + id + `}`, loyalty.EInvalid, "employee.id"},
+			{`{"intent":"reward","points":1,"employee":{"pin_code":"1111"},` + id + `}`, loyalty.EInvalid, "employee.pin_code"},
+			{`{"intent":"reward","points":1,"product_rewards":[{"id":1,"quantity":1}],` + id + `}`, loyalty.EInvalid, "product_rewards"},
+			{`{"intent":"reward","points":1,"customer":{"id":"` + c.ID + `","pin_code":1111}}`, loyalty.EInvalid, "customer.pin_code"},
+			{`{"intent":"reward","points":1,"customer":{"phone":"5145550000"},"employee":{"id":"e1"}}`, loyalty.EInvalid, "employee.id"},
 		}
 		for _, c := range cases {
 			for _, idem := range []*loyalty.Idempotency{nil, {Key: "k-" + c.body, Hash: []byte(c.body)}} {

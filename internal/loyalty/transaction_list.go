@@ -28,22 +28,38 @@ func listSpecOf(fields map[string]FilterKind, perPage int) ListSpec {
 // TransactionPage is a page of ledger entries with what was asked to come
 // with them.
 type TransactionPage struct {
-	Entries  []Transaction
-	Total    int
-	Branches map[string]Branch // the business's branches by id, when asked for
-	Coupons  map[int64]Coupon  // the coupons the entries touched, when asked for
+	Entries   []Transaction
+	Total     int
+	Branches  map[string]Branch   // the business's branches by id, when asked for
+	Coupons   map[int64]Coupon    // the coupons the entries touched, when asked for
+	Customers map[string]Customer // the entries' customers by id, when asked for
 }
 
-// TransactionWith names what a history page brings with its entries.
+// TransactionWith names what a ledger page brings with its entries.
 type TransactionWith struct {
-	Branches bool
-	Coupons  bool
+	Branches  bool
+	Coupons   bool
+	Customers bool
 }
 
-// List pages a business's ledger, newest first.
-func (s *TransactionService) List(ctx context.Context, b Business, q ListQuery) (TransactionPage, error) {
-	list, total, err := s.Store.Transactions(ctx, b.ID, q)
-	return TransactionPage{Entries: list, Total: total}, err
+// List pages a business's ledger, newest first, with the customers asked
+// for.
+func (s *TransactionService) List(ctx context.Context, b Business, q ListQuery, with TransactionWith) (TransactionPage, error) {
+	var p TransactionPage
+	var err error
+	if p.Entries, p.Total, err = s.Store.Transactions(ctx, b.ID, q); err != nil || !with.Customers {
+		return p, err
+	}
+	ids := []string{}
+	seen := map[string]bool{}
+	for _, e := range p.Entries {
+		if !seen[e.CustomerID] {
+			seen[e.CustomerID] = true
+			ids = append(ids, e.CustomerID)
+		}
+	}
+	p.Customers, err = s.Store.CustomersByID(ctx, b.ID, ids)
+	return p, err
 }
 
 // History pages a customer's ledger entries, newest first, with the

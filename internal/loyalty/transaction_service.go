@@ -2,6 +2,7 @@ package loyalty
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 )
@@ -30,7 +31,7 @@ var intents = map[string]intent{
 	IntentRedeem: redeemIntent{}, IntentAdjust: adjustIntent{},
 	IntentGetCoupon: getCouponIntent{}, IntentClaimCoupon: claimCouponIntent{},
 	IntentGiftcardBuy: giftcardBuyIntent{}, IntentGiftcardPay: giftcardPayIntent{}, IntentStoreCredit: storeCreditIntent{},
-	IntentReferral: referralIntent{},
+	IntentReferral: referralIntent{}, IntentRefund: refundIntent{},
 }
 
 // entryRequest is one POST /transactions on its way: the checked input,
@@ -41,12 +42,14 @@ type entryRequest struct {
 	intent  intent
 	contact User // the e-mail or phone naming the customer, normalised, when not named by id
 	entry   Transaction
-	earned  bool // entry's points were computed under the rules before the transaction
+	at      time.Time // when the client said it happened (created_at), zero for now
+	earned  bool      // entry's points were computed under the rules before the transaction
 }
 
 // check validates a whole request before any I/O: the intent, the
-// customer reference, the details, the branch and the intent's own fields.
-func check(b Business, in *TransactionInput) (*entryRequest, error) {
+// customer reference, the details, the branch, the intent's own fields and
+// those every intent shares. now is the time a created_at is held against.
+func check(b Business, in *TransactionInput, now time.Time) (*entryRequest, error) {
 	v := Validation{}
 	name := in.intent(v)
 	details := in.details(v)
@@ -66,7 +69,14 @@ func check(b Business, in *TransactionInput) (*entryRequest, error) {
 	if byID {
 		r.entry.CustomerID = id
 	} else if r.contact, err = ref.contact(b); err != nil {
-		return nil, err
+		// Named with every other field that fails, so one reply says all.
+		var e *Error
+		if !errors.As(err, &e) || e.Code != EInvalid {
+			return nil, err
+		}
+		for f, msgs := range e.Fields {
+			v[f] = append(v[f], msgs...)
+		}
 	}
 	if br, ok := in.Branch.Value(); ok {
 		if r.entry.BranchID, _ = br.ID.Value(); r.entry.BranchID == "" {
@@ -74,15 +84,25 @@ func check(b Business, in *TransactionInput) (*entryRequest, error) {
 		}
 	}
 	r.intent.check(in, &r.entry, v)
+	r.at = in.shared(v, &r.entry, now)
 	return r, v.Err()
+}
+
+// stamp dates the entry: when the client said it happened, else now.
+func (r *entryRequest) stamp(now time.Time) {
+	r.entry.CreatedAt = now
+	if !r.at.IsZero() {
+		r.entry.CreatedAt = r.at
+	}
 }
 
 // Create performs one POST /transactions. With an Idempotency it returns
 // the result stored under an earlier request with the same key instead of
 // acting again (reply non-nil), or EInvalid when the body differs. Input
-// is checked whole before any I/O.
+// is checked whole before any I/O; a request refused after that (the
+// intent's rules, the balance) is stored under its key like a success.
 func (s *TransactionService) Create(ctx context.Context, b Business, in TransactionInput, idem *Idempotency) (Transaction, *IdempotentReply, error) {
-	r, err := check(b, &in)
+	r, err := check(b, &in, s.Store.Now())
 	if err != nil {
 		return Transaction{}, nil, err
 	}
@@ -94,27 +114,35 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 		return r.entry, nil, err
 	}
 	welcomed := false
+	var refused error
 	err = s.Store.WithTx(ctx, func(tx Tx) error {
-		if idem != nil {
-			if err := tx.BeginIdempotent(ctx, b.ID, idem.Key, idem.Hash); err != nil {
-				return err
+		r.stamp(tx.Now())
+		act := func() error {
+			if r.entry.CustomerID == "" {
+				id, created, err := s.resolveContact(ctx, tx, b, r.contact)
+				if err != nil {
+					return err
+				}
+				r.entry.CustomerID, welcomed = id, created
 			}
+			return r.intent.apply(ctx, s, tx, r)
 		}
-		r.entry.CreatedAt = tx.Now()
-		if r.entry.CustomerID == "" {
-			id, created, err := s.resolveContact(ctx, tx, b, r.contact)
-			if err != nil {
-				return err
-			}
-			r.entry.CustomerID, welcomed = id, created
+		if idem == nil {
+			return act()
 		}
-		if err := r.intent.apply(ctx, s, tx, r); err != nil {
+		if err := tx.BeginIdempotent(ctx, b.ID, idem.Key, idem.Hash); err != nil {
 			return err
 		}
-		if idem != nil {
-			return s.finishIdempotent(ctx, tx, b, idem, r.entry)
+		// The key and what the request gave commit together; a refusal
+		// undoes the request's writes but keeps the key and the refusal.
+		err := tx.Try(ctx, act)
+		if storedRefusal(err) {
+			welcomed, refused = false, err
+			return s.finishRefused(ctx, tx, b, idem, err)
+		} else if err != nil {
+			return err
 		}
-		return nil
+		return s.finishIdempotent(ctx, tx, b, idem, r.entry)
 	})
 	if err == nil && welcomed {
 		s.Customers.notify()
@@ -124,6 +152,9 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 		if prev, rerr := s.replay(ctx, b, idem); prev != nil || rerr != nil {
 			return Transaction{}, prev, rerr
 		}
+	}
+	if err == nil {
+		err = refused
 	}
 	if err != nil {
 		return Transaction{}, nil, err
@@ -142,7 +173,7 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 	if r.entry.Intent != IntentReward || r.entry.CustomerID == "" || r.b.Loaded == nil {
 		return false, nil
 	}
-	r.entry.CreatedAt = s.Store.Now()
+	r.stamp(s.Store.Now())
 	if err := earn(ctx, s.Store, r.b, r.b.Loaded.Rules, r.in, &r.entry); err != nil {
 		return false, err
 	}

@@ -33,11 +33,16 @@ type TransactionTx interface {
 	// (ReferralPaid, ReferralExpired or ReferralForfeited);
 	// it reports false when it was already settled.
 	SettleReferral(ctx context.Context, r Referral, outcome string) (bool, error)
-	// BeginIdempotent records a new idempotency key (EConflict if it exists).
+	// BeginIdempotent records a new idempotency key (EConflict if it
+	// exists), forgetting the business's keys older than IdempotencyKeyTTL.
 	BeginIdempotent(ctx context.Context, businessID, key string, hash []byte) error
 	// FinishIdempotent stores what the request under the key gave, in
 	// the given format (see IdempotentRecord).
 	FinishIdempotent(ctx context.Context, businessID, key string, format int, body []byte) error
+	// Try runs fn as a part of the transaction that can fail on its own:
+	// when fn returns an error, everything fn wrote is undone and the
+	// transaction goes on as before fn (a savepoint).
+	Try(ctx context.Context, fn func() error) error
 }
 
 // OfferFinder finds the offers a reward earns with.
@@ -56,8 +61,12 @@ type TransactionReader interface {
 	Transactions(ctx context.Context, businessID string, q ListQuery) ([]Transaction, int, error)
 	// CouponByID returns one coupon of a business with its offer.
 	CouponByID(ctx context.Context, businessID string, id int64) (Coupon, error)
-	// IdempotentReply returns the record stored under a key.
+	// IdempotentReply returns the record stored under a key within
+	// IdempotencyKeyTTL, or ENotFound.
 	IdempotentReply(ctx context.Context, businessID, key string) (IdempotentRecord, error)
+	// CustomersByID returns the customers of a business with the given
+	// ids, deleted ones too, by id (for the ledger's relationships=customer).
+	CustomersByID(ctx context.Context, businessID string, ids []string) (map[string]Customer, error)
 	// TierTotals sums a customer's tier spend, points and visits in [from, to).
 	TierTotals(ctx context.Context, businessID, customerID string, from, to time.Time) (TierTotals, error)
 	Rules(ctx context.Context, b Business) (Rules, error)

@@ -186,10 +186,11 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
 		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
-		$24::boolean[], $25::timestamptz[], $26::bigint[])
+		$24::boolean[], $25::timestamptz[], $26::bigint[], $27::text[], $28::text[])
 	AS v(ord, business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
 		tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
-		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at, id)
+		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at, id,
+		receipt_number, comments)
 	ORDER BY v.business_id, v.customer_id
 ), c AS (
 	UPDATE customers cu SET points = cu.points + v.points, giftcard = cu.giftcard + v.giftcard, tx_count = cu.tx_count + 1
@@ -198,10 +199,12 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	RETURNING v.ord, v.id, cu.points, cu.giftcard
 ), t AS (
 	INSERT INTO transactions (id, ` + entryColumns + `)
-	SELECT v.id, v.business_id, v.customer_id, NULLIF(v.branch_id, ''), v.intent, v.type_code, v.name, v.amount, v.points,
+	SELECT v.id, v.business_id, v.customer_id,
+		COALESCE(NULLIF(v.branch_id, ''), (SELECT m.id FROM branches m WHERE m.business_id = v.business_id AND m.is_main)),
+		v.intent, v.type_code, v.name, v.amount, v.points,
 		v.giftcard, v.visits, v.tier_amount, v.tier_points, NULLIF(v.offer_id, 0), NULLIF(v.coupon_id, 0),
 		NULLIF(v.giftcard_id, 0), NULLIF(v.reverses_id, 0), v.external_order_id, v.custom_field_1, v.custom_field_2,
-		v.custom_field_3, v.custom_field_4, v.custom_field_5, v.has_details, v.created_at
+		v.custom_field_3, v.custom_field_4, v.custom_field_5, v.has_details, v.created_at, v.receipt_number, v.comments
 	FROM v JOIN c ON c.ord = v.ord
 )
 SELECT ord, id, points, giftcard FROM c`
@@ -226,7 +229,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	tierAmount, tierPoints := make([]int64, n), make([]int64, n)
 	offer, coupon, card, reverses := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	hasDetails, created := make([]bool, n), make([]time.Time, n)
-	text := make([][]string, 11) // business, customer, branch, intent, name, external order, custom fields 1-5
+	text := make([][]string, 13) // business, customer, branch, intent, name, external order, custom fields 1-5, receipt, comments
 	for k := range text {
 		text[k] = make([]string, n)
 	}
@@ -242,7 +245,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		offer[i], coupon[i], card[i], reverses[i] = e.OfferID, e.CouponID, e.GiftcardID, e.ReversesID
 		hasDetails[i], created[i] = e.Details != nil, e.CreatedAt.UTC()
 		for k, v := range []string{e.BusinessID, e.CustomerID, e.BranchID, e.Intent, e.Name, d.ExternalOrderID,
-			d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5} {
+			d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, e.Receipt, e.Comments} {
 			text[k][i] = v
 		}
 	}
@@ -256,7 +259,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	if err == nil {
 		rows, err = b.db.db.QueryContext(context.Background(), batchSQL, ord, text[0], text[1], text[2], text[3], typeCode, text[4],
 			amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
-			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids)
+			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12])
 	}
 	if err == nil {
 		for rows.Next() {

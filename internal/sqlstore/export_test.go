@@ -1,5 +1,12 @@
 package sqlstore
 
+import (
+	"context"
+	"io/fs"
+
+	"github.com/pressly/goose/v3"
+)
+
 // SetBatchFault makes every PostgreSQL batch of lone appends call fault
 // before its statement is sent (committed false) and after it committed
 // (committed true); an error stands for the connection lost there. It
@@ -7,4 +14,22 @@ package sqlstore
 func SetBatchFault(fault func(committed bool) error) (restore func()) {
 	testHookBatch = fault
 	return func() { testHookBatch = nil }
+}
+
+// MigrateTo applies the migrations up to and including version.
+func (d *DB) MigrateTo(ctx context.Context, version int64) error {
+	sub, err := fs.Sub(migrations, "migrations/"+d.dialect)
+	if err != nil {
+		return err
+	}
+	gd := goose.DialectSQLite3
+	if d.dialect == Postgres {
+		gd = goose.DialectPostgres
+	}
+	p, err := goose.NewProvider(gd, d.db, sub)
+	if err != nil {
+		return err
+	}
+	_, err = p.UpTo(ctx, version)
+	return err
 }

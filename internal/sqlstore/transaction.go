@@ -13,7 +13,15 @@ import (
 // entryColumns are the columns of a new ledger entry, in entryArgs' order.
 const entryColumns = `business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
 	tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
-	custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at`
+	custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at,
+	receipt_number, comments`
+
+// entryValues are the values of entryColumns from entryArgs' parameters.
+// An entry that names no branch belongs to the business's main branch
+// ($3, the branch, else the main one of business $1): that subquery runs
+// only for such entries, on the one-per-business index branches_main.
+const entryValues = `$1, $2, COALESCE($3, (SELECT m.id FROM branches m WHERE m.business_id = $1 AND m.is_main)),
+	$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26`
 
 // entryArgs are the values of entryColumns for e.
 func entryArgs(e *loyalty.Transaction) []any {
@@ -24,7 +32,7 @@ func entryArgs(e *loyalty.Transaction) []any {
 	return []any{e.BusinessID, e.CustomerID, nullString(e.BranchID), e.Intent, e.TypeCode, e.Name, e.Amount, e.Points, e.Giftcard,
 		e.Visits, e.TierAmount, e.TierPoints, nullInt(e.OfferID), nullInt(e.CouponID), nullInt(e.GiftcardID), nullInt(e.ReversesID),
 		d.ExternalOrderID, d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, e.Details != nil,
-		e.CreatedAt.UTC()}
+		e.CreatedAt.UTC(), e.Receipt, e.Comments}
 }
 
 // balanceGuard is the one rule every balance move obeys, as SQL over the
@@ -61,9 +69,8 @@ func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
 	} else if err != nil {
 		return dbError(err)
 	}
-	err = t.QueryRowContext(ctx, `INSERT INTO transactions (`+entryColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
-		RETURNING id`, entryArgs(e)...).Scan(&e.ID)
+	err = t.QueryRowContext(ctx, `INSERT INTO transactions (`+entryColumns+`) VALUES (`+entryValues+`) RETURNING id`,
+		entryArgs(e)...).Scan(&e.ID)
 	if _, unique := uniqueColumn(err); unique && e.ReversesID != 0 {
 		return loyalty.Refused(loyalty.RefusedReversed)
 	} else if err != nil {
@@ -129,9 +136,7 @@ func (d *DB) AppendAlone(ctx context.Context, e *loyalty.Transaction) (bool, err
 }
 
 // aloneInsert writes the entry of a lone append (SQLite).
-const aloneInsert = `INSERT INTO transactions (` + entryColumns + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
-	RETURNING id`
+const aloneInsert = `INSERT INTO transactions (` + entryColumns + `) VALUES (` + entryValues + `) RETURNING id`
 
 // refusal finds which part of balanceGuard refused a move, as the reason
 // the domain words.
@@ -165,7 +170,7 @@ func (t *tx) refusal(ctx context.Context, e *loyalty.Transaction) error {
 const transactionColumns = `t.id, t.business_id, t.customer_id, COALESCE(t.branch_id, ''), t.intent, t.type_code, t.name, t.amount,
 	t.points, t.giftcard, t.visits, t.tier_amount, t.tier_points, COALESCE(t.offer_id, 0), COALESCE(t.coupon_id, 0),
 	COALESCE(t.giftcard_id, 0), COALESCE(t.reverses_id, 0), t.external_order_id, t.custom_field_1, t.custom_field_2,
-	t.custom_field_3, t.custom_field_4, t.custom_field_5, t.has_details, t.created_at`
+	t.custom_field_3, t.custom_field_4, t.custom_field_5, t.has_details, t.created_at, t.receipt_number, t.comments`
 
 func scanTransaction(row scanner) (loyalty.Transaction, error) {
 	var e loyalty.Transaction
@@ -173,7 +178,8 @@ func scanTransaction(row scanner) (loyalty.Transaction, error) {
 	var has bool
 	err := row.Scan(&e.ID, &e.BusinessID, &e.CustomerID, &e.BranchID, &e.Intent, &e.TypeCode, &e.Name, &e.Amount,
 		&e.Points, &e.Giftcard, &e.Visits, &e.TierAmount, &e.TierPoints, &e.OfferID, &e.CouponID, &e.GiftcardID, &e.ReversesID,
-		&d.ExternalOrderID, &d.CustomField1, &d.CustomField2, &d.CustomField3, &d.CustomField4, &d.CustomField5, &has, &e.CreatedAt)
+		&d.ExternalOrderID, &d.CustomField1, &d.CustomField2, &d.CustomField3, &d.CustomField4, &d.CustomField5, &has, &e.CreatedAt,
+		&e.Receipt, &e.Comments)
 	if err == sql.ErrNoRows {
 		return e, loyalty.Errorf(loyalty.ENotFound, "Transaction not found.")
 	}
@@ -262,4 +268,34 @@ func (d *DB) TierTotals(ctx context.Context, businessID, customerID string, from
 		FROM transactions WHERE business_id = $1 AND customer_id = $2 AND created_at >= $3 AND created_at < $4`,
 		businessID, customerID, from.UTC(), to.UTC()).Scan(&tt.Amount, &tt.Points, &tt.Visits)
 	return tt, dbError(err)
+}
+
+// CustomersByID returns the customers of a business with the given ids,
+// deleted ones too, by id: the customers of a page of the ledger (at most
+// a page's worth of ids).
+func (d *DB) CustomersByID(ctx context.Context, businessID string, ids []string) (map[string]loyalty.Customer, error) {
+	out := map[string]loyalty.Customer{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := []any{businessID}
+	marks := make([]string, len(ids))
+	for i, id := range ids {
+		args = append(args, id)
+		marks[i] = fmt.Sprintf("$%d", i+2)
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+customerColumns+` FROM customers c
+		WHERE c.business_id = $1 AND c.user_id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c, err := scanCustomer(rows)
+		if err != nil {
+			return nil, dbError(err)
+		}
+		out[c.ID] = c
+	}
+	return out, dbError(rows.Err())
 }
