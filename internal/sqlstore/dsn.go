@@ -39,7 +39,7 @@ func ParseDSN(s string) (DSN, error) {
 		if path == "" || strings.Contains(path, "#") {
 			return DSN{}, fmt.Errorf("%q names no SQLite file; want %s", s, DSNForms)
 		}
-		return DSN{Dialect: SQLite, Path: path, Options: opts}, nil
+		return sqliteDSN(s, path, opts)
 	case strings.Contains(s, "://"):
 		return DSN{}, fmt.Errorf("%q: unsupported database; want %s", RedactURL(s), DSNForms)
 	}
@@ -49,7 +49,7 @@ func ParseDSN(s string) (DSN, error) {
 		if strings.Contains(path, "#") {
 			return DSN{}, fmt.Errorf("%q names no SQLite file; want %s", s, DSNForms)
 		}
-		return DSN{Dialect: SQLite, Path: path, Options: opts}, nil
+		return sqliteDSN(s, path, opts)
 	}
 	return DSN{}, fmt.Errorf("%q is neither a PostgreSQL URL nor a SQLite file; want %s", s, DSNForms)
 }
@@ -106,4 +106,20 @@ func (d *DB) Initialized(ctx context.Context) (bool, error) {
 		return false, dbError(err)
 	}
 	return n > 0, nil
+}
+
+// sqliteDSN is a SQLite setting whose options, if any, are only
+// _pragma=NAME(VALUE) (such as a shorter busy_timeout); other driver
+// options would change how the store uses the file, and are refused.
+func sqliteDSN(s, path, opts string) (DSN, error) {
+	q, err := url.ParseQuery(opts)
+	for k := range q {
+		if k != "_pragma" {
+			err = fmt.Errorf("option %s", k)
+		}
+	}
+	if err != nil {
+		return DSN{}, fmt.Errorf("%q: only _pragma options may follow ?; want %s", s, DSNForms)
+	}
+	return DSN{Dialect: SQLite, Path: path, Options: opts}, nil
 }
