@@ -47,6 +47,7 @@ type appendBatch struct {
 
 // pendingAppend is one AppendAlone call waiting for its batch.
 type pendingAppend struct {
+	key     customerKey // e's customer, kept apart: e is the caller's again once ready is closed
 	ctx     context.Context
 	e       *loyalty.Transaction
 	written bool
@@ -71,7 +72,7 @@ func (b *appendBatch) append(ctx context.Context, e *loyalty.Transaction) (bool,
 		b.done.Add(1)
 		go b.run()
 	})
-	p := &pendingAppend{ctx: ctx, e: e, ready: make(chan struct{})}
+	p := &pendingAppend{key: customerKey{e.BusinessID, e.CustomerID}, ctx: ctx, e: e, ready: make(chan struct{})}
 	select {
 	case b.queue <- p:
 	case <-ctx.Done():
@@ -107,7 +108,6 @@ func (p *pendingAppend) finish(err error) {
 
 type customerKey struct{ business, customer string }
 
-func keyOf(p *pendingAppend) customerKey { return customerKey{p.e.BusinessID, p.e.CustomerID} }
 
 // run gathers entries into batches and hands each to a free writer.
 func (b *appendBatch) run() {
@@ -144,7 +144,7 @@ func (b *appendBatch) run() {
 		case batch := <-finished:
 			writing--
 			for _, p := range batch {
-				delete(busy, keyOf(p))
+				delete(busy, p.key)
 			}
 		case <-b.quit:
 			for ; writing > 0; writing-- {
@@ -168,7 +168,7 @@ func (b *appendBatch) pick(pending []*pendingAppend, busy map[customerKey]bool) 
 			p.finish(err)
 			continue
 		}
-		k := keyOf(p)
+		k := p.key
 		if busy[k] || len(batch) == maxBatch {
 			rest = append(rest, p)
 			continue
