@@ -108,7 +108,6 @@ func (p *pendingAppend) finish(err error) {
 
 type customerKey struct{ business, customer string }
 
-
 // run gathers entries into batches and hands each to a free writer.
 func (b *appendBatch) run() {
 	defer b.done.Done()

@@ -39,14 +39,17 @@ const (
 
 // DB is an open database with its dialect. It implements loyalty.Store.
 type DB struct {
-	db      *sql.DB
-	wdb     *sql.DB // where transactions run: db itself, or SQLite's single writer
-	pool    *pgxpool.Pool
-	dialect string
-	stmts   stmts        // prepared on db
-	wstmts  stmts        // prepared on wdb, for SQLite's hot writes
-	batch   *appendBatch // PostgreSQL: AppendAlone's group writer
-	tokens  accessCache
+	db   *sql.DB
+	wdb  *sql.DB // where transactions run: db itself, or SQLite's single writer
+	pool *pgxpool.Pool
+	// listener hears other instances' changes to what token lookups read
+	// (PostgreSQL).
+	listener *accessListener
+	dialect  string
+	stmts    stmts        // prepared on db
+	wstmts   stmts        // prepared on wdb, for SQLite's hot writes
+	batch    *appendBatch // PostgreSQL: AppendAlone's group writer
+	tokens   accessCache
 	// TokenCacheTTL is how long a token lookup may be reused (see
 	// accessCache); zero reads every time.
 	TokenCacheTTL time.Duration
@@ -81,6 +84,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		}
 		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool), Postgres
 		d.batch = newAppendBatch(d)
+		d.listenAccess()
 		// database/sql keeps only 2 idle connections by default; churning
 		// the rest loses pgx's per-connection statement cache.
 		d.db.SetMaxOpenConns(int(cfg.MaxConns))
@@ -161,6 +165,9 @@ func (d *DB) Close() error {
 	d.closed.Do(func() {
 		if d.batch != nil {
 			d.batch.close()
+		}
+		if d.listener != nil {
+			d.listener.close()
 		}
 		d.closeStmts()
 		d.closeErr = d.db.Close()
@@ -244,7 +251,12 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 		return dbError(err)
 	}
 	t := &tx{Tx: stx, now: d.now()}
-	if err := fn(t); err != nil {
+	err = fn(t)
+	if err == nil && t.access && d.dialect == Postgres {
+		// Delivered at commit to every instance's listener.
+		_, err = t.ExecContext(ctx, `SELECT pg_notify('`+accessChannel+`', '')`)
+	}
+	if err != nil {
 		_ = stx.Rollback()
 		return dbError(err)
 	}

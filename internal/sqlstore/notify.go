@@ -1,0 +1,80 @@
+package sqlstore
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// accessChannel is the PostgreSQL notification channel on which a change
+// that ends cached token lookups (see accessCache) is announced to every
+// instance sharing the database. The notification is sent inside the
+// change's transaction, so it is delivered when, and only if, it commits.
+const accessChannel = "loyalty_access"
+
+// accessListener keeps one connection listening on accessChannel and ends
+// this instance's cached lookups on every notification, so a token revoked
+// or rules changed through another instance are seen here within
+// milliseconds instead of after TokenCacheTTL. While the connection is
+// down the cache lives by its TTL alone, as without a listener; on every
+// (re)connection the cache is ended once, for what was missed meanwhile.
+type accessListener struct {
+	up   atomic.Bool // listening now
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// listenAccess starts the listener of a PostgreSQL store.
+func (d *DB) listenAccess() {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &accessListener{stop: cancel, done: make(chan struct{})}
+	d.listener = l
+	go func() {
+		defer close(l.done)
+		wait := 100 * time.Millisecond
+		for ctx.Err() == nil {
+			if err := d.listenOnce(ctx, l); err == nil || ctx.Err() != nil {
+				return
+			}
+			l.up.Store(false)
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 5*time.Second)
+		}
+	}()
+}
+
+// listenOnce listens on one connection until it fails or ctx ends.
+func (d *DB) listenOnce(ctx context.Context, l *accessListener) error {
+	conn, err := pgx.ConnectConfig(ctx, d.pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+accessChannel); err != nil {
+		return err
+	}
+	l.up.Store(true)
+	d.tokens.changed()
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return err
+		}
+		d.tokens.changed()
+	}
+}
+
+// close stops the listener and waits for it.
+func (l *accessListener) close() {
+	l.stop()
+	<-l.done
+}
+
+// AccessListening reports whether this instance hears, right now, the
+// changes other instances make to what token lookups read (PostgreSQL);
+// false on SQLite, whose store is one process's.
+func (d *DB) AccessListening() bool { return d.listener != nil && d.listener.up.Load() }

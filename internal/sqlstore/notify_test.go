@@ -1,0 +1,75 @@
+package sqlstore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/oauth"
+	"github.com/loyalty/loyalty/internal/sqlstore"
+	"github.com/loyalty/loyalty/internal/testenv"
+)
+
+// TestAccessChangesHeardAcrossInstances: on PostgreSQL, a change another
+// instance makes to what token lookups read (an app suspended, rules
+// changed, a token revoked) ends this instance's cached lookup at once,
+// long before its cache time (an hour here) is up; after the listening
+// connection is lost, it reconnects and hears changes again.
+func TestAccessChangesHeardAcrossInstances(t *testing.T) {
+	if !contains(testenv.Engines(), sqlstore.Postgres) {
+		t.Skip("instances share a PostgreSQL database; LOYALTY_TEST_POSTGRES=off")
+	}
+	db, other := openPair(t, testenv.DSN(t, sqlstore.Postgres), time.Hour)
+	w := newSignInWorld(t, db)
+	tok, err := w.signIn(cachePassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitListening(t, db)
+	// heard waits until the cached lookup shows what another instance did.
+	heard := func(what string, change func() error, shows func(oauth.Token, loyalty.Business) bool) {
+		t.Helper()
+		if got, b := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey); shows(got, b) {
+			t.Fatalf("%s: shown before it was made", what)
+		}
+		if err := change(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		start := time.Now()
+		for !shows(w.lookup(t, tok.AccessToken, w.biz.ApplicationKey)) {
+			if time.Since(start) > 5*time.Second {
+				t.Fatalf("%s through another instance: not seen after %v (cache time 1h)", what, time.Since(start))
+			}
+			time.Sleep(time.Millisecond)
+		}
+		t.Logf("%s through another instance: seen after %v", what, time.Since(start))
+	}
+	heard("rules changed", func() error {
+		_, b := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey)
+		r := b.Loaded.Rules
+		r.RewardRatio = 9
+		return other.WithTx(ctx, func(tx loyalty.Tx) error { return tx.SaveRules(ctx, r) })
+	}, func(_ oauth.Token, b loyalty.Business) bool { return b.Loaded.Rules.RewardRatio == 9 })
+	heard("app suspended", func() error { return other.SetAppStatus(ctx, w.app.ClientID, oauth.AppSuspended) },
+		func(got oauth.Token, _ loyalty.Business) bool { return got.AppStatus == oauth.AppSuspended })
+
+	// The listening connection is cut: it comes back and hears again.
+	if _, err := other.SQL().ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE query = 'LISTEN loyalty_access' AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	waitListening(t, db)
+	heard("app approved again", func() error { return other.SetAppStatus(ctx, w.app.ClientID, oauth.AppApproved) },
+		func(got oauth.Token, _ loyalty.Business) bool { return got.AppStatus == oauth.AppApproved })
+}
+
+// waitListening waits until db hears other instances' changes.
+func waitListening(t *testing.T, db *sqlstore.DB) {
+	t.Helper()
+	for start := time.Now(); !db.AccessListening(); time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the store does not listen for other instances' changes")
+		}
+	}
+}
