@@ -124,8 +124,9 @@ func setPoints(v Validation, field string, o Opt[int64], dst *int64) {
 	}
 }
 
-// checkImages validates images: at most four, each an http(s) URL, at most
-// one default. When none is the default the first one is.
+// checkImages validates images: at most four, each an http(s) path or
+// the four sizes of the reference platform (then path is the original), at
+// most one default. When none is the default the first one is.
 func checkImages(v Validation, images []Image) []Image {
 	if len(images) > maxImages {
 		v.Add("images", "The images may not have more than "+itoa(maxImages)+" items.")
@@ -134,20 +135,15 @@ func checkImages(v Validation, images []Image) []Image {
 	out := make([]Image, 0, len(images))
 	defaults := 0
 	for i, im := range images {
-		field := "images." + itoa(i) + ".path"
-		p := strings.TrimSpace(im.Path)
-		if p == "" {
-			v.Add(field, "The image path is required.")
-			continue
-		}
-		if u, err := url.Parse(p); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(p) > maxURL {
-			v.Add(field, "The image path must be an http or https URL of at most "+itoa(maxURL)+" characters.")
+		p := "images." + itoa(i) + "."
+		im, ok := checkImage(v, p, im)
+		if !ok {
 			continue
 		}
 		if im.Default {
 			defaults++
 		}
-		out = append(out, Image{Default: im.Default, Path: p})
+		out = append(out, im)
 	}
 	if defaults > 1 {
 		v.Add("images", "Only one image may be the default.")
@@ -158,20 +154,64 @@ func checkImages(v Validation, images []Image) []Image {
 	return out
 }
 
-// checkBranches checks that every id names a branch of the business and
-// returns the ids without repeats; an empty list means every branch.
-func checkBranches(ctx context.Context, tx Tx, v Validation, businessID string, ids []string) ([]string, error) {
+// checkImage validates one image whose fields are named p+name.
+func checkImage(v Validation, p string, im Image) (Image, bool) {
+	sizes := []*string{&im.Original, &im.Large, &im.Medium, &im.Thumbnail}
+	names := []string{"original", "large", "medium", "thumbnail"}
+	sized := false
+	for _, s := range sizes {
+		*s = strings.TrimSpace(*s)
+		sized = sized || *s != ""
+	}
+	im.Path = strings.TrimSpace(im.Path)
+	ok := true
+	if sized {
+		for i, s := range sizes {
+			if !imageURL(*s) {
+				v.Add(p+names[i], "Each of original, large, medium and thumbnail must be an http or https URL of at most "+itoa(maxURL)+" characters.")
+				ok = false
+			}
+		}
+		if im.Path == "" {
+			im.Path = im.Original
+		}
+	}
+	switch {
+	case im.Path == "" && !sized:
+		v.Add(p+"path", "The image path is required.")
+		ok = false
+	case !imageURL(im.Path):
+		v.Add(p+"path", "The image path must be an http or https URL of at most "+itoa(maxURL)+" characters.")
+		ok = false
+	}
+	return im, ok
+}
+
+// imageURL reports whether s is an http or https URL short enough to keep.
+func imageURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(s) <= maxURL
+}
+
+// checkBranches checks that every id of field (branches, or the
+// reference's available_at_branches of {id} objects) names a branch of
+// the business and returns the ids without repeats; an empty list means
+// every branch.
+func checkBranches(ctx context.Context, tx Tx, v Validation, businessID, field string, ids []string) ([]string, error) {
 	if len(ids) > maxBranchRefs {
-		v.Add("branches", "At most "+itoa(maxBranchRefs)+" branches may be given.")
+		v.Add(field, "At most "+itoa(maxBranchRefs)+" branches may be given.")
 		return nil, nil
 	}
 	var out []string
 	seen := map[string]bool{}
 	for i, id := range ids {
 		id = strings.ToLower(strings.TrimSpace(id))
-		field := "branches." + itoa(i)
+		elem := field + "." + itoa(i)
+		if field != "branches" {
+			elem += ".id"
+		}
 		if !ValidID(id) {
-			v.Add(field, "The branch id is not a valid id.")
+			v.Add(elem, "The branch id is not a valid id.")
 			continue
 		}
 		if seen[id] {
@@ -179,7 +219,7 @@ func checkBranches(ctx context.Context, tx Tx, v Validation, businessID string, 
 		}
 		seen[id] = true
 		if _, err := tx.Branch(ctx, businessID, id); ErrorCode(err) == ENotFound {
-			v.Add(field, "The branch does not exist.")
+			v.Add(elem, "The branch does not exist.")
 			continue
 		} else if err != nil {
 			return nil, err

@@ -45,6 +45,9 @@ type CatalogTx interface {
 	InsertOffer(ctx context.Context, o *Offer) error
 	// UpdateOffer writes an offer.
 	UpdateOffer(ctx context.Context, o *Offer) error
+	// UseOffer records a customer's use of an offer of one use per
+	// customer; it reports false when the customer has used it already.
+	UseOffer(ctx context.Context, offerID int64, customerID string, at time.Time) (bool, error)
 	// InsertReward stores a new reward, setting r.ID.
 	InsertReward(ctx context.Context, r *Reward) error
 	// UpdateReward writes a reward.
