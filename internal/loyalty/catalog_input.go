@@ -229,6 +229,117 @@ func checkBranches(ctx context.Context, tx Tx, v Validation, businessID, field s
 	return out, nil
 }
 
+// applyBranches applies the branches of an offer or reward, given as
+// branch ids (branches) or as the reference's available_at_branches.
+func applyBranches(ctx context.Context, tx Tx, v Validation, businessID string, branches Opt[[]string], available Opt[[]StringRef], dst *[]string) error {
+	ids, field, sent := branches.V, "branches", branches.Set
+	if available.Set {
+		var ok bool
+		if ids, ok = refIDs(v, "available_at_branches", available); ok && branches.Set {
+			v.Add("available_at_branches", "Send available_at_branches or branches, not both.")
+		}
+		field, sent = "available_at_branches", ok
+	}
+	if !sent {
+		return nil
+	}
+	found, err := checkBranches(ctx, tx, v, businessID, field, ids)
+	if err == nil {
+		*dst = found
+	}
+	return err
+}
+
+// refIDs reads a list of {id} objects (such as available_at_branches);
+// an empty list is refused, as the reference requires one at least.
+func refIDs(v Validation, field string, refs Opt[[]StringRef]) ([]string, bool) {
+	list, ok := refs.Value()
+	if !ok || len(list) == 0 {
+		v.Add(field, "At least one branch is required.")
+		return nil, false
+	}
+	ids := make([]string, len(list))
+	for i, r := range list {
+		if ids[i], ok = r.ID.Value(); !ok || ids[i] == "" {
+			v.Add(field+"."+itoa(i)+".id", "The branch id is required.")
+			return nil, false
+		}
+	}
+	return ids, true
+}
+
+// applyNeverExpires applies never_expires_flag: 1 clears the expiry (and
+// takes no expires_at), 0 requires one, which the caller checks once the
+// expiry is known. It returns the flag sent, or -1.
+func applyNeverExpires(v Validation, flag Opt[int], expiresAt Opt[string], dst *time.Time) int {
+	f, ok := flag.Value()
+	switch {
+	case flag.Null:
+		v.Add("never_expires_flag", "The never expires flag must be 0 or 1.")
+	case !ok:
+		return -1
+	case f == 1:
+		if e, sent := expiresAt.Value(); sent && strings.TrimSpace(e) != "" {
+			v.Add("never_expires_flag", "An object that never expires takes no expires_at.")
+		} else {
+			*dst = time.Time{}
+		}
+	case f != 0:
+		v.Add("never_expires_flag", "The never expires flag must be 0 or 1.")
+	}
+	return f
+}
+
+// setFlag writes a sent 0/1 flag as a boolean.
+func setFlag(v Validation, field string, o Opt[int], dst *bool) {
+	if f, ok := o.Value(); ok && (f == 0 || f == 1) {
+		*dst = f == 1
+	} else if o.Set {
+		v.Add(field, "The "+strings.ReplaceAll(field, "_", " ")+" must be 0 or 1.")
+	}
+}
+
+// refuseFlag accepts a 0/1 flag only as 0, explaining why 1 is refused.
+func refuseFlag(v Validation, field string, o Opt[int], why string) {
+	f, ok := o.Value()
+	switch {
+	case !o.Set || (ok && f == 0):
+	case ok && f == 1:
+		v.Add(field, why)
+	default:
+		v.Add(field, "The "+strings.ReplaceAll(field, "_", " ")+" must be 0 or 1.")
+	}
+}
+
+// sentValue reports whether a field was sent with a value other than
+// null, "" or an empty list.
+func sentValue(o Opt[any]) bool {
+	v, ok := o.Value()
+	if !ok {
+		return false
+	}
+	switch x := v.(type) {
+	case string:
+		return strings.TrimSpace(x) != ""
+	case []any:
+		return len(x) > 0
+	}
+	return true
+}
+
+// setExternalID writes the business's own reference; null clears it.
+func setExternalID(v Validation, o Opt[string], dst *string) {
+	if !o.Set {
+		return
+	}
+	s := strings.TrimSpace(o.V)
+	if len(s) > maxExternalID {
+		v.Add("external_id", "The external id may not be greater than "+itoa(maxExternalID)+" characters.")
+		return
+	}
+	*dst = s
+}
+
 // intID reads the integer id of a path, a bad request when it is not one.
 func intID(what, s string) (int64, error) {
 	id, err := strconv.ParseInt(s, 10, 64)

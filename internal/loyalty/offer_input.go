@@ -3,7 +3,6 @@ package loyalty
 import (
 	"context"
 	"strings"
-	"time"
 )
 
 // maxExternalID bounds the business's own reference of an offer or reward.
@@ -145,20 +144,8 @@ func (s *OfferService) apply(ctx context.Context, tx Tx, v Validation, b Busines
 
 // applyAudience applies the branches and the targets of an offer.
 func (in *OfferInput) applyAudience(ctx context.Context, tx Tx, v Validation, b Business, o *Offer) error {
-	ids, field, sent := in.Branches.V, "branches", in.Branches.Set
-	if in.AvailableAtBranches.Set {
-		var ok bool
-		if ids, ok = refIDs(v, "available_at_branches", in.AvailableAtBranches); ok && in.Branches.Set {
-			v.Add("available_at_branches", "Send available_at_branches or branches, not both.")
-		}
-		field, sent = "available_at_branches", ok
-	}
-	if sent {
-		found, err := checkBranches(ctx, tx, v, b.ID, field, ids)
-		if err != nil {
-			return err
-		}
-		o.BranchIDs = found
+	if err := applyBranches(ctx, tx, v, b.ID, in.Branches, in.AvailableAtBranches, &o.BranchIDs); err != nil {
+		return err
 	}
 	if in.Customers.Set {
 		ids, err := checkTargets(ctx, tx, v, b.ID, in.Customers.V)
@@ -178,24 +165,6 @@ func (in *OfferInput) applyAudience(ctx context.Context, tx Tx, v Validation, b 
 		v.Add("customers", "A targeted offer needs at least one customer.")
 	}
 	return nil
-}
-
-// refIDs reads a list of {id} objects (such as available_at_branches);
-// an empty list is refused, as the reference requires one at least.
-func refIDs(v Validation, field string, refs Opt[[]StringRef]) ([]string, bool) {
-	list, ok := refs.Value()
-	if !ok || len(list) == 0 {
-		v.Add(field, "At least one branch is required.")
-		return nil, false
-	}
-	ids := make([]string, len(list))
-	for i, r := range list {
-		if ids[i], ok = r.ID.Value(); !ok || ids[i] == "" {
-			v.Add(field+"."+itoa(i)+".id", "The branch id is required.")
-			return nil, false
-		}
-	}
-	return ids, true
 }
 
 // applyLimits applies the purchase range, the frequency and the coupon
@@ -250,78 +219,6 @@ func (in *OfferInput) applyLimits(v Validation, o *Offer) {
 		o.CouponExpiresIn = 0
 	}
 	setExternalID(v, in.ExternalID, &o.ExternalID)
-}
-
-// applyNeverExpires applies never_expires_flag: 1 clears the expiry (and
-// takes no expires_at), 0 requires one, which the caller checks once the
-// expiry is known. It returns the flag sent, or -1.
-func applyNeverExpires(v Validation, flag Opt[int], expiresAt Opt[string], dst *time.Time) int {
-	f, ok := flag.Value()
-	switch {
-	case flag.Null:
-		v.Add("never_expires_flag", "The never expires flag must be 0 or 1.")
-	case !ok:
-		return -1
-	case f == 1:
-		if e, sent := expiresAt.Value(); sent && strings.TrimSpace(e) != "" {
-			v.Add("never_expires_flag", "An object that never expires takes no expires_at.")
-		} else {
-			*dst = time.Time{}
-		}
-	case f != 0:
-		v.Add("never_expires_flag", "The never expires flag must be 0 or 1.")
-	}
-	return f
-}
-
-// setFlag writes a sent 0/1 flag as a boolean.
-func setFlag(v Validation, field string, o Opt[int], dst *bool) {
-	if f, ok := o.Value(); ok && (f == 0 || f == 1) {
-		*dst = f == 1
-	} else if o.Set {
-		v.Add(field, "The "+strings.ReplaceAll(field, "_", " ")+" must be 0 or 1.")
-	}
-}
-
-// refuseFlag accepts a 0/1 flag only as 0, explaining why 1 is refused.
-func refuseFlag(v Validation, field string, o Opt[int], why string) {
-	f, ok := o.Value()
-	switch {
-	case !o.Set || (ok && f == 0):
-	case ok && f == 1:
-		v.Add(field, why)
-	default:
-		v.Add(field, "The "+strings.ReplaceAll(field, "_", " ")+" must be 0 or 1.")
-	}
-}
-
-// sentValue reports whether a field was sent with a value other than
-// null, "" or an empty list.
-func sentValue(o Opt[any]) bool {
-	v, ok := o.Value()
-	if !ok {
-		return false
-	}
-	switch x := v.(type) {
-	case string:
-		return strings.TrimSpace(x) != ""
-	case []any:
-		return len(x) > 0
-	}
-	return true
-}
-
-// setExternalID writes the business's own reference; null clears it.
-func setExternalID(v Validation, o Opt[string], dst *string) {
-	if !o.Set {
-		return
-	}
-	s := strings.TrimSpace(o.V)
-	if len(s) > maxExternalID {
-		v.Add("external_id", "The external id may not be greater than "+itoa(maxExternalID)+" characters.")
-		return
-	}
-	*dst = s
 }
 
 // checkOfferType checks the fields each type of offer needs.
