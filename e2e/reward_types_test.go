@@ -63,7 +63,7 @@ func TestRewardTypes(t *testing.T) {
 		ann := a.createCustomer(t, map[string]any{"email": "ann@rewards.example"})
 		bob := a.createCustomer(t, map[string]any{"email": "bob@rewards.example"})
 		a.catTransact(t, ann.ID, map[string]any{"intent": "reward", "amount": 600}) // Gold, 600 points
-		a.catTransact(t, bob.ID, map[string]any{"intent": "reward", "points": 600})  // no level: points alone reach none
+		a.catTransact(t, bob.ID, map[string]any{"intent": "reward", "points": 600}) // no level: points alone reach none
 		lang := func(title string) []map[string]any {
 			return []map[string]any{{"language_id": 1, "title": title, "description": "", "terms_conditions": "",
 				"link": "https://shop.example/reward"}}

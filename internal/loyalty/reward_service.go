@@ -143,4 +143,3 @@ func liveReward(ctx context.Context, tx Tx, businessID string, id int64) (Reward
 	}
 	return r, err
 }
-
