@@ -115,6 +115,28 @@ func TestRewardTypes(t *testing.T) {
 			}
 		})
 
+		t.Run("the customer's rewards", func(t *testing.T) {
+			for who, want := range map[string][]string{
+				ann.ID: sortedOf(catID(free), catID(pct), catID(cash), catID(off)),
+				bob.ID: sortedOf(catID(pct), catID(off)),
+			} {
+				l := a.catList(t, "/customers/"+who+"/rewards")
+				if got := l.sortedIDs(); !slices.Equal(got, want) || l.Meta["total"] != float64(len(want)) {
+					t.Errorf("%s may redeem %v (meta %v), want %v", who, got, l.Meta, want)
+				}
+			}
+			if got := a.catList(t, "/customers/"+ann.ID+"/rewards?branch.id=eq|"+main).sortedIDs(); !slices.Equal(got,
+				sortedOf(catID(free), catID(pct), catID(cash))) {
+				t.Errorf("at the main branch Ann may redeem %v", got)
+			}
+			if p := a.catList(t, "/customers/"+ann.ID+"/rewards?per_page=1&page=2"); len(p.Data) != 1 || p.Meta["total"] != 4.0 ||
+				p.Data[0]["type"] == nil {
+				t.Errorf("page 2 of 1: %+v", p)
+			}
+			a.get(t, "/customers/"+ann.ID+"/rewards?branch.id=gt|x").wantError(t, http.StatusBadRequest, "branch.id")
+			a.get(t, "/customers/0123456789abcdef0123456789abcdef/rewards").wantError(t, http.StatusNotFound)
+		})
+
 		t.Run("redeem a free product", func(t *testing.T) {
 			a.redeemItem(t, bob.ID, catID(free), 1, "").wantFields(t, "catalog_items.0.id")
 			d := a.redeemItem(t, ann.ID, catID(free), 2, "").dataOf(t)

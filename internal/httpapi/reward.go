@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -192,4 +193,20 @@ func toItemValueJSON(it loyalty.TransactionItem) *itemValueJSON {
 	amount, giftcard := it.Reward.Value(it.Quantity)
 	return &itemValueJSON{TypeID: r.TypeID, Type: r.Type, Amount: amount, Giftcard: giftcard, DiscountValue: r.DiscountValue,
 		RedeemForGiftCard: r.RedeemForGiftCard}
+}
+
+func (s *Server) customerRewards(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	q := r.URL.Query()
+	lq, err := loyalty.ParseListQuery(q, loyalty.CustomerRewardSpec)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	list, total, err := s.Rewards.CustomerRewards(r.Context(), tenant(rc), id, lq)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": rewardsJSON(list),
+		"links": pageLinks("customers/"+strings.ToLower(id)+"/rewards", q, lq, total), "meta": pageMeta(lq, len(list), total)})
+	return nil
 }

@@ -143,3 +143,58 @@ func liveReward(ctx context.Context, tx Tx, businessID string, id int64) (Reward
 	}
 	return r, err
 }
+
+// CustomerRewardSpec says how GET /customers/{id}/rewards is paged and
+// filtered: branch.id takes eq and in.
+var CustomerRewardSpec = ListSpec{Fields: map[string]FilterKind{"branch.id": KindString}, DefaultPerPage: 15}
+
+// CustomerRewards pages the catalog items one customer may redeem now,
+// oldest first: enabled, published and not expired, open to the customer
+// (targeted_flag and its customers or tier levels) and, with a branch.id
+// filter, available at one of those branches.
+func (s *RewardService) CustomerRewards(ctx context.Context, b Business, customerID string, q ListQuery) ([]Reward, int, error) {
+	var branches []string
+	for _, f := range q.Filters {
+		if f.Op != OpEq && f.Op != OpIn {
+			return nil, 0, Errorf(EBadRequest, "The filter branch.id takes the operators eq and in.")
+		}
+		for _, v := range f.Values {
+			s, _ := v.(string)
+			branches = append(branches, strings.ToLower(s))
+		}
+	}
+	id, err := customerIDOf(customerID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, err := s.Store.Customer(ctx, b.ID, id); err != nil {
+		return nil, 0, asNotFound(err, customerNotFound)
+	}
+	all, err := allPages(func(q ListQuery) ([]Reward, int, error) { return s.Store.Rewards(ctx, b.ID, q) })
+	if err != nil {
+		return nil, 0, err
+	}
+	now := s.Store.Now()
+	var level *int64
+	var open []Reward
+	for _, r := range all {
+		if r.Audience == AudienceTiers && level == nil {
+			l, err := customerLevel(ctx, s.Store, b.ID, id)
+			if err != nil {
+				return nil, 0, err
+			}
+			level = &l
+		}
+		l := int64(0)
+		if level != nil {
+			l = *level
+		}
+		if r.Kind != CatalogItem || !r.Available(now) || !r.OpenTo(id, l) ||
+			(len(branches) > 0 && !slices.ContainsFunc(branches, r.AvailableAt)) {
+			continue
+		}
+		open = append(open, r)
+	}
+	from := min(q.Offset(), len(open))
+	return open[from:min(from+q.PerPage, len(open))], len(open), nil
+}
