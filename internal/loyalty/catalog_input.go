@@ -3,6 +3,7 @@ package loyalty
 import (
 	"context"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -168,7 +169,7 @@ func checkImage(v Validation, p string, im Image) (Image, bool) {
 	if sized {
 		for i, s := range sizes {
 			if !imageURL(*s) {
-				v.Add(p+names[i], "Each of original, large, medium and thumbnail must be an http or https URL of at most "+itoa(maxURL)+" characters.")
+				v.Add(p+names[i], "Each of original, large, medium and thumbnail must be an http or https URL of at most "+itoa(maxURL)+" characters, or the path an image upload returned.")
 				ok = false
 			}
 		}
@@ -181,14 +182,22 @@ func checkImage(v Validation, p string, im Image) (Image, bool) {
 		v.Add(p+"path", "The image path is required.")
 		ok = false
 	case !imageURL(im.Path):
-		v.Add(p+"path", "The image path must be an http or https URL of at most "+itoa(maxURL)+" characters.")
+		v.Add(p+"path", "The image path must be an http or https URL of at most "+itoa(maxURL)+" characters, or the path an image upload returned.")
 		ok = false
 	}
 	return im, ok
 }
 
-// imageURL reports whether s is an http or https URL short enough to keep.
+// uploadedImage is the path of an image uploaded to the service (POST
+// /offers/images, /rewards/images), served under /images/.
+var uploadedImage = regexp.MustCompile(`^/images/[0-9a-f]{32}-[0-9a-f]{16}\.(jpg|png|gif|webp)$`)
+
+// imageURL reports whether s is an http or https URL short enough to
+// keep, or the path of an image uploaded to the service.
 func imageURL(s string) bool {
+	if uploadedImage.MatchString(s) {
+		return true
+	}
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(s) <= maxURL
 }

@@ -121,8 +121,12 @@ func (in *RewardInput) apply(ctx context.Context, tx Tx, v Validation, b Busines
 	if err := applyBranches(ctx, tx, v, b.ID, in.Branches, in.AvailableAtBranches, &r.BranchIDs); err != nil {
 		return err
 	}
-	if !v.Has("expires_at") && !v.Has("publish_at") && !r.ExpiresAt.IsZero() && !r.StartsAt.IsZero() && !r.ExpiresAt.After(r.StartsAt) {
-		v.Add("expires_at", "The expires at must be a date after publish at.")
+	published := r.StartsAt
+	if published.IsZero() {
+		published = r.CreatedAt
+	}
+	if !v.Has("expires_at") && !v.Has("publish_at") && !r.ExpiresAt.IsZero() && !r.ExpiresAt.After(published) {
+		v.Add("expires_at", "The expires at must be a date after publish at (by default, when the reward was created).")
 	}
 	if never == 0 && r.ExpiresAt.IsZero() && !v.Has("expires_at") {
 		v.Add("expires_at", "The expires at is required when never_expires_flag is 0.")
