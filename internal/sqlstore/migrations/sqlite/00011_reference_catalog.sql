@@ -13,6 +13,10 @@ ALTER TABLE offers ADD COLUMN coupon_expires_in BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE offers ADD COLUMN external_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE offers ADD COLUMN languages TEXT NOT NULL DEFAULT '[]';
 
+-- The earning rules look up the offers of a reward's branch: by branch
+-- first, whatever plan the statistics lead to.
+CREATE INDEX offer_branches_branch ON offer_branches (branch_id, offer_id);
+
 -- One row per use of an offer limited to one use per customer, written in
 -- the transaction of the entry that used it; the key makes a second use
 -- impossible even under concurrent rewards.
@@ -73,6 +77,7 @@ ALTER TABLE rewards DROP COLUMN real_value;
 ALTER TABLE rewards DROP COLUMN amount;
 ALTER TABLE rewards DROP COLUMN type_id;
 DROP TABLE offer_uses;
+DROP INDEX offer_branches_branch;
 ALTER TABLE offers DROP COLUMN languages;
 ALTER TABLE offers DROP COLUMN external_id;
 ALTER TABLE offers DROP COLUMN coupon_expires_in;
