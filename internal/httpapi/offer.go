@@ -7,10 +7,52 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
+// offerTermsJSON is what an offer holds beyond spec 2.5: when it is
+// published, the purchase range and frequency it applies with, and its
+// texts per language (the reference platform's offer_languages).
+type offerTermsJSON struct {
+	PublishAt        string              `json:"publish_at"`
+	MinPurchase      loyalty.Money       `json:"min_purchase"`
+	MaxPurchase      *loyalty.Money      `json:"max_purchase"`
+	OfferFrequencyID *int                `json:"offer_frequency_id"`
+	CouponExpiresIn  int64               `json:"coupon_expires_in"`
+	ExternalID       string              `json:"external_id"`
+	OfferLanguages   []offerLanguageJSON `json:"offer_languages"`
+}
+
+// offerLanguageJSON is one entry of offer_languages.
+type offerLanguageJSON struct {
+	LanguageID      int    `json:"language_id"`
+	OfferTitle      string `json:"offer_title"`
+	Description     string `json:"offer_description"`
+	TermsConditions string `json:"offer_terms_conditions"`
+	Link            string `json:"offer_link"`
+	Product         string `json:"offer_product"`
+}
+
+func toOfferTermsJSON(o loyalty.Offer) offerTermsJSON {
+	out := offerTermsJSON{PublishAt: loyalty.FormatTime(o.StartsAt), MinPurchase: o.MinPurchase, CouponExpiresIn: o.CouponExpiresIn,
+		ExternalID: o.ExternalID, OfferLanguages: []offerLanguageJSON{}}
+	if o.MaxPurchase > 0 {
+		m := o.MaxPurchase
+		out.MaxPurchase = &m
+	}
+	if o.Frequency != 0 {
+		f := o.Frequency
+		out.OfferFrequencyID = &f
+	}
+	for _, t := range loyalty.TextsOf(o.Title, o.Description, o.Texts) {
+		out.OfferLanguages = append(out.OfferLanguages, offerLanguageJSON{LanguageID: t.LanguageID, OfferTitle: t.Title,
+			Description: t.Description, TermsConditions: t.TermsConditions, Link: t.Link, Product: t.Product})
+	}
+	return out
+}
+
 // offerDetailJSON is an offer as the business manages it: the offer of
-// spec 2.5 with its schedule, audience and state.
+// spec 2.5 with its schedule, audience, terms and state.
 type offerDetailJSON struct {
 	offerJSON
+	offerTermsJSON
 	StartsAt    string   `json:"starts_at"`
 	Enabled     bool     `json:"enabled"`
 	Targeted    bool     `json:"targeted"`
@@ -22,9 +64,10 @@ type offerDetailJSON struct {
 }
 
 func toOfferDetailJSON(o loyalty.Offer, p *branchPicker) offerDetailJSON {
-	out := offerDetailJSON{offerJSON: toOfferJSON(o), StartsAt: loyalty.FormatTime(o.StartsAt), Enabled: o.Enabled,
-		Targeted: o.Targeted, Convertible: o.CouponKind == loyalty.CouponConvertible, Branches: idsOrEmpty(o.BranchIDs),
-		Customers: idsOrEmpty(o.TargetIDs), CreatedAt: loyalty.FormatTime(o.CreatedAt), UpdatedAt: loyalty.FormatTime(o.UpdatedAt)}
+	out := offerDetailJSON{offerJSON: toOfferJSON(o), offerTermsJSON: toOfferTermsJSON(o), StartsAt: loyalty.FormatTime(o.StartsAt),
+		Enabled: o.Enabled, Targeted: o.Targeted, Convertible: o.CouponKind == loyalty.CouponConvertible,
+		Branches: idsOrEmpty(o.BranchIDs), Customers: idsOrEmpty(o.TargetIDs), CreatedAt: loyalty.FormatTime(o.CreatedAt),
+		UpdatedAt: loyalty.FormatTime(o.UpdatedAt)}
 	out.Branch = p.of(o.BranchIDs)
 	return out
 }
@@ -32,6 +75,7 @@ func toOfferDetailJSON(o loyalty.Offer, p *branchPicker) offerDetailJSON {
 // customerOfferJSON is an offer as one customer sees it (spec 4.2).
 type customerOfferJSON struct {
 	offerJSON
+	offerTermsJSON
 	CouponTypeID *int         `json:"coupon_type_id"`
 	Actions      []actionJSON `json:"actions"`
 }
@@ -39,7 +83,7 @@ type customerOfferJSON struct {
 // toCustomerOfferJSON is an offer as one customer sees it, with the branch
 // p picks for it.
 func toCustomerOfferJSON(co loyalty.CustomerOffer, p *branchPicker) customerOfferJSON {
-	out := customerOfferJSON{offerJSON: toOfferJSON(co.Offer), Actions: []actionJSON{}}
+	out := customerOfferJSON{offerJSON: toOfferJSON(co.Offer), offerTermsJSON: toOfferTermsJSON(co.Offer), Actions: []actionJSON{}}
 	out.Branch = p.of(co.BranchIDs)
 	if co.CouponTypeID != 0 {
 		state := co.CouponTypeID

@@ -2,30 +2,100 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// rewardJSON is a catalog item or custom reward as the business manages it.
+// rewardJSON is a catalog item or custom reward on the wire, with the
+// reference platform's type and value fields.
 type rewardJSON struct {
-	ID            int64           `json:"id"`
-	Kind          string          `json:"kind"`
-	Title         string          `json:"title"`
-	Description   string          `json:"description"`
-	Points        int64           `json:"points"`
-	PartnerReward bool            `json:"partner_reward"`
-	ExpiresAt     *string         `json:"expires_at"`
-	Images        []loyalty.Image `json:"images"`
-	Enabled       bool            `json:"enabled"`
-	CreatedAt     string          `json:"created_at"`
-	UpdatedAt     string          `json:"updated_at"`
+	ID                int64                `json:"id"`
+	Kind              string               `json:"kind"`
+	TypeID            *int                 `json:"type_id"`
+	Type              string               `json:"type"`
+	Title             string               `json:"title"`
+	Description       string               `json:"description"`
+	Points            int64                `json:"points"`
+	Amount            loyalty.Money        `json:"amount"`
+	RealValue         loyalty.Money        `json:"real_value"`
+	DiscountValue     loyalty.Money        `json:"discount_value"`
+	RedeemForGiftCard bool                 `json:"redeem_for_gift_card"`
+	PartnerReward     bool                 `json:"partner_reward"`
+	PublishAt         string               `json:"publish_at"`
+	ExpiresAt         *string              `json:"expires_at"`
+	Images            []loyalty.Image      `json:"images"`
+	ExternalID        string               `json:"external_id"`
+	RewardLanguages   []rewardLanguageJSON `json:"reward_languages"`
+	Enabled           bool                 `json:"enabled"`
+	CreatedAt         string               `json:"created_at"`
+	UpdatedAt         string               `json:"updated_at"`
+}
+
+// rewardLanguageJSON is one entry of reward_languages.
+type rewardLanguageJSON struct {
+	LanguageID      int    `json:"language_id"`
+	Title           string `json:"title"`
+	Description     string `json:"description"`
+	TermsConditions string `json:"terms_conditions"`
+	Link            string `json:"link"`
+}
+
+// rewardTypeNames are the reference platform's names of the reward types.
+var rewardTypeNames = map[int]string{loyalty.RewardFreeProduct: "redeem_free_product",
+	loyalty.RewardCashback: "redeem_discount_amount", loyalty.RewardPercentage: "redeem_discount_percentage"}
+
+// rewardTypeName is a reward's type: the reference's name of its type_id,
+// else its kind.
+func rewardTypeName(r loyalty.Reward) string {
+	if n, ok := rewardTypeNames[r.TypeID]; ok {
+		return n
+	}
+	return r.Kind
 }
 
 func toRewardJSON(r loyalty.Reward) rewardJSON {
-	return rewardJSON{ID: r.ID, Kind: r.Kind, Title: r.Title, Description: r.Description, Points: r.Points,
-		PartnerReward: r.PartnerReward, ExpiresAt: optTime(r.ExpiresAt),
-		Images: imagesOrEmpty(r.Images), Enabled: r.Enabled,
+	out := rewardJSON{ID: r.ID, Kind: r.Kind, Type: rewardTypeName(r), Title: r.Title, Description: r.Description, Points: r.Points,
+		Amount: r.Amount, RealValue: r.RealValue, DiscountValue: r.DiscountValue, RedeemForGiftCard: r.RedeemForGiftCard,
+		PartnerReward: r.PartnerReward, PublishAt: loyalty.FormatTime(r.CreatedAt), ExpiresAt: optTime(r.ExpiresAt),
+		Images: imagesOrEmpty(r.Images), ExternalID: r.ExternalID, RewardLanguages: []rewardLanguageJSON{}, Enabled: r.Enabled,
 		CreatedAt: loyalty.FormatTime(r.CreatedAt), UpdatedAt: loyalty.FormatTime(r.UpdatedAt)}
+	if r.TypeID != 0 {
+		id := r.TypeID
+		out.TypeID = &id
+	}
+	if !r.StartsAt.IsZero() {
+		out.PublishAt = loyalty.FormatTime(r.StartsAt)
+	}
+	for _, t := range loyalty.TextsOf(r.Title, r.Description, r.Texts) {
+		out.RewardLanguages = append(out.RewardLanguages, rewardLanguageJSON{LanguageID: t.LanguageID, Title: t.Title,
+			Description: t.Description, TermsConditions: t.TermsConditions, Link: t.Link})
+	}
+	return out
+}
+
+// rewardDetailJSON is a reward as the business manages it: with who may
+// redeem it and where.
+type rewardDetailJSON struct {
+	rewardJSON
+	TargetedFlag        int          `json:"targeted_flag"`
+	Customers           []string     `json:"customers"`
+	RedemptionUserTiers []intRefJSON `json:"redemption_user_tiers"`
+	Branches            []string     `json:"branches"`
+}
+
+// intRefJSON names an object by its integer id.
+type intRefJSON struct {
+	ID int64 `json:"id"`
+}
+
+func toRewardDetailJSON(r loyalty.Reward) rewardDetailJSON {
+	out := rewardDetailJSON{rewardJSON: toRewardJSON(r), TargetedFlag: r.Audience, Customers: idsOrEmpty(r.TargetIDs),
+		RedemptionUserTiers: []intRefJSON{}, Branches: idsOrEmpty(r.BranchIDs)}
+	for _, id := range r.TierLevelIDs {
+		out.RedemptionUserTiers = append(out.RedemptionUserTiers, intRefJSON{ID: id})
+	}
+	return out
 }
 
 // rewardsJSON is a list of rewards on the wire.
@@ -47,9 +117,9 @@ func (s *Server) listRewards(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if err != nil {
 		return err
 	}
-	data := make([]rewardJSON, len(list))
+	data := make([]rewardDetailJSON, len(list))
 	for i, rw := range list {
-		data[i] = toRewardJSON(rw)
+		data[i] = toRewardDetailJSON(rw)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"data":   data,
@@ -64,7 +134,7 @@ func (s *Server) getReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) e
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": toRewardJSON(rw)})
+	writeJSON(w, http.StatusOK, map[string]any{"data": toRewardDetailJSON(rw)})
 	return nil
 }
 
@@ -77,7 +147,7 @@ func (s *Server) createReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": toRewardJSON(rw)})
+	writeJSON(w, http.StatusOK, map[string]any{"data": toRewardDetailJSON(rw)})
 	return nil
 }
 
@@ -90,7 +160,7 @@ func (s *Server) updateReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": toRewardJSON(rw)})
+	writeJSON(w, http.StatusOK, map[string]any{"data": toRewardDetailJSON(rw)})
 	return nil
 }
 
@@ -99,5 +169,44 @@ func (s *Server) deleteReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// itemValueJSON is what a redeemed catalog item gives, on the reply of
+// the redemption: its type, the money of the line (the free product's
+// value or the cashback, of which giftcard went to the gift-card balance)
+// and a percentage's discount for the point of sale to apply.
+type itemValueJSON struct {
+	TypeID            *int          `json:"type_id"`
+	Type              string        `json:"type"`
+	Amount            loyalty.Money `json:"amount"`
+	Giftcard          loyalty.Money `json:"giftcard"`
+	DiscountValue     loyalty.Money `json:"discount_value"`
+	RedeemForGiftCard bool          `json:"redeem_for_gift_card"`
+}
+
+func toItemValueJSON(it loyalty.TransactionItem) *itemValueJSON {
+	if it.Reward == nil {
+		return nil
+	}
+	r := toRewardJSON(*it.Reward)
+	amount, giftcard := it.Reward.Value(it.Quantity)
+	return &itemValueJSON{TypeID: r.TypeID, Type: r.Type, Amount: amount, Giftcard: giftcard, DiscountValue: r.DiscountValue,
+		RedeemForGiftCard: r.RedeemForGiftCard}
+}
+
+func (s *Server) customerRewards(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	q := r.URL.Query()
+	lq, err := loyalty.ParseListQuery(q, loyalty.CustomerRewardSpec)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	list, total, err := s.Rewards.CustomerRewards(r.Context(), tenant(rc), id, lq)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": rewardsJSON(list),
+		"links": pageLinks("customers/"+strings.ToLower(id)+"/rewards", q, lq, total), "meta": pageMeta(lq, len(list), total)})
 	return nil
 }

@@ -35,6 +35,7 @@ func (s *Server) routes() {
 	m.Handle("GET /customers/{id}/transactions", s.business(s.customerTransactions))
 	m.Handle("GET /customers/{id}/offers", s.business(s.customerOffers))
 	m.Handle("GET /customers/{id}/available-coupons", s.business(s.availableCoupons))
+	m.Handle("GET /customers/{id}/rewards", s.business(s.customerRewards))
 
 	// Business API: the ledger.
 	m.Handle("POST /transactions", s.withBusiness(s.createTransaction))
@@ -46,11 +47,13 @@ func (s *Server) routes() {
 	m.Handle("POST /branches", s.business(s.createBranch))
 	m.Handle("GET /offers", s.business(s.listOffers))
 	m.Handle("POST /offers", s.business(s.createOffer))
+	m.Handle("POST /offers/images", s.business(s.uploadCatalogImages))
 	m.Handle("GET /offers/{id}", s.business(s.getOffer))
 	m.Handle("PUT /offers/{id}", s.business(s.updateOffer))
 	m.Handle("DELETE /offers/{id}", s.business(s.deleteOffer))
 	m.Handle("GET /rewards", s.business(s.listRewards))
 	m.Handle("POST /rewards", s.business(s.createReward))
+	m.Handle("POST /rewards/images", s.business(s.uploadCatalogImages))
 	m.Handle("GET /rewards/{id}", s.business(s.getReward))
 	m.Handle("PUT /rewards/{id}", s.business(s.updateReward))
 	m.Handle("DELETE /rewards/{id}", s.business(s.deleteReward))

@@ -68,6 +68,7 @@ type itemJSON struct {
 	ID       int64 `json:"id"`
 	Quantity int64 `json:"quantity"`
 	Points   int64 `json:"points"`
+	*itemValueJSON
 }
 
 // couponJSON is an issued coupon (spec 2.6).
@@ -145,7 +146,8 @@ func toTransactionJSON(t loyalty.Transaction) transactionJSON {
 		out.ReversesID = &id
 	}
 	for _, it := range t.Items {
-		out.CatalogItems = append(out.CatalogItems, itemJSON{ID: it.RewardID, Quantity: it.Quantity, Points: it.Points})
+		out.CatalogItems = append(out.CatalogItems, itemJSON{ID: it.RewardID, Quantity: it.Quantity, Points: it.Points,
+			itemValueJSON: toItemValueJSON(it)})
 	}
 	if t.Coupon != nil {
 		out.Coupon = toCouponJSON(*t.Coupon)

@@ -178,7 +178,7 @@ func (u *users) rewards(w http.ResponseWriter, r *http.Request, uc *userCtx) err
 	if err != nil {
 		return err
 	}
-	custom, items, err := u.s.Users.Rewards(r.Context(), ms)
+	custom, items, err := u.s.Users.Rewards(r.Context(), uc.userID, ms)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,8 @@ type CatalogReader interface {
 	// Offers pages the offers of a business, oldest first, expired and
 	// disabled ones included.
 	Offers(ctx context.Context, businessID string, q ListQuery) ([]Offer, int, error)
-	// Reward returns one catalog item or custom reward.
+	// Reward returns one catalog item or custom reward with its branches,
+	// targets and tier levels.
 	Reward(ctx context.Context, businessID string, id int64) (Reward, error)
 	// Rewards pages the rewards of a business, oldest first.
 	Rewards(ctx context.Context, businessID string, q ListQuery) ([]Reward, int, error)
@@ -39,13 +40,19 @@ type CatalogReader interface {
 // write every field, branch list and target list of the object; a Deleted
 // object is stamped deleted at its UpdatedAt and keeps its lists.
 type CatalogTx interface {
+	// MainBranch returns the business's main branch.
+	MainBranch(ctx context.Context, businessID string) (Branch, error)
 	// InsertBranch stores a new branch that is not the main one.
 	InsertBranch(ctx context.Context, b *Branch) error
 	// InsertOffer stores a new offer with its branches and targets, setting o.ID.
 	InsertOffer(ctx context.Context, o *Offer) error
 	// UpdateOffer writes an offer.
 	UpdateOffer(ctx context.Context, o *Offer) error
-	// InsertReward stores a new reward, setting r.ID.
+	// UseOffer records a customer's use of an offer of one use per
+	// customer; it reports false when the customer has used it already.
+	UseOffer(ctx context.Context, offerID int64, customerID string, at time.Time) (bool, error)
+	// InsertReward stores a new reward with its branches, targets and
+	// tier levels, setting r.ID.
 	InsertReward(ctx context.Context, r *Reward) error
 	// UpdateReward writes a reward.
 	UpdateReward(ctx context.Context, r *Reward) error

@@ -31,8 +31,9 @@ type Coupon struct {
 
 // CustomerOffer is one offer as one customer sees it. The list holds the
 // active offers open to the customer (targeted ones only for their
-// targets) and every other offer the customer holds an available or a
-// claimed coupon of; deleted offers are never in it.
+// targets, offers of one use per customer only until used) and every
+// other offer the customer holds an available or a claimed coupon of;
+// deleted offers are never in it.
 type CustomerOffer struct {
 	Offer
 	// CouponTypeID is the state of the customer's coupons of the offer: 74
@@ -41,6 +42,9 @@ type CustomerOffer struct {
 	CouponTypeID int
 	// IsTarget reports whether the customer is among the offer's targets.
 	IsTarget bool
+	// Used reports whether the customer used an offer limited to one use
+	// per customer (Frequency OfferOnce).
+	Used bool
 	// Actions are what the customer can do with the offer now (get_coupon).
 	Actions []string
 }
@@ -48,7 +52,7 @@ type CustomerOffer struct {
 // CanGetCoupon reports whether the customer may get a coupon of the offer
 // now: the get_coupon action of the customer's offer list.
 func (c CustomerOffer) CanGetCoupon(now time.Time) bool {
-	return c.CouponOffer() && c.Active(now) && (!c.Targeted || c.IsTarget)
+	return c.CouponOffer() && c.Active(now) && (!c.Targeted || c.IsTarget) && !c.Used
 }
 
 // Available reports whether a coupon can still be claimed at now: not yet
@@ -63,7 +67,7 @@ var couponStates = []int64{CouponRegular, CouponRegularRedeemed, CouponConvertib
 
 // CustomerOfferSpec says how GET /customers/{id}/offers is paged and filtered.
 var CustomerOfferSpec = ListSpec{
-	Fields:         map[string]FilterKind{"coupon_type_id": KindInt},
+	Fields:         map[string]FilterKind{"coupon_type_id": KindInt, "branch.id": KindString},
 	Reserved:       []string{"relationships"},
 	DefaultPerPage: 15,
 }
@@ -71,9 +75,16 @@ var CustomerOfferSpec = ListSpec{
 // CustomerCouponSpec says how GET /customers/{id}/available-coupons is paged.
 var CustomerCouponSpec = ListSpec{DefaultPerPage: 15}
 
-// checkCouponFilter allows only eq, in and not_in on the coupon states.
+// checkCouponFilter allows only eq, in and not_in on the coupon states,
+// and eq and in on branch.id (the offers available at those branches).
 func checkCouponFilter(q ListQuery) error {
 	for _, f := range q.Filters {
+		if f.Field == "branch.id" {
+			if f.Op != OpEq && f.Op != OpIn {
+				return Errorf(EBadRequest, "The filter branch.id takes the operators eq and in.")
+			}
+			continue
+		}
 		if f.Op != OpEq && f.Op != OpIn && f.Op != OpNotIn {
 			return Errorf(EBadRequest, "The filter coupon_type_id takes the operators eq, in and not_in.")
 		}

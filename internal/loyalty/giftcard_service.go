@@ -124,7 +124,7 @@ func (s *GiftcardService) apply(ctx context.Context, tx Tx, v Validation, b Busi
 	setMoney(v, "real_value", in.RealValue, &g.RealValue)
 	setMoney(v, "multip_factor", in.MultipFactor, &g.MultipFactor)
 	if in.Branches.Set {
-		ids, err := checkBranches(ctx, tx, v, b.ID, in.Branches.V)
+		ids, err := checkBranches(ctx, tx, v, b.ID, "branches", in.Branches.V)
 		if err != nil {
 			return err
 		}

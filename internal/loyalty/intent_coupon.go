@@ -34,12 +34,17 @@ func (getCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, 
 	case o.Targeted && !slices.Contains(o.TargetIDs, e.CustomerID):
 		return Invalid("offer.id", "The offer is not available to this customer.")
 	}
+	if o.Frequency == OfferOnce {
+		if ok, err := tx.UseOffer(ctx, o.ID, e.CustomerID, now); err != nil || !ok {
+			return cmpOr(err, Invalid("offer.id", "The offer is one per customer, and this customer has had it."))
+		}
+	}
 	kind := o.CouponKind
 	if kind != CouponConvertible {
 		kind = CouponRegular
 	}
 	c := Coupon{BusinessID: r.b.ID, OfferID: o.ID, CustomerID: e.CustomerID, QRCode: newQRCode(), CouponTypeID: kind,
-		ExpiresAt: o.ExpiresAt, CreatedAt: now, UpdatedAt: now, Offer: o}
+		ExpiresAt: o.CouponExpiry(now), CreatedAt: now, UpdatedAt: now, Offer: o}
 	if err := tx.InsertCoupon(ctx, &c); err != nil {
 		return err
 	}
@@ -98,6 +103,9 @@ func (claimCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx
 	}
 	if c.Offer, err = tx.Offer(ctx, r.b.ID, c.OfferID); err != nil {
 		return err
+	}
+	if c.Offer.HasPurchaseRange() && !c.Offer.AppliesTo(e.Amount) {
+		return Invalid("amount", "The offer applies to a purchase amount of "+purchaseRange(c.Offer)+"; send the amount of the purchase.")
 	}
 	c.ClaimedAt, c.UpdatedAt = now, now
 	ok, err := tx.ClaimCoupon(ctx, &c)

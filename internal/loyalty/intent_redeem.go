@@ -53,9 +53,10 @@ func (redeemIntent) check(in *TransactionInput, e *Transaction, v Validation) {
 	}
 }
 
-func (redeemIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
+func (redeemIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *entryRequest) error {
 	e := &r.entry
 	total := int64(0)
+	who := redeemer{s: s, tx: tx, b: r.b, e: e}
 	for i := range e.Items {
 		it := &e.Items[i]
 		field := "catalog_items." + itoa(i)
@@ -69,13 +70,84 @@ func (redeemIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *
 		if !rw.Available(tx.Now()) {
 			return Invalid(field+".id", "The catalog item is not available.")
 		}
+		if err := who.may(ctx, rw, field); err != nil {
+			return err
+		}
 		it.Points = rw.Points * it.Quantity
 		total += it.Points
+		// What the item's type gives: a free product's value, a cashback
+		// (credited as gift-card balance in this same entry when the item
+		// says so), or a percentage the point of sale applies.
+		amount, giftcard := rw.Value(it.Quantity)
+		e.Amount += amount
+		e.Giftcard += giftcard
+		it.Reward = &rw
 	}
 	if len(e.Items) > 0 {
 		e.Points = -total
 	}
 	return tx.Append(ctx, e)
+}
+
+// redeemer checks that the customer of a redemption may redeem each
+// catalog item: one of its audience, at one of its branches.
+type redeemer struct {
+	s      *TransactionService
+	tx     Tx
+	b      Business
+	e      *Transaction
+	level  *int64 // the customer's tier level, read once when an item needs it
+	branch string // the entry's branch, the main one when it names none
+}
+
+// may refuses an item the customer may not redeem here.
+func (w *redeemer) may(ctx context.Context, rw Reward, field string) error {
+	if rw.Audience == AudienceTiers && w.level == nil {
+		level, err := customerLevel(ctx, w.s.Store, w.b.ID, w.e.CustomerID)
+		if err != nil {
+			return err
+		}
+		w.level = &level
+	}
+	level := int64(0)
+	if w.level != nil {
+		level = *w.level
+	}
+	if !rw.OpenTo(w.e.CustomerID, level) {
+		return Invalid(field+".id", "The catalog item is not available to this customer.")
+	}
+	if len(rw.BranchIDs) > 0 && w.branch == "" {
+		w.branch = w.e.BranchID
+		if w.branch == "" {
+			m, err := w.tx.MainBranch(ctx, w.b.ID)
+			if err != nil {
+				return err
+			}
+			w.branch = m.ID
+		}
+	}
+	if !rw.AvailableAt(w.branch) {
+		return Invalid(field+".id", "The catalog item is not available at this branch.")
+	}
+	return nil
+}
+
+// customerLevel returns the id of the level a customer holds in the
+// business's enabled tier program, 0 for none.
+func customerLevel(ctx context.Context, st Store, businessID, customerID string) (int64, error) {
+	tiers, err := st.Tiers(ctx, businessID)
+	if err != nil {
+		return 0, err
+	}
+	t, ok := EnabledTier(tiers)
+	if !ok {
+		return 0, nil
+	}
+	status, err := tierStatus(ctx, st, businessID, customerID, t)
+	if err != nil || status.Level == nil {
+		return 0, err
+	}
+	return status.Level.ID, nil
 }
 
 // adjustIntent moves points up or down by hand; it never takes a balance

@@ -2,6 +2,7 @@ package loyalty
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -37,7 +38,11 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 		if err != nil {
 			return err
 		}
-		if err := earn(ctx, tx, r.b, rules, r.in, e); err != nil {
+		found, once, err := earn(ctx, tx, r.b, rules, r.in, e)
+		if err != nil {
+			return err
+		}
+		if err := useOffers(ctx, tx, rules.PointsForSpend(e.Amount), found, once, e); err != nil {
 			return err
 		}
 	}
@@ -51,24 +56,27 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 }
 
 // earn sets the points a checked reward earns under the rules and, for a
-// spend, the offers active at e.CreatedAt. It is the one place a reward's
-// points are computed; a request computes them once.
-func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *TransactionInput, e *Transaction) error {
+// spend, the points offers active at e.CreatedAt (see offerPoints). It is
+// the one place a reward's points are computed; a request computes them
+// once. It returns the offers found and, of those, the ones of one use
+// per customer that the points count: their uses must be recorded in the
+// entry's transaction (useOffers), so a reward that counts one never
+// takes the path outside a transaction.
+func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *TransactionInput, e *Transaction) (found, once []Offer, err error) {
 	switch {
 	case in.Amount.Set:
 		e.Points = rules.PointsForSpend(e.Amount)
 		if b.Loaded == nil || b.Loaded.HasPointsOffers {
-			found, err := offers.PointsOffers(ctx, b.ID, e.CustomerID, e.BranchID, e.CreatedAt)
-			if err != nil {
-				return err
+			if found, err = offers.PointsOffers(ctx, b.ID, e.CustomerID, e.BranchID, e.CreatedAt); err != nil {
+				return nil, nil, err
 			}
-			e.Points = applyOffers(e.Points, found, e)
+			once = offerPoints(e.Points, found, e)
 		}
 	case in.Visits.Set:
 		e.Points = e.Visits * rules.PointsPerVisit
 	}
 	e.TierPoints = e.Points
-	return nil
+	return found, once, nil
 }
 
 // rulesOf returns the business's rules, read with the business when they
@@ -80,12 +88,20 @@ func rulesOf(ctx context.Context, tx Tx, b Business) (Rules, error) {
 	return tx.Rules(ctx, b)
 }
 
-// applyOffers multiplies the base points by the best active multiplier and
-// adds every bonus offer, recording the offer that applied.
-func applyOffers(base int64, offers []Offer, e *Transaction) int64 {
+// offerPoints sets e.Points from the base points of a spend and the
+// offers whose purchase range holds the spend's amount: the best
+// multiplier multiplies, every bonus adds; e.OfferID records the
+// multiplier, else the first bonus. It returns the offers of one use per
+// customer it counted.
+func offerPoints(base int64, offers []Offer, e *Transaction) []Offer {
 	var best Offer
+	var once []Offer
 	bonus := int64(0)
+	e.OfferID = 0
 	for _, o := range offers {
+		if !o.AppliesTo(e.Amount) {
+			continue
+		}
 		switch o.TypeID {
 		case OfferPointsMultiplier:
 			if o.MultipFactor > best.MultipFactor {
@@ -96,6 +112,9 @@ func applyOffers(base int64, offers []Offer, e *Transaction) int64 {
 			if e.OfferID == 0 {
 				e.OfferID = o.ID
 			}
+			if o.Frequency == OfferOnce {
+				once = append(once, o)
+			}
 		}
 	}
 	points := base
@@ -103,8 +122,45 @@ func applyOffers(base int64, offers []Offer, e *Transaction) int64 {
 		// Factors are hundredths; the product rounds down to whole points.
 		points = base * int64(best.MultipFactor) / 100
 		e.OfferID = best.ID
+		if best.Frequency == OfferOnce {
+			once = append(once, best)
+		}
 	}
-	return points + bonus
+	e.Points = points + bonus
+	return once
+}
+
+// useOffers records, in the reward's transaction, the uses of the offers
+// of one use per customer that its points count. An offer the customer
+// used meanwhile (a concurrent reward committed first: its use waits and
+// then loses) no longer applies, and the points are counted again without
+// it until every counted use is recorded.
+func useOffers(ctx context.Context, tx Tx, base int64, found, once []Offer, e *Transaction) error {
+	used := map[int64]bool{}
+	for len(once) > 0 {
+		lost := false
+		for _, o := range once {
+			if used[o.ID] {
+				continue
+			}
+			ok, err := tx.UseOffer(ctx, o.ID, e.CustomerID, e.CreatedAt)
+			if err != nil {
+				return err
+			}
+			if ok {
+				used[o.ID] = true
+				continue
+			}
+			found = slices.DeleteFunc(found, func(f Offer) bool { return f.ID == o.ID })
+			lost = true
+		}
+		if !lost {
+			return nil
+		}
+		once = offerPoints(base, found, e)
+		e.TierPoints = e.Points
+	}
+	return nil
 }
 
 // returnIntent takes back the points a returned spend earned, never more

@@ -12,6 +12,12 @@ const (
 	OfferBasic10          = 10
 )
 
+// OfferOnce is the offer_frequency_id of an offer each customer may use
+// once. It is the one frequency of the reference platform kept here: its
+// daily, weekly and day-and-time frequencies count in the business's own
+// time zone, which the service does not keep, so they are refused.
+const OfferOnce = 4
+
 // Offer is a promotion: a points multiplier or bonus applied to rewards, or
 // a coupon offer (free product, percentage or amount off).
 type Offer struct {
@@ -32,9 +38,17 @@ type Offer struct {
 	ExpiresAt     time.Time // zero: never
 	BranchIDs     []string  // empty: every branch
 	TargetIDs     []string  // customers a targeted offer is for
-	Deleted       bool
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// MinPurchase and MaxPurchase bound the purchase an offer applies to:
+	// the reward's amount for a points offer, the claim's amount for a
+	// coupon. MaxPurchase 0 is no maximum.
+	MinPurchase, MaxPurchase Money
+	Frequency                int   // 0: no limit; OfferOnce: once per customer
+	CouponExpiresIn          int64 // days an issued coupon lives; 0: as long as the offer
+	ExternalID               string
+	Texts                    []CatalogText // per language; see CatalogText
+	Deleted                  bool
+	CreatedAt                time.Time
+	UpdatedAt                time.Time
 }
 
 // Active reports whether the offer can be used at now.
@@ -42,8 +56,46 @@ func (o Offer) Active(now time.Time) bool {
 	return o.Enabled && !o.Deleted && !o.StartsAt.After(now) && (o.ExpiresAt.IsZero() || o.ExpiresAt.After(now))
 }
 
+// AppliesTo reports whether a purchase of amount is within the offer's
+// purchase range.
+func (o Offer) AppliesTo(amount Money) bool {
+	return amount >= o.MinPurchase && (o.MaxPurchase == 0 || amount <= o.MaxPurchase)
+}
+
+// HasPurchaseRange reports whether the offer names a purchase range.
+func (o Offer) HasPurchaseRange() bool { return o.MinPurchase > 0 || o.MaxPurchase > 0 }
+
+// CouponExpiry returns when a coupon of the offer issued at now expires:
+// coupon_expires_in days after, but never after the offer; zero is never.
+func (o Offer) CouponExpiry(now time.Time) time.Time {
+	if o.CouponExpiresIn <= 0 {
+		return o.ExpiresAt
+	}
+	end := now.AddDate(0, 0, int(o.CouponExpiresIn))
+	if !o.ExpiresAt.IsZero() && o.ExpiresAt.Before(end) {
+		return o.ExpiresAt
+	}
+	return end
+}
+
 // CouponOffer reports whether the offer issues coupons (every type but the
 // points offers, which apply to rewards by themselves).
 func (o Offer) CouponOffer() bool {
 	return o.TypeID != OfferPointsMultiplier && o.TypeID != OfferBonusPoints
+}
+
+// purchaseRange describes an offer's purchase range in words.
+func purchaseRange(o Offer) string {
+	if o.MaxPurchase == 0 {
+		return "at least " + o.MinPurchase.String()
+	}
+	return o.MinPurchase.String() + " to " + o.MaxPurchase.String()
+}
+
+// cmpOr returns err when it is not nil, else alt.
+func cmpOr(err, alt error) error {
+	if err != nil {
+		return err
+	}
+	return alt
 }

@@ -9,25 +9,6 @@ import (
 // RewardKinds are the kinds of reward a business may offer.
 var RewardKinds = []string{CatalogItem, CustomReward}
 
-// RewardInput is the body of a reward create or update. Every field
-// records whether it was sent.
-type RewardInput struct {
-	Title         Opt[string]  `json:"title"`
-	Description   Opt[string]  `json:"description"`
-	ExpiresAt     Opt[string]  `json:"expires_at"`
-	Images        Opt[[]Image] `json:"images"`
-	Enabled       Opt[bool]    `json:"enabled"`
-	Kind          Opt[string]  `json:"kind"`
-	Type          Opt[string]  `json:"type"` // another name for kind
-	Points        Opt[int64]   `json:"points"`
-	PartnerReward Opt[bool]    `json:"partner_reward"`
-}
-
-// shared returns the fields every catalog object has.
-func (in *RewardInput) shared() catalogInput {
-	return catalogInput{in.Title, in.Description, in.ExpiresAt, in.Images, in.Enabled}
-}
-
 // RewardListSpec says how GET /rewards is paged and filtered.
 var RewardListSpec = ListSpec{
 	Fields:         map[string]FilterKind{"kind": KindString, "created_at": KindTime, "updated_at": KindTime},
@@ -44,16 +25,20 @@ type RewardService struct {
 func (s *RewardService) Create(ctx context.Context, b Business, in RewardInput) (Reward, error) {
 	r := Reward{BusinessID: b.ID, Enabled: true, Images: []Image{}}
 	v := Validation{}
-	if !in.Kind.Set && !in.Type.Set {
-		v.Add("kind", "The kind field is required; one of "+strings.Join(RewardKinds, ", ")+".")
+	if !in.Kind.Set && !in.Type.Set && !in.TypeID.Set {
+		v.Add("kind", "The kind field is required; one of "+strings.Join(RewardKinds, ", ")+" (or a type_id, for a catalog item).")
 	}
 	if !in.Points.Set {
 		v.Add("points", "The points field is required.")
 	}
-	err := s.Store.WithTx(ctx, func(tx Tx) error {
+	levels, err := s.tierLevels(ctx, b, &in)
+	if err != nil {
+		return Reward{}, err
+	}
+	err = s.Store.WithTx(ctx, func(tx Tx) error {
 		now := tx.Now()
 		r.CreatedAt, r.UpdatedAt = now, now
-		if err := in.apply(v, &r, true); err != nil {
+		if err := in.apply(ctx, tx, v, b, levels, &r, true); err != nil {
 			return err
 		}
 		return tx.InsertReward(ctx, &r)
@@ -61,9 +46,32 @@ func (s *RewardService) Create(ctx context.Context, b Business, in RewardInput) 
 	return r, err
 }
 
+// tierLevels returns the ids of the business's tier levels when the body
+// names some.
+func (s *RewardService) tierLevels(ctx context.Context, b Business, in *RewardInput) (map[int64]bool, error) {
+	if len(in.RedemptionUserTiers.V) == 0 {
+		return nil, nil
+	}
+	tiers, err := s.Store.Tiers(ctx, b.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]bool{}
+	for _, t := range tiers {
+		for _, l := range t.Levels {
+			out[l.ID] = true
+		}
+	}
+	return out, nil
+}
+
 // Update changes the fields sent.
 func (s *RewardService) Update(ctx context.Context, b Business, id string, in RewardInput) (Reward, error) {
 	rid, err := intID("reward", id)
+	if err != nil {
+		return Reward{}, err
+	}
+	levels, err := s.tierLevels(ctx, b, &in)
 	if err != nil {
 		return Reward{}, err
 	}
@@ -73,7 +81,7 @@ func (s *RewardService) Update(ctx context.Context, b Business, id string, in Re
 		if err != nil {
 			return err
 		}
-		if err := in.apply(Validation{}, &r, false); err != nil {
+		if err := in.apply(ctx, tx, Validation{}, b, levels, &r, false); err != nil {
 			return err
 		}
 		r.UpdatedAt = tx.Now()
@@ -136,27 +144,57 @@ func liveReward(ctx context.Context, tx Tx, businessID string, id int64) (Reward
 	return r, err
 }
 
-// apply validates in and merges it into r.
-func (in *RewardInput) apply(v Validation, r *Reward, create bool) error {
-	in.shared().apply(v, catalogFields{&r.Title, &r.Description, &r.ExpiresAt, &r.Images, &r.Enabled}, create)
-	kind, field := in.Kind, "kind"
-	if !kind.Set {
-		kind, field = in.Type, "type"
-	}
-	if k, ok := kind.Value(); ok && slices.Contains(RewardKinds, k) {
-		r.Kind = k
-	} else if kind.Set {
-		v.Add(field, "The selected "+field+" is invalid; one of "+strings.Join(RewardKinds, ", ")+".")
-	}
-	if p, ok := in.Points.Value(); ok {
-		if p <= 0 || p > maxPoints {
-			v.Add("points", "The points must be a whole number greater than 0.")
-		} else {
-			r.Points = p
+// CustomerRewardSpec says how GET /customers/{id}/rewards is paged and
+// filtered: branch.id takes eq and in.
+var CustomerRewardSpec = ListSpec{Fields: map[string]FilterKind{"branch.id": KindString}, DefaultPerPage: 15}
+
+// CustomerRewards pages the catalog items one customer may redeem now,
+// oldest first: enabled, published and not expired, open to the customer
+// (targeted_flag and its customers or tier levels) and, with a branch.id
+// filter, available at one of those branches.
+func (s *RewardService) CustomerRewards(ctx context.Context, b Business, customerID string, q ListQuery) ([]Reward, int, error) {
+	var branches []string
+	for _, f := range q.Filters {
+		if f.Op != OpEq && f.Op != OpIn {
+			return nil, 0, Errorf(EBadRequest, "The filter branch.id takes the operators eq and in.")
 		}
-	} else if in.Points.Null {
-		v.Add("points", "The points must be a whole number greater than 0.")
+		for _, v := range f.Values {
+			s, _ := v.(string)
+			branches = append(branches, strings.ToLower(s))
+		}
 	}
-	setBool(v, "partner_reward", in.PartnerReward, &r.PartnerReward)
-	return v.Err()
+	id, err := customerIDOf(customerID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if _, err := s.Store.Customer(ctx, b.ID, id); err != nil {
+		return nil, 0, asNotFound(err, customerNotFound)
+	}
+	all, err := allPages(func(q ListQuery) ([]Reward, int, error) { return s.Store.Rewards(ctx, b.ID, q) })
+	if err != nil {
+		return nil, 0, err
+	}
+	now := s.Store.Now()
+	var level *int64
+	var open []Reward
+	for _, r := range all {
+		if r.Audience == AudienceTiers && level == nil {
+			l, err := customerLevel(ctx, s.Store, b.ID, id)
+			if err != nil {
+				return nil, 0, err
+			}
+			level = &l
+		}
+		l := int64(0)
+		if level != nil {
+			l = *level
+		}
+		if r.Kind != CatalogItem || !r.Available(now) || !r.OpenTo(id, l) ||
+			(len(branches) > 0 && !slices.ContainsFunc(branches, r.AvailableAt)) {
+			continue
+		}
+		open = append(open, r)
+	}
+	from := min(q.Offset(), len(open))
+	return open[from:min(from+q.PerPage, len(open))], len(open), nil
 }

@@ -57,7 +57,8 @@ type TransactionDetails struct {
 type TransactionItem struct {
 	RewardID int64
 	Quantity int64
-	Points   int64 // points of the whole line
+	Points   int64   // points of the whole line
+	Reward   *Reward // the item redeemed, on the redemption's reply
 }
 
 // Transaction is one ledger entry: what moved a customer's balance, by how

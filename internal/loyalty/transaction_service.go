@@ -174,7 +174,9 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 		return false, nil
 	}
 	r.stamp(s.Store.Now())
-	if err := earn(ctx, s.Store, r.b, r.b.Loaded.Rules, r.in, &r.entry); err != nil {
+	_, once, err := earn(ctx, s.Store, r.b, r.b.Loaded.Rules, r.in, &r.entry)
+	if err != nil || len(once) > 0 {
+		// An offer of one use per customer is used in the entry's transaction.
 		return false, err
 	}
 	r.earned = true

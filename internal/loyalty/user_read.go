@@ -53,18 +53,31 @@ func Total(ms []Membership) Balance {
 	return b
 }
 
-// Rewards returns the rewards the businesses offer now, split into custom
-// rewards and catalog items.
-func (s *UserService) Rewards(ctx context.Context, ms []Membership) (custom, catalog []Reward, err error) {
+// Rewards returns the rewards the businesses offer the person now, split
+// into custom rewards and catalog items: the ones for everyone, for the
+// person as a target, or for the tier level the person holds.
+func (s *UserService) Rewards(ctx context.Context, userID string, ms []Membership) (custom, catalog []Reward, err error) {
 	now := s.Store.Now()
 	for _, m := range ms {
 		list, err := allPages(func(q ListQuery) ([]Reward, int, error) { return s.Store.Rewards(ctx, m.Business.ID, q) })
 		if err != nil {
 			return nil, nil, err
 		}
+		var level *int64
 		for _, r := range list {
+			if r.Audience == AudienceTiers && level == nil {
+				l, err := customerLevel(ctx, s.Store, m.Business.ID, userID)
+				if err != nil {
+					return nil, nil, err
+				}
+				level = &l
+			}
+			l := int64(0)
+			if level != nil {
+				l = *level
+			}
 			switch {
-			case !r.Available(now):
+			case !r.Available(now) || !r.OpenTo(userID, l):
 			case r.Kind == CustomReward:
 				custom = append(custom, r)
 			default:

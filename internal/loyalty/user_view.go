@@ -93,7 +93,7 @@ func (s *UserService) offering(ctx context.Context, userID string, ms []Membersh
 		}
 	}
 	if include["catalog_items"] {
-		if _, o.CatalogItems, err = s.Rewards(ctx, ms); err != nil {
+		if _, o.CatalogItems, err = s.Rewards(ctx, userID, ms); err != nil {
 			return Offering{}, err
 		}
 	}

@@ -42,3 +42,14 @@ func (t *tx) InsertBranch(ctx context.Context, b *loyalty.Branch) error {
 		b.ID, b.BusinessID, b.Name, b.WebSite, false, t.now)
 	return dbError(err)
 }
+
+// MainBranch returns the main branch of a business.
+func (t *tx) MainBranch(ctx context.Context, businessID string) (loyalty.Branch, error) {
+	var b loyalty.Branch
+	err := t.QueryRowContext(ctx, `SELECT id, business_id, name, web_site, is_main FROM branches WHERE business_id = $1 AND is_main`,
+		businessID).Scan(&b.ID, &b.BusinessID, &b.Name, &b.WebSite, &b.IsMain)
+	if err == sql.ErrNoRows {
+		return b, loyalty.Errorf(loyalty.ENotFound, "Branch not found.")
+	}
+	return b, dbError(err)
+}

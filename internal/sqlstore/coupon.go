@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -20,39 +22,59 @@ func (w withExtra) Scan(dest ...any) error { return w.row.Scan(append(dest, w.ex
 
 // customerOfferFrom selects the offers a customer sees at a time: each
 // offer that is not deleted with the state of the customer's coupons of it
-// (an available one first, else a claimed one) and whether the customer is
-// one of its targets; the outer WHERE keeps the active offers open to the
-// customer and the offers with a coupon state. Its arguments are customer
-// id, now, now, business id, customer id, business id.
+// (an available one first, else a claimed one), whether the customer is
+// one of its targets and whether the customer used it; the outer WHERE
+// keeps the active offers open to the customer and the offers with a
+// coupon state. Its arguments are customer id, customer id, now, business
+// id, customer id, business id.
 const customerOfferFrom = `FROM offers o JOIN (
 		SELECT o2.id AS offer_id, COALESCE(s.pending, s.claimed) AS coupon_type_id,
-			EXISTS (SELECT 1 FROM offer_targets ot WHERE ot.offer_id = o2.id AND ot.customer_id = $1) AS is_target
+			EXISTS (SELECT 1 FROM offer_targets ot WHERE ot.offer_id = o2.id AND ot.customer_id = $1) AS is_target,
+			EXISTS (SELECT 1 FROM offer_uses u WHERE u.offer_id = o2.id AND u.customer_id = $2) AS used
 		FROM offers o2 LEFT JOIN (
 			SELECT offer_id,
-				MAX(CASE WHEN coupon_type_id IN (74, 91) AND (expires_at IS NULL OR expires_at > $2) THEN coupon_type_id END) AS pending,
+				MAX(CASE WHEN coupon_type_id IN (74, 91) AND (expires_at IS NULL OR expires_at > $3) THEN coupon_type_id END) AS pending,
 				MAX(CASE WHEN coupon_type_id IN (75, 92) THEN coupon_type_id END) AS claimed
-			FROM coupons WHERE business_id = $3 AND customer_id = $4 GROUP BY offer_id
+			FROM coupons WHERE business_id = $4 AND customer_id = $5 GROUP BY offer_id
 		) s ON s.offer_id = o2.id
-		WHERE o2.business_id = $5 AND o2.deleted_at IS NULL
+		WHERE o2.business_id = $6 AND o2.deleted_at IS NULL
 	) x ON x.offer_id = o.id`
 
 // CustomerOffers pages the offers one customer sees at now, oldest first.
+// A branch.id filter keeps the offers available at one of its branches
+// (an offer of every branch is available at each).
 func (d *DB) CustomerOffers(ctx context.Context, businessID, customerID string, now time.Time, q loyalty.ListQuery) ([]loyalty.CustomerOffer, int, error) {
 	now = now.UTC()
-	args := []any{customerID, now, businessID, customerID, businessID, now, now}
-	visible := `(x.coupon_type_id IS NOT NULL OR (o.enabled AND o.starts_at <= $6 AND (o.expires_at IS NULL OR o.expires_at > $7)
-		AND (NOT o.targeted OR x.is_target)))`
-	from, args, err := listWhere([]string{visible}, args, q, map[string]string{"coupon_type_id": "x.coupon_type_id"})
+	args := []any{customerID, customerID, now, businessID, customerID, businessID, now, now}
+	fixed := []string{`(x.coupon_type_id IS NOT NULL OR (o.enabled AND o.starts_at <= $7 AND (o.expires_at IS NULL OR o.expires_at > $8)
+		AND (NOT o.targeted OR x.is_target) AND (o.frequency <> 4 OR NOT x.used)))`}
+	var filters []loyalty.Filter
+	for _, f := range q.Filters {
+		if f.Field != "branch.id" {
+			filters = append(filters, f)
+			continue
+		}
+		ph := make([]string, len(f.Values))
+		for i, v := range f.Values {
+			s, _ := v.(string)
+			args = append(args, strings.ToLower(s))
+			ph[i] = fmt.Sprintf("$%d", len(args))
+		}
+		fixed = append(fixed, `(NOT EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id)
+			OR EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id AND ob.branch_id IN (`+strings.Join(ph, ", ")+`)))`)
+	}
+	q.Filters = filters
+	from, args, err := listWhere(fixed, args, q, map[string]string{"coupon_type_id": "x.coupon_type_id"})
 	if err != nil {
 		return nil, 0, err
 	}
 	var out []loyalty.CustomerOffer
-	total, err := d.listPage(ctx, offerColumns+`, x.coupon_type_id, x.is_target`, customerOfferFrom+from, `o.id`, args, q,
+	total, err := d.listPage(ctx, offerColumns+`, x.coupon_type_id, x.is_target, x.used`, customerOfferFrom+from, `o.id`, args, q,
 		func(rows *sql.Rows) error {
 			var state sql.NullInt64
-			var target bool
-			o, err := scanOffer(withExtra{rows, []any{&state, &target}})
-			out = append(out, loyalty.CustomerOffer{Offer: o, CouponTypeID: int(state.Int64), IsTarget: target})
+			var target, used bool
+			o, err := scanOffer(withExtra{rows, []any{&state, &target, &used}})
+			out = append(out, loyalty.CustomerOffer{Offer: o, CouponTypeID: int(state.Int64), IsTarget: target, Used: used})
 			return err
 		})
 	if err != nil {

@@ -57,7 +57,12 @@ func placeholders(args []any, ids []int64) (string, []any) {
 // linkMap reads the (id, value) pairs of a link table for the given ids,
 // such as the branches of some offers.
 func linkMap(ctx context.Context, q querier, table, idCol, valCol string, ids []int64) (map[int64][]string, error) {
-	out := map[int64][]string{}
+	return linkValues[string](ctx, q, table, idCol, valCol, ids)
+}
+
+// linkValues is linkMap for values of any type.
+func linkValues[T any](ctx context.Context, q querier, table, idCol, valCol string, ids []int64) (map[int64][]T, error) {
+	out := map[int64][]T{}
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -69,7 +74,7 @@ func linkMap(ctx context.Context, q querier, table, idCol, valCol string, ids []
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
-		var v string
+		var v T
 		if err := rows.Scan(&id, &v); err != nil {
 			return nil, dbError(err)
 		}
@@ -80,6 +85,11 @@ func linkMap(ctx context.Context, q querier, table, idCol, valCol string, ids []
 
 // setLinkRows makes the link rows of id exactly values.
 func setLinkRows(ctx context.Context, q querier, table, idCol, valCol string, id int64, values []string) error {
+	return setLinkValues(ctx, q, table, idCol, valCol, id, values)
+}
+
+// setLinkValues is setLinkRows for values of any type.
+func setLinkValues[T any](ctx context.Context, q querier, table, idCol, valCol string, id int64, values []T) error {
 	if _, err := q.ExecContext(ctx, `DELETE FROM `+table+` WHERE `+idCol+` = $1`, id); err != nil {
 		return dbError(err)
 	}

@@ -10,21 +10,45 @@ import (
 )
 
 const offerColumns = `o.id, o.business_id, o.type_id, o.title, o.description, o.points, o.multip_factor, o.discount_value,
-	o.real_value, o.coupon_kind, o.targeted, o.images, o.enabled, o.starts_at, o.expires_at, o.deleted_at, o.created_at, o.updated_at`
+	o.real_value, o.coupon_kind, o.targeted, o.images, o.enabled, o.starts_at, o.expires_at, o.deleted_at, o.created_at, o.updated_at,
+	o.min_purchase, o.max_purchase, o.frequency, o.coupon_expires_in, o.external_id, o.languages`
 
 func scanOffer(row scanner) (loyalty.Offer, error) {
 	var o loyalty.Offer
-	var images string
+	var images, texts string
 	var expires, deleted sql.NullTime
+	var maxPurchase sql.NullInt64
 	err := row.Scan(&o.ID, &o.BusinessID, &o.TypeID, &o.Title, &o.Description, &o.Points, &o.MultipFactor, &o.DiscountValue,
-		&o.RealValue, &o.CouponKind, &o.Targeted, &images, &o.Enabled, &o.StartsAt, &expires, &deleted, &o.CreatedAt, &o.UpdatedAt)
+		&o.RealValue, &o.CouponKind, &o.Targeted, &images, &o.Enabled, &o.StartsAt, &expires, &deleted, &o.CreatedAt, &o.UpdatedAt,
+		&o.MinPurchase, &maxPurchase, &o.Frequency, &o.CouponExpiresIn, &o.ExternalID, &texts)
 	if err == sql.ErrNoRows {
 		return o, loyalty.Errorf(loyalty.ENotFound, "Offer not found.")
 	} else if err != nil {
 		return o, err
 	}
-	o.ExpiresAt, o.Deleted = expires.Time, deleted.Valid
+	o.ExpiresAt, o.Deleted, o.MaxPurchase = expires.Time, deleted.Valid, loyalty.Money(maxPurchase.Int64)
+	if err := decodeTexts(texts, &o.Texts); err != nil {
+		return o, err
+	}
 	return o, decodeImages(images, &o.Images)
+}
+
+// decodeTexts reads the JSON of an object's texts per language.
+func decodeTexts(s string, dst *[]loyalty.CatalogText) error {
+	*dst = nil
+	if s == "" || s == "[]" {
+		return nil
+	}
+	return json.Unmarshal([]byte(s), dst)
+}
+
+// encodeTexts writes an object's texts per language as JSON.
+func encodeTexts(texts []loyalty.CatalogText) string {
+	if len(texts) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(texts)
+	return string(b)
 }
 
 func decodeImages(s string, dst *[]loyalty.Image) error {
@@ -96,7 +120,10 @@ func offerByID(ctx context.Context, q querier, businessID string, id int64) (loy
 }
 
 // PointsOffers returns the active multiplier and bonus-points offers that
-// apply at a time to a reward of customerID at branchID.
+// apply at a time to a reward of customerID at branchID (the main branch
+// when ""), leaving out an offer of one use the customer has used. Every
+// condition is an index lookup: the offers by (business_id, type_id), the
+// targets, branches and uses by their primary keys.
 func (t *tx) PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time) ([]loyalty.Offer, error) {
 	return pointsOffers(ctx, t.Tx, businessID, customerID, branchID, at)
 }
@@ -113,8 +140,10 @@ func pointsOffers(ctx context.Context, q querier, businessID, customerID, branch
 		AND o.starts_at <= $2 AND (o.expires_at IS NULL OR o.expires_at > $3)
 		AND (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_targets ot WHERE ot.offer_id = o.id AND ot.customer_id = $4))
 		AND (NOT EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id)
-		     OR EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id AND ob.branch_id = $5))
-		ORDER BY o.id`, businessID, at, at, customerID, branchID)
+		     OR EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id AND ob.branch_id =
+		        COALESCE(NULLIF($5, ''), (SELECT m.id FROM branches m WHERE m.business_id = $6 AND m.is_main))))
+		AND (o.frequency <> 4 OR NOT EXISTS (SELECT 1 FROM offer_uses u WHERE u.offer_id = o.id AND u.customer_id = $7))
+		ORDER BY o.id`, businessID, at, at, customerID, branchID, businessID, customerID)
 	if err != nil {
 		return nil, dbError(err)
 	}
@@ -186,10 +215,12 @@ func (d *DB) Offers(ctx context.Context, businessID string, q loyalty.ListQuery)
 func (t *tx) InsertOffer(ctx context.Context, o *loyalty.Offer) error {
 	t.accessChanged() // whether the business has points offers
 	err := t.QueryRowContext(ctx, `INSERT INTO offers (business_id, type_id, title, description, points, multip_factor, discount_value,
-		real_value, coupon_kind, targeted, images, enabled, starts_at, expires_at, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
+		real_value, coupon_kind, targeted, images, enabled, starts_at, expires_at, created_at, updated_at,
+		min_purchase, max_purchase, frequency, coupon_expires_in, external_id, languages)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) RETURNING id`,
 		o.BusinessID, o.TypeID, o.Title, o.Description, o.Points, o.MultipFactor, o.DiscountValue, o.RealValue, o.CouponKind,
-		o.Targeted, encodeImages(o.Images), o.Enabled, o.StartsAt.UTC(), nullTime(o.ExpiresAt), o.CreatedAt.UTC(), o.UpdatedAt.UTC()).Scan(&o.ID)
+		o.Targeted, encodeImages(o.Images), o.Enabled, o.StartsAt.UTC(), nullTime(o.ExpiresAt), o.CreatedAt.UTC(), o.UpdatedAt.UTC(),
+		o.MinPurchase, nullInt(int64(o.MaxPurchase)), o.Frequency, o.CouponExpiresIn, o.ExternalID, encodeTexts(o.Texts)).Scan(&o.ID)
 	if err != nil {
 		return dbError(err)
 	}
@@ -205,9 +236,11 @@ func (t *tx) UpdateOffer(ctx context.Context, o *loyalty.Offer) error {
 	}
 	_, err := t.ExecContext(ctx, `UPDATE offers SET title = $1, description = $2, points = $3, multip_factor = $4, discount_value = $5,
 		real_value = $6, coupon_kind = $7, targeted = $8, images = $9, enabled = $10, starts_at = $11, expires_at = $12,
-		deleted_at = $13, updated_at = $14 WHERE business_id = $15 AND id = $16`,
+		deleted_at = $13, updated_at = $14, min_purchase = $15, max_purchase = $16, frequency = $17, coupon_expires_in = $18,
+		external_id = $19, languages = $20 WHERE business_id = $21 AND id = $22`,
 		o.Title, o.Description, o.Points, o.MultipFactor, o.DiscountValue, o.RealValue, o.CouponKind, o.Targeted,
-		encodeImages(o.Images), o.Enabled, o.StartsAt.UTC(), nullTime(o.ExpiresAt), deleted, o.UpdatedAt.UTC(), o.BusinessID, o.ID)
+		encodeImages(o.Images), o.Enabled, o.StartsAt.UTC(), nullTime(o.ExpiresAt), deleted, o.UpdatedAt.UTC(),
+		o.MinPurchase, nullInt(int64(o.MaxPurchase)), o.Frequency, o.CouponExpiresIn, o.ExternalID, encodeTexts(o.Texts), o.BusinessID, o.ID)
 	if err != nil || o.Deleted {
 		// A deleted offer keeps its links for the coupons that name it.
 		return dbError(err)
@@ -220,4 +253,17 @@ func (t *tx) offerLinks(ctx context.Context, o *loyalty.Offer) error {
 		return err
 	}
 	return setLinkRows(ctx, t.Tx, "offer_targets", "offer_id", "customer_id", o.ID, o.TargetIDs)
+}
+
+// UseOffer records that a customer used an offer of one use per customer,
+// at a time; it reports false, writing nothing, when the customer has used
+// it already (a concurrent use waits for the first one and then loses).
+func (t *tx) UseOffer(ctx context.Context, offerID int64, customerID string, at time.Time) (bool, error) {
+	res, err := t.ExecContext(ctx, `INSERT INTO offer_uses (offer_id, customer_id, used_at) VALUES ($1, $2, $3)
+		ON CONFLICT (offer_id, customer_id) DO NOTHING`, offerID, customerID, at.UTC())
+	if err != nil {
+		return false, dbError(err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, dbError(err)
 }
