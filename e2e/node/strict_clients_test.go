@@ -33,7 +33,7 @@ func TestStrictClients(t *testing.T) {
 	dataDir := t.TempDir()
 	run := func(args ...string) map[string]any {
 		t.Helper()
-		return runJSON(t, bin, append([]string{"--data-dir", dataDir, "--json"}, args...)...)
+		return runJSON(t, bin, append(append([]string{"--data-dir", dataDir}, args...), "--json")...)
 	}
 	// Before serving: SQLite has one writer at a time.
 	run("migrate")

@@ -34,6 +34,7 @@ func TestTokenLookupCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer other.Close()
+		settle(t, db)
 
 		b := createBusiness(t, db, "")
 		app := insertApp(t, db, oauth.AppApproved)
@@ -110,7 +111,18 @@ func openPair(t *testing.T, dsn string, ttl time.Duration) (db, other *sqlstore.
 		t.Fatal(err)
 	}
 	db.TokenCacheTTL = ttl
+	settle(t, db)
 	return db, other
+}
+
+// settle waits, on PostgreSQL, until db listens for other instances'
+// changes: its listener ends every cached lookup once when it connects,
+// which would otherwise land in the middle of a test.
+func settle(t *testing.T, db *sqlstore.DB) {
+	t.Helper()
+	if db.Dialect() == sqlstore.Postgres {
+		waitListening(t, db)
+	}
 }
 
 // signInWorld is an owner who signs in with a password through an

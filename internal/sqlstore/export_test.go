@@ -33,3 +33,12 @@ func (d *DB) MigrateTo(ctx context.Context, version int64) error {
 	_, err = p.UpTo(ctx, version)
 	return err
 }
+
+// ListenerPID is the server process of the connection db listens on for
+// other instances' changes (PostgreSQL), 0 when it has none.
+func (d *DB) ListenerPID() int32 {
+	if d.listener == nil {
+		return 0
+	}
+	return d.listener.pid.Load()
+}

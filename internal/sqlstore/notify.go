@@ -21,7 +21,8 @@ const accessChannel = "loyalty_access"
 // down the cache lives by its TTL alone, as without a listener; on every
 // (re)connection the cache is ended once, for what was missed meanwhile.
 type accessListener struct {
-	up   atomic.Bool // listening now
+	up   atomic.Bool  // listening now
+	pid  atomic.Int32 // the listening connection's server process (tests cut it)
 	stop context.CancelFunc
 	done chan struct{}
 }
@@ -58,6 +59,7 @@ func (d *DB) listenOnce(ctx context.Context, l *accessListener) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+accessChannel); err != nil {
 		return err
 	}
+	l.pid.Store(int32(conn.PgConn().PID()))
 	l.up.Store(true)
 	d.tokens.changed()
 	for {

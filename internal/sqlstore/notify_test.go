@@ -54,8 +54,7 @@ func TestAccessChangesHeardAcrossInstances(t *testing.T) {
 		func(got oauth.Token, _ loyalty.Business) bool { return got.AppStatus == oauth.AppSuspended })
 
 	// The listening connection is cut: it comes back and hears again.
-	if _, err := other.SQL().ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-		WHERE query = 'LISTEN loyalty_access' AND pid <> pg_backend_pid()`); err != nil {
+	if _, err := other.SQL().ExecContext(ctx, `SELECT pg_terminate_backend($1)`, db.ListenerPID()); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond)
