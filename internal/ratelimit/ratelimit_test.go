@@ -72,9 +72,12 @@ func testReset(t *testing.T, l Limiter) {
 	if d := first.Reset.Sub(start.Add(window)); d < -50*time.Millisecond || d > 200*time.Millisecond {
 		t.Fatalf("Reset is now+window%+v, want about now+window", d)
 	}
-	time.Sleep(20 * time.Millisecond)
+	// A window that slid would move Reset by the whole pause; a reset
+	// read from Redis may move by the jitter of a busy machine's round
+	// trip (the client adds the key's remaining time to its own clock).
+	time.Sleep(400 * time.Millisecond)
 	second := allow(t, l, "k", 3, window)
-	if d := second.Reset.Sub(first.Reset); d < -10*time.Millisecond || d > 10*time.Millisecond {
+	if d := second.Reset.Sub(first.Reset); d < -100*time.Millisecond || d > 100*time.Millisecond {
 		t.Fatalf("Reset moved by %v within one window, want fixed", d)
 	}
 }
