@@ -101,7 +101,7 @@ func ParseListQuery(q url.Values, spec ListSpec) (ListQuery, error) {
 			continue
 		}
 		if base == "include" || base == "relationships" {
-			return lq, Errorf(EBadRequest, "Unknown %s %q: this endpoint takes no %s.", base, strings.Join(q[k], ","), base)
+			return lq, Errorf(EBadRequest, "This endpoint takes no %s: %s=%s is not accepted.", base, k, strings.Join(q[k], ","))
 		}
 		kind, ok := spec.Fields[k]
 		if !ok {
