@@ -150,6 +150,7 @@ func tiersSequence(v Validation, o Opt[[]any]) (seq []string, ok bool) {
 		v.Add("tiers_sequence", "The tiers sequence must list 1 to 3 criteria: \"1\" (spend), \"2\" (points), \"3\" (visits).")
 		return nil, false
 	}
+	ok = true
 	for i, x := range list {
 		var code string
 		switch c := x.(type) {
@@ -164,13 +165,15 @@ func tiersSequence(v Validation, o Opt[[]any]) (seq []string, ok bool) {
 		switch {
 		case criterionField[code] == "":
 			v.Add(f, "A criterion is \"1\" (spend), \"2\" (points) or \"3\" (visits).")
+			ok = false
 		case slices.Contains(seq, code):
 			v.Add(f, "Each criterion may appear once.")
+			ok = false
 		default:
 			seq = append(seq, code)
 		}
 	}
-	return seq, len(v) == 0
+	return seq, ok
 }
 
 // derivedCriteria are the criteria some level sets, in code order; every

@@ -54,6 +54,12 @@ func TestTiersSequenceInput(t *testing.T) {
 			wantTierFields(t, TierInput{TiersSequence: c.seq, TierLevels: one}.apply(&tr, nil, true), c.fields...)
 		})
 	}
+	// Another field's error does not stop the levels being checked on the
+	// sequence.
+	tr = newTier("b1")
+	wantTierFields(t, TierInput{TiersRelation: Some(7), TiersSequence: Some([]any{"1"}),
+		TierLevels: Some(tierLevelInputs(tierLevelsOf("A", 500, 0, 0, "B", 400, 0, 0)))}.apply(&tr, nil, true),
+		"tiers_relation", "tier_levels.1.reach_spend")
 	// A second level must set a threshold of the sequence; the field named
 	// is the sequence's first.
 	tr = newTier("b1")
