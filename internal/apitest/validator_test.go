@@ -56,7 +56,7 @@ const validIncluded = `{
 		"tier_level": null, "next_tier_level": "Silver", "tier_progress": 10
 	},
 	"tiers": [{
-		"id": 1, "tiers_sequence": ["Silver", "Gold"], "tiers_relation": 0, "reset_type": 1,
+		"id": 1, "tiers_sequence": ["1"], "tiers_relation": 0, "reset_type": 1,
 		"reset_period_month": 12, "base_previous_period": 0, "enabled": true,
 		"tier_levels": [{"id": 2, "name": "Silver", "reach_spend": 100, "reach_visits": 10, "reach_points": 1000}]
 	}],
@@ -219,6 +219,7 @@ func TestValidator(t *testing.T) {
 			"data": {"id": "b1", "profile": {"id": "u1", "username": null, "email": "owner@example.com", "first_name": "O", "last_name": null},
 				"business": {"id": "b1", "name": "Cafe", "loyalty_type": "per_spend", "about": null, "logo": null, "cover": "https://x/c.png"}},
 			"included": {"branches": [{"id": "br1", "name": "Main", "web_site": null,
+				"address": {"formatted": "1 Main St", "city": null, "region": null, "country": null, "lat": 45.5, "long": null},
 				"logo": {"large": null, "medium": null, "thumbnail": null}, "cover_photo": {"large": "l", "medium": "m", "thumbnail": "t"}}]}}`},
 		{name: "me bad loyalty_type", method: "GET", target: "/me", status: 200, body: `{
 			"data": {"id": "b1", "profile": {"id": "u1", "username": null, "email": "owner@example.com", "first_name": "O", "last_name": null},

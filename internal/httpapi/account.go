@@ -13,19 +13,34 @@ type imagesJSON struct {
 }
 
 type branchJSON struct {
-	ID         string     `json:"id"`
-	Name       string     `json:"name"`
-	WebSite    *string    `json:"web_site"`
-	Logo       imagesJSON `json:"logo"`
-	CoverPhoto imagesJSON `json:"cover_photo"`
+	ID         string            `json:"id"`
+	Name       string            `json:"name"`
+	WebSite    *string           `json:"web_site"`
+	Address    branchAddressJSON `json:"address"`
+	Logo       imagesJSON        `json:"logo"`
+	CoverPhoto imagesJSON        `json:"cover_photo"`
+}
+
+// branchAddressJSON is a branch's address in the reference platform's
+// shape; a member not known is null.
+type branchAddressJSON struct {
+	Formatted *string  `json:"formatted"`
+	City      *string  `json:"city"`
+	Region    *string  `json:"region"`
+	Country   *string  `json:"country"`
+	Lat       *float64 `json:"lat"`
+	Long      *float64 `json:"long"`
 }
 
 func toBranchJSON(b loyalty.Branch) branchJSON {
-	return branchJSON{ID: b.ID, Name: b.Name, WebSite: nullable(b.WebSite)}
+	a := b.Address
+	return branchJSON{ID: b.ID, Name: b.Name, WebSite: nullable(b.WebSite), Address: branchAddressJSON{
+		Formatted: nullable(a.Formatted), City: nullable(a.City), Region: nullable(a.Region), Country: nullable(a.Country),
+		Lat: a.Lat, Long: a.Long}}
 }
 
 func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	include, err := loyalty.ParseNames("include", r.URL.Query().Get("include"), loyalty.AccountIncludes)
+	include, _, err := queryNames(r, loyalty.AccountIncludes, nil)
 	if err != nil {
 		return err
 	}
@@ -38,8 +53,7 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 		"id": b.ID,
 		"profile": map[string]any{"id": o.ID, "username": nullable(o.Username), "email": o.Email,
 			"first_name": nullable(o.FirstName), "last_name": nullable(o.LastName)},
-		"business": map[string]any{"id": b.ID, "name": b.Name, "loyalty_type": b.LoyaltyType,
-			"about": nullable(b.About), "logo": nullable(b.Logo), "cover": nullable(b.Cover)},
+		"business": accountBusinessJSON(b),
 	}}
 	if len(include) > 0 {
 		resp["included"] = accountIncluded(v, include)
@@ -48,13 +62,38 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	return nil
 }
 
+// accountBusinessJSON is the business of GET /me.
+func accountBusinessJSON(b loyalty.Business) map[string]any {
+	return map[string]any{"id": b.ID, "name": b.Name, "loyalty_type": b.LoyaltyType,
+		"about": nullable(b.About), "logo": nullable(b.Logo), "cover": nullable(b.Cover)}
+}
+
+// accountSettingsJSON is include=settings of GET /me: the settings of the
+// business the service keeps (its loyalty type and the country that reads
+// local phone numbers).
+func accountSettingsJSON(b loyalty.Business) map[string]any {
+	return map[string]any{"loyalty_type": b.LoyaltyType, "country_code": nullable(b.Country)}
+}
+
 // accountIncluded is the included object of GET /me: every list include
 // names, empty for those the service does not keep (products, social
-// media).
+// media), under the name asked for (catalog and catalog_items alike).
+// business is the account's business, carrying its settings when
+// include=settings asks for them too.
 func accountIncluded(v loyalty.AccountView, include map[string]bool) map[string]any {
 	included := map[string]any{}
 	for name := range include {
 		included[name] = []any{}
+	}
+	if include["settings"] {
+		included["settings"] = accountSettingsJSON(v.Account.Business)
+	}
+	if include["business"] {
+		biz := accountBusinessJSON(v.Account.Business)
+		if include["settings"] {
+			biz["settings"] = accountSettingsJSON(v.Account.Business)
+		}
+		included["business"] = biz
 	}
 	if include["offers"] {
 		list := make([]offerDetailJSON, len(v.Offers))
@@ -70,8 +109,10 @@ func accountIncluded(v loyalty.AccountView, include map[string]bool) map[string]
 		}
 		included["giftcards"] = list
 	}
-	if include["catalog_items"] {
-		included["catalog_items"] = rewardsJSON(v.CatalogItems)
+	for _, name := range []string{"catalog_items", "catalog"} {
+		if include[name] {
+			included[name] = rewardsJSON(v.CatalogItems)
+		}
 	}
 	if include["branches"] {
 		included["branches"] = branchesJSON(v.Branches)

@@ -11,9 +11,13 @@ import (
 // catalogRelationships are the relationships the catalog reads accept.
 var catalogRelationships = []string{"branch"}
 
-// relationships reads the relationships parameter of a catalog read.
+// relationships reads the relationships parameter of a catalog read,
+// which takes no include.
 func relationships(q url.Values) (map[string]bool, error) {
-	return loyalty.ParseNames("relationships", q.Get("relationships"), catalogRelationships)
+	if _, err := loyalty.QueryNames(q, "include", nil); err != nil {
+		return nil, err
+	}
+	return loyalty.QueryNames(q, "relationships", catalogRelationships)
 }
 
 // branchPicker finds the branch object of an offer or gift card (see
@@ -68,6 +72,10 @@ func imagesOrEmpty(images []loyalty.Image) []loyalty.Image {
 func tenant(rc *reqCtx) loyalty.Business { return loyalty.Business{ID: rc.businessID} }
 
 func (s *Server) listBranches(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	// virtual_branch changes nothing: the service keeps no virtual branch.
+	if _, _, err := queryNames(r, loyalty.BranchIncludes, nil); err != nil {
+		return err
+	}
 	q := r.URL.Query()
 	lq, err := loyalty.ParseListQuery(q, loyalty.BranchListSpec)
 	if err != nil {
@@ -95,6 +103,19 @@ func (s *Server) createBranch(w http.ResponseWriter, r *http.Request, rc *reqCtx
 		return err
 	}
 	b, err := s.Branches.Create(r.Context(), tenant(rc), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": toBranchJSON(b)})
+	return nil
+}
+
+func (s *Server) updateBranch(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	var in loyalty.BranchInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	b, err := s.Branches.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func (s *Server) businessOf(r *http.Request, rc *reqCtx) (loyalty.Business, erro
 
 func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
-	include, err := loyalty.ParseNames("include", q.Get("include"), []string{"balance"})
+	include, _, err := queryNames(r, []string{"balance"}, nil)
 	if err != nil {
 		return err
 	}

@@ -16,12 +16,7 @@ func baseURL(r *http.Request) string {
 }
 
 func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	q := r.URL.Query()
-	include, err := loyalty.ParseNames("include", q.Get("include"), loyalty.CustomerIncludes)
-	if err != nil {
-		return err
-	}
-	rel, err := loyalty.ParseNames("relationships", q.Get("relationships"), loyalty.CustomerRelationships)
+	include, rel, err := queryNames(r, loyalty.CustomerIncludes, loyalty.CustomerRelationships)
 	if err != nil {
 		return err
 	}

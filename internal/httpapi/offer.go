@@ -216,6 +216,9 @@ func (s *Server) customerOffers(w http.ResponseWriter, r *http.Request, rc *reqC
 }
 
 func (s *Server) availableCoupons(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	if _, _, err := queryNames(r, nil, nil); err != nil {
+		return err
+	}
 	q := r.URL.Query()
 	lq, err := loyalty.ParseListQuery(q, loyalty.CustomerCouponSpec)
 	if err != nil {

@@ -32,7 +32,12 @@ func writeReferralProgram(w http.ResponseWriter, p loyalty.ReferralProgram) {
 }
 
 func (s *Server) listReferralPrograms(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	list, err := s.ReferralPrograms.List(r.Context(), loyalty.Business{ID: rc.businessID})
+	q := r.URL.Query()
+	lq, err := loyalty.ParseListQuery(q, loyalty.ReferralProgramListSpec)
+	if err != nil {
+		return err
+	}
+	list, total, err := s.ReferralPrograms.Page(r.Context(), loyalty.Business{ID: rc.businessID}, lq)
 	if err != nil {
 		return err
 	}
@@ -40,11 +45,19 @@ func (s *Server) listReferralPrograms(w http.ResponseWriter, r *http.Request, rc
 	for i, p := range list {
 		data[i] = toReferralProgramJSON(p, nil)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data})
+	writeJSON(w, http.StatusOK, map[string]any{
+		"data":   data,
+		"cursor": cursorOf("referral-programs", q, lq, len(list), total),
+		"meta":   map[string]int{"total": total},
+	})
 	return nil
 }
 
 func (s *Server) getReferralProgram(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	// A referral program has no related resources to include.
+	if _, _, err := queryNames(r, nil, nil); err != nil {
+		return err
+	}
 	id, err := programID(r, "referral program")
 	if err != nil {
 		return err

@@ -130,6 +130,9 @@ func (s *Server) listRewards(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 }
 
 func (s *Server) getReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	if _, _, err := queryNames(r, nil, nil); err != nil {
+		return err
+	}
 	rw, err := s.Rewards.Get(r.Context(), tenant(rc), r.PathValue("id"))
 	if err != nil {
 		return err

@@ -45,6 +45,7 @@ func (s *Server) routes() {
 	// Business API: the catalog.
 	m.Handle("GET /branches", s.business(s.listBranches))
 	m.Handle("POST /branches", s.business(s.createBranch))
+	m.Handle("PUT /branches/{id}", s.business(s.updateBranch))
 	m.Handle("GET /offers", s.business(s.listOffers))
 	m.Handle("POST /offers", s.business(s.createOffer))
 	m.Handle("POST /offers/images", s.business(s.uploadCatalogImages))

@@ -25,6 +25,9 @@ func rulesJSON(r loyalty.Rules) map[string]any {
 }
 
 func (s *Server) getRules(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	if _, _, err := queryNames(r, nil, nil); err != nil {
+		return err
+	}
 	b, err := s.businessOf(r, rc)
 	if err != nil {
 		return err

@@ -34,10 +34,9 @@ func toTierLevelJSON(l loyalty.TierLevel) tierLevelJSON {
 }
 
 func toTierJSON(t loyalty.Tier, withLevels bool) tierJSON {
-	out := tierJSON{ID: t.ID, TiersSequence: []string{}, TiersRelation: t.TiersRelation, ResetType: t.ResetType,
+	out := tierJSON{ID: t.ID, TiersSequence: t.Criteria(), TiersRelation: t.TiersRelation, ResetType: t.ResetType,
 		ResetPeriodMonth: t.ResetPeriodMonth, BasePreviousPeriod: t.BasePreviousPeriod, Enabled: t.Enabled}
 	for _, l := range t.Levels {
-		out.TiersSequence = append(out.TiersSequence, l.Name)
 		if withLevels {
 			out.TierLevels = append(out.TierLevels, toTierLevelJSON(l))
 		}
@@ -96,11 +95,12 @@ func programID(r *http.Request, what string) (int64, error) {
 	return id, nil
 }
 
-// tierRelationships checks the relationships parameter of the tier
-// endpoints: tier_levels, which they always include, is accepted so that
-// clients of the reference platform work unchanged.
+// tierRelationships checks the include and relationships parameters of
+// the tier endpoints: they take no include, and tier_levels, which they
+// always include, is accepted so that clients of the reference platform
+// work unchanged.
 func tierRelationships(r *http.Request) error {
-	_, err := loyalty.ParseNames("relationships", r.URL.Query().Get("relationships"), []string{"tier_levels"})
+	_, _, err := queryNames(r, nil, []string{"tier_levels"})
 	return err
 }
 
@@ -112,7 +112,12 @@ func (s *Server) listTiers(w http.ResponseWriter, r *http.Request, rc *reqCtx) e
 	if err := tierRelationships(r); err != nil {
 		return err
 	}
-	list, err := s.Tiers.List(r.Context(), loyalty.Business{ID: rc.businessID})
+	q := r.URL.Query()
+	lq, err := loyalty.ParseListQuery(q, loyalty.TierListSpec)
+	if err != nil {
+		return err
+	}
+	list, total, err := s.Tiers.Page(r.Context(), loyalty.Business{ID: rc.businessID}, lq)
 	if err != nil {
 		return err
 	}
@@ -120,7 +125,11 @@ func (s *Server) listTiers(w http.ResponseWriter, r *http.Request, rc *reqCtx) e
 	for i, t := range list {
 		data[i] = toTierJSON(t, true)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data})
+	writeJSON(w, http.StatusOK, map[string]any{
+		"data":   data,
+		"cursor": cursorOf("tiers", q, lq, len(list), total),
+		"meta":   map[string]int{"total": total},
+	})
 	return nil
 }
 

@@ -235,11 +235,8 @@ func (s *Server) cancelTransaction(w http.ResponseWriter, r *http.Request, rc *r
 
 func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
-	rel, err := loyalty.ParseNames("relationships", q.Get("relationships"), loyalty.TransactionListRelationships)
+	_, rel, err := queryNames(r, nil, loyalty.TransactionListRelationships)
 	if err != nil {
-		return err
-	}
-	if _, err := loyalty.ParseNames("include", q.Get("include"), nil); err != nil {
 		return err
 	}
 	lq, err := loyalty.ParseListQuery(q, loyalty.TransactionListSpec)
@@ -267,11 +264,7 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *re
 
 func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
-	rel, err := loyalty.ParseNames("relationships", q.Get("relationships"), loyalty.HistoryRelationships)
-	if err != nil {
-		return err
-	}
-	include, err := loyalty.ParseNames("include", q.Get("include"), loyalty.HistoryIncludes)
+	include, rel, err := queryNames(r, loyalty.HistoryIncludes, loyalty.HistoryRelationships)
 	if err != nil {
 		return err
 	}

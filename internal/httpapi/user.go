@@ -102,7 +102,7 @@ func (u *users) createUser(w http.ResponseWriter, r *http.Request, uc *userCtx) 
 }
 
 func (u *users) getUser(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
-	include, err := loyalty.ParseNames("include", r.URL.Query().Get("include"), loyalty.UserIncludes)
+	include, _, err := queryNames(r, loyalty.UserIncludes, nil)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (u *users) writeUser(w http.ResponseWriter, r *http.Request, uc *userCtx, p
 }
 
 func (u *users) updateUser(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
-	include, err := loyalty.ParseNames("include", r.URL.Query().Get("include"), loyalty.UserIncludes)
+	include, _, err := queryNames(r, loyalty.UserIncludes, nil)
 	if err != nil {
 		return err
 	}

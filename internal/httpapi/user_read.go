@@ -174,6 +174,9 @@ func (u *users) memberships(r *http.Request, uc *userCtx) ([]loyalty.Membership,
 }
 
 func (u *users) rewards(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
+	if _, _, err := queryNames(r, nil, nil); err != nil {
+		return err
+	}
 	ms, err := u.memberships(r, uc)
 	if err != nil {
 		return err
@@ -264,6 +267,9 @@ func (u *users) giftcard(w http.ResponseWriter, r *http.Request, uc *userCtx) er
 }
 
 func (u *users) businesses(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
+	if _, _, err := queryNames(r, nil, nil); err != nil {
+		return err
+	}
 	ms, err := u.memberships(r, uc)
 	if err != nil {
 		return err
@@ -278,7 +284,7 @@ func (u *users) businesses(w http.ResponseWriter, r *http.Request, uc *userCtx) 
 }
 
 func (u *users) business(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
-	include, err := loyalty.ParseNames("include", r.URL.Query().Get("include"), loyalty.UserBusinessIncludes)
+	include, _, err := queryNames(r, loyalty.UserBusinessIncludes, nil)
 	if err != nil {
 		return err
 	}

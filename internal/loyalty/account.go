@@ -2,9 +2,13 @@ package loyalty
 
 import "context"
 
-// AccountIncludes are the related objects GET /me can include. Products
-// and social media are not kept by the service: their lists are empty.
-var AccountIncludes = []string{"offers", "products", "giftcards", "catalog_items", "social_media", "branches"}
+// AccountIncludes are the related objects GET /me can include: the
+// spec's names, the reference platform's catalog and social (the same as
+// catalog_items and social_media), and business and settings, which its
+// sample app asks for. Products and social media are not kept by the
+// service: their lists are empty.
+var AccountIncludes = []string{"offers", "products", "giftcards", "catalog_items", "catalog", "social_media", "social",
+	"branches", "business", "settings"}
 
 // AccountService reads a business's own account: the business, and the
 // owner signed in to it.
@@ -51,7 +55,7 @@ func (s *AccountService) View(ctx context.Context, businessID, ownerID string, i
 			return AccountView{}, err
 		}
 	}
-	if include["catalog_items"] {
+	if include["catalog_items"] || include["catalog"] {
 		q := accountPage
 		q.Filters = []Filter{{Field: "kind", Op: OpEq, Values: []any{CatalogItem}}}
 		if v.CatalogItems, _, err = s.Store.Rewards(ctx, id, q); err != nil {

@@ -51,6 +51,15 @@ type Branch struct {
 	Name       string
 	WebSite    string
 	IsMain     bool
+	Address    BranchAddress
+}
+
+// BranchAddress is where a branch is: a formatted street line, city,
+// region and country ("" when unknown) and its coordinates (nil when
+// unknown).
+type BranchAddress struct {
+	Formatted, City, Region, Country string
+	Lat, Long                        *float64
 }
 
 // Account is what GET /me shows: the signed-in owner and the business.

@@ -44,6 +44,8 @@ type CatalogTx interface {
 	MainBranch(ctx context.Context, businessID string) (Branch, error)
 	// InsertBranch stores a new branch that is not the main one.
 	InsertBranch(ctx context.Context, b *Branch) error
+	// UpdateBranch stores a branch's name, web site and address.
+	UpdateBranch(ctx context.Context, b *Branch) error
 	// InsertOffer stores a new offer with its branches and targets, setting o.ID.
 	InsertOffer(ctx context.Context, o *Offer) error
 	// UpdateOffer writes an offer.

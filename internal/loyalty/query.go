@@ -94,8 +94,14 @@ func ParseListQuery(q url.Values, spec ListSpec) (ListQuery, error) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if k == "page" || k == "per_page" || slices.Contains(spec.Reserved, k) {
+		base, _ := ListParamBase(k)
+		if k == "page" || k == "per_page" || slices.Contains(spec.Reserved, base) {
+			// Reserved parameters are read by the handler (QueryNames
+			// refuses their malformed forms).
 			continue
+		}
+		if base == "include" || base == "relationships" {
+			return lq, Errorf(EBadRequest, "This endpoint takes no %s: %s=%s is not accepted.", base, k, strings.Join(q[k], ","))
 		}
 		kind, ok := spec.Fields[k]
 		if !ok {
@@ -203,8 +209,9 @@ func FormatTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05+00:00")
 }
 
-// ParseNames reads a comma-separated include or relationships list and
-// rejects any name not in allowed.
+// ParseNames reads one comma-separated include or relationships value and
+// rejects any name not in allowed. A request's parameters are read with
+// QueryNames, which accepts every form clients send.
 func ParseNames(param, raw string, allowed []string) (map[string]bool, error) {
 	names := map[string]bool{}
 	if raw == "" {
@@ -216,9 +223,69 @@ func ParseNames(param, raw string, allowed []string) (map[string]bool, error) {
 			continue
 		}
 		if !slices.Contains(allowed, n) {
+			if len(allowed) == 0 {
+				return nil, Errorf(EBadRequest, "Unknown %s %q: this endpoint takes no %s.", param, n, param)
+			}
 			return nil, Errorf(EBadRequest, "Unknown %s %q; allowed: %s.", param, n, strings.Join(allowed, ", "))
 		}
 		names[n] = true
 	}
 	return names, nil
+}
+
+// QueryNames reads the list parameter param (include or relationships) of
+// a query in every form clients send, all meaning the same: `param=a,b`,
+// the parameter repeated, and PHP's `param[]=a&param[]=b` and
+// `param[0]=a` (what http_build_query writes for an array). Every name
+// must be in allowed (nil: the endpoint takes none), and a key that starts
+// like the PHP form but is not one (`param[x]`) is refused too: a name
+// the client meant is never dropped silently.
+func QueryNames(q url.Values, param string, allowed []string) (map[string]bool, error) {
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	names := map[string]bool{}
+	for _, k := range keys {
+		base, ok := ListParamBase(k)
+		if base != param {
+			continue
+		}
+		if !ok {
+			return nil, Errorf(EBadRequest, "The query parameter %q is not a list form of %s; send %s=a,b or %s[]=a.", k, param, param, param)
+		}
+		for _, raw := range q[k] {
+			got, err := ParseNames(param, raw, allowed)
+			if err != nil {
+				return nil, err
+			}
+			for n := range got {
+				names[n] = true
+			}
+		}
+	}
+	return names, nil
+}
+
+// ListParamBase returns the parameter a query key names: the key itself,
+// or name for PHP's array forms `name[]` and `name[N]`. ok is false for a
+// key that opens a bracket without being one of those forms (`name[x]`),
+// whose base is still returned so that it can be refused by name.
+func ListParamBase(key string) (base string, ok bool) {
+	i := strings.IndexByte(key, '[')
+	if i < 0 {
+		return key, true
+	}
+	base, idx := key[:i], key[i+1:]
+	idx, closed := strings.CutSuffix(idx, "]")
+	if !closed || strings.ContainsAny(idx, "[]") {
+		return base, false
+	}
+	for _, c := range idx {
+		if c < '0' || c > '9' {
+			return base, false
+		}
+	}
+	return base, true
 }

@@ -174,6 +174,15 @@ func (s *ReferralProgramService) List(ctx context.Context, b Business) ([]Referr
 	return s.Store.ReferralPrograms(ctx, b.ID)
 }
 
+// ReferralProgramListSpec says how GET /referral-programs is paged: no
+// filters.
+var ReferralProgramListSpec = ListSpec{DefaultPerPage: 100}
+
+// Page pages the referral programs of a business, oldest first.
+func (s *ReferralProgramService) Page(ctx context.Context, b Business, q ListQuery) ([]ReferralProgram, int, error) {
+	return s.Store.ReferralProgramPage(ctx, b.ID, q)
+}
+
 // Get returns one referral program of a business.
 func (s *ReferralProgramService) Get(ctx context.Context, b Business, id int64) (ReferralProgram, error) {
 	if id <= 0 {

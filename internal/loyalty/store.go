@@ -76,7 +76,8 @@ type Tx interface {
 type Tier struct {
 	ID                 int64
 	BusinessID         string
-	TiersRelation      int // 0: any criterion reaches a level, 1: all are needed
+	Sequence           []string // tiers_sequence: the criteria counted (Criterion*); empty for a program stored before it, see Criteria
+	TiersRelation      int      // 0: any criterion reaches a level, 1: all are needed
 	ResetType          int
 	ResetPeriodMonth   int
 	BasePreviousPeriod int

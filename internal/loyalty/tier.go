@@ -1,6 +1,7 @@
 package loyalty
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -28,6 +29,20 @@ const (
 	TierResetRolling = 2
 )
 
+// The criteria a tier program counts, as tiers_sequence lists them: the
+// reference platform's codes, kept as strings.
+const (
+	CriterionSpend  = "1" // reach_spend: money spent in the period
+	CriterionPoints = "2" // reach_points: points earned in the period
+	CriterionVisits = "3" // reach_visits: visits in the period
+)
+
+// allCriteria are the criteria in their code order.
+var allCriteria = []string{CriterionSpend, CriterionPoints, CriterionVisits}
+
+// criterionField is the level field each criterion reads.
+var criterionField = map[string]string{CriterionSpend: "reach_spend", CriterionPoints: "reach_points", CriterionVisits: "reach_visits"}
+
 // Bounds of a tier program.
 const (
 	MaxTierLevels         = 20
@@ -38,7 +53,15 @@ const (
 
 // TierInput is the body of POST /tiers and PUT /tiers/{id}. On update only
 // the fields sent change; tier_levels, when sent, replaces every level.
+//
+// tiers_sequence lists the criteria the program counts (CriterionSpend,
+// CriterionPoints, CriterionVisits; strings or numbers): only those are
+// validated on the levels and reach a level. When it is not sent with
+// tier_levels (on create, or on an update that replaces the levels), it is
+// every criterion some level sets, so that no threshold sent is left out;
+// an update without either keeps it.
 type TierInput struct {
+	TiersSequence      Opt[[]any]            `json:"tiers_sequence"`
 	TiersRelation      Opt[int]              `json:"tiers_relation"`
 	ResetType          Opt[int]              `json:"reset_type"`
 	ResetPeriodMonth   Opt[int]              `json:"reset_period_month"`
@@ -83,12 +106,147 @@ func (in TierInput) apply(t *Tier, existing map[int64]bool, creating bool) error
 			v.Add("enabled", "The enabled field must be true or false.")
 		}
 	}
-	if levels, ok := in.TierLevels.Value(); ok {
+	seq, seqSent := tiersSequence(v, in.TiersSequence)
+	seqBad := in.TiersSequence.Set && !seqSent
+	levels, levelsSent := in.TierLevels.Value()
+	switch {
+	case levelsSent:
 		t.Levels = tierLevels(v, levels, existing)
-	} else if in.TierLevels.Set || creating {
+		if !seqSent {
+			seq = derivedCriteria(t.Levels)
+		}
+		if !seqBad {
+			checkLevelOrder(v, t.Levels, seq, "tier_levels.")
+		}
+	case in.TierLevels.Set || creating:
 		v.Add("tier_levels", "The tier levels field is required: between 1 and "+itoa(MaxTierLevels)+" levels, lowest first.")
+	case seqSent:
+		// The levels stay: they must rise on the new criteria.
+		lv := Validation{}
+		if checkLevelOrder(lv, t.Levels, seq, "tier_levels."); len(lv) > 0 {
+			fields := make([]string, 0, len(lv))
+			for f := range lv {
+				fields = append(fields, f)
+			}
+			slices.Sort(fields)
+			v.Add("tiers_sequence", "The current levels do not rise on these criteria ("+strings.Join(fields, ", ")+"); send tier_levels with the sequence.")
+		}
+	default:
+		seq = t.Criteria()
 	}
+	t.Sequence = seq
 	return v.Err()
+}
+
+// tiersSequence reads a tiers_sequence body: one to three distinct
+// criterion codes, as strings ("2") or numbers (2). ok is false when it was
+// not sent (or is invalid, which v then says).
+func tiersSequence(v Validation, o Opt[[]any]) (seq []string, ok bool) {
+	if !o.Set {
+		return nil, false
+	}
+	list, sent := o.Value()
+	if !sent || len(list) == 0 || len(list) > len(allCriteria) {
+		v.Add("tiers_sequence", "The tiers sequence must list 1 to 3 criteria: \"1\" (spend), \"2\" (points), \"3\" (visits).")
+		return nil, false
+	}
+	ok = true
+	for i, x := range list {
+		var code string
+		switch c := x.(type) {
+		case string:
+			code = strings.TrimSpace(c)
+		case float64:
+			if c == float64(int(c)) {
+				code = itoa(int(c))
+			}
+		}
+		f := "tiers_sequence." + itoa(i)
+		switch {
+		case criterionField[code] == "":
+			v.Add(f, "A criterion is \"1\" (spend), \"2\" (points) or \"3\" (visits).")
+			ok = false
+		case slices.Contains(seq, code):
+			v.Add(f, "Each criterion may appear once.")
+			ok = false
+		default:
+			seq = append(seq, code)
+		}
+	}
+	return seq, ok
+}
+
+// derivedCriteria are the criteria some level sets, in code order; every
+// criterion when none does (a lone base level).
+func derivedCriteria(levels []TierLevel) []string {
+	var out []string
+	for _, c := range allCriteria {
+		for _, l := range levels {
+			if l.threshold(c) > 0 {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	if out == nil {
+		out = slices.Clone(allCriteria)
+	}
+	return out
+}
+
+// Criteria returns the criteria the program counts, in its order: its
+// tiers_sequence, or for a program stored without one, the criteria its
+// levels set.
+func (t Tier) Criteria() []string {
+	if len(t.Sequence) > 0 {
+		return t.Sequence
+	}
+	return derivedCriteria(t.Levels)
+}
+
+// threshold returns what the level needs on criterion c; 0 is unused.
+func (l TierLevel) threshold(c string) int64 {
+	switch c {
+	case CriterionSpend:
+		return int64(l.ReachSpend)
+	case CriterionPoints:
+		return l.ReachPoints
+	case CriterionVisits:
+		return l.ReachVisits
+	}
+	return 0
+}
+
+// checkLevelOrder checks the levels on the criteria of seq, naming fields
+// under prefix: only the first level may set none of them (the base level
+// every customer holds), and each one a level sets must be above the same
+// threshold of every lower level that sets it. Thresholds of the other
+// criteria are kept but neither compared nor counted.
+func checkLevelOrder(v Validation, levels []TierLevel, seq []string, prefix string) {
+	top := map[string]int64{} // the highest threshold of each criterion so far
+	for i, l := range levels {
+		f := prefix + itoa(i) + "."
+		set := false
+		for _, c := range seq {
+			x := l.threshold(c)
+			if x <= 0 {
+				continue
+			}
+			set = true
+			if x <= top[c] {
+				name := strings.ReplaceAll(criterionField[c], "_", " ")
+				v.Add(f+criterionField[c], "The "+name+" must be above the "+name+" of the levels below.")
+			}
+			top[c] = max(top[c], x)
+		}
+		if i > 0 && !set {
+			fields := make([]string, len(seq))
+			for j, c := range seq {
+				fields[j] = criterionField[c]
+			}
+			v.Add(f+criterionField[seq[0]], "Only the first level may have no threshold; set "+strings.Join(fields, ", ")+" (the criteria of tiers_sequence).")
+		}
+	}
 }
 
 // setChoice reads an integer field that must lie in [lo, hi].
@@ -104,10 +262,8 @@ func setChoice(v Validation, field string, o Opt[int], dst *int, lo, hi int, wha
 	*dst = x
 }
 
-// tierLevels validates the levels of a body, lowest first. Only the first
-// level may set no threshold (the base level every customer holds); each
-// threshold a level sets must be above the same threshold of every lower
-// level that sets it.
+// tierLevels validates the levels of a body, lowest first: ids, names and
+// the range of each threshold (checkLevelOrder compares them).
 func tierLevels(v Validation, in []TierLevelInput, existing map[int64]bool) []TierLevel {
 	if len(in) == 0 || len(in) > MaxTierLevels {
 		v.Add("tier_levels", "Between 1 and "+itoa(MaxTierLevels)+" tier levels are required, lowest first.")
@@ -116,7 +272,6 @@ func tierLevels(v Validation, in []TierLevelInput, existing map[int64]bool) []Ti
 	out := make([]TierLevel, len(in))
 	names := map[string]bool{}
 	kept := map[int64]bool{}
-	var top TierLevel // the highest threshold of each criterion so far
 	for i, l := range in {
 		f := "tier_levels." + itoa(i) + "."
 		lv := &out[i]
@@ -149,22 +304,6 @@ func tierLevels(v Validation, in []TierLevelInput, existing map[int64]bool) []Ti
 		}
 		lv.ReachVisits = threshold(v, f+"reach_visits", l.ReachVisits)
 		lv.ReachPoints = threshold(v, f+"reach_points", l.ReachPoints)
-		if i > 0 && lv.ReachSpend == 0 && lv.ReachVisits == 0 && lv.ReachPoints == 0 {
-			v.Add(f+"reach_spend", "Only the first level may have no threshold; set reach_spend, reach_visits or reach_points.")
-			continue
-		}
-		if lv.ReachSpend > 0 && lv.ReachSpend <= top.ReachSpend {
-			v.Add(f+"reach_spend", "The reach spend must be above the reach spend of the levels below.")
-		}
-		if lv.ReachVisits > 0 && lv.ReachVisits <= top.ReachVisits {
-			v.Add(f+"reach_visits", "The reach visits must be above the reach visits of the levels below.")
-		}
-		if lv.ReachPoints > 0 && lv.ReachPoints <= top.ReachPoints {
-			v.Add(f+"reach_points", "The reach points must be above the reach points of the levels below.")
-		}
-		top.ReachSpend = max(top.ReachSpend, lv.ReachSpend)
-		top.ReachVisits = max(top.ReachVisits, lv.ReachVisits)
-		top.ReachPoints = max(top.ReachPoints, lv.ReachPoints)
 	}
 	return out
 }
@@ -193,8 +332,8 @@ func EnabledTier(tiers []Tier) (Tier, bool) {
 	return Tier{}, false
 }
 
-// Sequence returns the names of the program's levels, lowest first.
-func (t Tier) Sequence() []string {
+// LevelNames returns the names of the program's levels, lowest first.
+func (t Tier) LevelNames() []string {
 	out := make([]string, len(t.Levels))
 	for i, l := range t.Levels {
 		out[i] = l.Name

@@ -1,6 +1,9 @@
 package loyalty
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // TierPeriod is the part [Start, End) of the ledger a tier program counts.
 type TierPeriod struct {
@@ -66,8 +69,8 @@ type TierStatus struct {
 	Level  *TierLevel // the level held, nil when none is reached
 	Next   *TierLevel // the next level up, nil at the top
 	// LeftAmount, LeftPoints and LeftVisits are what the current period
-	// still needs for Next; nil at the top or for a criterion Next does
-	// not use.
+	// still needs for Next; nil at the top, for a criterion Next does not
+	// use, and for one the program does not count (tiers_sequence).
 	LeftAmount             *Money
 	LeftPoints, LeftVisits *int64
 	// Percent is the progress towards Next, 0 to 100 with two decimals:
@@ -81,6 +84,8 @@ type TierStatus struct {
 // the highest one the current totals reach; with base_previous_period 1 a
 // level reached in the previous period is kept through the current one.
 // Redemptions never lower a level: tier points count only points earned.
+// Only the criteria of the program's tiers_sequence (Tier.Criteria) reach
+// a level or make progress; the totals report all three.
 func TierProgress(now time.Time, t Tier, cur, prev TierTotals) TierStatus {
 	cur.Amount, cur.Points, cur.Visits = max(cur.Amount, 0), max(cur.Points, 0), max(cur.Visits, 0)
 	st := TierStatus{Relation: t.TiersRelation, Totals: cur}
@@ -107,9 +112,11 @@ func TierProgress(now time.Time, t Tier, cur, prev TierTotals) TierStatus {
 	}
 	next := t.Levels[held+1]
 	st.Next = &next
+	counted := t.Criteria()
 	best, worst := int64(-1), int64(-1)
-	use := func(total, need int64) *int64 {
-		if need <= 0 {
+	use := func(c string, total int64) *int64 {
+		need := next.threshold(c)
+		if need <= 0 || !slices.Contains(counted, c) {
 			return nil
 		}
 		bp := int64(10000)
@@ -125,12 +132,12 @@ func TierProgress(now time.Time, t Tier, cur, prev TierTotals) TierStatus {
 		left := max(need-total, 0)
 		return &left
 	}
-	if left := use(int64(cur.Amount), int64(next.ReachSpend)); left != nil {
+	if left := use(CriterionSpend, int64(cur.Amount)); left != nil {
 		m := Money(*left)
 		st.LeftAmount = &m
 	}
-	st.LeftPoints = use(cur.Points, next.ReachPoints)
-	st.LeftVisits = use(cur.Visits, next.ReachVisits)
+	st.LeftPoints = use(CriterionPoints, cur.Points)
+	st.LeftVisits = use(CriterionVisits, cur.Visits)
 	bp := best
 	if t.TiersRelation == TierRelationAll {
 		bp = worst
@@ -141,25 +148,37 @@ func TierProgress(now time.Time, t Tier, cur, prev TierTotals) TierStatus {
 
 // reached returns the index of the highest level totals reach, or -1.
 func (t Tier) reached(totals TierTotals) int {
+	counted := t.Criteria()
 	for i := len(t.Levels) - 1; i >= 0; i-- {
-		if t.Levels[i].reachedBy(totals, t.TiersRelation) {
+		if t.Levels[i].reachedBy(totals, t.TiersRelation, counted) {
 			return i
 		}
 	}
 	return -1
 }
 
-// reachedBy reports whether totals reach the level: under relation any,
-// one threshold the level sets is met; under all, every one. A level that
-// sets no threshold is reached by everyone.
-func (l TierLevel) reachedBy(totals TierTotals, relation int) bool {
+// total returns the totals' value on criterion c.
+func (totals TierTotals) total(c string) int64 {
+	switch c {
+	case CriterionSpend:
+		return int64(totals.Amount)
+	case CriterionPoints:
+		return totals.Points
+	case CriterionVisits:
+		return totals.Visits
+	}
+	return 0
+}
+
+// reachedBy reports whether totals reach the level on the counted
+// criteria: under relation any, one threshold the level sets is met; under
+// all, every one. A level that sets none of them is reached by everyone.
+func (l TierLevel) reachedBy(totals TierTotals, relation int, counted []string) bool {
 	set, met := 0, 0
-	for _, c := range [][2]int64{
-		{int64(l.ReachSpend), int64(totals.Amount)}, {l.ReachPoints, totals.Points}, {l.ReachVisits, totals.Visits},
-	} {
-		if c[0] > 0 {
+	for _, c := range counted {
+		if need := l.threshold(c); need > 0 {
 			set++
-			if c[1] >= c[0] {
+			if totals.total(c) >= need {
 				met++
 			}
 		}

@@ -18,6 +18,15 @@ func (s *TierService) List(ctx context.Context, b Business) ([]Tier, error) {
 	return s.Store.Tiers(ctx, b.ID)
 }
 
+// TierListSpec says how GET /tiers is paged: no filters; relationships
+// (tier_levels) is read by the handler.
+var TierListSpec = ListSpec{Reserved: []string{"relationships"}, DefaultPerPage: 100}
+
+// Page pages the tier programs of a business, oldest first.
+func (s *TierService) Page(ctx context.Context, b Business, q ListQuery) ([]Tier, int, error) {
+	return s.Store.TierPage(ctx, b.ID, q)
+}
+
 // Get returns one tier program of a business.
 func (s *TierService) Get(ctx context.Context, b Business, id int64) (Tier, error) {
 	if id <= 0 {

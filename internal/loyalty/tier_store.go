@@ -11,6 +11,12 @@ type TierReader interface {
 	Tier(ctx context.Context, businessID string, id int64) (Tier, error)
 	// ReferralProgram returns one referral program of a business, or ENotFound.
 	ReferralProgram(ctx context.Context, businessID string, id int64) (ReferralProgram, error)
+	// TierPage pages the tier programs of a business, oldest first, with
+	// their levels.
+	TierPage(ctx context.Context, businessID string, q ListQuery) ([]Tier, int, error)
+	// ReferralProgramPage pages the referral programs of a business,
+	// oldest first.
+	ReferralProgramPage(ctx context.Context, businessID string, q ListQuery) ([]ReferralProgram, int, error)
 	// Now is the store's clock, in UTC whole seconds: the time a read
 	// computes tier periods at, as a change would.
 	Now() time.Time

@@ -57,7 +57,7 @@ func TestTierInputCreate(t *testing.T) {
 		len(tr.Levels) != 3 || tr.Levels[2].Name != "Gold" || tr.Levels[2].ReachSpend != 50000 || tr.Levels[1].ReachVisits != 5 {
 		t.Errorf("applied %+v", tr)
 	}
-	if got := strings.Join(tr.Sequence(), ","); got != "Member,Silver,Gold" {
+	if got := strings.Join(tr.LevelNames(), ","); got != "Member,Silver,Gold" {
 		t.Errorf("sequence %q", got)
 	}
 

@@ -95,7 +95,7 @@ func (d *DB) Account(ctx context.Context, businessID, ownerID string) (loyalty.A
 
 // Branches lists the branches of a business, the main one first.
 func (d *DB) Branches(ctx context.Context, businessID string) ([]loyalty.Branch, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, business_id, name, web_site, is_main FROM branches
+	rows, err := d.db.QueryContext(ctx, `SELECT `+branchColumns+` FROM branches
 		WHERE business_id = $1 ORDER BY is_main DESC, created_at, id`, businessID)
 	if err != nil {
 		return nil, dbError(err)
@@ -103,8 +103,8 @@ func (d *DB) Branches(ctx context.Context, businessID string) ([]loyalty.Branch,
 	defer rows.Close()
 	var out []loyalty.Branch
 	for rows.Next() {
-		var b loyalty.Branch
-		if err := rows.Scan(&b.ID, &b.BusinessID, &b.Name, &b.WebSite, &b.IsMain); err != nil {
+		b, err := scanBranch(rows)
+		if err != nil {
 			return nil, dbError(err)
 		}
 		out = append(out, b)

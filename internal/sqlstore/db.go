@@ -186,9 +186,22 @@ func (d *DB) Ping(ctx context.Context) error { return d.db.PingContext(ctx) }
 
 // Migrate applies every pending migration and returns how many ran.
 func (d *DB) Migrate(ctx context.Context) (int, error) {
-	sub, err := fs.Sub(migrations, "migrations/"+d.dialect)
+	p, err := d.migrations()
 	if err != nil {
 		return 0, err
+	}
+	res, err := p.Up(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("migrate: %w", err)
+	}
+	return len(res), nil
+}
+
+// migrations is the migration provider of the store's dialect.
+func (d *DB) migrations() (*goose.Provider, error) {
+	sub, err := fs.Sub(migrations, "migrations/"+d.dialect)
+	if err != nil {
+		return nil, err
 	}
 	gd := goose.DialectSQLite3
 	if d.dialect == Postgres {
@@ -196,13 +209,9 @@ func (d *DB) Migrate(ctx context.Context) (int, error) {
 	}
 	p, err := goose.NewProvider(gd, d.db, sub)
 	if err != nil {
-		return 0, fmt.Errorf("migrations: %w", err)
+		return nil, fmt.Errorf("migrations: %w", err)
 	}
-	res, err := p.Up(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("migrate: %w", err)
-	}
-	return len(res), nil
+	return p, nil
 }
 
 // now returns the time of a change: UTC, whole seconds, as the API shows it.

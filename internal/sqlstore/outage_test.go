@@ -219,6 +219,8 @@ func TestOutageEveryRead(t *testing.T) {
 		"Giftcards":            func() error { _, _, err := db.Giftcards(ctx, b.BusinessID, q); return err },
 		"Tiers":                func() error { _, err := db.Tiers(ctx, b.BusinessID); return err },
 		"Tier":                 func() error { _, err := db.Tier(ctx, b.BusinessID, 1); return err },
+		"TierPage":             func() error { _, _, err := db.TierPage(ctx, b.BusinessID, q); return err },
+		"ReferralProgramPage":  func() error { _, _, err := db.ReferralProgramPage(ctx, b.BusinessID, q); return err },
 		"ReferralProgram":      func() error { _, err := db.ReferralProgram(ctx, b.BusinessID, 1); return err },
 		"Person":               func() error { _, err := db.Person(ctx, c.ID); return err },
 		"Program":              func() error { _, err := db.Program(ctx, tenant); return err },

@@ -38,6 +38,18 @@ func (d *DB) ReferralPrograms(ctx context.Context, businessID string) ([]loyalty
 	return out, dbError(rows.Err())
 }
 
+// ReferralProgramPage pages the referral programs of a business, oldest first.
+func (d *DB) ReferralProgramPage(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.ReferralProgram, int, error) {
+	var out []loyalty.ReferralProgram
+	total, err := d.listPage(ctx, referralProgramColumns, `FROM referral_programs WHERE business_id = $1`, `id`, []any{businessID}, q,
+		func(rows *sql.Rows) error {
+			p, err := scanReferralProgram(rows)
+			out = append(out, p)
+			return err
+		})
+	return out, total, err
+}
+
 // ReferralProgram returns one referral program of a business.
 func (t *tx) ReferralProgram(ctx context.Context, businessID string, id int64) (loyalty.ReferralProgram, error) {
 	p, err := scanReferralProgram(t.QueryRowContext(ctx, `SELECT `+referralProgramColumns+` FROM referral_programs

@@ -3,13 +3,14 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strings"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // tierSelect reads programs with their levels, one row per level (or one
 // row with NULL level columns for a program without levels).
-const tierSelect = `SELECT t.id, t.business_id, t.tiers_relation, t.reset_type, t.reset_period_month,
+const tierSelect = `SELECT t.id, t.business_id, t.tiers_sequence, t.tiers_relation, t.reset_type, t.reset_period_month,
 	t.base_previous_period, t.enabled, l.id, l.name, l.reach_spend, l.reach_visits, l.reach_points
 	FROM tiers t LEFT JOIN tier_levels l ON l.tier_id = t.id
 	WHERE t.business_id = $1`
@@ -26,11 +27,15 @@ func queryTiers(ctx context.Context, q querier, query string, args ...any) ([]lo
 		var t loyalty.Tier
 		var lid, spend, visits, points sql.NullInt64
 		var name sql.NullString
-		if err := rows.Scan(&t.ID, &t.BusinessID, &t.TiersRelation, &t.ResetType, &t.ResetPeriodMonth,
+		var seq string
+		if err := rows.Scan(&t.ID, &t.BusinessID, &seq, &t.TiersRelation, &t.ResetType, &t.ResetPeriodMonth,
 			&t.BasePreviousPeriod, &t.Enabled, &lid, &name, &spend, &visits, &points); err != nil {
 			return nil, dbError(err)
 		}
 		if len(out) == 0 || out[len(out)-1].ID != t.ID {
+			if seq != "" {
+				t.Sequence = strings.Split(seq, ",")
+			}
 			out = append(out, t)
 		}
 		if lid.Valid {
@@ -59,6 +64,25 @@ func (d *DB) Tiers(ctx context.Context, businessID string) ([]loyalty.Tier, erro
 	return queryTiers(ctx, d.db, tierSelect+` ORDER BY t.id, l.position, l.id`, businessID)
 }
 
+// TierPage pages the tier programs of a business, oldest first, with
+// their levels.
+func (d *DB) TierPage(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.Tier, int, error) {
+	var ids []int64
+	total, err := d.listPage(ctx, `id`, `FROM tiers WHERE business_id = $1`, `id`, []any{businessID}, q,
+		func(rows *sql.Rows) error {
+			var id int64
+			err := rows.Scan(&id)
+			ids = append(ids, id)
+			return err
+		})
+	if err != nil || len(ids) == 0 {
+		return nil, total, err
+	}
+	in, args := placeholders([]any{businessID}, ids)
+	list, err := queryTiers(ctx, d.db, tierSelect+` AND t.id IN (`+in+`) ORDER BY t.id, l.position, l.id`, args...)
+	return list, total, err
+}
+
 // Tier returns one tier program of a business with its levels.
 func (d *DB) Tier(ctx context.Context, businessID string, id int64) (loyalty.Tier, error) {
 	return oneTier(ctx, d.db, businessID, id)
@@ -84,9 +108,10 @@ func (t *tx) LockPrograms(ctx context.Context, businessID string) error {
 
 // InsertTier stores a new program and its levels.
 func (t *tx) InsertTier(ctx context.Context, tr *loyalty.Tier) error {
-	err := t.QueryRowContext(ctx, `INSERT INTO tiers (business_id, tiers_relation, reset_type, reset_period_month,
-		base_previous_period, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-		tr.BusinessID, tr.TiersRelation, tr.ResetType, tr.ResetPeriodMonth, tr.BasePreviousPeriod, tr.Enabled, t.now, t.now).Scan(&tr.ID)
+	err := t.QueryRowContext(ctx, `INSERT INTO tiers (business_id, tiers_sequence, tiers_relation, reset_type, reset_period_month,
+		base_previous_period, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+		tr.BusinessID, strings.Join(tr.Sequence, ","), tr.TiersRelation, tr.ResetType, tr.ResetPeriodMonth, tr.BasePreviousPeriod,
+		tr.Enabled, t.now, t.now).Scan(&tr.ID)
 	if err != nil {
 		return dbError(err)
 	}
@@ -106,8 +131,9 @@ func (t *tx) insertLevel(ctx context.Context, tierID int64, position int, l *loy
 // UpdateTier stores a program's fields and replaces its levels.
 func (t *tx) UpdateTier(ctx context.Context, tr *loyalty.Tier) error {
 	if _, err := t.ExecContext(ctx, `UPDATE tiers SET tiers_relation = $1, reset_type = $2, reset_period_month = $3,
-		base_previous_period = $4, enabled = $5, updated_at = $6 WHERE business_id = $7 AND id = $8`,
-		tr.TiersRelation, tr.ResetType, tr.ResetPeriodMonth, tr.BasePreviousPeriod, tr.Enabled, t.now, tr.BusinessID, tr.ID); err != nil {
+		base_previous_period = $4, enabled = $5, updated_at = $6, tiers_sequence = $7 WHERE business_id = $8 AND id = $9`,
+		tr.TiersRelation, tr.ResetType, tr.ResetPeriodMonth, tr.BasePreviousPeriod, tr.Enabled, t.now,
+		strings.Join(tr.Sequence, ","), tr.BusinessID, tr.ID); err != nil {
 		return dbError(err)
 	}
 	old, err := oneTier(ctx, t.Tx, tr.BusinessID, tr.ID)

@@ -86,8 +86,8 @@ func TestTierPrograms(t *testing.T) {
 		if _, err := svc.Update(ctx, b, t1.ID, loyalty.TierInput{TierLevels: tierLevelInputs("A", 100, "B", 200, "C", 300)}); err != nil {
 			t.Fatal(err)
 		}
-		if got, _ := svc.Get(ctx, b, t1.ID); len(got.Levels) != 3 || got.Sequence()[2] != "C" {
-			t.Errorf("sequence %v", got.Sequence())
+		if got, _ := svc.Get(ctx, b, t1.ID); len(got.Levels) != 3 || got.LevelNames()[2] != "C" {
+			t.Errorf("sequence %v", got.LevelNames())
 		}
 		_, err = svc.Update(ctx, b, t1.ID, loyalty.TierInput{TierLevels: loyalty.Some([]loyalty.TierLevelInput{
 			{ID: loyalty.Some(gold.ID), Name: loyalty.Some("Gone"), ReachSpend: loyalty.Some[loyalty.Money](1)}})})
