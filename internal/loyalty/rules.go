@@ -143,3 +143,20 @@ func (e EarningInput) apply(v Validation, prefix string, r *Rules) {
 func (s *TransactionService) Rules(ctx context.Context, b Business) (Rules, error) {
 	return s.Store.Rules(ctx, b)
 }
+
+// UpdateRules changes a business's earning rules.
+func (s *TransactionService) UpdateRules(ctx context.Context, b Business, in RulesInput) (Rules, error) {
+	var out Rules
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		r, err := tx.Rules(ctx, b)
+		if err != nil {
+			return err
+		}
+		if err := in.Apply(&r); err != nil {
+			return err
+		}
+		out = r
+		return tx.SaveRules(ctx, r)
+	})
+	return out, err
+}

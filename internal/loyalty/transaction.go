@@ -98,17 +98,6 @@ func newEntry(b Business, customerID, intent string, now time.Time) Transaction 
 	return Transaction{BusinessID: b.ID, CustomerID: customerID, Intent: intent, TypeCode: info.code, Name: info.name, CreatedAt: now}
 }
 
-// CustomerRef names a customer by id, e-mail, or phone with country.
-type CustomerRef struct {
-	ID          Opt[string] `json:"id"`
-	Email       Opt[string] `json:"email"`
-	Phone       Opt[string] `json:"phone"`
-	CountryCode Opt[string] `json:"country_code"`
-	// PinCode is the customer's PIN confirming the transaction; no
-	// transaction is confirmed by PIN here, so it is refused.
-	PinCode Opt[json.RawMessage] `json:"pin_code"`
-}
-
 // IntRef names an object with an integer id.
 type IntRef struct {
 	ID Opt[int64] `json:"id"`

@@ -3,7 +3,6 @@ package loyalty
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 )
 
@@ -187,36 +186,6 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 	return done, err
 }
 
-// customerID returns the customer id a reference names, if it names one
-// by id (ok), or a bad-request error for an id that cannot be one.
-func (ref CustomerRef) customerID() (id string, ok bool, err error) {
-	id, ok = ref.ID.Value()
-	if !ok || id == "" {
-		return "", false, nil
-	}
-	if id = strings.ToLower(id); !ValidID(id) {
-		return "", true, Errorf(EBadRequest, "Invalid customer id supplied.")
-	}
-	return id, true, nil
-}
-
-// contact checks the e-mail or phone a reference names a customer by,
-// normalised with the business's country; errors name customer.<field>.
-func (ref CustomerRef) contact(b Business) (User, error) {
-	in := CustomerInput{Email: ref.Email, Phone: ref.Phone, CountryCode: ref.CountryCode}
-	v := Validation{}
-	var u User
-	in.validateProfile(v, &u, b.Country)
-	prefixed := Validation{}
-	for k, msgs := range v {
-		prefixed["customer."+k] = msgs
-	}
-	if u.Email == "" && u.Phone == "" && len(v) == 0 {
-		prefixed.Add("customer", "The customer needs an id, an email, or a phone with country_code.")
-	}
-	return u, prefixed.Err()
-}
-
 // resolveContact returns the id of the customer an e-mail or phone names,
 // and whether it created a new person, who is sent the welcome message.
 // A customer named by id is taken as given: Append checks, in the
@@ -242,51 +211,4 @@ func notFoundField(err error, msg string) error {
 		return Errorf(ENotFound, "%s", msg)
 	}
 	return err
-}
-
-// cancellable are the intents DELETE /transactions/{id} may reverse.
-var cancellable = map[string]bool{IntentReward: true, IntentRedeem: true, IntentAdjust: true,
-	IntentStoreCredit: true, IntentGiftcardPay: true, IntentReturn: true}
-
-// Cancel reverses a transaction by appending its opposite; the original
-// stays in the ledger. A balance that cannot cover the reversal is EInvalid.
-func (s *TransactionService) Cancel(ctx context.Context, b Business, id int64) (Transaction, error) {
-	var out Transaction
-	err := s.Store.WithTx(ctx, func(tx Tx) error {
-		orig, err := tx.Transaction(ctx, b.ID, id)
-		if err != nil {
-			return notFoundField(err, "Transaction not found.")
-		}
-		if !cancellable[orig.Intent] {
-			return Invalid("id", "A "+orig.Intent+" transaction cannot be cancelled.")
-		}
-		e := newEntry(b, orig.CustomerID, IntentCancellation, tx.Now())
-		e.ReversesID, e.BranchID = orig.ID, orig.BranchID
-		e.Amount = orig.Amount
-		e.Points, e.Giftcard, e.Visits = -orig.Points, -orig.Giftcard, -orig.Visits
-		e.TierAmount, e.TierPoints = -orig.TierAmount, -orig.TierPoints
-		if err := tx.Append(ctx, &e); err != nil {
-			return err
-		}
-		out = e
-		return nil
-	})
-	return out, err
-}
-
-// UpdateRules changes a business's earning rules.
-func (s *TransactionService) UpdateRules(ctx context.Context, b Business, in RulesInput) (Rules, error) {
-	var out Rules
-	err := s.Store.WithTx(ctx, func(tx Tx) error {
-		r, err := tx.Rules(ctx, b)
-		if err != nil {
-			return err
-		}
-		if err := in.Apply(&r); err != nil {
-			return err
-		}
-		out = r
-		return tx.SaveRules(ctx, r)
-	})
-	return out, err
 }

@@ -1,0 +1,33 @@
+package loyalty
+
+import "context"
+
+// cancellable are the intents DELETE /transactions/{id} may reverse.
+var cancellable = map[string]bool{IntentReward: true, IntentRedeem: true, IntentAdjust: true,
+	IntentStoreCredit: true, IntentGiftcardPay: true, IntentReturn: true}
+
+// Cancel reverses a transaction by appending its opposite; the original
+// stays in the ledger. A balance that cannot cover the reversal is EInvalid.
+func (s *TransactionService) Cancel(ctx context.Context, b Business, id int64) (Transaction, error) {
+	var out Transaction
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		orig, err := tx.Transaction(ctx, b.ID, id)
+		if err != nil {
+			return notFoundField(err, "Transaction not found.")
+		}
+		if !cancellable[orig.Intent] {
+			return Invalid("id", "A "+orig.Intent+" transaction cannot be cancelled.")
+		}
+		e := newEntry(b, orig.CustomerID, IntentCancellation, tx.Now())
+		e.ReversesID, e.BranchID = orig.ID, orig.BranchID
+		e.Amount = orig.Amount
+		e.Points, e.Giftcard, e.Visits = -orig.Points, -orig.Giftcard, -orig.Visits
+		e.TierAmount, e.TierPoints = -orig.TierAmount, -orig.TierPoints
+		if err := tx.Append(ctx, &e); err != nil {
+			return err
+		}
+		out = e
+		return nil
+	})
+	return out, err
+}
