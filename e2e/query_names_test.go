@@ -158,6 +158,7 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/customers/{id}/transactions":       {a, "/customers/" + c.ID + "/transactions"},
 			"/customers/{id}/offers":             {a, "/customers/" + c.ID + "/offers"},
 			"/customers/{id}/available-coupons":  {a, "/customers/" + c.ID + "/available-coupons"},
+			"/customers/{id}/rewards":            {a, "/customers/" + c.ID + "/rewards"},
 			"/transactions":                      {a, "/transactions"},
 			"/branches":                          {a, "/branches"},
 			"/offers":                            {a, "/offers"},
