@@ -48,7 +48,7 @@ func TestPagesHeaders(t *testing.T) {
 	engines(t, func(t *testing.T, engine string) {
 		e := start(t, engine, roomy)
 		w := e.web(t)
-		for _, path := range []string{"/developers", "/developers/signup", "/support", "/business",
+		for _, path := range []string{"/", "/developers", "/developers/signup", "/support", "/business",
 			"/oauth/authorize?client_id=nope", "/developers/apps/new"} {
 			r := w.get(t, path)
 			if r.Status != http.StatusOK && r.Status != http.StatusBadRequest && r.Status != http.StatusSeeOther {

@@ -95,6 +95,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		files.ServeHTTP(w, r)
 	}))
+	mux.Handle("GET /{$}", s.page(s.home))
 	s.developerRoutes(mux)
 	s.supportRoutes(mux)
 	s.businessRoutes(mux)
