@@ -39,7 +39,8 @@ func TestPagesCSRF(t *testing.T) {
 		// Nothing happened: the owner is still signed in and the key unchanged.
 		w.get(t, "/business").want(t, http.StatusOK).has(t, key)
 		// The real form works.
-		w.post(t, "/business/key", nil).want(t, http.StatusSeeOther)
+		w.post(t, "/business/key", url.Values{"confirm": {"yes"}}).want(t, http.StatusSeeOther)
+		w.get(t, "/business").want(t, http.StatusOK).hasNot(t, key)
 	})
 }
 

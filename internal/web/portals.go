@@ -2,7 +2,9 @@ package web
 
 import (
 	"net/http"
+	"slices"
 
+	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
 )
 
@@ -23,6 +25,7 @@ func (s *Server) supportRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /support/signin", s.page(s.signInHandler(support, supportSignIn)))
 	mux.Handle("POST /support/signout", s.page(s.signOutHandler(support)))
 	mux.Handle("POST /support/apps/{client_id}/approve", s.page(s.setAppStatus(oauth.AppApproved)))
+	mux.Handle("GET /support/apps/{client_id}/suspend", s.page(s.suspendConfirm))
 	mux.Handle("POST /support/apps/{client_id}/suspend", s.page(s.setAppStatus(oauth.AppSuspended)))
 }
 
@@ -58,10 +61,32 @@ func (s *Server) supportHome(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// suspendConfirm asks support before an app's tokens stop.
+func (s *Server) suspendConfirm(w http.ResponseWriter, r *http.Request) error {
+	sess, ok, err := s.requireSession(w, r, support)
+	if !ok {
+		return err
+	}
+	app, err := s.OAuth.App(r.Context(), r.PathValue("client_id"))
+	if err != nil {
+		return err
+	}
+	s.renderConfirm(w, r, view{Portal: support, User: sess.Email}, confirmPage{
+		Heading: "Suspend " + app.Name + "?",
+		Message: "The app is suspended until support approves it again.",
+		Effects: []string{"Its access and refresh tokens stop working at once, for every business.",
+			"It cannot obtain new tokens."},
+		Submit: "Suspend app", Back: "/support"})
+	return nil
+}
+
 func (s *Server) setAppStatus(status string) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if _, ok, err := s.requireSession(w, r, support); !ok {
 			return err
+		}
+		if status == oauth.AppSuspended && !confirmed(w, r) {
+			return nil
 		}
 		if err := s.OAuth.SetAppStatus(r.Context(), r.PathValue("client_id"), status); err != nil {
 			return err
@@ -75,7 +100,9 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business", s.page(s.businessHome))
 	mux.Handle("POST /business/signin", s.page(s.signInHandler(business, businessSignIn)))
 	mux.Handle("POST /business/signout", s.page(s.signOutHandler(business)))
+	mux.Handle("GET /business/key", s.page(s.rotateKeyConfirm))
 	mux.Handle("POST /business/key", s.page(s.rotateKey))
+	mux.Handle("GET /business/apps/{app_id}/revoke", s.page(s.revokeAppConfirm))
 	mux.Handle("POST /business/apps/{app_id}/revoke", s.page(s.revokeApp))
 }
 
@@ -111,9 +138,24 @@ func (s *Server) businessHome(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request) error {
+// rotateKeyConfirm asks before the Application Key is replaced.
+func (s *Server) rotateKeyConfirm(w http.ResponseWriter, r *http.Request) error {
 	sess, ok, err := s.requireSession(w, r, business)
 	if !ok {
+		return err
+	}
+	s.renderConfirm(w, r, view{Portal: business, User: sess.Email}, confirmPage{
+		Heading: "Rotate the Application Key?",
+		Message: "A new Application Key is issued in place of the current one.",
+		Effects: []string{"The current key stops working immediately, for every app and device that uses it.",
+			"Each of them must be given the new key."},
+		Submit: "Rotate key", Back: "/business"})
+	return nil
+}
+
+func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request) error {
+	sess, ok, err := s.requireSession(w, r, business)
+	if !ok || !confirmed(w, r) {
 		return err
 	}
 	if _, err := s.Admin.RotateKey(r.Context(), sess.BusinessID); err != nil {
@@ -123,9 +165,32 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *Server) revokeApp(w http.ResponseWriter, r *http.Request) error {
+// revokeAppConfirm asks before a connected app loses its access.
+func (s *Server) revokeAppConfirm(w http.ResponseWriter, r *http.Request) error {
 	sess, ok, err := s.requireSession(w, r, business)
 	if !ok {
+		return err
+	}
+	conns, err := s.OAuth.Connections(r.Context(), sess.BusinessID)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(conns, func(c oauth.Connection) bool { return c.App.ID == r.PathValue("app_id") })
+	if i < 0 {
+		return loyalty.Errorf(loyalty.ENotFound, "App not found.")
+	}
+	s.renderConfirm(w, r, view{Portal: business, User: sess.Email}, confirmPage{
+		Heading: "Revoke the access of " + conns[i].App.Name + "?",
+		Message: conns[i].App.Name + " will no longer act for your business.",
+		Effects: []string{"Its access and refresh tokens stop working immediately.",
+			"To connect it again, you approve it again."},
+		Submit: "Revoke access", Back: "/business"})
+	return nil
+}
+
+func (s *Server) revokeApp(w http.ResponseWriter, r *http.Request) error {
+	sess, ok, err := s.requireSession(w, r, business)
+	if !ok || !confirmed(w, r) {
 		return err
 	}
 	if err := s.OAuth.RevokeConnection(r.Context(), sess.BusinessID, r.PathValue("app_id")); err != nil {

@@ -6,6 +6,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"crypto/cipher"
 	"embed"
 	"errors"
 	"html/template"
@@ -14,6 +15,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -47,7 +49,9 @@ const SignInLimit = 30
 // Server renders the pages.
 type Server struct {
 	Config
-	pages map[string]*template.Template
+	pages     map[string]*template.Template
+	flashOnce sync.Once
+	flashAEAD cipher.AEAD
 }
 
 // New parses the embedded templates and returns the pages' server.
