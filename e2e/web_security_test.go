@@ -18,6 +18,9 @@ var postRoutes = []string{
 	"/support/apps/0123456789abcdef0123456789abcdef/approve", "/support/apps/0123456789abcdef0123456789abcdef/suspend",
 	"/business/signin", "/business/signout", "/business/key", "/business/apps/0123456789abcdef0123456789abcdef/revoke",
 	"/oauth/authorize", "/referrals/1",
+	"/business/staff", "/business/staff/0123456789abcdef0123456789abcdef/role",
+	"/business/staff/0123456789abcdef0123456789abcdef/invitation", "/business/staff/0123456789abcdef0123456789abcdef/remove",
+	"/business/invitation",
 }
 
 // TestPagesCSRF: every form post without the page's CSRF token, with a

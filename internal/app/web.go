@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/web"
 )
 
@@ -30,6 +31,8 @@ func (a *App) initWeb() error {
 		Admin:     a.Admin,
 		Store:     a.DB,
 		Customers: a.Services.Customers,
+		Console: loyalty.NewConsole(a.DB, loyalty.ConsoleOptions{Admin: a.Admin, Apps: a.OAuth, Hash: a.Hasher,
+			Notify: a.Outbox.Wake}),
 		Limiter:   a.Limiter,
 		Transport: web.Transport{BehindProxy: c.BehindProxy, TrustedProxies: proxies},
 		Logger:    c.Logger,

@@ -36,8 +36,15 @@ type Config struct {
 	OAuth     *oauth.Server
 	Admin     *loyalty.AdminService // the business portal's Application Key
 	Store     Store
-	Customers *loyalty.CustomerService // joins through the referral page
-	Limiter   ratelimit.Limiter        // budgets sign-in and sign-up per client IP; nil: none
+	Customers *loyalty.CustomerService // joins through the referral page, the counter's look-up
+	Console   *loyalty.Console         // the merchant console's staff, access and audit log
+	// PublicURL is the service's address as people reach it
+	// (https://loyalty.example.com), for links in e-mails. Without it an
+	// invitation links to the host the owner's browser used, and a
+	// password-reset e-mail (asked for by someone not signed in, whose Host
+	// header proves nothing) names the page instead of linking to it.
+	PublicURL string
+	Limiter   ratelimit.Limiter // budgets sign-in and sign-up per client IP; nil: none
 	Transport Transport
 	Logger    *slog.Logger
 }
@@ -78,10 +85,10 @@ func New(cfg Config) (*Server, error) {
 		},
 	}
 	for _, name := range names {
-		if name == "templates/layout.html" {
+		if name == "templates/layout.html" || name == "templates/partials.html" {
 			continue
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html", name)
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/partials.html", name)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +150,10 @@ type view struct {
 	Error  string
 	Fields map[string][]string // messages per form field
 	Form   map[string]string   // values to show again
-	Data   any
+	// Console is the merchant console's bar: the business, the role and
+	// the sections the role may open; nil outside the console.
+	Console *consoleBar
+	Data    any
 }
 
 // handler is a page handler; an error it returns becomes an error page.
