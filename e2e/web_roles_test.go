@@ -17,6 +17,7 @@ type consoleRoute struct {
 	method, path string
 	form         url.Values
 	roles        []string
+	ok           int // the status of an allowed request; 0: 200 for GET, 303 for POST
 }
 
 func (c consoleRoute) String() string { return c.method + " " + c.path }
@@ -28,18 +29,20 @@ func consoleRoutes(appID, pendingID string) []consoleRoute {
 	everyone := []string{"owner", "manager", "cashier"}
 	yes := url.Values{"confirm": {"yes"}}
 	return []consoleRoute{
-		{"GET", "/business/key", nil, owner},
-		{"POST", "/business/key", yes, owner},
-		{"GET", "/business/apps/" + appID + "/revoke", nil, owner},
-		{"POST", "/business/apps/" + appID + "/revoke", yes, owner},
-		{"GET", "/business/staff", nil, owner},
-		{"POST", "/business/staff", url.Values{"email": {"new@cafe.example"}, "role": {"cashier"}}, owner},
-		{"POST", "/business/staff/" + pendingID + "/role", url.Values{"role": {"cashier"}}, owner},
-		{"POST", "/business/staff/" + pendingID + "/invitation", nil, owner},
-		{"GET", "/business/staff/" + pendingID + "/remove", nil, owner},
-		{"POST", "/business/staff/" + pendingID + "/remove", yes, owner},
-		{"GET", "/business/counter", nil, everyone},
-		{"GET", "/business/customers?q=ann%40example.com", nil, everyone},
+		{"GET", "/business/key", nil, owner, 0},
+		{"POST", "/business/key", yes, owner, 0},
+		{"GET", "/business/apps/" + appID + "/revoke", nil, owner, 0},
+		{"POST", "/business/apps/" + appID + "/revoke", yes, owner, 0},
+		{"GET", "/business/staff", nil, owner, 0},
+		{"POST", "/business/staff", url.Values{"email": {"new@cafe.example"}, "role": {"cashier"}}, owner, 0},
+		{"POST", "/business/staff/" + pendingID + "/role", url.Values{"role": {"cashier"}}, owner, 0},
+		{"POST", "/business/staff/" + pendingID + "/invitation", nil, owner, 0},
+		{"GET", "/business/staff/" + pendingID + "/remove", nil, owner, 0},
+		{"POST", "/business/staff/" + pendingID + "/remove", yes, owner, 0},
+		{"GET", "/business/counter", nil, everyone, 0},
+		{"GET", "/business/customers?q=ann%40example.com", nil, everyone, 0},
+		{"GET", "/business/password", nil, everyone, 0},
+		{"POST", "/business/password", url.Values{"current_password": {"wrong-password"}}, everyone, http.StatusUnprocessableEntity},
 	}
 }
 
@@ -83,6 +86,10 @@ func TestConsoleRoles(t *testing.T) {
 					t.Errorf("%s as %s: %d, want 403", route, role, r.Status)
 				case !allowed:
 					r.has(t, "This page is not for your role")
+				case route.ok != 0:
+					if r.Status != route.ok {
+						t.Errorf("%s as %s: %d, want %d", route, role, r.Status, route.ok)
+					}
 				case route.method == "GET" && r.Status != http.StatusOK:
 					t.Errorf("%s as %s: %d, want 200", route, role, r.Status)
 				case route.method == "POST" && r.Status != http.StatusSeeOther:

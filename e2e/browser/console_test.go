@@ -110,3 +110,43 @@ func TestInviteCashier(t *testing.T) {
 		})
 	})
 }
+
+// TestPasswordReset: the owner forgot the password: asks for a reset from
+// the sign-in page, reads the token in the e-mail (the file outbox),
+// chooses a new password and signs in with it; the old one no longer
+// works. On a desktop and on a phone.
+func TestPasswordReset(t *testing.T) {
+	engines(t, func(t *testing.T, s *site) {
+		password := s.owner.Password
+		onScreens(t, func(t *testing.T, sc screen) {
+			owner := newTabOn(t, "owner", sc)
+			owner.open(s.url+"/business", "signin")
+			owner.check("signin")
+			owner.do(chromedp.Click(chromedp.CSS(`a[href="/business/password/forgot"]`)), waitPage("forgot"))
+			owner.check("forgot")
+			owner.fill("#email", s.owner.Email)
+			owner.do(chromedp.Click(chromedp.CSS(`main button[type="submit"]`)), chromedp.WaitVisible(chromedp.CSS(".alert-ok")))
+
+			_, token := s.mail(t, s.owner.Email, "Reset your Loyalty business console password")
+			owner.open(s.url+"/business/password/reset", "reset")
+			owner.check("reset")
+			next := "reset-pass-" + sc.name
+			owner.fill("#token", token, "#password", next, "#password_again", next)
+			owner.submit(`main button[type="submit"]`, "signin")
+			if got := owner.text(".alert-ok"); !strings.Contains(got, "Your password was reset") {
+				t.Errorf("after the reset the sign-in page says %q", got)
+			}
+			owner.fill("#email", s.owner.Email, "#password", password)
+			owner.do(chromedp.Click(chromedp.CSS(`main button[type="submit"]`)), chromedp.WaitVisible(chromedp.CSS("#form-error")))
+			if got := owner.text("#form-error"); !strings.Contains(got, "incorrect") {
+				t.Errorf("the old password: %q", got)
+			}
+			owner.fill("#email", s.owner.Email, "#password", next)
+			owner.submit(`main button[type="submit"]`, "business")
+			password = next
+
+			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/password"]`)), waitPage("password"))
+			owner.check("password")
+		})
+	})
+}

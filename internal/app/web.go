@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"net"
@@ -32,7 +33,10 @@ func (a *App) initWeb() error {
 		Store:     a.DB,
 		Customers: a.Services.Customers,
 		Console: loyalty.NewConsole(a.DB, loyalty.ConsoleOptions{Admin: a.Admin, Apps: a.OAuth, Hash: a.Hasher,
-			Notify: a.Outbox.Wake}),
+			Notify: a.Outbox.Wake, Verify: func(ctx context.Context, kind, email, password string) error {
+				_, err := a.OAuth.SignIn(ctx, kind, email, password)
+				return err
+			}}),
 		Limiter:   a.Limiter,
 		Transport: web.Transport{BehindProxy: c.BehindProxy, TrustedProxies: proxies},
 		Logger:    c.Logger,

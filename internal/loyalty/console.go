@@ -1,6 +1,9 @@
 package loyalty
 
-import "slices"
+import (
+	"context"
+	"slices"
+)
 
 // Kinds of account that sign in to the web portals; a password reset or
 // an audit entry names its account by kind and id.
@@ -68,14 +71,16 @@ func (a Actor) Require(p Permission) error {
 type ConsoleStore interface {
 	StaffStore
 	AuditStore
+	PasswordStore
 }
 
 // Console is the services of the merchant console, built once and shared
 // by its pages.
 type Console struct {
-	Staff  *StaffService
-	Access *AccessService
-	Audit  *AuditService
+	Staff     *StaffService
+	Access    *AccessService
+	Audit     *AuditService
+	Passwords *PasswordService // every portal's, not only the console's
 }
 
 // ConsoleOptions are what the console's services need beyond the store.
@@ -84,13 +89,16 @@ type ConsoleOptions struct {
 	Apps   AppRevoker    // the connected apps
 	Hash   Hasher        // passwords and tokens
 	Notify func()        // wakes the outbox worker; may be nil
+	// Verify checks an account's password under the sign-in lockout.
+	Verify func(ctx context.Context, kind, email, password string) error
 }
 
 // NewConsole builds the console's services over store.
 func NewConsole(store ConsoleStore, opt ConsoleOptions) *Console {
 	return &Console{
-		Staff:  &StaffService{Store: store, Hash: opt.Hash, Notify: opt.Notify},
-		Access: &AccessService{Admin: opt.Admin, Apps: opt.Apps},
-		Audit:  &AuditService{Store: store},
+		Staff:     &StaffService{Store: store, Hash: opt.Hash, Notify: opt.Notify},
+		Access:    &AccessService{Admin: opt.Admin, Apps: opt.Apps},
+		Audit:     &AuditService{Store: store},
+		Passwords: &PasswordService{Store: store, Hash: opt.Hash, Verify: opt.Verify, Notify: opt.Notify},
 	}
 }

@@ -36,6 +36,9 @@ var notices = map[string]string{
 	"role":      "The role was changed. It applies from the member's next page.",
 	"removed":   "The member was removed and signed out.",
 	"joined":    "Welcome aboard! Sign in with your e-mail address and the password you chose.",
+	"password":  "Your password was changed. Your other browsers were signed out.",
+	"resetsent": "If an account uses that address, an e-mail with a reset token is on its way. It works once, for one hour.",
+	"reset":     "Your password was reset and every browser signed out. Sign in with the new password.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("notice")] }
@@ -121,7 +124,7 @@ func (s *Server) renderSignIn(w http.ResponseWriter, r *http.Request, p portal, 
 // signInHandler serves the sign-in post of a portal.
 func (s *Server) signInHandler(p portal, f signInForm) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := s.signIn(w, r, p, p == business); err != nil {
+		if err := s.signIn(w, r, p, p.Home == business.Home); err != nil {
 			return s.signInFailed(w, r, p, f, err)
 		}
 		redirect(w, p.Home)

@@ -111,6 +111,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.supportRoutes(mux)
 	s.businessRoutes(mux)
 	s.referralRoutes(mux)
+	s.passwordRoutes(mux)
 	mux.Handle("GET /oauth/authorize", s.page(s.authorize))
 	mux.Handle("POST /oauth/authorize", s.page(s.authorizePost))
 }
@@ -129,12 +130,17 @@ type portal struct {
 	Kind    string // oauth.Kind*: whose session opens it
 	Cookie  string
 	SignOut string
+	// Accounts are the portal's accounts as password resets see them.
+	Accounts loyalty.Portal
 }
 
 var (
-	developers = portal{Name: "Developers", Home: "/developers", Kind: oauth.KindDeveloper, Cookie: "loyalty_developer", SignOut: "/developers/signout"}
-	support    = portal{Name: "Support", Home: "/support", Kind: oauth.KindSupport, Cookie: "loyalty_support", SignOut: "/support/signout"}
-	business   = portal{Name: "Business", Home: "/business", Kind: oauth.KindOwner, Cookie: "loyalty_owner", SignOut: "/business/signout"}
+	developers = portal{Name: "Developers", Home: "/developers", Kind: oauth.KindDeveloper, Cookie: "loyalty_developer",
+		SignOut: "/developers/signout", Accounts: loyalty.DeveloperPortal}
+	support = portal{Name: "Support", Home: "/support", Kind: oauth.KindSupport, Cookie: "loyalty_support",
+		SignOut: "/support/signout", Accounts: loyalty.SupportPortal}
+	business = portal{Name: "Business", Home: "/business", Kind: oauth.KindOwner, Cookie: "loyalty_owner",
+		SignOut: "/business/signout", Accounts: loyalty.BusinessPortal}
 )
 
 // view is what every template gets.
