@@ -26,6 +26,7 @@ func (c consoleRoute) String() string { return c.method + " " + c.path }
 // connected app and a pending staff member to act on.
 func consoleRoutes(appID, pendingID string) []consoleRoute {
 	owner := []string{"owner"}
+	managers := []string{"owner", "manager"}
 	everyone := []string{"owner", "manager", "cashier"}
 	yes := url.Values{"confirm": {"yes"}}
 	return []consoleRoute{
@@ -42,6 +43,8 @@ func consoleRoutes(appID, pendingID string) []consoleRoute {
 		{"GET", "/business/counter", nil, everyone, 0},
 		{"GET", "/business/customers?q=ann%40example.com", nil, everyone, 0},
 		{"GET", "/business/password", nil, everyone, 0},
+		{"GET", "/business/audit", nil, managers, 0},
+		{"GET", "/business/audit?before=1000", nil, managers, 0},
 		{"POST", "/business/password", url.Values{"current_password": {"wrong-password"}}, everyone, http.StatusUnprocessableEntity},
 	}
 }

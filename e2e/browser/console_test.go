@@ -98,14 +98,21 @@ func TestInviteCashier(t *testing.T) {
 				t.Errorf("the look-up shows %q, want Ann Lee with 345 points", got)
 			}
 
-			// A page of the owner's, typed in: 403, with the way back.
-			if st := cashier.status(s.url + "/business/staff"); st != http.StatusForbidden {
-				t.Errorf("a cashier opening the staff page: %d, want 403", st)
+			// A manager's page, typed in: 403, with the way back.
+			if st := cashier.status(s.url + "/business/audit"); st != http.StatusForbidden {
+				t.Errorf("a cashier opening the audit log: %d, want 403", st)
 			}
 			cashier.do(waitPage("error"))
 			cashier.check("forbidden")
 			if got := cashier.text("h1"); got != "This page is not for your role" {
 				t.Errorf("refusal heading %q", got)
+			}
+
+			// The owner reads it all in the audit log.
+			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/audit"]`)), waitPage("audit"))
+			owner.check("audit")
+			if got := owner.text("main table"); !strings.Contains(got, "Joined the team") || !strings.Contains(got, email) {
+				t.Errorf("the audit log does not show the cashier joining:\n%s", got)
 			}
 		})
 	})
