@@ -44,6 +44,8 @@ func consoleRoutes(appID, pendingID string) []consoleRoute {
 		{"GET", "/business/customers?q=ann%40example.com", nil, everyone, 0},
 		{"GET", "/business/password", nil, everyone, 0},
 		{"GET", "/business/audit", nil, managers, 0},
+		{"GET", "/business/profile", nil, managers, 0},
+		{"POST", "/business/profile", url.Values{"name": {"Corner Cafe"}, "time_zone": {"UTC"}}, managers, 0},
 		{"GET", "/business/audit?before=1000", nil, managers, 0},
 		{"POST", "/business/password", url.Values{"current_password": {"wrong-password"}}, everyone, http.StatusUnprocessableEntity},
 	}

@@ -21,7 +21,7 @@ var postRoutes = []string{
 	"/business/staff", "/business/staff/0123456789abcdef0123456789abcdef/role",
 	"/business/staff/0123456789abcdef0123456789abcdef/invitation", "/business/staff/0123456789abcdef0123456789abcdef/remove",
 	"/business/invitation",
-	"/business/password", "/developers/password", "/support/password",
+	"/business/password", "/developers/password", "/support/password", "/business/profile",
 	"/business/password/forgot", "/developers/password/forgot", "/support/password/forgot",
 	"/business/password/reset", "/developers/password/reset", "/support/password/reset",
 }

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -156,4 +157,71 @@ func TestPasswordReset(t *testing.T) {
 			owner.check("password")
 		})
 	})
+}
+
+// TestProfileOnReferralPage: the owner changes the business's name, about
+// text, currency and brand colour in the console; a friend opening a
+// referral link sees them: the new name, the text, the amount in the
+// currency and the button in the brand's colour. On a desktop and on a
+// phone.
+func TestProfileOnReferralPage(t *testing.T) {
+	engines(t, func(t *testing.T, s *site) {
+		ctx := context.Background()
+		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := (&loyalty.ReferralProgramService{Store: s.app.DB}).Create(ctx, b, loyalty.ReferralProgramInput{
+			CondMinAmount: loyalty.Some[loyalty.Money](1000), RefereeEarns: loyalty.Some[int64](30),
+			RefererEarns: loyalty.Some[int64](50), ExpiresIn: loyalty.Some[int64](30)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dana, err := s.app.Services.Customers.Create(ctx, b, loyalty.CustomerInput{Email: loyalty.Some("dana@friends.example"),
+			FirstName: loyalty.Some("Dana")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		colours := map[string]string{"desktop": "#0f766e", "phone": "#7c2d12"}
+		onScreens(t, func(t *testing.T, sc screen) {
+			name := "Harbour Coffee " + sc.name
+			owner := newTabOn(t, "owner", sc)
+			s.signInOwner(owner)
+			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/profile"]`)), waitPage("profile"))
+			owner.check("profile")
+			owner.fill("#name", name, "#about", "Roasted by the sea since 1999.", "#currency_symbol", "€",
+				"#time_zone", "Europe/Lisbon", "#brand_color", colours[sc.name])
+			owner.do(chromedp.Click(chromedp.CSS(`form[action="/business/profile"] button[type="submit"]`)),
+				chromedp.WaitVisible(chromedp.CSS(".alert-ok")))
+			owner.check("profile-saved")
+			if got := owner.text(".brand-name"); got != name {
+				t.Errorf("the preview names %q, want %q", got, name)
+			}
+
+			friend := newTabOn(t, "friend", sc)
+			friend.open(s.url+loyalty.ReferralLinkPath(prog.ID, dana.ID), "referral")
+			friend.keyPage("referral")
+			friend.fits("referral")
+			friend.accessible("referral")
+			page := friend.text("main")
+			for _, want := range []string{"Join " + name, "Roasted by the sea since 1999.", "€10.00", "Dana invited you"} {
+				if !strings.Contains(page, want) {
+					t.Errorf("the referral page does not say %q:\n%s", want, page)
+				}
+			}
+			// The button wears the brand colour (darkened where white text
+			// on it would not read).
+			bg := friend.evalString(`getComputedStyle(document.querySelector("main button[type=submit]")).backgroundColor`)
+			if bg != rgb(colours[sc.name]) {
+				t.Errorf("the join button's colour is %s, want the brand's %s", bg, rgb(colours[sc.name]))
+			}
+		})
+	})
+}
+
+// rgb writes #rrggbb the way getComputedStyle does.
+func rgb(hex string) string {
+	var r, g, b int
+	fmt.Sscanf(hex, "#%02x%02x%02x", &r, &g, &b)
+	return fmt.Sprintf("rgb(%d, %d, %d)", r, g, b)
 }

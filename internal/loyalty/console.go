@@ -72,6 +72,7 @@ type ConsoleStore interface {
 	StaffStore
 	AuditStore
 	PasswordStore
+	ProfileStore
 }
 
 // Console is the services of the merchant console, built once and shared
@@ -81,6 +82,7 @@ type Console struct {
 	Access    *AccessService
 	Audit     *AuditService
 	Passwords *PasswordService // every portal's, not only the console's
+	Profiles  *ProfileService
 }
 
 // ConsoleOptions are what the console's services need beyond the store.
@@ -100,5 +102,6 @@ func NewConsole(store ConsoleStore, opt ConsoleOptions) *Console {
 		Access:    &AccessService{Admin: opt.Admin, Apps: opt.Apps},
 		Audit:     &AuditService{Store: store},
 		Passwords: &PasswordService{Store: store, Hash: opt.Hash, Verify: opt.Verify, Notify: opt.Notify},
+		Profiles:  &ProfileService{Store: store},
 	}
 }

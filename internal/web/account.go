@@ -39,6 +39,7 @@ var notices = map[string]string{
 	"password":  "Your password was changed. Your other browsers were signed out.",
 	"resetsent": "If an account uses that address, an e-mail with a reset token is on its way. It works once, for one hour.",
 	"reset":     "Your password was reset and every browser signed out. Sign in with the new password.",
+	"profile":   "The profile was saved. Your referral page and your customers' e-mails use it from now on.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("notice")] }

@@ -17,6 +17,8 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business/apps/{app_id}/revoke", s.console(loyalty.PermKeys, s.revokeAppConfirm))
 	mux.Handle("POST /business/apps/{app_id}/revoke", s.console(loyalty.PermKeys, s.revokeApp))
 	mux.Handle("GET /business/audit", s.console(loyalty.PermManage, s.auditLog))
+	mux.Handle("GET /business/profile", s.console(loyalty.PermManage, s.profile))
+	mux.Handle("POST /business/profile", s.console(loyalty.PermManage, s.profileSave))
 	s.staffRoutes(mux)
 	s.counterRoutes(mux)
 }

@@ -51,6 +51,11 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, a loyalty.Acto
 	}
 	loc := time.UTC
 	p := auditPage{Newest: before > 0, TimeZone: "UTC"}
+	if prof, err := s.Console.Profiles.Profile(r.Context(), a.BusinessID); err != nil {
+		return err
+	} else if prof.TimeZone != "" {
+		loc, p.TimeZone = prof.Location(), prof.Location().String()
+	}
 	for _, e := range page.Entries {
 		label := auditLabels[e.Action]
 		if label == "" {

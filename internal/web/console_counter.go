@@ -41,6 +41,11 @@ func (s *Server) customerLookup(w http.ResponseWriter, r *http.Request, a loyalt
 		if err != nil {
 			return err
 		}
+		prof, err := s.Console.Profiles.Profile(r.Context(), a.BusinessID)
+		if err != nil {
+			return err
+		}
+		p.Currency = prof.Currency
 		p.Results, err = s.Customers.Lookup(r.Context(), b, q)
 		if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
 			v.Fields, status = e.Fields, http.StatusUnprocessableEntity

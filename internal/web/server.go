@@ -159,7 +159,11 @@ type view struct {
 	// Console is the merchant console's bar: the business, the role and
 	// the sections the role may open; nil outside the console.
 	Console *consoleBar
-	Data    any
+	// Brand is a business's colours, on the pages that wear them; Images
+	// the origins of the business's logo and cover.
+	Brand  *brandStyle
+	Images []string
+	Data   any
 }
 
 // handler is a page handler; an error it returns becomes an error page.
@@ -198,12 +202,31 @@ func (s *Server) page(h handler) http.Handler {
 
 // csp is the Content-Security-Policy of a page; formTarget is an extra
 // origin forms may post or redirect to (the consent page's callback).
-func csp(formTarget string) string {
+func csp(formTarget string) string { return policy{formTarget: formTarget}.String() }
+
+// policy is a page's Content-Security-Policy: what it adds to the pages'
+// strict default.
+type policy struct {
+	formTarget string   // an origin forms may post or redirect to
+	styleNonce string   // the nonce of the page's own <style> (a brand's colours)
+	images     []string // origins images may come from (a business's logo)
+}
+
+// String writes the policy as the header's value.
+func (p policy) String() string {
 	forms := "'self'"
-	if formTarget != "" {
-		forms += " " + formTarget
+	if p.formTarget != "" {
+		forms += " " + p.formTarget
 	}
-	return "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action " + forms +
+	styles := "'self'"
+	if p.styleNonce != "" {
+		styles += " 'nonce-" + p.styleNonce + "'"
+	}
+	images := "'self' data:"
+	for _, o := range p.images {
+		images += " " + o
+	}
+	return "default-src 'none'; style-src " + styles + "; img-src " + images + "; form-action " + forms +
 		"; frame-ancestors 'none'; base-uri 'none'"
 }
 
@@ -252,6 +275,13 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 		panic("web: no template " + name)
 	}
 	v.Page, v.CSRF = name, s.csrfToken(w, r)
+	if v.Brand != nil || len(v.Images) > 0 {
+		p := policy{images: v.Images}
+		if v.Brand != nil {
+			p.styleNonce = v.Brand.Nonce
+		}
+		w.Header().Set("Content-Security-Policy", p.String())
+	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
 		s.Logger.ErrorContext(r.Context(), "template failed", "page", name, "err", err)
