@@ -14,7 +14,7 @@ import (
 // on white) reads at WCAG AA, a darker shade for hover, and a pale one.
 type brandStyle struct {
 	Brand, Dark, Soft template.CSS // written by hex, never from input
-	Nonce             string // the CSP nonce of the page's <style>
+	Nonce             string       // the CSP nonce of the page's <style>
 }
 
 // newBrandStyle returns the style of colour (#rrggbb), or nil for none.
