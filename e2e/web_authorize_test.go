@@ -256,11 +256,14 @@ func TestRememberedConsent(t *testing.T) {
 
 		// Revoked in the business portal: asked again.
 		portal := w.get(t, "/business").want(t, http.StatusOK)
-		revoke := regexp.MustCompile(`action="(/business/apps/[0-9a-f]+/revoke)"`).FindSubmatch(portal.Body)
+		// Revoking asks first: the portal links to the confirmation page,
+		// whose form posts confirm=yes to the same path.
+		revoke := regexp.MustCompile(`href="(/business/apps/[0-9a-f]+/revoke)"`).FindSubmatch(portal.Body)
 		if revoke == nil {
 			t.Fatalf("the business portal offers no revoke form:\n%s", portal.Body)
 		}
-		w.post(t, string(revoke[1]), nil).want(t, http.StatusSeeOther)
+		w.get(t, string(revoke[1])).want(t, http.StatusOK).has(t, `action="`+string(revoke[1])+`"`, `name="confirm" value="yes"`)
+		w.post(t, string(revoke[1]), url.Values{"confirm": {"yes"}}).want(t, http.StatusSeeOther)
 		w.get(t, "/oauth/authorize?"+q.Encode()).want(t, http.StatusOK).has(t, "wants to access Corner Cafe")
 
 		// A replayed code ends the remembered consent too.

@@ -50,9 +50,14 @@ func TestDeveloperPortal(t *testing.T) {
 			want(t, http.StatusUnprocessableEntity).has(t, "User-API apps support only the password grant.")
 		w.post(t, "/developers/apps", url.Values{"name": {""}, "api": {"business"}, "grant": {"authorization_code"}, "redirect_uri": {"ftp://x"}}).
 			want(t, http.StatusUnprocessableEntity).has(t, "The name is required", "absolute http(s) URL")
-		created := w.post(t, "/developers/apps", url.Values{"name": {"Cash Desk"}, "api": {"business"}, "grant": {"password"},
-			"description": {"Point of sale."}}).want(t, http.StatusOK).has(t, "Pending approval", "shown only this once", "Point of sale.")
+		// The post redirects to the app's page, which shows the secret once.
+		posted := w.post(t, "/developers/apps", url.Values{"name": {"Cash Desk"}, "api": {"business"}, "grant": {"password"},
+			"description": {"Point of sale."}}).want(t, http.StatusSeeOther)
+		created := w.get(t, posted.Header.Get("Location")).want(t, http.StatusOK).has(t, "Pending approval", "shown only this once", "Point of sale.")
 		id, secret := match(t, clientIDOnPage, created), match(t, secretOnPage, created)
+		if posted.Header.Get("Location") != "/developers/apps/"+id {
+			t.Errorf("registration redirected to %q, want the app's page", posted.Header.Get("Location"))
+		}
 		w.get(t, "/developers/apps/"+id).want(t, http.StatusOK).has(t, id).hasNot(t, secret)
 		w.get(t, "/developers").want(t, http.StatusOK).has(t, "Cash Desk", id)
 
@@ -67,7 +72,8 @@ func TestDeveloperPortal(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.postToken(t, e.biz.Key, form(secret)).want(t, http.StatusOK)
-		regen := w.post(t, "/developers/apps/"+id+"/secret", nil).want(t, http.StatusOK).has(t, "Your new Client Secret")
+		w.post(t, "/developers/apps/"+id+"/secret", url.Values{"confirm": {"yes"}}).want(t, http.StatusSeeOther)
+		regen := w.get(t, "/developers/apps/"+id).want(t, http.StatusOK).has(t, "Your new Client Secret")
 		fresh := match(t, secretOnPage, regen)
 		e.postToken(t, e.biz.Key, form(secret)).wantOAuthError(t, http.StatusUnauthorized, "invalid_client")
 		e.postToken(t, e.biz.Key, form(fresh)).want(t, http.StatusOK)
@@ -77,7 +83,7 @@ func TestDeveloperPortal(t *testing.T) {
 		stranger.get(t, "/developers/signup")
 		stranger.post(t, "/developers/signup", url.Values{"email": {"eve@apps.example"}, "password": {"eve-password-1"}}).want(t, http.StatusSeeOther)
 		stranger.get(t, "/developers/apps/"+id).want(t, http.StatusNotFound)
-		stranger.post(t, "/developers/apps/"+id+"/secret", nil).want(t, http.StatusNotFound)
+		stranger.post(t, "/developers/apps/"+id+"/secret", url.Values{"confirm": {"yes"}}).want(t, http.StatusNotFound)
 		e.postToken(t, e.biz.Key, form(fresh)).want(t, http.StatusOK)
 		// Signed out, the portal asks to sign in again.
 		w.post(t, "/developers/signout", nil).want(t, http.StatusSeeOther)
@@ -113,7 +119,7 @@ func TestSupportReview(t *testing.T) {
 		w := e.web(t)
 		w.signIn(t, "/support", "help@loyalty.example", "support-pass-1")
 		w.get(t, "/support").want(t, http.StatusOK).has(t, "App review", "POS", "/support/apps/"+e.client.ID+"/suspend")
-		w.post(t, "/support/apps/"+e.client.ID+"/suspend", nil).want(t, http.StatusSeeOther)
+		w.post(t, "/support/apps/"+e.client.ID+"/suspend", url.Values{"confirm": {"yes"}}).want(t, http.StatusSeeOther)
 		owner.get(t, "/me").wantError(t, http.StatusUnauthorized)
 		e.postToken(t, e.biz.Key, e.passwordForm(e.biz)).wantOAuthError(t, http.StatusBadRequest, "unauthorized_client")
 		w.get(t, "/support?notice=suspended").want(t, http.StatusOK).has(t, "The app is suspended")
@@ -126,7 +132,7 @@ func TestSupportReview(t *testing.T) {
 		dev.get(t, "/developers/signup")
 		dev.post(t, "/developers/signup", url.Values{"email": {"dev@apps.example"}, "password": {"dev-password-1"}}).want(t, http.StatusSeeOther)
 		dev.get(t, "/support").want(t, http.StatusOK).has(t, "Sign in to Loyalty support")
-		dev.post(t, "/support/apps/"+e.client.ID+"/suspend", nil).want(t, http.StatusSeeOther)
+		dev.post(t, "/support/apps/"+e.client.ID+"/suspend", url.Values{"confirm": {"yes"}}).want(t, http.StatusSeeOther)
 		owner.get(t, "/me").want(t, http.StatusOK)
 	})
 }
@@ -148,7 +154,7 @@ func TestBusinessPortal(t *testing.T) {
 		if key := match(t, keyOnPage, page); key != e.biz.Key {
 			t.Errorf("portal shows key %q, want %q", key, e.biz.Key)
 		}
-		w.post(t, "/business/key", nil).want(t, http.StatusSeeOther)
+		w.post(t, "/business/key", url.Values{"confirm": {"yes"}}).want(t, http.StatusSeeOther)
 		page = w.get(t, "/business?notice=rotated").want(t, http.StatusOK).has(t, "The old key no longer works")
 		newKey := match(t, keyOnPage, page)
 		if newKey == e.biz.Key {
@@ -164,7 +170,7 @@ func TestBusinessPortal(t *testing.T) {
 		page.has(t, "/business/apps/"+tillID+"/revoke")
 		till := &client{e: e, key: newKey, token: tr.AccessToken}
 		till.get(t, "/me").want(t, http.StatusOK)
-		w.post(t, "/business/apps/"+tillID+"/revoke", nil).want(t, http.StatusSeeOther)
+		w.post(t, "/business/apps/"+tillID+"/revoke", url.Values{"confirm": {"yes"}}).want(t, http.StatusSeeOther)
 		till.get(t, "/me").wantError(t, http.StatusUnauthorized)
 		e.postToken(t, newKey, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tr.RefreshToken},
 			"client_id": {app.ID}, "client_secret": {app.Secret}}).wantOAuthError(t, http.StatusBadRequest, "invalid_grant")
@@ -174,7 +180,7 @@ func TestBusinessPortal(t *testing.T) {
 		other := e.newBusiness(t, "Elsewhere")
 		o := e.web(t)
 		o.signIn(t, "/business", other.Email, other.Password)
-		o.post(t, "/business/key", nil).want(t, http.StatusSeeOther)
+		o.post(t, "/business/key", url.Values{"confirm": {"yes"}}).want(t, http.StatusSeeOther)
 		pos.get(t, "/me").want(t, http.StatusOK)
 	})
 }

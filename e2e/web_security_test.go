@@ -18,6 +18,12 @@ var postRoutes = []string{
 	"/support/apps/0123456789abcdef0123456789abcdef/approve", "/support/apps/0123456789abcdef0123456789abcdef/suspend",
 	"/business/signin", "/business/signout", "/business/key", "/business/apps/0123456789abcdef0123456789abcdef/revoke",
 	"/oauth/authorize", "/referrals/1",
+	"/business/staff", "/business/staff/0123456789abcdef0123456789abcdef/role",
+	"/business/staff/0123456789abcdef0123456789abcdef/invitation", "/business/staff/0123456789abcdef0123456789abcdef/remove",
+	"/business/invitation",
+	"/business/password", "/developers/password", "/support/password", "/business/profile",
+	"/business/password/forgot", "/developers/password/forgot", "/support/password/forgot",
+	"/business/password/reset", "/developers/password/reset", "/support/password/reset",
 }
 
 // TestPagesCSRF: every form post without the page's CSRF token, with a
@@ -39,7 +45,8 @@ func TestPagesCSRF(t *testing.T) {
 		// Nothing happened: the owner is still signed in and the key unchanged.
 		w.get(t, "/business").want(t, http.StatusOK).has(t, key)
 		// The real form works.
-		w.post(t, "/business/key", nil).want(t, http.StatusSeeOther)
+		w.post(t, "/business/key", url.Values{"confirm": {"yes"}}).want(t, http.StatusSeeOther)
+		w.get(t, "/business").want(t, http.StatusOK).hasNot(t, key)
 	})
 }
 
@@ -48,7 +55,7 @@ func TestPagesHeaders(t *testing.T) {
 	engines(t, func(t *testing.T, engine string) {
 		e := start(t, engine, roomy)
 		w := e.web(t)
-		for _, path := range []string{"/developers", "/developers/signup", "/support", "/business",
+		for _, path := range []string{"/", "/developers", "/developers/signup", "/support", "/business",
 			"/oauth/authorize?client_id=nope", "/developers/apps/new"} {
 			r := w.get(t, path)
 			if r.Status != http.StatusOK && r.Status != http.StatusBadRequest && r.Status != http.StatusSeeOther {

@@ -88,6 +88,7 @@ var roomy = httpapi.Limits{Business: 100000, User: 100000, Token: 100000, Window
 type site struct {
 	app   *app.App
 	dsn   string
+	dir   string // the data directory: the file outbox writes under it
 	url   string
 	owner owner
 	n     atomic.Int64
@@ -112,8 +113,8 @@ func engines(t *testing.T, fn func(t *testing.T, s *site)) {
 
 func newSite(t *testing.T, engine string) *site {
 	t.Helper()
-	s := &site{dsn: testenv.DSN(t, engine)}
-	a, err := app.Open(context.Background(), app.Config{DB: s.dsn, DataDir: t.TempDir(), Limits: roomy,
+	s := &site{dsn: testenv.DSN(t, engine), dir: t.TempDir()}
+	a, err := app.Open(context.Background(), app.Config{DB: s.dsn, DataDir: s.dir, Limits: roomy,
 		Logger: slog.New(slog.NewJSONHandler(&testLog{t: t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatalf("app.Open: %v", err)
@@ -161,9 +162,10 @@ func (s *site) admin(t *testing.T, args ...string) map[string]any {
 // tab is one person's browser: an isolated browser context (its own
 // cookies) with a tab in it.
 type tab struct {
-	t    *testing.T
-	ctx  context.Context
-	name string
+	t     *testing.T
+	ctx   context.Context
+	name  string
+	width int64 // the emulated screen's width; 0 for the default window
 }
 
 // newTab opens a browser for who. When the test fails, the page the tab

@@ -1,11 +1,13 @@
 package app
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
 
+	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/web"
 )
 
@@ -30,6 +32,11 @@ func (a *App) initWeb() error {
 		Admin:     a.Admin,
 		Store:     a.DB,
 		Customers: a.Services.Customers,
+		Console: loyalty.NewConsole(a.DB, loyalty.ConsoleOptions{Admin: a.Admin, Apps: a.OAuth, Hash: a.Hasher,
+			Notify: a.Outbox.Wake, Verify: func(ctx context.Context, kind, email, password string) error {
+				_, err := a.OAuth.SignIn(ctx, kind, email, password)
+				return err
+			}}),
 		Limiter:   a.Limiter,
 		Transport: web.Transport{BehindProxy: c.BehindProxy, TrustedProxies: proxies},
 		Logger:    c.Logger,

@@ -94,6 +94,10 @@ func customerWelcomeMessage(program, kind, to, firstName, token string) Message 
 	b.WriteString("To sign in to the app, ask for a PIN reset with this " + what + ".\n\n")
 	b.WriteString("Confirm your " + what + " with this token (valid 24 hours):\n")
 	b.WriteString("Token: " + token + "\n")
+	if kind == ContactEmail {
+		// The business signs its own welcome (its profile's name).
+		b.WriteString("\nSee you soon,\n" + program + "\n")
+	}
 	return messageTo(kind, to, "Welcome to "+program, b.String())
 }
 

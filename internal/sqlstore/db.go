@@ -252,8 +252,9 @@ func (d *DB) WithTx(ctx context.Context, fn func(loyalty.Tx) error) error {
 	return d.runTx(ctx, func(t *tx) error { return fn(t) })
 }
 
-// runTx runs fn in one transaction. Once it commits, the cached token
-// lookups end if fn changed what they read (tx.accessChanged).
+// runTx runs fn in one transaction. The audit entry ctx carries, if any
+// (loyalty.PendingAudit), is written in it. Once it commits, the cached
+// token lookups end if fn changed what they read (tx.accessChanged).
 func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	stx, err := d.wdb.BeginTx(ctx, nil)
 	if err != nil {
@@ -261,6 +262,10 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	}
 	t := &tx{Tx: stx, now: d.now()}
 	err = fn(t)
+	audit, written := loyalty.PendingAudit(ctx)
+	if err == nil && audit != nil {
+		err = t.insertAudit(ctx, audit)
+	}
 	if err == nil && t.access && d.dialect == Postgres {
 		// Delivered at commit to every instance's listener.
 		_, err = t.ExecContext(ctx, `SELECT pg_notify('`+accessChannel+`', '')`)
@@ -271,6 +276,9 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	}
 	if err := stx.Commit(); err != nil {
 		return dbError(err)
+	}
+	if written != nil {
+		written()
 	}
 	if t.access {
 		d.tokens.changed()

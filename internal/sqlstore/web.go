@@ -19,6 +19,8 @@ func loginTable(kind string) string {
 		return "developers"
 	case oauth.KindSupport:
 		return "support_staff"
+	case loyalty.AccountStaff:
+		return "staff"
 	default:
 		return "owners"
 	}
@@ -37,9 +39,14 @@ func (d *DB) InsertAccount(ctx context.Context, l oauth.Login, email, name strin
 	return dbError(err)
 }
 
-// AccountLogin finds a developer or support account by e-mail.
+// AccountLogin finds a developer, support or staff account by e-mail; a
+// staff member's login carries their business.
 func (d *DB) AccountLogin(ctx context.Context, kind, email string) (oauth.Login, error) {
-	return scanLogin(d.db.QueryRowContext(ctx, `SELECT id, '', password_hash, locked_until FROM `+loginTable(kind)+` WHERE email = $1`, email), kind)
+	business := "''"
+	if kind == loyalty.AccountStaff {
+		business = "business_id"
+	}
+	return scanLogin(d.db.QueryRowContext(ctx, `SELECT id, `+business+`, password_hash, locked_until FROM `+loginTable(kind)+` WHERE email = $1`, email), kind)
 }
 
 // InsertSession stores a session and drops the expired ones.

@@ -31,6 +31,15 @@ var notices = map[string]string{
 	"suspended": "The app is suspended: its tokens stopped working.",
 	"rotated":   "A new Application Key was issued. The old key no longer works.",
 	"revoked":   "The app's access was revoked: its access and refresh tokens no longer work.",
+	"invited":   "The invitation is on its way. It can be accepted for 72 hours.",
+	"reinvited": "A new invitation is on its way; the earlier one no longer works.",
+	"role":      "The role was changed. It applies from the member's next page.",
+	"removed":   "The member was removed and signed out.",
+	"joined":    "Welcome aboard! Sign in with your e-mail address and the password you chose.",
+	"password":  "Your password was changed. Your other browsers were signed out.",
+	"resetsent": "If an account uses that address, an e-mail with a reset token is on its way. It works once, for one hour.",
+	"reset":     "Your password was reset and every browser signed out. Sign in with the new password.",
+	"profile":   "The profile was saved. Your referral page and your customers' e-mails use it from now on.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("notice")] }
@@ -51,13 +60,22 @@ func (s *Server) signedIn(r *http.Request, p portal) (oauth.Session, bool, error
 // signIn checks the posted e-mail and password for portal p and starts a
 // new session (a new cookie value at every sign-in, so a planted one is
 // worthless). Wrong credentials are EUnauthorized, a lockout ETooMany.
-func (s *Server) signIn(w http.ResponseWriter, r *http.Request, p portal) error {
+// With staff, the business console's staff sign in as well as its owner;
+// the consent page of the authorization flow is for owners alone.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request, p portal, staff bool) error {
 	if ok, retry := s.allowPost(r); !ok {
 		return &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: retry,
 			Message: "Too many attempts from your network. Wait a minute and try again."}
 	}
 	email := strings.TrimSpace(r.PostForm.Get("email"))
-	login, err := s.OAuth.SignIn(r.Context(), p.Kind, email, r.PostForm.Get("password"))
+	kind := p.Kind
+	if staff {
+		var err error
+		if kind, err = s.Console.Staff.AccountKind(r.Context(), email); err != nil {
+			return err
+		}
+	}
+	login, err := s.OAuth.SignIn(r.Context(), kind, email, r.PostForm.Get("password"))
 	if err != nil {
 		return err
 	}
@@ -107,7 +125,7 @@ func (s *Server) renderSignIn(w http.ResponseWriter, r *http.Request, p portal, 
 // signInHandler serves the sign-in post of a portal.
 func (s *Server) signInHandler(p portal, f signInForm) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := s.signIn(w, r, p); err != nil {
+		if err := s.signIn(w, r, p, p.Home == business.Home); err != nil {
 			return s.signInFailed(w, r, p, f, err)
 		}
 		redirect(w, p.Home)

@@ -25,6 +25,7 @@ func (s *Server) developerRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /developers/apps/new", s.page(s.devNewApp))
 	mux.Handle("POST /developers/apps", s.page(s.devCreateApp))
 	mux.Handle("GET /developers/apps/{client_id}", s.page(s.devApp))
+	mux.Handle("GET /developers/apps/{client_id}/secret", s.page(s.devRegenerateConfirm))
 	mux.Handle("POST /developers/apps/{client_id}/secret", s.page(s.devRegenerate))
 }
 
@@ -115,12 +116,21 @@ func (s *Server) devCreateApp(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return err
 	}
-	app, err := s.OAuth.DeveloperApp(r.Context(), sess.SubjectID, created.ClientID)
-	if err != nil {
-		return err
-	}
-	s.renderApp(w, r, sess, http.StatusOK, appPage{App: app, Secret: created.ClientSecret})
+	s.showSecretOnce(w, r, created.ClientID, "created", created.ClientSecret)
 	return nil
+}
+
+// secretFlash is the cookie that carries a new client secret to the app's
+// page, the one place it is shown.
+const secretFlash = "loyalty_secret"
+
+// showSecretOnce sends the browser to the app's page, which shows secret
+// once; how says whether it was created or regenerated.
+func (s *Server) showSecretOnce(w http.ResponseWriter, r *http.Request, clientID, how, secret string) {
+	c, _ := r.Cookie(developers.Cookie)
+	path := "/developers/apps/" + clientID
+	s.setFlash(w, r, secretFlash, path, c.Value, how+":"+secret)
+	redirect(w, path)
 }
 
 func (s *Server) devApp(w http.ResponseWriter, r *http.Request) error {
@@ -132,7 +142,32 @@ func (s *Server) devApp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.renderApp(w, r, sess, http.StatusOK, appPage{App: app})
+	p := appPage{App: app}
+	c, _ := r.Cookie(developers.Cookie)
+	if how, secret, ok := strings.Cut(s.takeFlash(w, r, secretFlash, c.Value), ":"); ok {
+		p.Secret, p.NewSecret = secret, how == "regenerated"
+	}
+	s.renderApp(w, r, sess, http.StatusOK, p)
+	return nil
+}
+
+// devRegenerateConfirm asks before a new secret replaces the current one.
+func (s *Server) devRegenerateConfirm(w http.ResponseWriter, r *http.Request) error {
+	sess, ok, err := s.requireSession(w, r, developers)
+	if !ok {
+		return err
+	}
+	app, err := s.OAuth.DeveloperApp(r.Context(), sess.SubjectID, r.PathValue("client_id"))
+	if err != nil {
+		return err
+	}
+	back := "/developers/apps/" + app.ClientID
+	s.renderConfirm(w, r, view{Portal: developers, User: sess.Email}, confirmPage{
+		Heading: "Regenerate the Client Secret of " + app.Name + "?",
+		Message: "A new secret is issued and shown once.",
+		Effects: []string{"The current secret stops working immediately: update every server that uses it.",
+			"Tokens already issued keep working."},
+		Submit: "Regenerate secret", Back: back})
 	return nil
 }
 
@@ -142,15 +177,18 @@ func (s *Server) devRegenerate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	id := r.PathValue("client_id")
+	// Another developer's app is not found, confirmed or not.
+	if _, err := s.OAuth.DeveloperApp(r.Context(), sess.SubjectID, id); err != nil {
+		return err
+	}
+	if !confirmed(w, r) {
+		return nil
+	}
 	secret, err := s.OAuth.RegenerateSecret(r.Context(), sess.SubjectID, id)
 	if err != nil {
 		return err
 	}
-	app, err := s.OAuth.DeveloperApp(r.Context(), sess.SubjectID, id)
-	if err != nil {
-		return err
-	}
-	s.renderApp(w, r, sess, http.StatusOK, appPage{App: app, Secret: secret, NewSecret: true})
+	s.showSecretOnce(w, r, id, "regenerated", secret)
 	return nil
 }
 

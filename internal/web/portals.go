@@ -14,7 +14,7 @@ var supportSignIn = signInForm{
 
 var businessSignIn = signInForm{
 	Heading: "Sign in to your business",
-	Intro:   "Use the e-mail address and password of the business owner.",
+	Intro:   "The business console, for the owner and the staff of a business.",
 	Action:  "/business/signin",
 }
 
@@ -23,6 +23,7 @@ func (s *Server) supportRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /support/signin", s.page(s.signInHandler(support, supportSignIn)))
 	mux.Handle("POST /support/signout", s.page(s.signOutHandler(support)))
 	mux.Handle("POST /support/apps/{client_id}/approve", s.page(s.setAppStatus(oauth.AppApproved)))
+	mux.Handle("GET /support/apps/{client_id}/suspend", s.page(s.suspendConfirm))
 	mux.Handle("POST /support/apps/{client_id}/suspend", s.page(s.setAppStatus(oauth.AppSuspended)))
 }
 
@@ -58,10 +59,32 @@ func (s *Server) supportHome(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// suspendConfirm asks support before an app's tokens stop.
+func (s *Server) suspendConfirm(w http.ResponseWriter, r *http.Request) error {
+	sess, ok, err := s.requireSession(w, r, support)
+	if !ok {
+		return err
+	}
+	app, err := s.OAuth.App(r.Context(), r.PathValue("client_id"))
+	if err != nil {
+		return err
+	}
+	s.renderConfirm(w, r, view{Portal: support, User: sess.Email}, confirmPage{
+		Heading: "Suspend " + app.Name + "?",
+		Message: "The app is suspended until support approves it again.",
+		Effects: []string{"Its access and refresh tokens stop working at once, for every business.",
+			"It cannot obtain new tokens."},
+		Submit: "Suspend app", Back: "/support"})
+	return nil
+}
+
 func (s *Server) setAppStatus(status string) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if _, ok, err := s.requireSession(w, r, support); !ok {
 			return err
+		}
+		if status == oauth.AppSuspended && !confirmed(w, r) {
+			return nil
 		}
 		if err := s.OAuth.SetAppStatus(r.Context(), r.PathValue("client_id"), status); err != nil {
 			return err
@@ -69,68 +92,4 @@ func (s *Server) setAppStatus(status string) handler {
 		redirect(w, "/support?notice="+status)
 		return nil
 	}
-}
-
-func (s *Server) businessRoutes(mux *http.ServeMux) {
-	mux.Handle("GET /business", s.page(s.businessHome))
-	mux.Handle("POST /business/signin", s.page(s.signInHandler(business, businessSignIn)))
-	mux.Handle("POST /business/signout", s.page(s.signOutHandler(business)))
-	mux.Handle("POST /business/key", s.page(s.rotateKey))
-	mux.Handle("POST /business/apps/{app_id}/revoke", s.page(s.revokeApp))
-}
-
-// businessPage is the body of the business template.
-type businessPage struct {
-	Name        string
-	Key         string
-	Connections []oauth.Connection
-}
-
-// businessHome shows the owner the Application Key and the connected apps.
-func (s *Server) businessHome(w http.ResponseWriter, r *http.Request) error {
-	sess, ok, err := s.signedIn(r, business)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		s.renderSignIn(w, r, business, http.StatusOK, businessSignIn, "")
-		return nil
-	}
-	b, err := s.Store.Business(r.Context(), sess.BusinessID)
-	if err != nil {
-		return err
-	}
-	p := businessPage{Name: b.Name}
-	if p.Key, err = s.Admin.ApplicationKey(r.Context(), sess.BusinessID); err != nil {
-		return err
-	}
-	if p.Connections, err = s.OAuth.Connections(r.Context(), sess.BusinessID); err != nil {
-		return err
-	}
-	s.render(w, r, http.StatusOK, "business", view{Title: b.Name, Portal: business, User: sess.Email, Notice: notice(r), Data: p})
-	return nil
-}
-
-func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request) error {
-	sess, ok, err := s.requireSession(w, r, business)
-	if !ok {
-		return err
-	}
-	if _, err := s.Admin.RotateKey(r.Context(), sess.BusinessID); err != nil {
-		return err
-	}
-	redirect(w, "/business?notice=rotated")
-	return nil
-}
-
-func (s *Server) revokeApp(w http.ResponseWriter, r *http.Request) error {
-	sess, ok, err := s.requireSession(w, r, business)
-	if !ok {
-		return err
-	}
-	if err := s.OAuth.RevokeConnection(r.Context(), sess.BusinessID, r.PathValue("app_id")); err != nil {
-		return err
-	}
-	redirect(w, "/business?notice=revoked")
-	return nil
 }

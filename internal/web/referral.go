@@ -24,6 +24,7 @@ func (s *Server) referralRoutes(mux *http.ServeMux) {
 // referralPage is the body of the referral templates.
 type referralPage struct {
 	Business   string
+	Profile    loyalty.BusinessProfile // the business's about, images and currency
 	Program    loyalty.ReferralProgram
 	ReferrerID string
 	Referrer   string // the referrer's first name, when the business knows it
@@ -33,6 +34,18 @@ type referralPage struct {
 func newReferralPage(inv loyalty.Invitation) referralPage {
 	return referralPage{Business: inv.Business.Name, Program: inv.Program, ReferrerID: inv.Referrer.ID,
 		Referrer: inv.Referrer.User.FirstName, Action: "/referrals/" + strconv.FormatInt(inv.Program.ID, 10)}
+}
+
+// referralView is the view of a referral page in the business's brand.
+func (s *Server) referralView(r *http.Request, inv loyalty.Invitation, title string) (view, error) {
+	p := newReferralPage(inv)
+	prof, err := s.Console.Profiles.Profile(r.Context(), inv.Business.ID)
+	if err != nil {
+		return view{}, err
+	}
+	p.Profile = prof
+	return view{Title: title, Narrow: true, Public: true, Brand: newBrandStyle(prof.BrandColor),
+		Images: imageOrigins(prof.Logo, prof.Cover), Data: p}, nil
 }
 
 // programID is the program of the link; a malformed one is 0, which no
@@ -47,7 +60,11 @@ func (s *Server) referralForm(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.render(w, r, http.StatusOK, "referral", view{Title: "Join " + inv.Business.Name, Narrow: true, Public: true, Data: newReferralPage(inv)})
+	v, err := s.referralView(r, inv, "Join "+inv.Business.Name)
+	if err != nil {
+		return err
+	}
+	s.render(w, r, http.StatusOK, "referral", v)
 	return nil
 }
 
@@ -59,12 +76,16 @@ func (s *Server) referralJoin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p := newReferralPage(inv)
+	v, err := s.referralView(r, inv, "Join "+inv.Business.Name)
+	if err != nil {
+		return err
+	}
+	p := v.Data.(referralPage)
 	f := r.PostForm
-	form := map[string]string{"first_name": f.Get("first_name"), "email": f.Get("email")}
+	v.Form = map[string]string{"first_name": f.Get("first_name"), "email": f.Get("email")}
 	fail := func(status int, msg string, fields map[string][]string) error {
-		s.render(w, r, status, "referral", view{Title: "Join " + inv.Business.Name, Narrow: true, Public: true, Error: msg,
-			Fields: fields, Form: form, Data: p})
+		v.Error, v.Fields = msg, fields
+		s.render(w, r, status, "referral", v)
 		return nil
 	}
 	if ok, retry := s.allowPost(r); !ok {
@@ -109,7 +130,10 @@ func (s *Server) referralJoined(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.render(w, r, http.StatusOK, "referral_joined", view{Title: "Welcome to " + inv.Business.Name, Narrow: true, Public: true,
-		Data: newReferralPage(inv)})
+	v, err := s.referralView(r, inv, "Welcome to "+inv.Business.Name)
+	if err != nil {
+		return err
+	}
+	s.render(w, r, http.StatusOK, "referral_joined", v)
 	return nil
 }

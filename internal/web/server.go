@@ -6,6 +6,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"crypto/cipher"
 	"embed"
 	"errors"
 	"html/template"
@@ -14,6 +15,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -34,8 +36,15 @@ type Config struct {
 	OAuth     *oauth.Server
 	Admin     *loyalty.AdminService // the business portal's Application Key
 	Store     Store
-	Customers *loyalty.CustomerService // joins through the referral page
-	Limiter   ratelimit.Limiter        // budgets sign-in and sign-up per client IP; nil: none
+	Customers *loyalty.CustomerService // joins through the referral page, the counter's look-up
+	Console   *loyalty.Console         // the merchant console's staff, access and audit log
+	// PublicURL is the service's address as people reach it
+	// (https://loyalty.example.com), for links in e-mails. Without it an
+	// invitation links to the host the owner's browser used, and a
+	// password-reset e-mail (asked for by someone not signed in, whose Host
+	// header proves nothing) names the page instead of linking to it.
+	PublicURL string
+	Limiter   ratelimit.Limiter // budgets sign-in and sign-up per client IP; nil: none
 	Transport Transport
 	Logger    *slog.Logger
 }
@@ -47,7 +56,9 @@ const SignInLimit = 30
 // Server renders the pages.
 type Server struct {
 	Config
-	pages map[string]*template.Template
+	pages     map[string]*template.Template
+	flashOnce sync.Once
+	flashAEAD cipher.AEAD
 }
 
 // New parses the embedded templates and returns the pages' server.
@@ -74,10 +85,10 @@ func New(cfg Config) (*Server, error) {
 		},
 	}
 	for _, name := range names {
-		if name == "templates/layout.html" {
+		if name == "templates/layout.html" || name == "templates/partials.html" {
 			continue
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html", name)
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/partials.html", name)
 		if err != nil {
 			return nil, err
 		}
@@ -95,10 +106,12 @@ func (s *Server) Register(mux *http.ServeMux) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		files.ServeHTTP(w, r)
 	}))
+	mux.Handle("GET /{$}", s.page(s.home))
 	s.developerRoutes(mux)
 	s.supportRoutes(mux)
 	s.businessRoutes(mux)
 	s.referralRoutes(mux)
+	s.passwordRoutes(mux)
 	mux.Handle("GET /oauth/authorize", s.page(s.authorize))
 	mux.Handle("POST /oauth/authorize", s.page(s.authorizePost))
 }
@@ -117,12 +130,17 @@ type portal struct {
 	Kind    string // oauth.Kind*: whose session opens it
 	Cookie  string
 	SignOut string
+	// Accounts are the portal's accounts as password resets see them.
+	Accounts loyalty.Portal
 }
 
 var (
-	developers = portal{Name: "Developers", Home: "/developers", Kind: oauth.KindDeveloper, Cookie: "loyalty_developer", SignOut: "/developers/signout"}
-	support    = portal{Name: "Support", Home: "/support", Kind: oauth.KindSupport, Cookie: "loyalty_support", SignOut: "/support/signout"}
-	business   = portal{Name: "Business", Home: "/business", Kind: oauth.KindOwner, Cookie: "loyalty_owner", SignOut: "/business/signout"}
+	developers = portal{Name: "Developers", Home: "/developers", Kind: oauth.KindDeveloper, Cookie: "loyalty_developer",
+		SignOut: "/developers/signout", Accounts: loyalty.DeveloperPortal}
+	support = portal{Name: "Support", Home: "/support", Kind: oauth.KindSupport, Cookie: "loyalty_support",
+		SignOut: "/support/signout", Accounts: loyalty.SupportPortal}
+	business = portal{Name: "Business", Home: "/business", Kind: oauth.KindOwner, Cookie: "loyalty_owner",
+		SignOut: "/business/signout", Accounts: loyalty.BusinessPortal}
 )
 
 // view is what every template gets.
@@ -138,6 +156,13 @@ type view struct {
 	Error  string
 	Fields map[string][]string // messages per form field
 	Form   map[string]string   // values to show again
+	// Console is the merchant console's bar: the business, the role and
+	// the sections the role may open; nil outside the console.
+	Console *consoleBar
+	// Brand is a business's colours, on the pages that wear them; Images
+	// the origins of the business's logo and cover.
+	Brand  *brandStyle
+	Images []string
 	Data   any
 }
 
@@ -184,12 +209,31 @@ func (s *Server) page(h handler) http.Handler {
 
 // csp is the Content-Security-Policy of a page; formTarget is an extra
 // origin forms may post or redirect to (the consent page's callback).
-func csp(formTarget string) string {
+func csp(formTarget string) string { return policy{formTarget: formTarget}.String() }
+
+// policy is a page's Content-Security-Policy: what it adds to the pages'
+// strict default.
+type policy struct {
+	formTarget string   // an origin forms may post or redirect to
+	styleNonce string   // the nonce of the page's own <style> (a brand's colours)
+	images     []string // origins images may come from (a business's logo)
+}
+
+// String writes the policy as the header's value.
+func (p policy) String() string {
 	forms := "'self'"
-	if formTarget != "" {
-		forms += " " + formTarget
+	if p.formTarget != "" {
+		forms += " " + p.formTarget
 	}
-	return "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action " + forms +
+	styles := "'self'"
+	if p.styleNonce != "" {
+		styles += " 'nonce-" + p.styleNonce + "'"
+	}
+	images := "'self' data:"
+	for _, o := range p.images {
+		images += " " + o
+	}
+	return "default-src 'none'; style-src " + styles + "; img-src " + images + "; form-action " + forms +
 		"; frame-ancestors 'none'; base-uri 'none'"
 }
 
@@ -239,6 +283,13 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 		panic("web: no template " + name)
 	}
 	v.Page, v.CSRF = name, s.csrfToken(w, r)
+	if v.Brand != nil || len(v.Images) > 0 {
+		p := policy{images: v.Images}
+		if v.Brand != nil {
+			p.styleNonce = v.Brand.Nonce
+		}
+		w.Header().Set("Content-Security-Policy", p.String())
+	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
 		s.Logger.ErrorContext(r.Context(), "template failed", "page", name, "err", err)

@@ -1,0 +1,185 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"net/mail"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// screen is a screen the console's flows run on.
+type screen struct {
+	name          string
+	width, height int64
+	mobile        bool
+}
+
+// screens are a desktop and a phone: every console flow runs on both.
+var screens = []screen{{"desktop", 1280, 900, false}, {"phone", 390, 844, true}}
+
+// onScreens runs fn once per screen, one after the other.
+func onScreens(t *testing.T, fn func(t *testing.T, sc screen)) {
+	t.Helper()
+	for _, sc := range screens {
+		t.Run(sc.name, func(t *testing.T) { fn(t, sc) })
+	}
+}
+
+// newTabOn opens a browser for who on the screen sc.
+func newTabOn(t *testing.T, who string, sc screen) *tab {
+	t.Helper()
+	b := newTab(t, who)
+	opts := []chromedp.EmulateViewportOption{}
+	if sc.mobile {
+		opts = append(opts, chromedp.EmulateMobile)
+	}
+	b.do(chromedp.EmulateViewport(sc.width, sc.height, opts...))
+	b.width = sc.width
+	return b
+}
+
+// fits fails the test when the page scrolls sideways: nothing may be
+// wider than the screen.
+func (b *tab) fits(page string) {
+	b.t.Helper()
+	if b.eval(`document.documentElement.scrollWidth > document.documentElement.clientWidth`) {
+		wide := b.evalString(`Array.from(document.querySelectorAll("body *")).filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).slice(0, 5).map(e => e.tagName + "." + e.className).join(", ")`)
+		b.t.Errorf("the %s page scrolls sideways on a %dpx-wide screen (too wide: %s)", page, b.width, wide)
+	}
+}
+
+// evalString evaluates a JavaScript string expression in the page.
+func (b *tab) evalString(js string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		b.t.Fatalf("%s's browser: evaluate %s: %v", b.name, js, err)
+	}
+	return v
+}
+
+var (
+	axeOnce   sync.Once
+	axeSource string
+)
+
+// axe returns axe-core's script from the repository's node_modules
+// (npm ci), or "" when it is missing.
+func axe() string {
+	axeOnce.Do(func() {
+		b, err := os.ReadFile(filepath.Join("..", "..", "node_modules", "axe-core", "axe.min.js"))
+		if err == nil {
+			axeSource = string(b)
+		}
+	})
+	return axeSource
+}
+
+// axeViolation is one rule a page breaks, as axe-core reports it.
+type axeViolation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target []any  `json:"target"`
+		HTML   string `json:"html"`
+	} `json:"nodes"`
+}
+
+// accessible runs axe-core in the page and fails the test on any
+// violation of impact serious or critical. Without node_modules it skips
+// the check, unless CI is set: there it fails.
+func (b *tab) accessible(page string) {
+	b.t.Helper()
+	src := axe()
+	if src == "" {
+		if os.Getenv("CI") != "" {
+			b.t.Fatal("node_modules/axe-core is missing: run npm ci")
+		}
+		b.t.Logf("node_modules/axe-core is missing (npm ci): the %s page's accessibility is not checked", page)
+		return
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[chromedp.Void](src+";undefined")); err != nil {
+		b.t.Fatalf("load axe-core in the %s page: %v", page, err)
+	}
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+		`axe.run(document, {resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("axe-core on the %s page: %v", page, err)
+	}
+	var found []axeViolation
+	if err := json.Unmarshal([]byte(out), &found); err != nil {
+		b.t.Fatalf("axe-core's answer on the %s page: %v", page, err)
+	}
+	for _, v := range found {
+		if v.Impact != "serious" && v.Impact != "critical" {
+			continue
+		}
+		var where []string
+		for _, n := range v.Nodes {
+			where = append(where, n.HTML)
+		}
+		b.t.Errorf("the %s page breaks the accessibility rule %s (%s, %s) at:\n  %s", page, v.ID, v.Impact, v.Help, strings.Join(where, "\n  "))
+	}
+}
+
+// check runs the checks every console page passes: nothing wider than the
+// screen, and no serious accessibility violation.
+func (b *tab) check(page string) {
+	b.t.Helper()
+	b.keyPage(page)
+	b.fits(page)
+	b.accessible(page)
+}
+
+var tokenLine = regexp.MustCompile(`(?m)^Token: (\S+)\r?$`)
+
+// mail waits for the file outbox's e-mail to address whose subject
+// contains subject, and returns its body and the token on its Token: line.
+func (s *site) mail(t *testing.T, address, subject string) (body, token string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		files, _ := filepath.Glob(filepath.Join(s.dir, "outbox", "*.eml"))
+		for i := len(files) - 1; i >= 0; i-- {
+			f, err := os.Open(files[i])
+			if err != nil {
+				continue
+			}
+			m, err := mail.ReadMessage(f)
+			if err == nil && strings.EqualFold(m.Header.Get("To"), address) && strings.Contains(m.Header.Get("Subject"), subject) {
+				var sb strings.Builder
+				buf := make([]byte, 4096)
+				for {
+					n, err := m.Body.Read(buf)
+					sb.Write(buf[:n])
+					if err != nil {
+						break
+					}
+				}
+				f.Close()
+				if tm := tokenLine.FindStringSubmatch(sb.String()); tm != nil {
+					return sb.String(), tm[1]
+				}
+				t.Fatalf("the e-mail to %s has no Token: line:\n%s", address, sb.String())
+			}
+			f.Close()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no e-mail to %s about %q in the outbox after 15 s", address, subject)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

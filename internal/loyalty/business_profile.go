@@ -1,0 +1,152 @@
+package loyalty
+
+import (
+	"context"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	_ "time/tzdata" // time zones are checked the same on every machine
+	"unicode"
+	"unicode/utf8"
+)
+
+// BusinessCategories are the kinds of business a profile may name.
+var BusinessCategories = []string{"bakery", "bar", "beauty", "cafe", "entertainment", "fashion", "fitness", "grocery",
+	"health", "restaurant", "retail", "services", "travel", "other"}
+
+// BusinessProfile is how a business presents itself: to its customers on
+// the referral page and in their e-mails, and in the console.
+type BusinessProfile struct {
+	Name       string
+	About      string
+	Logo       string // an https:// address, or a path on this service
+	Cover      string
+	Category   string // one of BusinessCategories, or ""
+	Currency   string // the symbol amounts are shown with, such as "$"
+	TimeZone   string // an IANA name, such as "Europe/Paris"
+	BrandColor string // "#rrggbb", or "" for Loyalty's own
+}
+
+// fields is the profile as the audit log records it.
+func (p BusinessProfile) fields() map[string]string {
+	return map[string]string{"name": p.Name, "about": p.About, "logo": p.Logo, "cover": p.Cover, "category": p.Category,
+		"currency_symbol": p.Currency, "time_zone": p.TimeZone, "brand_color": p.BrandColor}
+}
+
+// Location is the profile's time zone, UTC when it has none.
+func (p BusinessProfile) Location() *time.Location {
+	if loc, err := time.LoadLocation(p.TimeZone); err == nil && p.TimeZone != "" {
+		return loc
+	}
+	return time.UTC
+}
+
+// ProfileStore keeps business profiles.
+type ProfileStore interface {
+	// BusinessProfile returns a business's profile, or ENotFound.
+	BusinessProfile(ctx context.Context, businessID string) (BusinessProfile, error)
+	// UpdateBusinessProfile replaces a business's profile with p when it
+	// still is old; EConflict otherwise.
+	UpdateBusinessProfile(ctx context.Context, businessID string, old, p BusinessProfile) error
+}
+
+// ProfileService runs the rules of business profiles.
+type ProfileService struct {
+	Store ProfileStore
+}
+
+// Profile returns the profile of a business, as its public pages show it.
+func (s *ProfileService) Profile(ctx context.Context, businessID string) (BusinessProfile, error) {
+	return s.Store.BusinessProfile(ctx, businessID)
+}
+
+// Get returns the profile of the actor's business for editing.
+func (s *ProfileService) Get(ctx context.Context, a Actor) (BusinessProfile, error) {
+	if err := a.Require(PermManage); err != nil {
+		return BusinessProfile{}, err
+	}
+	return s.Store.BusinessProfile(ctx, a.BusinessID)
+}
+
+// Update changes the profile of the actor's business; the audit log
+// records each changed field before and after.
+func (s *ProfileService) Update(ctx context.Context, a Actor, p BusinessProfile) (BusinessProfile, error) {
+	if err := a.Require(PermManage); err != nil {
+		return BusinessProfile{}, err
+	}
+	if err := p.normalize(); err != nil {
+		return p, err
+	}
+	old, err := s.Store.BusinessProfile(ctx, a.BusinessID)
+	if err != nil || old == p {
+		return p, err
+	}
+	before, after := old.fields(), p.fields()
+	for k := range before {
+		if before[k] == after[k] {
+			delete(before, k)
+			delete(after, k)
+		}
+	}
+	return p, audited(ctx, a, AuditProfileUpdated, p.Name, before, after, func(ctx context.Context) error {
+		return s.Store.UpdateBusinessProfile(ctx, a.BusinessID, old, p)
+	})
+}
+
+var brandColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)
+
+// normalize trims and checks every field, naming each bad one.
+func (p *BusinessProfile) normalize() error {
+	v := Validation{}
+	p.Name = strings.TrimSpace(p.Name)
+	if p.Name == "" || utf8.RuneCountInString(p.Name) > 200 {
+		v.Add("name", "The name is required (at most 200 characters).")
+	}
+	p.About = strings.TrimSpace(p.About)
+	if utf8.RuneCountInString(p.About) > 1000 {
+		v.Add("about", "The about text may not be greater than 1000 characters.")
+	}
+	for field, dst := range map[string]*string{"logo": &p.Logo, "cover": &p.Cover} {
+		*dst = strings.TrimSpace(*dst)
+		if *dst != "" && !imageAddress(*dst) {
+			v.Add(field, "Enter an https:// address of an image (at most 500 characters).")
+		}
+	}
+	p.Category = strings.TrimSpace(p.Category)
+	if p.Category != "" && !slices.Contains(BusinessCategories, p.Category) {
+		v.Add("category", "Choose a category from the list.")
+	}
+	p.Currency = strings.TrimSpace(p.Currency)
+	if utf8.RuneCountInString(p.Currency) > 4 || strings.IndexFunc(p.Currency, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.IsDigit(r)
+	}) >= 0 {
+		v.Add("currency_symbol", "The currency symbol has at most 4 characters, without digits or spaces, such as $, € or CHF.")
+	}
+	p.TimeZone = strings.TrimSpace(p.TimeZone)
+	if _, err := time.LoadLocation(p.TimeZone); err != nil || p.TimeZone == "" || p.TimeZone == "Local" {
+		v.Add("time_zone", "Enter a time zone by its IANA name, such as America/New_York or Europe/Paris.")
+	}
+	p.BrandColor = strings.ToLower(strings.TrimSpace(p.BrandColor))
+	if p.BrandColor != "" && !brandColor.MatchString(p.BrandColor) {
+		v.Add("brand_color", "The brand colour is written #rrggbb, such as #4338ca.")
+	}
+	return v.Err()
+}
+
+// imageAddress reports whether s may be shown as a business's image: an
+// https:// address, or a path on this service.
+func imageAddress(s string) bool {
+	if len(s) > 500 {
+		return false
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return false
+	}
+	if u.Scheme == "" && u.Host == "" {
+		return strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//")
+	}
+	return u.Scheme == "https" && u.Host != "" && u.User == nil
+}

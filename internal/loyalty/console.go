@@ -1,0 +1,107 @@
+package loyalty
+
+import (
+	"context"
+	"slices"
+)
+
+// Kinds of account that sign in to the web portals; a password reset or
+// an audit entry names its account by kind and id.
+const (
+	AccountOwner     = "owner"     // a business's owner (the owners table)
+	AccountStaff     = "staff"     // a member of a business's staff
+	AccountDeveloper = "developer" // a third-party developer
+	AccountSupport   = "support"   // the service's support staff
+)
+
+// Roles in the merchant console. The owner account is the business's
+// owner; staff are managers or cashiers.
+const (
+	RoleOwner   = "owner"
+	RoleManager = "manager"
+	RoleCashier = "cashier"
+)
+
+// StaffRoles are the roles a staff member may have.
+var StaffRoles = []string{RoleManager, RoleCashier}
+
+// Permission is a part of the console a role may use.
+type Permission string
+
+// Permissions of the console's pages and actions.
+const (
+	PermCounter Permission = "counter" // the counter page and customer look-up
+	PermManage  Permission = "manage"  // the business profile, the audit log and the program
+	PermKeys    Permission = "keys"    // the Application Key and the connected apps
+	PermStaff   Permission = "staff"   // inviting staff, their roles, removing them
+)
+
+// rolePermissions is what each role may use: the owner everything, a
+// manager everything but keys, apps and staff, a cashier the counter.
+var rolePermissions = map[string][]Permission{
+	RoleOwner:   {PermCounter, PermManage, PermKeys, PermStaff},
+	RoleManager: {PermCounter, PermManage},
+	RoleCashier: {PermCounter},
+}
+
+// Actor is who acts in the console: a business's owner or a member of its
+// staff, with the role that decides what they may do.
+type Actor struct {
+	Kind       string // AccountOwner or AccountStaff
+	ID         string
+	BusinessID string
+	Email      string
+	Role       string
+}
+
+// Can reports whether the actor's role allows p.
+func (a Actor) Can(p Permission) bool {
+	return slices.Contains(rolePermissions[a.Role], p)
+}
+
+// Require returns EForbidden unless the actor's role allows p.
+func (a Actor) Require(p Permission) error {
+	if a.Can(p) {
+		return nil
+	}
+	return Errorf(EForbidden, "Your role (%s) does not give access to this page or action.", a.Role)
+}
+
+// ConsoleStore is the storage of the console's services.
+type ConsoleStore interface {
+	StaffStore
+	AuditStore
+	PasswordStore
+	ProfileStore
+}
+
+// Console is the services of the merchant console, built once and shared
+// by its pages.
+type Console struct {
+	Staff     *StaffService
+	Access    *AccessService
+	Audit     *AuditService
+	Passwords *PasswordService // every portal's, not only the console's
+	Profiles  *ProfileService
+}
+
+// ConsoleOptions are what the console's services need beyond the store.
+type ConsoleOptions struct {
+	Admin  *AdminService // the Application Key
+	Apps   AppRevoker    // the connected apps
+	Hash   Hasher        // passwords and tokens
+	Notify func()        // wakes the outbox worker; may be nil
+	// Verify checks an account's password under the sign-in lockout.
+	Verify func(ctx context.Context, kind, email, password string) error
+}
+
+// NewConsole builds the console's services over store.
+func NewConsole(store ConsoleStore, opt ConsoleOptions) *Console {
+	return &Console{
+		Staff:     &StaffService{Store: store, Hash: opt.Hash, Notify: opt.Notify},
+		Access:    &AccessService{Admin: opt.Admin, Apps: opt.Apps},
+		Audit:     &AuditService{Store: store},
+		Passwords: &PasswordService{Store: store, Hash: opt.Hash, Verify: opt.Verify, Notify: opt.Notify},
+		Profiles:  &ProfileService{Store: store},
+	}
+}

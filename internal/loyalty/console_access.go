@@ -1,0 +1,46 @@
+package loyalty
+
+import "context"
+
+// AppRevoker withdraws an app's access to a business (oauth.Server does).
+type AppRevoker interface {
+	RevokeConnection(ctx context.Context, businessID, appID string) error
+}
+
+// AccessService is the console's side of the Application Key and the
+// connected apps: the owner's alone, each change in the audit log.
+type AccessService struct {
+	Admin *AdminService
+	Apps  AppRevoker
+}
+
+// Key returns the live Application Key of the actor's business.
+func (s *AccessService) Key(ctx context.Context, a Actor) (string, error) {
+	if err := a.Require(PermKeys); err != nil {
+		return "", err
+	}
+	return s.Admin.ApplicationKey(ctx, a.BusinessID)
+}
+
+// RotateKey gives the actor's business a new Application Key; the old one
+// stops working at once.
+func (s *AccessService) RotateKey(ctx context.Context, a Actor) error {
+	if err := a.Require(PermKeys); err != nil {
+		return err
+	}
+	return audited(ctx, a, AuditKeyRotated, "Application Key", nil, nil, func(ctx context.Context) error {
+		_, err := s.Admin.RotateKey(ctx, a.BusinessID)
+		return err
+	})
+}
+
+// RevokeApp withdraws an app's access to the actor's business; name is
+// how the log names the app.
+func (s *AccessService) RevokeApp(ctx context.Context, a Actor, appID, name string) error {
+	if err := a.Require(PermKeys); err != nil {
+		return err
+	}
+	return audited(ctx, a, AuditAppRevoked, name, nil, nil, func(ctx context.Context) error {
+		return s.Apps.RevokeConnection(ctx, a.BusinessID, appID)
+	})
+}

@@ -1,0 +1,97 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// auditLabels are the words the audit page uses for actions.
+var auditLabels = map[string]string{
+	loyalty.AuditKeyRotated:      "Rotated the Application Key",
+	loyalty.AuditAppRevoked:      "Revoked an app's access",
+	loyalty.AuditStaffInvited:    "Invited a team member",
+	loyalty.AuditStaffReinvited:  "Sent a new invitation",
+	loyalty.AuditStaffJoined:     "Joined the team",
+	loyalty.AuditStaffRole:       "Changed a role",
+	loyalty.AuditStaffRemoved:    "Removed a team member",
+	loyalty.AuditPasswordChanged: "Changed their password",
+	loyalty.AuditPasswordReset:   "Reset their password by e-mail",
+	loyalty.AuditProfileUpdated:  "Updated the business profile",
+}
+
+// auditPage is the body of the audit template.
+type auditPage struct {
+	Entries  []auditRow
+	Older    string // the link to the next, older page
+	Newest   bool   // this is not the newest page
+	TimeZone string
+}
+
+// auditRow is one entry as the page shows it.
+type auditRow struct {
+	loyalty.AuditEntry
+	When    string
+	ISO     string
+	Label   string
+	Changes []auditChange
+}
+
+// auditChange is one setting's value before and after.
+type auditChange struct{ Field, Before, After string }
+
+func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	before, _ := strconv.ParseInt(r.URL.Query().Get("before"), 10, 64)
+	page, err := s.Console.Audit.Page(r.Context(), a, before)
+	if err != nil {
+		return err
+	}
+	loc := time.UTC
+	p := auditPage{Newest: before > 0, TimeZone: "UTC"}
+	if prof, err := s.Console.Profiles.Profile(r.Context(), a.BusinessID); err != nil {
+		return err
+	} else if prof.TimeZone != "" {
+		loc, p.TimeZone = prof.Location(), prof.Location().String()
+	}
+	for _, e := range page.Entries {
+		label := auditLabels[e.Action]
+		if label == "" {
+			label = e.Action
+		}
+		row := auditRow{AuditEntry: e, Label: label, When: e.CreatedAt.In(loc).Format("Jan 2, 2006 15:04"),
+			ISO: e.CreatedAt.UTC().Format(time.RFC3339)}
+		row.Changes = changes(e.Before, e.After)
+		p.Entries = append(p.Entries, row)
+	}
+	if page.Older > 0 {
+		p.Older = "/business/audit?before=" + strconv.FormatInt(page.Older, 10)
+	}
+	v := s.consoleView(r, a, "Audit log")
+	v.Data = p
+	s.render(w, r, http.StatusOK, "audit", v)
+	return nil
+}
+
+// changes lists the settings an entry changed, in name order.
+func changes(before, after map[string]string) []auditChange {
+	var names []string
+	for k := range before {
+		names = append(names, k)
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	var out []auditChange
+	for _, n := range names {
+		if before[n] != after[n] || before == nil || after == nil {
+			out = append(out, auditChange{Field: n, Before: before[n], After: after[n]})
+		}
+	}
+	return out
+}

@@ -1,0 +1,72 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// profilePage is the body of the profile template.
+type profilePage struct {
+	Categories []string
+	TimeZones  []string
+	Preview    loyalty.BusinessProfile
+}
+
+// timeZones are offered as suggestions; any IANA name is accepted.
+var timeZones = []string{"UTC", "America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles",
+	"America/Toronto", "America/Mexico_City", "America/Sao_Paulo", "Europe/London", "Europe/Paris", "Europe/Berlin",
+	"Europe/Madrid", "Europe/Rome", "Europe/Amsterdam", "Europe/Istanbul", "Africa/Lagos", "Africa/Johannesburg",
+	"Asia/Dubai", "Asia/Kolkata", "Asia/Singapore", "Asia/Shanghai", "Asia/Tokyo", "Asia/Seoul", "Australia/Sydney",
+	"Pacific/Auckland"}
+
+// profileForm is a profile as the form shows it.
+func profileForm(p loyalty.BusinessProfile) map[string]string {
+	colour := p.BrandColor
+	if colour == "" {
+		colour = "#4338ca"
+	}
+	return map[string]string{"name": p.Name, "about": p.About, "logo": p.Logo, "cover": p.Cover, "category": p.Category,
+		"currency_symbol": p.Currency, "time_zone": p.TimeZone, "brand_color": colour}
+}
+
+func (s *Server) profile(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	p, err := s.Console.Profiles.Get(r.Context(), a)
+	if err != nil {
+		return err
+	}
+	return s.renderProfile(w, r, a, http.StatusOK, p, profileForm(p), nil, "")
+}
+
+func (s *Server) renderProfile(w http.ResponseWriter, r *http.Request, a loyalty.Actor, status int, saved loyalty.BusinessProfile,
+	form map[string]string, fields map[string][]string, msg string) error {
+	v := s.consoleView(r, a, "Business profile")
+	v.Form, v.Fields, v.Error = form, fields, msg
+	v.Brand, v.Images = newBrandStyle(saved.BrandColor), imageOrigins(saved.Logo, saved.Cover)
+	v.Data = profilePage{Categories: loyalty.BusinessCategories, TimeZones: timeZones, Preview: saved}
+	s.render(w, r, status, "profile", v)
+	return nil
+}
+
+func (s *Server) profileSave(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	f := r.PostForm
+	in := loyalty.BusinessProfile{Name: f.Get("name"), About: f.Get("about"), Logo: f.Get("logo"), Cover: f.Get("cover"),
+		Category: f.Get("category"), Currency: f.Get("currency_symbol"), TimeZone: f.Get("time_zone"), BrandColor: f.Get("brand_color")}
+	_, err := s.Console.Profiles.Update(r.Context(), a, in)
+	if e, ok := err.(*loyalty.Error); ok && (e.Code == loyalty.EInvalid || e.Code == loyalty.EConflict) {
+		saved, gerr := s.Console.Profiles.Get(r.Context(), a)
+		if gerr != nil {
+			return gerr
+		}
+		form := profileForm(in)
+		msg := "Please correct the fields marked below."
+		if e.Code == loyalty.EConflict {
+			msg, form = e.Message, profileForm(saved)
+		}
+		return s.renderProfile(w, r, a, statusOf[e.Code], saved, form, e.Fields, msg)
+	} else if err != nil {
+		return err
+	}
+	redirect(w, "/business/profile?notice=profile")
+	return nil
+}
