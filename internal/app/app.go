@@ -101,6 +101,9 @@ type App struct {
 	Admin   *loyalty.AdminService // support's operations on businesses and coalitions
 	Hasher  *oauth.Hasher
 	Limiter ratelimit.Limiter
+	// Guesses budgets failed credential checks per client IP, for the token
+	// endpoint and the portals alike.
+	Guesses *ratelimit.Guesses
 	// Services are the domain services, built once and shared by the API
 	// and the pages.
 	Services loyalty.Services
@@ -183,7 +186,11 @@ func (a *App) init(ctx context.Context) error {
 	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,
 		ResetURL: a.Config.ResetURL})
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
+	if p, ok := a.Limiter.(ratelimit.Peeker); ok {
+		a.Guesses = &ratelimit.Guesses{Limiter: p, Limit: a.Config.Limits.Guesses}
+	}
 	a.API = &httpapi.Server{
+		Guesses:  a.Guesses,
 		Services: a.Services,
 		Store:    a.DB,
 		OAuth:    a.OAuth,

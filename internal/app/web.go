@@ -38,6 +38,7 @@ func (a *App) initWeb() error {
 				return err
 			}}),
 		Limiter:   a.Limiter,
+		Guesses:   a.Guesses,
 		Transport: web.Transport{BehindProxy: c.BehindProxy, TrustedProxies: proxies},
 		Logger:    c.Logger,
 	})

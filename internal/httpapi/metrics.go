@@ -14,6 +14,11 @@ import (
 type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// guesses counts failed credential checks of the password grant by
+	// business (an alarm: a rise is someone guessing PINs or passwords),
+	// and refusals of addresses whose budget of failures is spent.
+	guesses *prometheus.CounterVec
+	refused prometheus.Counter
 }
 
 func newMetrics(reg *prometheus.Registry, limiter ratelimit.Limiter) *metrics {
@@ -25,8 +30,14 @@ func newMetrics(reg *prometheus.Registry, limiter ratelimit.Limiter) *metrics {
 			Name: "loyalty_http_request_duration_seconds", Help: "HTTP request latency by route pattern.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
 		}, []string{"route"}),
+		guesses: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "loyalty_auth_failures_total", Help: "Failed password and PIN checks at the token endpoint, by business.",
+		}, []string{"business"}),
+		refused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "loyalty_auth_guess_refusals_total", Help: "Token requests refused because their address spent its budget of failed credential checks.",
+		}),
 	}
-	reg.MustRegister(m.requests, m.duration)
+	reg.MustRegister(m.requests, m.duration, m.guesses, m.refused)
 	if f, ok := limiter.(*ratelimit.Failover); ok {
 		reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "loyalty_ratelimit_redis_up",

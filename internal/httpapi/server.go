@@ -37,10 +37,14 @@ type Limits struct {
 	User     int // per token, or per IP without one
 	Token    int // token endpoint, per IP
 	Window   time.Duration
+	// Guesses is how many failed credential checks one client IP may make
+	// per ratelimit.DefaultGuessWindow (password and PIN grants and the
+	// portals' sign-in together); 0: ratelimit.DefaultGuesses.
+	Guesses int
 }
 
 // DefaultLimits are the spec's section 8 limits.
-var DefaultLimits = Limits{Business: 240, User: 60, Token: 60, Window: time.Minute}
+var DefaultLimits = Limits{Business: 240, User: 60, Token: 60, Window: time.Minute, Guesses: ratelimit.DefaultGuesses}
 
 // Server holds what the handlers need. The handlers call the services,
 // which app builds once and shares with the pages.
@@ -51,6 +55,9 @@ type Server struct {
 	OAuth   *oauth.Server
 	Limiter ratelimit.Limiter
 	Limits  Limits
+	// Guesses is the budget of failed credential checks per client IP,
+	// shared with the portals' sign-in; nil: none.
+	Guesses *ratelimit.Guesses
 	// ClientIP, when set, tells the client's address (behind trusted
 	// proxies) for per-IP limits and logs; nil: the connection's peer.
 	ClientIP func(*http.Request) string

@@ -45,7 +45,21 @@ func (s *Server) tokenEndpoint() http.Handler {
 			}
 			return
 		}
+		password := req.GrantType == oauth.GrantPassword
+		addr := s.clientIP(r)
+		if password {
+			if ok, retry := s.Guesses.Check(r.Context(), addr); !ok {
+				s.metrics.refused.Inc()
+				writeOAuthError(w, &oauth.Error{Status: http.StatusTooManyRequests, Code: "invalid_grant",
+					Description: "Too many failed sign-ins from this address; try again later.", RetryAfter: retry})
+				return
+			}
+		}
 		resp, err := s.OAuth.Token(r.Context(), req)
+		if password && errors.As(err, &oe) && oe.Code == "invalid_grant" && oe.Status != http.StatusTooManyRequests {
+			s.Guesses.Failed(r.Context(), addr)
+			s.metrics.guesses.WithLabelValues(guessLabel(req)).Inc()
+		}
 		switch {
 		case errors.As(err, &oe):
 			writeOAuthError(w, oe)
@@ -188,4 +202,13 @@ func writeOAuthError(w http.ResponseWriter, e *oauth.Error) {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
 	writeJSON(w, e.Status, e)
+}
+
+// guessLabel names the business a failed check was for, in the alarm
+// metric: the business, or the coalition's key when the key names several.
+func guessLabel(req oauth.TokenRequest) string {
+	if len(req.BusinessIDs) == 1 {
+		return req.BusinessIDs[0]
+	}
+	return "coalition"
 }

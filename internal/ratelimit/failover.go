@@ -101,6 +101,26 @@ func (f *Failover) Allow(ctx context.Context, key string, limit int, window time
 	return f.memory.Allow(ctx, key, limit, window)
 }
 
+// Peek reports key's window as Allow would, without counting a request,
+// from Redis while it answers and from this instance's counts otherwise.
+func (f *Failover) Peek(ctx context.Context, key string, limit int, window time.Duration) (Result, error) {
+	if err := validate(limit, window); err != nil {
+		return Result{}, err
+	}
+	if f.up.Load() {
+		rctx, cancel := context.WithTimeout(ctx, f.timeout)
+		res, err := f.redis.Peek(rctx, key, limit, window)
+		cancel()
+		if err == nil {
+			return res, nil
+		}
+		if ctx.Err() == nil {
+			f.markDown(err)
+		}
+	}
+	return f.memory.Peek(ctx, key, limit, window)
+}
+
 // Up reports whether limits are shared through Redis (true) or counted in
 // this instance's memory because Redis does not answer (false).
 func (f *Failover) Up() bool { return f.up.Load() }

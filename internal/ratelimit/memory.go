@@ -77,6 +77,22 @@ func (m *Memory) Allow(_ context.Context, key string, limit int, win time.Durati
 	return result(count, limit, m.epoch.Add(end)), nil
 }
 
+// Peek reports key's window as Allow would, without counting a request.
+func (m *Memory) Peek(_ context.Context, key string, limit int, win time.Duration) (Result, error) {
+	if err := validate(limit, win); err != nil {
+		return Result{}, err
+	}
+	now := time.Since(m.epoch)
+	s := &m.shards[maphash.String(m.seed, key)&(shardCount-1)]
+	s.mu.Lock()
+	count, end := 0, now+win
+	if w := s.m[key]; w != nil && now < w.end {
+		count, end = w.count, w.end
+	}
+	s.mu.Unlock()
+	return result(count+1, limit, m.epoch.Add(end)), nil
+}
+
 // Close stops the background cleanup; it is safe to call more than once.
 func (m *Memory) Close() error {
 	m.once.Do(func() {

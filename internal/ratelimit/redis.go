@@ -25,6 +25,13 @@ end
 return {n, ttl}
 `)
 
+// peekScript returns {count, remaining window in ms} of a key without
+// counting (0 and -2 when it has no window).
+var peekScript = redis.NewScript(`
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+return {n, redis.call('PTTL', KEYS[1])}
+`)
+
 // Redis is a Limiter whose counts live in Redis and are shared by every
 // instance using the same prefix.
 type Redis struct {
@@ -99,6 +106,25 @@ func (r *Redis) Allow(ctx context.Context, key string, limit int, window time.Du
 	}
 	reset := time.Now().Add(time.Duration(vals[1]) * time.Millisecond)
 	return result(int(min(vals[0], int64(limit)+1)), limit, reset), nil
+}
+
+// Peek reports key's window as Allow would, without counting a request.
+func (r *Redis) Peek(ctx context.Context, key string, limit int, window time.Duration) (Result, error) {
+	if err := validate(limit, window); err != nil {
+		return Result{}, err
+	}
+	vals, err := peekScript.Run(ctx, r.client, []string{r.prefix + key}).Int64Slice()
+	if err != nil {
+		return Result{}, fmt.Errorf("ratelimit: redis peek: %w", err)
+	}
+	if len(vals) != 2 {
+		return Result{}, fmt.Errorf("ratelimit: redis peek: unexpected reply %v", vals)
+	}
+	ttl := time.Duration(vals[1]) * time.Millisecond
+	if vals[1] < 0 {
+		vals[0], ttl = 0, window
+	}
+	return result(int(min(vals[0], int64(limit)))+1, limit, time.Now().Add(ttl)), nil
 }
 
 // Close closes the Redis client if it was opened by OpenRedis.

@@ -75,7 +75,15 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, p portal, staff 
 			return err
 		}
 	}
+	addr := s.Transport.ClientIP(r)
+	if ok, retry := s.Guesses.Check(r.Context(), addr); !ok {
+		return &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: retry,
+			Message: "Too many failed sign-ins from your network. Try again later."}
+	}
 	login, err := s.OAuth.SignIn(r.Context(), kind, email, r.PostForm.Get("password"))
+	if loyalty.ErrorCode(err) == loyalty.EUnauthorized {
+		s.Guesses.Failed(r.Context(), addr)
+	}
 	if err != nil {
 		return err
 	}

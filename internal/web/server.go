@@ -45,6 +45,9 @@ type Config struct {
 	// header proves nothing) names the page instead of linking to it.
 	PublicURL string
 	Limiter   ratelimit.Limiter // budgets sign-in and sign-up per client IP; nil: none
+	// Guesses is the budget of failed credential checks per client IP,
+	// shared with the token endpoint's password grant; nil: none.
+	Guesses *ratelimit.Guesses
 	Transport Transport
 	Logger    *slog.Logger
 }
