@@ -47,7 +47,7 @@ type Config struct {
 	Limiter   ratelimit.Limiter // budgets sign-in and sign-up per client IP; nil: none
 	// Guesses is the budget of failed credential checks per client IP,
 	// shared with the token endpoint's password grant; nil: none.
-	Guesses *ratelimit.Guesses
+	Guesses   *ratelimit.Guesses
 	Transport Transport
 	Logger    *slog.Logger
 }
