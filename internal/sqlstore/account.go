@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
@@ -45,4 +46,43 @@ func (d *DB) DeleteSupport(ctx context.Context, id string) error {
 		}
 		return nil
 	})
+}
+
+// loginTable is the table of the accounts of a sign-in kind.
+func loginTable(kind string) string {
+	switch kind {
+	case "user":
+		return "users"
+	case oauth.KindDeveloper:
+		return "developers"
+	case oauth.KindSupport:
+		return "support_staff"
+	case loyalty.AccountStaff:
+		return "staff"
+	default:
+		return "owners"
+	}
+}
+
+// InsertAccount stores a developer or support account.
+func (d *DB) InsertAccount(ctx context.Context, l oauth.Login, email, name string, now time.Time) error {
+	var err error
+	if l.Kind == oauth.KindDeveloper {
+		_, err = d.wdb.ExecContext(ctx, `INSERT INTO developers (id, email, name, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)`,
+			l.ID, email, name, l.Hash, now.UTC())
+	} else {
+		_, err = d.wdb.ExecContext(ctx, `INSERT INTO support_staff (id, email, password_hash, created_at) VALUES ($1, $2, $3, $4)`,
+			l.ID, email, l.Hash, now.UTC())
+	}
+	return dbError(err)
+}
+
+// AccountLogin finds a developer, support or staff account by e-mail; a
+// staff member's login carries their business.
+func (d *DB) AccountLogin(ctx context.Context, kind, email string) (oauth.Login, error) {
+	business := "''"
+	if kind == loyalty.AccountStaff {
+		business = "business_id"
+	}
+	return scanLogin(d.db.QueryRowContext(ctx, `SELECT id, `+business+`, password_hash, locked_until FROM `+loginTable(kind)+` WHERE email = $1`, email), kind)
 }

@@ -214,3 +214,14 @@ func (d *DB) BusinessWithRules(ctx context.Context, id string) (loyalty.Business
 	}
 	return *l.business(), nil
 }
+
+// ApplicationKey returns the live Application Key of a business.
+func (d *DB) ApplicationKey(ctx context.Context, businessID string) (string, error) {
+	var key string
+	err := d.db.QueryRowContext(ctx, `SELECT key FROM application_keys WHERE business_id = $1 AND revoked_at IS NULL
+		ORDER BY created_at DESC LIMIT 1`, businessID).Scan(&key)
+	if err == sql.ErrNoRows {
+		return "", loyalty.Errorf(loyalty.ENotFound, "The business has no Application Key.")
+	}
+	return key, dbError(err)
+}
