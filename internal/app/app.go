@@ -42,6 +42,9 @@ type Config struct {
 	// http(s) URL posts text messages to a gateway.
 	SMTP       string
 	SMSGateway string
+	// PublicURL is the service's address as people reach it, for links in
+	// the portals' e-mails (invitations, password resets); none when empty.
+	PublicURL string
 	// ResetURL is the page of the business's app that a PIN-reset message
 	// links to, with the token as its token query parameter; none when empty.
 	ResetURL string

@@ -37,6 +37,7 @@ func (a *App) initWeb() error {
 				_, err := a.OAuth.SignIn(ctx, kind, email, password)
 				return err
 			}}),
+		PublicURL: c.PublicURL,
 		Limiter:   a.Limiter,
 		Guesses:   a.Guesses,
 		Transport: web.Transport{BehindProxy: c.BehindProxy, TrustedProxies: proxies},

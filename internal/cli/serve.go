@@ -29,6 +29,7 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			&ucli.StringFlag{Name: "smtp", Usage: "smtp://[user:pass@]host:port[?from=ADDR] (STARTTLS when offered) or smtps://... (implicit TLS, port 465) for e-mail (default file: writes .eml files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMTP")},
 			&ucli.StringFlag{Name: "sms-gateway", Usage: "http(s) URL receiving a JSON POST {to, body} per text message (default file: writes .txt files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMS_GATEWAY")},
 			&ucli.StringFlag{Name: "reset-url", Usage: "https URL of the page PIN-reset e-mails link to (the token is added as ?token=)", Sources: ucli.EnvVars("LOYALTY_RESET_URL")},
+			&ucli.StringFlag{Name: "public-url", Usage: "the service's address as people reach it (https://loyalty.example.com): links in portal e-mails (invitations, password resets); default: none, the e-mails name the page", Sources: ucli.EnvVars("LOYALTY_PUBLIC_URL")},
 			&ucli.DurationFlag{Name: "token-cache", Value: app.DefaultTokenCache, Usage: "how long an access token's lookup is reused while this instance changes nothing: the longest a revocation or rules change made on another instance goes unseen here (0: look up every request)", Sources: ucli.EnvVars("LOYALTY_TOKEN_CACHE")},
 		},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
@@ -40,13 +41,16 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			cfg.TLSCert, cfg.TLSKey = cmd.String("tls-cert"), cmd.String("tls-key")
 			cfg.BehindProxy, cfg.TrustedProxies = cmd.Bool("behind-proxy"), cmd.StringSlice("trusted-proxies")
 			cfg.SMTP, cfg.SMSGateway = cmd.String("smtp"), cmd.String("sms-gateway")
-			cfg.ResetURL = cmd.String("reset-url")
+			cfg.ResetURL, cfg.PublicURL = cmd.String("reset-url"), strings.TrimRight(cmd.String("public-url"), "/")
 			cfg.Program = program
 			if cfg.TokenCache = cmd.Duration("token-cache"); cfg.TokenCache <= 0 {
 				cfg.TokenCache = -1
 			}
 			if u, err := url.Parse(cfg.ResetURL); cfg.ResetURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "") {
 				return usagef("--reset-url must be an absolute http(s) URL, got %q", cfg.ResetURL)
+			}
+			if u, err := url.Parse(cfg.PublicURL); cfg.PublicURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "") {
+				return usagef("--public-url must be an absolute http(s) URL, got %q", cfg.PublicURL)
 			}
 			if isTerminal(stderr) {
 				cfg.Announce = func(b app.Banner) { fmt.Fprint(stderr, bannerText(b)) }
