@@ -12,8 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,10 +34,10 @@ import (
 // shows = the sum of its ledger = the sum of the operations acknowledged,
 // and no Idempotency-Key wrote more than one entry.
 func TestLedgerHoldsUnderFaults(t *testing.T) {
-	if !slicesContains(testenv.Engines(), sqlstore.Postgres) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
 		t.Skip("the fault test cuts a PostgreSQL connection; LOYALTY_TEST_POSTGRES=off")
 	}
-	bin := buildLoyalty(t)
+	bin := testenv.BuildLoyalty(t)
 	dsn := testenv.DSN(t, sqlstore.Postgres)
 	proxiedDB, pg := testenv.Proxied(t, dsn)
 	rds := testenv.NewProxy(t, redisAddr())
@@ -46,7 +45,7 @@ func TestLedgerHoldsUnderFaults(t *testing.T) {
 
 	cli := func(args ...string) map[string]any {
 		t.Helper()
-		return runJSON(t, bin, append(append([]string{"--db", dsn, "--data-dir", dataDir}, args...), "--json")...)
+		return testenv.RunJSON(t, bin, append(append([]string{"--db", dsn, "--data-dir", dataDir}, args...), "--json")...)
 	}
 	cli("migrate")
 	owner, password := "owner@fault.example", "fault-pass-2026"
@@ -280,32 +279,6 @@ func do(t *testing.T, hc *http.Client, req *http.Request, v any) int {
 	return resp.StatusCode
 }
 
-func buildLoyalty(t *testing.T) string {
-	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	bin := filepath.Join(t.TempDir(), "loyalty")
-	out, err := exec.Command(goBin, "build", "-o", bin, "github.com/loyalty/loyalty/cmd/loyalty").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func runJSON(t *testing.T, bin string, args ...string) map[string]any {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("loyalty %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(stdout.Bytes(), &obj); err != nil {
-		t.Fatalf("loyalty %s: not one JSON object: %v\n%s", strings.Join(args, " "), err, stdout.String())
-	}
-	return obj
-}
-
 // redisAddr is the Redis the tests use (LOYALTY_TEST_REDIS_URL's host).
 func redisAddr() string {
 	if u, err := url.Parse(os.Getenv("LOYALTY_TEST_REDIS_URL")); err == nil && u.Host != "" {
@@ -333,12 +306,3 @@ func tail(s string, n int) string {
 }
 
 func str(v any) string { s, _ := v.(string); return s }
-
-func slicesContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

@@ -3,20 +3,20 @@ package node
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loyalty/loyalty/internal/testenv"
 )
 
 // TestStrictClients runs the Node tests of this directory (*.test.mjs)
@@ -29,11 +29,11 @@ func TestStrictClients(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no Node tests here (%v)", err)
 	}
-	bin := buildLoyalty(t)
+	bin := testenv.BuildLoyalty(t)
 	dataDir := t.TempDir()
 	run := func(args ...string) map[string]any {
 		t.Helper()
-		return runJSON(t, bin, append(append([]string{"--data-dir", dataDir}, args...), "--json")...)
+		return testenv.RunJSON(t, bin, append(append([]string{"--data-dir", dataDir}, args...), "--json")...)
 	}
 	// Before serving: SQLite has one writer at a time.
 	run("migrate")
@@ -101,40 +101,6 @@ func requireNode(t *testing.T) string {
 		unavailable(t, "npm ci in e2e/node failed: %v\n%s", err, out)
 	}
 	return node
-}
-
-// buildLoyalty builds the loyalty binary into a temporary directory.
-func buildLoyalty(t *testing.T) string {
-	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		if goBin, err = exec.LookPath("go"); err != nil {
-			t.Fatalf("no go command to build the binary: %v", err)
-		}
-	}
-	bin := filepath.Join(t.TempDir(), "loyalty")
-	out, err := runWithTimeout(exec.Command(goBin, "build", "-o", bin, "github.com/loyalty/loyalty/cmd/loyalty"), 5*time.Minute)
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// runJSON runs the binary with args and returns the one JSON object it
-// printed.
-func runJSON(t *testing.T, bin string, args ...string) map[string]any {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("loyalty %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	var obj map[string]any
-	if err := json.Unmarshal(stdout.Bytes(), &obj); err != nil {
-		t.Fatalf("loyalty %s printed %q, not one JSON object: %v", strings.Join(args, " "), stdout.String(), err)
-	}
-	return obj
 }
 
 // dashUnderscoreApp creates approved apps until one's client secret holds

@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -19,7 +20,7 @@ import (
 // access whatever the planner's statistics say: the two figures stay
 // within a few percent of each other.
 func BenchmarkLoneRewardByCustomers(b *testing.B) {
-	if !contains(testenv.Engines(), sqlstore.Postgres) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
 		b.Skip("PostgreSQL's batch; LOYALTY_TEST_POSTGRES=off")
 	}
 	db := testenv.Open(b, sqlstore.Postgres)

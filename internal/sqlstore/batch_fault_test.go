@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -15,7 +16,7 @@ import (
 // replayed; an unsent one goes the transactional way. Batches exist on
 // PostgreSQL only (SQLite's lone append is one local transaction).
 func TestBatchLostConnectionWritesOnce(t *testing.T) {
-	if !contains(testenv.Engines(), sqlstore.Postgres) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
 		t.Skip("batches of lone appends are PostgreSQL's; LOYALTY_TEST_POSTGRES=off")
 	}
 	db := testenv.Open(t, sqlstore.Postgres)
@@ -56,13 +57,4 @@ func TestBatchLostConnectionWritesOnce(t *testing.T) {
 			t.Fatalf("%s: the ledger holds entry %d (%v), the reply named %d", lost.name, id, err, e.ID)
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,6 +1,7 @@
 package sqlstore_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // long before its cache time (an hour here) is up; after the listening
 // connection is lost, it reconnects and hears changes again.
 func TestAccessChangesHeardAcrossInstances(t *testing.T) {
-	if !contains(testenv.Engines(), sqlstore.Postgres) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
 		t.Skip("instances share a PostgreSQL database; LOYALTY_TEST_POSTGRES=off")
 	}
 	db, other := openPair(t, testenv.DSN(t, sqlstore.Postgres), time.Hour)
