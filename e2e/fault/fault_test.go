@@ -40,7 +40,11 @@ func TestLedgerHoldsUnderFaults(t *testing.T) {
 	bin := testenv.BuildLoyalty(t)
 	dsn := testenv.DSN(t, sqlstore.Postgres)
 	proxiedDB, pg := testenv.Proxied(t, dsn)
-	rds := testenv.NewProxy(t, redisAddr())
+	ru, err := url.Parse(testenv.RedisURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rds := testenv.NewProxy(t, ru.Host)
 	dataDir := t.TempDir()
 
 	cli := func(args ...string) map[string]any {
@@ -277,14 +281,6 @@ func do(t *testing.T, hc *http.Client, req *http.Request, v any) int {
 		}
 	}
 	return resp.StatusCode
-}
-
-// redisAddr is the Redis the tests use (LOYALTY_TEST_REDIS_URL's host).
-func redisAddr() string {
-	if u, err := url.Parse(os.Getenv("LOYALTY_TEST_REDIS_URL")); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return "127.0.0.1:6379"
 }
 
 type syncWriter struct {

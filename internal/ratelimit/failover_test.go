@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -23,13 +22,7 @@ import (
 // (LOYALTY_TEST_REDIS_URL, default redis://127.0.0.1:6379/0); "off" skips.
 func redisOptions(tb testing.TB) *redis.Options {
 	tb.Helper()
-	url := os.Getenv("LOYALTY_TEST_REDIS_URL")
-	if url == "off" {
-		tb.Skip("LOYALTY_TEST_REDIS_URL=off")
-	}
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
+	url := testenv.RedisURL(tb)
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		tb.Fatalf("parse %s: %v", url, err)

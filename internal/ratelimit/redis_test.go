@@ -3,10 +3,10 @@ package ratelimit
 import (
 	"context"
 	"crypto/rand"
-	"os"
 	"testing"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/testenv"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -14,13 +14,7 @@ import (
 // redis://127.0.0.1:6379/0), skipping the test only if it is "off".
 func redisClient(t *testing.T) *redis.Client {
 	t.Helper()
-	url := os.Getenv("LOYALTY_TEST_REDIS_URL")
-	if url == "off" {
-		t.Skip("LOYALTY_TEST_REDIS_URL=off")
-	}
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
+	url := testenv.RedisURL(t)
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		t.Fatalf("parse %s: %v", url, err)
@@ -82,11 +76,7 @@ func TestRedisSharedBetweenInstances(t *testing.T) {
 
 func TestOpenRedis(t *testing.T) {
 	redisClient(t) // skip or fail like the other Redis tests
-	url := os.Getenv("LOYALTY_TEST_REDIS_URL")
-	if url == "" {
-		url = "redis://127.0.0.1:6379/0"
-	}
-	r, err := OpenRedis(url)
+	r, err := OpenRedis(testenv.RedisURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,3 +93,17 @@ func Open(tb testing.TB, engine string) *sqlstore.DB {
 	}
 	return db
 }
+
+// RedisURL is the Redis the tests use: LOYALTY_TEST_REDIS_URL, default
+// redis://127.0.0.1:6379/0; "off" skips tb.
+func RedisURL(tb testing.TB) string {
+	tb.Helper()
+	url := os.Getenv("LOYALTY_TEST_REDIS_URL")
+	if url == "off" {
+		tb.Skip("LOYALTY_TEST_REDIS_URL=off")
+	}
+	if url == "" {
+		url = "redis://127.0.0.1:6379/0"
+	}
+	return url
+}
