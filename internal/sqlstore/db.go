@@ -83,7 +83,6 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
 		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool), Postgres
-		d.batch = newAppendBatch(d)
 		d.listenAccess()
 		// database/sql keeps only 2 idle connections by default; churning
 		// the rest loses pgx's per-connection statement cache.
@@ -122,6 +121,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if d.wdb == nil {
 		d.wdb = d.db
 	}
+	d.batch = newAppendBatch(d)
 	if err := d.db.PingContext(ctx); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
@@ -163,9 +163,7 @@ func (d *DB) SQL() *sql.DB { return d.db }
 // Close closes the database; calls after the first return its result.
 func (d *DB) Close() error {
 	d.closed.Do(func() {
-		if d.batch != nil {
-			d.batch.close()
-		}
+		d.batch.close()
 		if d.listener != nil {
 			d.listener.close()
 		}
