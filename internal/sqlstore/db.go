@@ -266,7 +266,7 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	}
 	if err == nil && t.access && d.dialect == Postgres {
 		// Delivered at commit to every instance's listener.
-		_, err = t.ExecContext(ctx, `SELECT pg_notify('`+accessChannel+`', '')`)
+		_, err = t.ExecContext(ctx, `SELECT pg_notify('`+accessChannel+`', current_schema())`)
 	}
 	if err != nil {
 		_ = stx.Rollback()

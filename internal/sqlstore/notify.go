@@ -12,6 +12,10 @@ import (
 // that ends cached token lookups (see accessCache) is announced to every
 // instance sharing the database. The notification is sent inside the
 // change's transaction, so it is delivered when, and only if, it commits.
+// Its payload is the schema of the change: the channel is the whole
+// database's, and stores in other schemas of the same database (other
+// deployments, or tests running side by side) must not end this one's
+// cache.
 const accessChannel = "loyalty_access"
 
 // accessListener keeps one connection listening on accessChannel and ends
@@ -56,6 +60,10 @@ func (d *DB) listenOnce(ctx context.Context, l *accessListener) error {
 		return err
 	}
 	defer conn.Close(context.Background())
+	var schema string
+	if err := conn.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		return err
+	}
 	if _, err := conn.Exec(ctx, "LISTEN "+accessChannel); err != nil {
 		return err
 	}
@@ -63,10 +71,13 @@ func (d *DB) listenOnce(ctx context.Context, l *accessListener) error {
 	l.up.Store(true)
 	d.tokens.changed()
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
 			return err
 		}
-		d.tokens.changed()
+		if n.Payload == schema {
+			d.tokens.changed()
+		}
 	}
 }
 
