@@ -9,6 +9,10 @@
 //	         transaction a reward needs, without HTTP
 //	history  page 1 of GET /customers/{id}/transactions for a customer with
 //	         100 entries and for one with -entries entries
+//	size     reward, read, history page 1, customer list page 1 and a
+//	         filtered customer list at 10,000 customers and again after
+//	         growing the business to -customers customers with
+//	         -per-customer entries each (seeded in SQL)
 //
 // It prints a report of requests per second, latency and peak memory.
 package main
@@ -47,12 +51,15 @@ func main() {
 	threads := flag.Int("t", 2, "wrk threads")
 	dur := flag.Duration("d", 10*time.Second, "duration of each run")
 	bare := flag.Bool("bare", false, "read: also a bare net/http server doing the same queries; reward: also a bare insert+update transaction")
-	scenario := flag.String("scenario", "read", "read, reward or history")
+	scenario := flag.String("scenario", "read", "read, reward, history or size")
 	entries := flag.Int("entries", 100_000, "history scenario: entries of the long history")
+	customers := flag.Int("customers", 1_000_000, "size scenario: customers of the business at full size")
+	perCustomer := flag.Int("per-customer", 10, "size scenario: ledger entries of each seeded customer")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the full-stack run to this file")
 	flag.Parse()
 	cpuProfile = *profile
-	opts := options{conns: *conns, threads: *threads, dur: *dur, bare: *bare, scenario: *scenario, entries: *entries}
+	opts := options{conns: *conns, threads: *threads, dur: *dur, bare: *bare, scenario: *scenario, entries: *entries,
+		customers: *customers, perCustomer: *perCustomer}
 	if err := run(*dsn, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
@@ -66,6 +73,8 @@ type options struct {
 	bare           bool
 	scenario       string
 	entries        int
+	customers      int // size scenario
+	perCustomer    int // size scenario
 }
 
 func run(dsn string, o options) error {
@@ -101,6 +110,8 @@ func run(dsn string, o options) error {
 		return rewardScenario(ctx, a, base, key, token, customerID, o)
 	case "history":
 		return historyScenario(ctx, a, base, key, token, o)
+	case "size":
+		return sizeScenario(ctx, st, o)
 	case "read":
 	default:
 		return fmt.Errorf("unknown scenario %q", o.scenario)
