@@ -109,8 +109,17 @@ func seedSize(ctx context.Context, a *app.App, businessID, branch string, base t
 		if err != nil {
 			return err
 		}
-		for _, q := range seedSQL(pg) {
-			if _, err = tx.ExecContext(ctx, q, businessID, lo+1, hi, base, perCustomer, branch); err != nil {
+		all := []any{businessID, lo + 1, hi, base, perCustomer, branch}
+		for i, q := range seedSQL(pg) {
+			// PostgreSQL wants no parameter a statement leaves unused:
+			// the users' statement takes no business, entries or branch.
+			args := all
+			if i == 0 {
+				args = all[:4]
+			} else if i == 1 {
+				args = all[:5]
+			}
+			if _, err = tx.ExecContext(ctx, q, args...); err != nil {
 				tx.Rollback()
 				return fmt.Errorf("seed: %w", err)
 			}
@@ -119,7 +128,14 @@ func seedSize(ctx context.Context, a *app.App, businessID, branch string, base t
 			return err
 		}
 	}
-	return nil
+	// The pages the seeding dirtied are written now, not by a checkpoint
+	// in the middle of the measurement.
+	q := `PRAGMA wal_checkpoint(TRUNCATE)`
+	if pg {
+		q = `CHECKPOINT`
+	}
+	_, err := a.DB.SQL().ExecContext(ctx, q)
+	return err
 }
 
 // seedSQL returns the statements of a chunk. Their parameters: $1
@@ -131,7 +147,7 @@ func seedSQL(pg bool) []string {
 		id := `lpad(to_hex(g), 32, '0')`
 		at := `$4::timestamptz + g * interval '1 second'`
 		return []string{
-			`INSERT INTO users (id, email, created_at, updated_at) SELECT ` + id + `, 'size-' || g || '@example.com', ` + at + `, ` + at + ` FROM ` + series,
+			`INSERT INTO users (id, email, created_at, updated_at) SELECT ` + id + `, 'size-' || g || '@example.com', ` + at + `, ` + at + ` FROM ` + series + ` WHERE $1::text IS NOT NULL`,
 			`INSERT INTO customers (business_id, user_id, email, points, tx_count, created_at, updated_at)
 				SELECT $1, ` + id + `, 'size-' || g || '@example.com', $5::int * 10, $5::int, ` + at + `, ` + at + ` FROM ` + series,
 			`INSERT INTO transactions (business_id, customer_id, branch_id, intent, type_code, name, amount, points, visits,
