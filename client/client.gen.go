@@ -1251,47 +1251,43 @@ type AcceptedStatusCode int
 
 // Account defines model for Account.
 type Account struct {
-	Business struct {
-		About *string `json:"about"`
-
-		// Cover Image URL.
-		Cover *string `json:"cover"`
-		Id    string  `json:"id"`
-
-		// Logo Image URL.
-		Logo        *string                    `json:"logo"`
-		LoyaltyType AccountBusinessLoyaltyType `json:"loyalty_type"`
-		Name        string                     `json:"name"`
-	} `json:"business"`
-	Id      string `json:"id"`
-	Profile struct {
-		Email     string  `json:"email"`
-		FirstName *string `json:"first_name"`
-		Id        string  `json:"id"`
-		LastName  *string `json:"last_name"`
-		Username  *string `json:"username"`
-	} `json:"profile"`
+	Business Account_Business `json:"business"`
+	Id       string           `json:"id"`
+	Profile  Account_Profile  `json:"profile"`
 }
 
 // AccountBusinessLoyaltyType defines model for Account.Business.LoyaltyType.
 type AccountBusinessLoyaltyType string
+
+// Account_Business defines model for Account.Business.
+type Account_Business struct {
+	About *string `json:"about"`
+
+	// Cover Image URL.
+	Cover *string `json:"cover"`
+	Id    string  `json:"id"`
+
+	// Logo Image URL.
+	Logo        *string                    `json:"logo"`
+	LoyaltyType AccountBusinessLoyaltyType `json:"loyalty_type"`
+	Name        string                     `json:"name"`
+}
+
+// Account_Profile defines model for Account.Profile.
+type Account_Profile struct {
+	Email     string  `json:"email"`
+	FirstName *string `json:"first_name"`
+	Id        string  `json:"id"`
+	LastName  *string `json:"last_name"`
+	Username  *string `json:"username"`
+}
 
 // AccountIncluded defines model for AccountIncluded.
 type AccountIncluded struct {
 	Branches *[]Branch `json:"branches,omitempty"`
 
 	// Business The account's business, with `settings` when include names settings too.
-	Business *struct {
-		About       *string                            `json:"about"`
-		Cover       *string                            `json:"cover"`
-		Id          string                             `json:"id"`
-		Logo        *string                            `json:"logo"`
-		LoyaltyType AccountIncludedBusinessLoyaltyType `json:"loyalty_type"`
-		Name        string                             `json:"name"`
-
-		// Settings The settings of the business the service keeps.
-		Settings *AccountSettings `json:"settings,omitempty"`
-	} `json:"business,omitempty"`
+	Business *AccountIncluded_Business `json:"business,omitempty"`
 
 	// Catalog The reference platform's name for catalog_items; the same list.
 	Catalog      *[]map[string]interface{} `json:"catalog,omitempty"`
@@ -1311,6 +1307,19 @@ type AccountIncluded struct {
 // AccountIncludedBusinessLoyaltyType defines model for AccountIncluded.Business.LoyaltyType.
 type AccountIncludedBusinessLoyaltyType string
 
+// AccountIncluded_Business The account's business, with `settings` when include names settings too.
+type AccountIncluded_Business struct {
+	About       *string                            `json:"about"`
+	Cover       *string                            `json:"cover"`
+	Id          string                             `json:"id"`
+	Logo        *string                            `json:"logo"`
+	LoyaltyType AccountIncludedBusinessLoyaltyType `json:"loyalty_type"`
+	Name        string                             `json:"name"`
+
+	// Settings The settings of the business the service keeps.
+	Settings *AccountSettings `json:"settings,omitempty"`
+}
+
 // AccountResponse defines model for AccountResponse.
 type AccountResponse struct {
 	Data     Account          `json:"data"`
@@ -1329,14 +1338,14 @@ type AccountSettingsLoyaltyType string
 
 // Address defines model for Address.
 type Address struct {
-	City        *string  `json:"city"`
-	Country     *string  `json:"country"`
-	CountryCode *string  `json:"country_code"`
-	Lat         *float32 `json:"lat"`
-	Long        *float32 `json:"long"`
-	Region      *string  `json:"region"`
-	Street      *string  `json:"street"`
-	ZipCode     *string  `json:"zip_code"`
+	City        *string      `json:"city"`
+	Country     *string      `json:"country"`
+	CountryCode *string      `json:"country_code"`
+	Lat         *json.Number `json:"lat"`
+	Long        *json.Number `json:"long"`
+	Region      *string      `json:"region"`
+	Street      *string      `json:"street"`
+	ZipCode     *string      `json:"zip_code"`
 }
 
 // AuthorizationServerMetadata RFC 8414 section 2.
@@ -1415,8 +1424,8 @@ type AvailableCouponList struct {
 // Balance defines model for Balance.
 type Balance struct {
 	// Giftcard Gift-card balance in money.
-	Giftcard float32 `json:"giftcard"`
-	Points   int     `json:"points"`
+	Giftcard json.Number `json:"giftcard"`
+	Points   int         `json:"points"`
 }
 
 // Branch defines model for Branch.
@@ -1436,10 +1445,10 @@ type BranchAddress struct {
 	Country *string `json:"country"`
 
 	// Formatted The street line.
-	Formatted *string  `json:"formatted"`
-	Lat       *float32 `json:"lat"`
-	Long      *float32 `json:"long"`
-	Region    *string  `json:"region"`
+	Formatted *string      `json:"formatted"`
+	Lat       *json.Number `json:"lat"`
+	Long      *json.Number `json:"long"`
+	Region    *string      `json:"region"`
 }
 
 // BranchCreate Body of POST /branches and PUT /branches/{id}: name (required on
@@ -1449,16 +1458,19 @@ type BranchAddress struct {
 // clears it.
 type BranchCreate struct {
 	// Address The reference platform's shape: formatted, city, region, country (strings of at most 200 characters); lat (-90 to 90), long (-180 to 180) numbers.
-	Address *struct {
-		City      interface{} `json:"city,omitempty"`
-		Country   interface{} `json:"country,omitempty"`
-		Formatted interface{} `json:"formatted,omitempty"`
-		Lat       interface{} `json:"lat,omitempty"`
-		Long      interface{} `json:"long,omitempty"`
-		Region    interface{} `json:"region,omitempty"`
-	} `json:"address,omitempty"`
-	Name    interface{} `json:"name,omitempty"`
-	WebSite interface{} `json:"web_site,omitempty"`
+	Address *BranchCreate_Address `json:"address,omitempty"`
+	Name    interface{}           `json:"name,omitempty"`
+	WebSite interface{}           `json:"web_site,omitempty"`
+}
+
+// BranchCreate_Address The reference platform's shape: formatted, city, region, country (strings of at most 200 characters); lat (-90 to 90), long (-180 to 180) numbers.
+type BranchCreate_Address struct {
+	City      interface{} `json:"city,omitempty"`
+	Country   interface{} `json:"country,omitempty"`
+	Formatted interface{} `json:"formatted,omitempty"`
+	Lat       interface{} `json:"lat,omitempty"`
+	Long      interface{} `json:"long,omitempty"`
+	Region    interface{} `json:"region,omitempty"`
 }
 
 // BranchList defines model for BranchList.
@@ -1489,12 +1501,15 @@ type CatalogImage struct {
 
 // CatalogImageUpload defines model for CatalogImageUpload.
 type CatalogImageUpload struct {
-	Data struct {
-		Large     string `json:"large"`
-		Medium    string `json:"medium"`
-		Original  string `json:"original"`
-		Thumbnail string `json:"thumbnail"`
-	} `json:"data"`
+	Data CatalogImageUpload_Data `json:"data"`
+}
+
+// CatalogImageUpload_Data defines model for CatalogImageUpload.Data.
+type CatalogImageUpload_Data struct {
+	Large     string `json:"large"`
+	Medium    string `json:"medium"`
+	Original  string `json:"original"`
+	Thumbnail string `json:"thumbnail"`
 }
 
 // CatalogImageWrite An image: `path` (an http or https URL, or a path an image upload returned), or the reference platform's four sizes `original`, `large`, `medium`, `thumbnail` (all four, each an http or https URL; path becomes the original); `default` marks the one shown first (the first one when none is).
@@ -1552,10 +1567,7 @@ type Customer struct {
 	UpdatedAt time.Time `json:"updated_at"`
 
 	// UserType With relationships=user_type.
-	UserType *struct {
-		Id   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"user_type,omitempty"`
+	UserType *Customer_UserType `json:"user_type,omitempty"`
 }
 
 // CustomerGender defines model for Customer.Gender.
@@ -1563,6 +1575,12 @@ type CustomerGender string
 
 // CustomerLanguage defines model for Customer.Language.
 type CustomerLanguage string
+
+// Customer_UserType With relationships=user_type.
+type Customer_UserType struct {
+	Id   string `json:"id"`
+	Name string `json:"name"`
+}
 
 // CustomerCreate New customer. `email` or `phone` is required; `country_code` (ISO
 // 3166-1 alpha-2) is required with `phone`; `language` is en, fr or es;
@@ -1579,13 +1597,7 @@ type CustomerCreate struct {
 	Phone       *string                 `json:"phone,omitempty"`
 
 	// Referral Create through a referral.
-	Referral *struct {
-		// ReferralProgramId Integer id of an enabled referral program.
-		ReferralProgramId *int `json:"referral_program_id,omitempty"`
-
-		// ReferrerId Customer id of the referrer.
-		ReferrerId *string `json:"referrer_id,omitempty"`
-	} `json:"referral,omitempty"`
+	Referral *CustomerCreate_Referral `json:"referral,omitempty"`
 }
 
 // CustomerCreateGender defines model for CustomerCreate.Gender.
@@ -1593,6 +1605,15 @@ type CustomerCreateGender string
 
 // CustomerCreateLanguage defines model for CustomerCreate.Language.
 type CustomerCreateLanguage string
+
+// CustomerCreate_Referral Create through a referral.
+type CustomerCreate_Referral struct {
+	// ReferralProgramId Integer id of an enabled referral program.
+	ReferralProgramId *int `json:"referral_program_id,omitempty"`
+
+	// ReferrerId Customer id of the referrer.
+	ReferrerId *string `json:"referrer_id,omitempty"`
+}
 
 // CustomerIncluded defines model for CustomerIncluded.
 type CustomerIncluded struct {
@@ -1616,10 +1637,8 @@ type CustomerList struct {
 
 // CustomerOffer An offer as one customer sees it.
 type CustomerOffer struct {
-	Actions []struct {
-		Type CustomerOfferActionsType `json:"type"`
-	} `json:"actions"`
-	Branch *Branch `json:"branch,omitempty"`
+	Actions []CustomerOffer_Actions `json:"actions"`
+	Branch  *Branch                 `json:"branch,omitempty"`
 
 	// CouponExpiresIn Days an issued coupon lives (never beyond the offer); 0 as long as the offer.
 	CouponExpiresIn int `json:"coupon_expires_in"`
@@ -1627,18 +1646,18 @@ type CustomerOffer struct {
 	// CouponTypeId 74 or 91 while the customer holds an available coupon of the offer, else 75 or 92 once one was claimed, else null.
 	CouponTypeId  *CustomerOfferCouponTypeId `json:"coupon_type_id"`
 	Description   *string                    `json:"description,omitempty"`
-	DiscountValue *float32                   `json:"discount_value,omitempty"`
+	DiscountValue *json.Number               `json:"discount_value,omitempty"`
 	ExpiresAt     *time.Time                 `json:"expires_at,omitempty"`
 	ExternalId    string                     `json:"external_id"`
 	Id            int                        `json:"id"`
 	Images        *[]CatalogImage            `json:"images,omitempty"`
 
 	// MaxPurchase The largest purchase the offer applies to; null for no maximum.
-	MaxPurchase *float32 `json:"max_purchase"`
+	MaxPurchase *json.Number `json:"max_purchase"`
 
 	// MinPurchase The smallest purchase the offer applies to (a reward's amount for points offers, the claiming purchase for coupons).
-	MinPurchase  float32  `json:"min_purchase"`
-	MultipFactor *float32 `json:"multip_factor,omitempty"`
+	MinPurchase  json.Number  `json:"min_purchase"`
+	MultipFactor *json.Number `json:"multip_factor,omitempty"`
 
 	// OfferFrequencyId 4 when each customer may use the offer once; null for no limit.
 	OfferFrequencyId *CustomerOfferOfferFrequencyId `json:"offer_frequency_id"`
@@ -1648,15 +1667,20 @@ type CustomerOffer struct {
 	Points         int             `json:"points"`
 
 	// PublishAt When the offer goes live (the same as starts_at); before it no reward uses it and no customer sees it.
-	PublishAt time.Time `json:"publish_at"`
-	RealValue *float32  `json:"real_value,omitempty"`
-	Title     string    `json:"title"`
-	Type      string    `json:"type"`
-	TypeId    *int      `json:"type_id,omitempty"`
+	PublishAt time.Time    `json:"publish_at"`
+	RealValue *json.Number `json:"real_value,omitempty"`
+	Title     string       `json:"title"`
+	Type      string       `json:"type"`
+	TypeId    *int         `json:"type_id,omitempty"`
 }
 
 // CustomerOfferActionsType defines model for CustomerOffer.Actions.Type.
 type CustomerOfferActionsType string
+
+// CustomerOffer_Actions defines model for CustomerOffer.Actions.
+type CustomerOffer_Actions struct {
+	Type CustomerOfferActionsType `json:"type"`
+}
 
 // CustomerOfferCouponTypeId defines model for CustomerOffer.CouponTypeId.
 type CustomerOfferCouponTypeId int
@@ -1694,16 +1718,7 @@ type CustomerTransactionList struct {
 // `phone`. `enabled` activates or deactivates the customer.
 type CustomerUpdate struct {
 	// Address street, city, region, country, country_code, zip_code (strings); lat, long (numbers).
-	Address *struct {
-		City        *string  `json:"city,omitempty"`
-		Country     *string  `json:"country,omitempty"`
-		CountryCode *string  `json:"country_code,omitempty"`
-		Lat         *float32 `json:"lat,omitempty"`
-		Long        *float32 `json:"long,omitempty"`
-		Region      *string  `json:"region,omitempty"`
-		Street      *string  `json:"street,omitempty"`
-		ZipCode     *string  `json:"zip_code,omitempty"`
-	} `json:"address,omitempty"`
+	Address *CustomerUpdate_Address `json:"address,omitempty"`
 
 	// BirthDate YYYY-MM-DD.
 	BirthDate   *string                 `json:"birth_date,omitempty"`
@@ -1715,6 +1730,18 @@ type CustomerUpdate struct {
 	Language    *CustomerUpdateLanguage `json:"language,omitempty"`
 	LastName    *string                 `json:"last_name,omitempty"`
 	Phone       *string                 `json:"phone,omitempty"`
+}
+
+// CustomerUpdate_Address street, city, region, country, country_code, zip_code (strings); lat, long (numbers).
+type CustomerUpdate_Address struct {
+	City        *string      `json:"city,omitempty"`
+	Country     *string      `json:"country,omitempty"`
+	CountryCode *string      `json:"country_code,omitempty"`
+	Lat         *json.Number `json:"lat,omitempty"`
+	Long        *json.Number `json:"long,omitempty"`
+	Region      *string      `json:"region,omitempty"`
+	Street      *string      `json:"street,omitempty"`
+	ZipCode     *string      `json:"zip_code,omitempty"`
 }
 
 // CustomerUpdateGender defines model for CustomerUpdate.Gender.
@@ -1731,11 +1758,14 @@ type CustomerWithIncluded struct {
 
 // Error403 defines model for Error403.
 type Error403 struct {
-	Error struct {
-		Description *string `json:"description,omitempty"`
-		Message     string  `json:"message"`
-		StatusCode  int     `json:"status_code"`
-	} `json:"error"`
+	Error Error403_Error `json:"error"`
+}
+
+// Error403_Error defines model for Error403.Error.
+type Error403_Error struct {
+	Description *string `json:"description,omitempty"`
+	Message     string  `json:"message"`
+	StatusCode  int     `json:"status_code"`
 }
 
 // Error422 Keyed by field name; each value lists messages about that field.
@@ -1743,11 +1773,14 @@ type Error422 map[string][]string
 
 // ErrorBusiness Business-API error (also 401, 406, 429 and 500 on both APIs).
 type ErrorBusiness struct {
-	Error struct {
-		Description *string `json:"description,omitempty"`
-		Message     string  `json:"message"`
-		StatusCode  int     `json:"status_code"`
-	} `json:"error"`
+	Error ErrorBusiness_Error `json:"error"`
+}
+
+// ErrorBusiness_Error defines model for ErrorBusiness.Error.
+type ErrorBusiness_Error struct {
+	Description *string `json:"description,omitempty"`
+	Message     string  `json:"message"`
+	StatusCode  int     `json:"status_code"`
 }
 
 // ErrorUser User-API 400 error.
@@ -1767,16 +1800,16 @@ type Giftcard struct {
 	Description string    `json:"description"`
 
 	// DiscountValue The gift-card credit the card gives.
-	DiscountValue float32        `json:"discount_value"`
+	DiscountValue json.Number    `json:"discount_value"`
 	Enabled       bool           `json:"enabled"`
 	ExpiresAt     *time.Time     `json:"expires_at"`
 	Id            int            `json:"id"`
 	Images        []CatalogImage `json:"images"`
-	MultipFactor  float32        `json:"multip_factor"`
+	MultipFactor  json.Number    `json:"multip_factor"`
 	Points        int            `json:"points"`
 
 	// RealValue The price of the card.
-	RealValue float32      `json:"real_value"`
+	RealValue json.Number  `json:"real_value"`
 	Title     string       `json:"title"`
 	Type      GiftcardType `json:"type"`
 	UpdatedAt time.Time    `json:"updated_at"`
@@ -1825,29 +1858,30 @@ type OAuthError struct {
 
 // Offer defines model for Offer.
 type Offer struct {
-	Actions *[]struct {
-		Type string `json:"type"`
-	} `json:"actions,omitempty"`
-	Branch        *Branch         `json:"branch,omitempty"`
-	Description   *string         `json:"description,omitempty"`
-	DiscountValue *float32        `json:"discount_value,omitempty"`
-	ExpiresAt     *time.Time      `json:"expires_at,omitempty"`
-	Id            int             `json:"id"`
-	Images        *[]CatalogImage `json:"images,omitempty"`
-	MultipFactor  *float32        `json:"multip_factor,omitempty"`
-	Points        int             `json:"points"`
-	RealValue     *float32        `json:"real_value,omitempty"`
-	Title         string          `json:"title"`
-	Type          string          `json:"type"`
-	TypeId        *int            `json:"type_id,omitempty"`
+	Actions       *[]Offer_Actions `json:"actions,omitempty"`
+	Branch        *Branch          `json:"branch,omitempty"`
+	Description   *string          `json:"description,omitempty"`
+	DiscountValue *json.Number     `json:"discount_value,omitempty"`
+	ExpiresAt     *time.Time       `json:"expires_at,omitempty"`
+	Id            int              `json:"id"`
+	Images        *[]CatalogImage  `json:"images,omitempty"`
+	MultipFactor  *json.Number     `json:"multip_factor,omitempty"`
+	Points        int              `json:"points"`
+	RealValue     *json.Number     `json:"real_value,omitempty"`
+	Title         string           `json:"title"`
+	Type          string           `json:"type"`
+	TypeId        *int             `json:"type_id,omitempty"`
+}
+
+// Offer_Actions defines model for Offer.Actions.
+type Offer_Actions struct {
+	Type string `json:"type"`
 }
 
 // OfferDetail An offer as the business manages it.
 type OfferDetail struct {
-	Actions *[]struct {
-		Type string `json:"type"`
-	} `json:"actions,omitempty"`
-	Branch *Branch `json:"branch,omitempty"`
+	Actions *[]OfferDetail_Actions `json:"actions,omitempty"`
+	Branch  *Branch                `json:"branch,omitempty"`
 
 	// Branches Ids of the branches the offer is available at; empty means every branch.
 	Branches []string `json:"branches"`
@@ -1862,7 +1896,7 @@ type OfferDetail struct {
 	// Customers The customers a targeted offer is for.
 	Customers     []string       `json:"customers"`
 	Description   string         `json:"description"`
-	DiscountValue float32        `json:"discount_value"`
+	DiscountValue json.Number    `json:"discount_value"`
 	Enabled       bool           `json:"enabled"`
 	ExpiresAt     *time.Time     `json:"expires_at"`
 	ExternalId    string         `json:"external_id"`
@@ -1870,11 +1904,11 @@ type OfferDetail struct {
 	Images        []CatalogImage `json:"images"`
 
 	// MaxPurchase The largest purchase the offer applies to; null for no maximum.
-	MaxPurchase *float32 `json:"max_purchase"`
+	MaxPurchase *json.Number `json:"max_purchase"`
 
 	// MinPurchase The smallest purchase the offer applies to (a reward's amount for points offers, the claiming purchase for coupons).
-	MinPurchase  float32 `json:"min_purchase"`
-	MultipFactor float32 `json:"multip_factor"`
+	MinPurchase  json.Number `json:"min_purchase"`
+	MultipFactor json.Number `json:"multip_factor"`
 
 	// OfferFrequencyId 4 when each customer may use the offer once; null for no limit.
 	OfferFrequencyId *OfferDetailOfferFrequencyId `json:"offer_frequency_id"`
@@ -1885,13 +1919,18 @@ type OfferDetail struct {
 
 	// PublishAt When the offer goes live (the same as starts_at); before it no reward uses it and no customer sees it.
 	PublishAt time.Time         `json:"publish_at"`
-	RealValue float32           `json:"real_value"`
+	RealValue json.Number       `json:"real_value"`
 	StartsAt  time.Time         `json:"starts_at"`
 	Targeted  bool              `json:"targeted"`
 	Title     string            `json:"title"`
 	Type      OfferDetailType   `json:"type"`
 	TypeId    OfferDetailTypeId `json:"type_id"`
 	UpdatedAt time.Time         `json:"updated_at"`
+}
+
+// OfferDetail_Actions defines model for OfferDetail.Actions.
+type OfferDetail_Actions struct {
+	Type string `json:"type"`
 }
 
 // OfferDetailOfferFrequencyId defines model for OfferDetail.OfferFrequencyId.
@@ -1937,10 +1976,10 @@ type OfferTerms struct {
 	ExternalId      string `json:"external_id"`
 
 	// MaxPurchase The largest purchase the offer applies to; null for no maximum.
-	MaxPurchase *float32 `json:"max_purchase"`
+	MaxPurchase *json.Number `json:"max_purchase"`
 
 	// MinPurchase The smallest purchase the offer applies to (a reward's amount for points offers, the claiming purchase for coupons).
-	MinPurchase float32 `json:"min_purchase"`
+	MinPurchase json.Number `json:"min_purchase"`
 
 	// OfferFrequencyId 4 when each customer may use the offer once; null for no limit.
 	OfferFrequencyId *OfferTermsOfferFrequencyId `json:"offer_frequency_id"`
@@ -1964,9 +2003,7 @@ type OfferWrite struct {
 	AppsOnly *bool `json:"apps_only,omitempty"`
 
 	// AvailableAtBranches The reference's branch list, `[{id}]`, at least one; the offer applies only to rewards at these branches (a reward without a branch is at the main branch) and shows under their branch.id filter. Send it or branches.
-	AvailableAtBranches *[]struct {
-		Id *string `json:"id,omitempty"`
-	} `json:"available_at_branches,omitempty"`
+	AvailableAtBranches *[]OfferWrite_AvailableAtBranches `json:"available_at_branches,omitempty"`
 
 	// Branches Branch ids; empty means every branch.
 	Branches *[]string `json:"branches,omitempty"`
@@ -1988,8 +2025,8 @@ type OfferWrite struct {
 	Description *string   `json:"description,omitempty"`
 
 	// DiscountValue Type 9 percent (0 to 100), type 10 amount.
-	DiscountValue *float32 `json:"discount_value,omitempty"`
-	Enabled       *bool    `json:"enabled,omitempty"`
+	DiscountValue *json.Number `json:"discount_value,omitempty"`
+	Enabled       *bool        `json:"enabled,omitempty"`
 
 	// ExpiresAt Null never.
 	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
@@ -2000,13 +2037,13 @@ type OfferWrite struct {
 	Images      *[]CatalogImageWrite `json:"images,omitempty"`
 
 	// MaxPurchase The largest purchase the offer applies to, not below min_purchase; null (or leaving it out) for no maximum, 0 is refused.
-	MaxPurchase *float32 `json:"max_purchase,omitempty"`
+	MaxPurchase *json.Number `json:"max_purchase,omitempty"`
 
 	// MinPurchase The smallest purchase the offer applies to; a reward of a smaller amount earns without it (a coupon's claim needs an amount in range).
-	MinPurchase *float32 `json:"min_purchase,omitempty"`
+	MinPurchase *json.Number `json:"min_purchase,omitempty"`
 
 	// MultipFactor Type 1, greater than 1, 2 decimals.
-	MultipFactor *float32 `json:"multip_factor,omitempty"`
+	MultipFactor *json.Number `json:"multip_factor,omitempty"`
 
 	// NeverExpiresFlag 1 clears expires_at (and takes none); 0 requires expires_at.
 	NeverExpiresFlag *OfferWriteNeverExpiresFlag `json:"never_expires_flag,omitempty"`
@@ -2015,16 +2052,7 @@ type OfferWrite struct {
 	OfferFrequencyId *int `json:"offer_frequency_id,omitempty"`
 
 	// OfferLanguages The offer's texts per language, merged by language_id (a new language needs its title). English (1) is the offer's title and description and is required on create unless title is sent; a PUT of offer_languages alone changes them. `title` and `description` are read as offer_title and offer_description.
-	OfferLanguages *[]struct {
-		LanguageId       *OfferWriteOfferLanguagesLanguageId `json:"language_id,omitempty"`
-		OfferDescription *string                             `json:"offer_description,omitempty"`
-
-		// OfferLink An http or https URL.
-		OfferLink            *string `json:"offer_link,omitempty"`
-		OfferProduct         *string `json:"offer_product,omitempty"`
-		OfferTermsConditions *string `json:"offer_terms_conditions,omitempty"`
-		OfferTitle           *string `json:"offer_title,omitempty"`
-	} `json:"offer_languages,omitempty"`
+	OfferLanguages *[]OfferWrite_OfferLanguages `json:"offer_languages,omitempty"`
 
 	// PeakFrom Refused with 422 when sent (day-and-time limits need the business's time zone).
 	PeakFrom interface{} `json:"peak_from,omitempty"`
@@ -2036,8 +2064,8 @@ type OfferWrite struct {
 	Points *int `json:"points,omitempty"`
 
 	// PublishAt The reference's name for starts_at (send one of them).
-	PublishAt *time.Time `json:"publish_at,omitempty"`
-	RealValue *float32   `json:"real_value,omitempty"`
+	PublishAt *time.Time   `json:"publish_at,omitempty"`
+	RealValue *json.Number `json:"real_value,omitempty"`
 
 	// StartsAt When the offer goes live (default now).
 	StartsAt *time.Time `json:"starts_at,omitempty"`
@@ -2055,11 +2083,28 @@ type OfferWrite struct {
 	TypeId *OfferWriteTypeId `json:"type_id,omitempty"`
 }
 
+// OfferWrite_AvailableAtBranches defines model for OfferWrite.AvailableAtBranches.
+type OfferWrite_AvailableAtBranches struct {
+	Id *string `json:"id,omitempty"`
+}
+
 // OfferWriteNeverExpiresFlag 1 clears expires_at (and takes none); 0 requires expires_at.
 type OfferWriteNeverExpiresFlag int
 
 // OfferWriteOfferLanguagesLanguageId defines model for OfferWrite.OfferLanguages.LanguageId.
 type OfferWriteOfferLanguagesLanguageId int
+
+// OfferWrite_OfferLanguages defines model for OfferWrite.OfferLanguages.
+type OfferWrite_OfferLanguages struct {
+	LanguageId       *OfferWriteOfferLanguagesLanguageId `json:"language_id,omitempty"`
+	OfferDescription *string                             `json:"offer_description,omitempty"`
+
+	// OfferLink An http or https URL.
+	OfferLink            *string `json:"offer_link,omitempty"`
+	OfferProduct         *string `json:"offer_product,omitempty"`
+	OfferTermsConditions *string `json:"offer_terms_conditions,omitempty"`
+	OfferTitle           *string `json:"offer_title,omitempty"`
+}
 
 // OfferWriteTargetedOfferFlag 1: only the offer's targets (customers) earn with it and see it; with no customers yet it is for no one, as on the reference platform, whose campaigns (not served here) name the targets. 0: everyone.
 type OfferWriteTargetedOfferFlag int
@@ -2120,8 +2165,8 @@ type ReadinessStatus string
 
 // ReferralProgram defines model for ReferralProgram.
 type ReferralProgram struct {
-	CondMinAmount float32 `json:"cond_min_amount"`
-	Enabled       bool    `json:"enabled"`
+	CondMinAmount json.Number `json:"cond_min_amount"`
+	Enabled       bool        `json:"enabled"`
 
 	// ExpiresIn Days.
 	ExpiresIn           int  `json:"expires_in"`
@@ -2191,12 +2236,12 @@ type RevokeRequest struct {
 // Reward defines model for Reward.
 type Reward struct {
 	// Amount Type 16, the cashback.
-	Amount      float32   `json:"amount"`
-	CreatedAt   time.Time `json:"created_at"`
-	Description string    `json:"description"`
+	Amount      json.Number `json:"amount"`
+	CreatedAt   time.Time   `json:"created_at"`
+	Description string      `json:"description"`
 
 	// DiscountValue Type 18, the percent off.
-	DiscountValue float32        `json:"discount_value"`
+	DiscountValue json.Number    `json:"discount_value"`
 	Enabled       bool           `json:"enabled"`
 	ExpiresAt     *time.Time     `json:"expires_at"`
 	ExternalId    string         `json:"external_id"`
@@ -2210,20 +2255,14 @@ type Reward struct {
 	PublishAt time.Time `json:"publish_at"`
 
 	// RealValue Type 15, the free item's value.
-	RealValue float32 `json:"real_value"`
+	RealValue json.Number `json:"real_value"`
 
 	// RedeemForGiftCard Type 16, a redemption credits the amount to the gift-card balance.
 	RedeemForGiftCard bool `json:"redeem_for_gift_card"`
 
 	// RewardLanguages The reward's texts per language, English first.
-	RewardLanguages []struct {
-		Description     string                          `json:"description"`
-		LanguageId      RewardRewardLanguagesLanguageId `json:"language_id"`
-		Link            string                          `json:"link"`
-		TermsConditions string                          `json:"terms_conditions"`
-		Title           string                          `json:"title"`
-	} `json:"reward_languages"`
-	Title string `json:"title"`
+	RewardLanguages []Reward_RewardLanguages `json:"reward_languages"`
+	Title           string                   `json:"title"`
 
 	// Type The reference's name of type_id (redeem_free_product, redeem_discount_amount, redeem_discount_percentage), else the kind.
 	Type string `json:"type"`
@@ -2239,20 +2278,29 @@ type RewardKind string
 // RewardRewardLanguagesLanguageId defines model for Reward.RewardLanguages.LanguageId.
 type RewardRewardLanguagesLanguageId int
 
+// Reward_RewardLanguages defines model for Reward.RewardLanguages.
+type Reward_RewardLanguages struct {
+	Description     string                          `json:"description"`
+	LanguageId      RewardRewardLanguagesLanguageId `json:"language_id"`
+	Link            string                          `json:"link"`
+	TermsConditions string                          `json:"terms_conditions"`
+	Title           string                          `json:"title"`
+}
+
 // RewardTypeId defines model for Reward.TypeId.
 type RewardTypeId int
 
 // RewardDetail A reward as the business manages it, with who may redeem it and where.
 type RewardDetail struct {
 	// Amount Type 16, the cashback.
-	Amount      float32   `json:"amount"`
-	Branches    []string  `json:"branches"`
-	CreatedAt   time.Time `json:"created_at"`
-	Customers   []string  `json:"customers"`
-	Description string    `json:"description"`
+	Amount      json.Number `json:"amount"`
+	Branches    []string    `json:"branches"`
+	CreatedAt   time.Time   `json:"created_at"`
+	Customers   []string    `json:"customers"`
+	Description string      `json:"description"`
 
 	// DiscountValue Type 18, the percent off.
-	DiscountValue float32          `json:"discount_value"`
+	DiscountValue json.Number      `json:"discount_value"`
 	Enabled       bool             `json:"enabled"`
 	ExpiresAt     *time.Time       `json:"expires_at"`
 	ExternalId    string           `json:"external_id"`
@@ -2266,24 +2314,16 @@ type RewardDetail struct {
 	PublishAt time.Time `json:"publish_at"`
 
 	// RealValue Type 15, the free item's value.
-	RealValue float32 `json:"real_value"`
+	RealValue json.Number `json:"real_value"`
 
 	// RedeemForGiftCard Type 16, a redemption credits the amount to the gift-card balance.
-	RedeemForGiftCard   bool `json:"redeem_for_gift_card"`
-	RedemptionUserTiers []struct {
-		Id int `json:"id"`
-	} `json:"redemption_user_tiers"`
+	RedeemForGiftCard   bool                               `json:"redeem_for_gift_card"`
+	RedemptionUserTiers []RewardDetail_RedemptionUserTiers `json:"redemption_user_tiers"`
 
 	// RewardLanguages The reward's texts per language, English first.
-	RewardLanguages []struct {
-		Description     string                                `json:"description"`
-		LanguageId      RewardDetailRewardLanguagesLanguageId `json:"language_id"`
-		Link            string                                `json:"link"`
-		TermsConditions string                                `json:"terms_conditions"`
-		Title           string                                `json:"title"`
-	} `json:"reward_languages"`
-	TargetedFlag RewardDetailTargetedFlag `json:"targeted_flag"`
-	Title        string                   `json:"title"`
+	RewardLanguages []RewardDetail_RewardLanguages `json:"reward_languages"`
+	TargetedFlag    RewardDetailTargetedFlag       `json:"targeted_flag"`
+	Title           string                         `json:"title"`
 
 	// Type The reference's name of type_id (redeem_free_product, redeem_discount_amount, redeem_discount_percentage), else the kind.
 	Type string `json:"type"`
@@ -2296,8 +2336,22 @@ type RewardDetail struct {
 // RewardDetailKind defines model for RewardDetail.Kind.
 type RewardDetailKind string
 
+// RewardDetail_RedemptionUserTiers defines model for RewardDetail.RedemptionUserTiers.
+type RewardDetail_RedemptionUserTiers struct {
+	Id int `json:"id"`
+}
+
 // RewardDetailRewardLanguagesLanguageId defines model for RewardDetail.RewardLanguages.LanguageId.
 type RewardDetailRewardLanguagesLanguageId int
+
+// RewardDetail_RewardLanguages defines model for RewardDetail.RewardLanguages.
+type RewardDetail_RewardLanguages struct {
+	Description     string                                `json:"description"`
+	LanguageId      RewardDetailRewardLanguagesLanguageId `json:"language_id"`
+	Link            string                                `json:"link"`
+	TermsConditions string                                `json:"terms_conditions"`
+	Title           string                                `json:"title"`
+}
 
 // RewardDetailTargetedFlag defines model for RewardDetail.TargetedFlag.
 type RewardDetailTargetedFlag int
@@ -2324,12 +2378,10 @@ type RewardResponse struct {
 // service cannot honour it exactly.
 type RewardWrite struct {
 	// Amount Type 16, greater than 0, the money a redemption gives (the entry's amount). Refused on another type unless 0.
-	Amount *float32 `json:"amount,omitempty"`
+	Amount *json.Number `json:"amount,omitempty"`
 
 	// AvailableAtBranches The reference's branch list, `[{id}]`, at least one; a redemption elsewhere (or without a branch, at the main branch) is refused. Send it or branches.
-	AvailableAtBranches *[]struct {
-		Id *string `json:"id,omitempty"`
-	} `json:"available_at_branches,omitempty"`
+	AvailableAtBranches *[]RewardWrite_AvailableAtBranches `json:"available_at_branches,omitempty"`
 
 	// Branches Branch ids where it can be redeemed; empty means every branch.
 	Branches *[]string `json:"branches,omitempty"`
@@ -2339,8 +2391,8 @@ type RewardWrite struct {
 	Description *string   `json:"description,omitempty"`
 
 	// DiscountValue Type 18, the percent off (greater than 0, at most 100), shown on the redemption for the point of sale to apply. Refused on another type unless 0.
-	DiscountValue *float32 `json:"discount_value,omitempty"`
-	Enabled       *bool    `json:"enabled,omitempty"`
+	DiscountValue *json.Number `json:"discount_value,omitempty"`
+	Enabled       *bool        `json:"enabled,omitempty"`
 
 	// ExpiresAt Null never.
 	ExpiresAt  *time.Time           `json:"expires_at,omitempty"`
@@ -2361,26 +2413,16 @@ type RewardWrite struct {
 	PublishAt *time.Time `json:"publish_at,omitempty"`
 
 	// RealValue Type 15, the free item's value, the money a redemption gives (the entry's amount). Refused on another type unless 0.
-	RealValue *float32 `json:"real_value,omitempty"`
+	RealValue *json.Number `json:"real_value,omitempty"`
 
 	// RedeemForGiftCard Type 16; true credits the amount to the customer's gift-card balance in the redemption's own entry. Refused on another type unless false.
 	RedeemForGiftCard *bool `json:"redeem_for_gift_card,omitempty"`
 
 	// RedemptionUserTiers With targeted_flag 2 (required then), the tier levels `[{id}]` whose holders may redeem it.
-	RedemptionUserTiers *[]struct {
-		Id *int `json:"id,omitempty"`
-	} `json:"redemption_user_tiers,omitempty"`
+	RedemptionUserTiers *[]RewardWrite_RedemptionUserTiers `json:"redemption_user_tiers,omitempty"`
 
 	// RewardLanguages The reward's texts per language, merged by language_id; English (1) is its title and description, required on create unless title is sent.
-	RewardLanguages *[]struct {
-		Description *string                               `json:"description,omitempty"`
-		LanguageId  *RewardWriteRewardLanguagesLanguageId `json:"language_id,omitempty"`
-
-		// Link An http or https URL.
-		Link            *string `json:"link,omitempty"`
-		TermsConditions *string `json:"terms_conditions,omitempty"`
-		Title           *string `json:"title,omitempty"`
-	} `json:"reward_languages,omitempty"`
+	RewardLanguages *[]RewardWrite_RewardLanguages `json:"reward_languages,omitempty"`
 
 	// ShippingOption null only; 1, 2 and 3 apply to an e-commerce branch, which the service does not have, and are refused with 422.
 	ShippingOption *int `json:"shipping_option,omitempty"`
@@ -2395,14 +2437,35 @@ type RewardWrite struct {
 	TypeId *RewardWriteTypeId `json:"type_id,omitempty"`
 }
 
+// RewardWrite_AvailableAtBranches defines model for RewardWrite.AvailableAtBranches.
+type RewardWrite_AvailableAtBranches struct {
+	Id *string `json:"id,omitempty"`
+}
+
 // RewardWriteKind Required on create unless type_id is sent (a reward with a type_id is a catalog item). `type` is read as another name.
 type RewardWriteKind string
 
 // RewardWriteNeverExpiresFlag 1 clears expires_at (and takes none); 0 requires expires_at.
 type RewardWriteNeverExpiresFlag int
 
+// RewardWrite_RedemptionUserTiers defines model for RewardWrite.RedemptionUserTiers.
+type RewardWrite_RedemptionUserTiers struct {
+	Id *int `json:"id,omitempty"`
+}
+
 // RewardWriteRewardLanguagesLanguageId defines model for RewardWrite.RewardLanguages.LanguageId.
 type RewardWriteRewardLanguagesLanguageId int
+
+// RewardWrite_RewardLanguages defines model for RewardWrite.RewardLanguages.
+type RewardWrite_RewardLanguages struct {
+	Description *string                               `json:"description,omitempty"`
+	LanguageId  *RewardWriteRewardLanguagesLanguageId `json:"language_id,omitempty"`
+
+	// Link An http or https URL.
+	Link            *string `json:"link,omitempty"`
+	TermsConditions *string `json:"terms_conditions,omitempty"`
+	Title           *string `json:"title,omitempty"`
+}
 
 // RewardWriteTargetedFlag Who may redeem it: 0 everyone (the default here), 1 its targets (customers; none yet means no one, as on the reference platform), 2 customers holding one of redemption_user_tiers in the enabled tier program.
 type RewardWriteTargetedFlag int
@@ -2412,58 +2475,62 @@ type RewardWriteTypeId int
 
 // RulesResponse defines model for RulesResponse.
 type RulesResponse struct {
-	Data struct {
-		// Currency Always null; no currency is kept for a business.
-		Currency any `json:"currency"`
-		Earning  struct {
-			// RewardAmount Another name for reward_milestone_amount.
-			RewardAmount          float32 `json:"reward_amount"`
-			RewardMilestoneAmount float32 `json:"reward_milestone_amount"`
-
-			// RewardPoints Another name for reward_ratio.
-			RewardPoints  int  `json:"reward_points"`
-			RewardRatio   int  `json:"reward_ratio"`
-			RoundUpPoints bool `json:"round_up_points"`
-
-			// TiersEarningOverride Always false; every tier level earns by these rules.
-			TiersEarningOverride RulesResponseDataEarningTiersEarningOverride `json:"tiers_earning_override"`
-			TiersEarningRules    []interface{}                                `json:"tiers_earning_rules"`
-			WelcomePoints        int                                          `json:"welcome_points"`
-		} `json:"earning"`
-		LoyaltyType RulesResponseDataLoyaltyType `json:"loyalty_type"`
-
-		// Redeeming Always null; points are not redeemed for money by amount here.
-		Redeeming any `json:"redeeming"`
-		Visits    struct {
-			PointsPerVisit int `json:"points_per_visit"`
-		} `json:"visits"`
-	} `json:"data"`
+	Data RulesResponse_Data `json:"data"`
 }
 
 // RulesResponseDataEarningTiersEarningOverride Always false; every tier level earns by these rules.
 type RulesResponseDataEarningTiersEarningOverride bool
 
+// RulesResponse_Data_Earning defines model for RulesResponse.Data.Earning.
+type RulesResponse_Data_Earning struct {
+	// RewardAmount Another name for reward_milestone_amount.
+	RewardAmount          json.Number `json:"reward_amount"`
+	RewardMilestoneAmount json.Number `json:"reward_milestone_amount"`
+
+	// RewardPoints Another name for reward_ratio.
+	RewardPoints  int  `json:"reward_points"`
+	RewardRatio   int  `json:"reward_ratio"`
+	RoundUpPoints bool `json:"round_up_points"`
+
+	// TiersEarningOverride Always false; every tier level earns by these rules.
+	TiersEarningOverride RulesResponseDataEarningTiersEarningOverride `json:"tiers_earning_override"`
+	TiersEarningRules    []interface{}                                `json:"tiers_earning_rules"`
+	WelcomePoints        int                                          `json:"welcome_points"`
+}
+
 // RulesResponseDataLoyaltyType defines model for RulesResponse.Data.LoyaltyType.
 type RulesResponseDataLoyaltyType string
+
+// RulesResponse_Data_Visits defines model for RulesResponse.Data.Visits.
+type RulesResponse_Data_Visits struct {
+	PointsPerVisit int `json:"points_per_visit"`
+}
+
+// RulesResponse_Data defines model for RulesResponse.Data.
+type RulesResponse_Data struct {
+	// Currency Always null; no currency is kept for a business.
+	Currency    any                          `json:"currency"`
+	Earning     RulesResponse_Data_Earning   `json:"earning"`
+	LoyaltyType RulesResponseDataLoyaltyType `json:"loyalty_type"`
+
+	// Redeeming Always null; points are not redeemed for money by amount here.
+	Redeeming any                       `json:"redeeming"`
+	Visits    RulesResponse_Data_Visits `json:"visits"`
+}
 
 // RulesUpdate Only the fields sent change. The earning rules come flat (the reference platform's body) or under
 // earning; sending a field both ways is 422. The reference's redemption_ratio, redemption_amount,
 // tiers_earning_override (true) and tiers_earning_rules (not empty) have no counterpart here and are
 // 422 naming them.
 type RulesUpdate struct {
-	Earning *struct {
-		RewardMilestoneAmount *float32 `json:"reward_milestone_amount,omitempty"`
-		RewardRatio           *int     `json:"reward_ratio,omitempty"`
-		RoundUpPoints         *bool    `json:"round_up_points,omitempty"`
-		WelcomePoints         *int     `json:"welcome_points,omitempty"`
-	} `json:"earning,omitempty"`
+	Earning *RulesUpdate_Earning `json:"earning,omitempty"`
 
 	// RedemptionAmount Refused.
 	RedemptionAmount interface{} `json:"redemption_amount,omitempty"`
 
 	// RedemptionRatio Refused.
-	RedemptionRatio       interface{} `json:"redemption_ratio,omitempty"`
-	RewardMilestoneAmount *float32    `json:"reward_milestone_amount,omitempty"`
+	RedemptionRatio       interface{}  `json:"redemption_ratio,omitempty"`
+	RewardMilestoneAmount *json.Number `json:"reward_milestone_amount,omitempty"`
 
 	// RewardRatio Points earned per reward_milestone_amount of spend.
 	RewardRatio   *int  `json:"reward_ratio,omitempty"`
@@ -2473,11 +2540,22 @@ type RulesUpdate struct {
 	TiersEarningOverride *bool `json:"tiers_earning_override,omitempty"`
 
 	// TiersEarningRules Only an empty list is accepted.
-	TiersEarningRules *[]interface{} `json:"tiers_earning_rules,omitempty"`
-	Visits            *struct {
-		PointsPerVisit *int `json:"points_per_visit,omitempty"`
-	} `json:"visits,omitempty"`
-	WelcomePoints *int `json:"welcome_points,omitempty"`
+	TiersEarningRules *[]interface{}      `json:"tiers_earning_rules,omitempty"`
+	Visits            *RulesUpdate_Visits `json:"visits,omitempty"`
+	WelcomePoints     *int                `json:"welcome_points,omitempty"`
+}
+
+// RulesUpdate_Earning defines model for RulesUpdate.Earning.
+type RulesUpdate_Earning struct {
+	RewardMilestoneAmount *json.Number `json:"reward_milestone_amount,omitempty"`
+	RewardRatio           *int         `json:"reward_ratio,omitempty"`
+	RoundUpPoints         *bool        `json:"round_up_points,omitempty"`
+	WelcomePoints         *int         `json:"welcome_points,omitempty"`
+}
+
+// RulesUpdate_Visits defines model for RulesUpdate.Visits.
+type RulesUpdate_Visits struct {
+	PointsPerVisit *int `json:"points_per_visit,omitempty"`
 }
 
 // StatusOK defines model for StatusOK.
@@ -2528,11 +2606,11 @@ type TierTiersSequence string
 
 // TierLevel defines model for TierLevel.
 type TierLevel struct {
-	Id          int     `json:"id"`
-	Name        string  `json:"name"`
-	ReachPoints int     `json:"reach_points"`
-	ReachSpend  float32 `json:"reach_spend"`
-	ReachVisits int     `json:"reach_visits"`
+	Id          int         `json:"id"`
+	Name        string      `json:"name"`
+	ReachPoints int         `json:"reach_points"`
+	ReachSpend  json.Number `json:"reach_spend"`
+	ReachVisits int         `json:"reach_visits"`
 }
 
 // TierList defines model for TierList.
@@ -2551,7 +2629,7 @@ type TierProgress struct {
 	EndDate *string `json:"end_date"`
 
 	// LeftAmount Spend still needed for the next level; null at the top or when the next level sets no spend threshold.
-	LeftAmount *float32 `json:"left_amount"`
+	LeftAmount *json.Number `json:"left_amount"`
 
 	// LeftPoints Points still needed for the next level; null at the top or when unused.
 	LeftPoints *int `json:"left_points"`
@@ -2569,11 +2647,11 @@ type TierProgress struct {
 	TierLevel *string `json:"tier_level"`
 
 	// TierProgress Percent towards the next level (two decimals) - the best criterion under tiers_relation 0, the worst under 1; 100 at the top.
-	TierProgress  float32 `json:"tier_progress"`
-	TiersRelation int     `json:"tiers_relation"`
-	TotalAmount   float32 `json:"total_amount"`
-	TotalPoints   int     `json:"total_points"`
-	TotalVisits   int     `json:"total_visits"`
+	TierProgress  json.Number `json:"tier_progress"`
+	TiersRelation int         `json:"tiers_relation"`
+	TotalAmount   json.Number `json:"total_amount"`
+	TotalPoints   int         `json:"total_points"`
+	TotalVisits   int         `json:"total_visits"`
 }
 
 // TierResponse defines model for TierResponse.
@@ -2675,60 +2753,31 @@ type TokenResponseTokenType string
 
 // Transaction defines model for Transaction.
 type Transaction struct {
-	Amount       float32  `json:"amount"`
-	Balance      *Balance `json:"balance,omitempty"`
-	Branch       *Branch  `json:"branch,omitempty"`
-	CatalogItems *[]struct {
-		// Amount The money of the line (free product value or cashback, times the quantity).
-		Amount *float32 `json:"amount,omitempty"`
-
-		// DiscountValue A percentage item's percent off, for the point of sale to apply.
-		DiscountValue *float32 `json:"discount_value,omitempty"`
-
-		// Giftcard The part of amount credited to the gift-card balance.
-		Giftcard          *float32 `json:"giftcard,omitempty"`
-		Id                int      `json:"id"`
-		Points            int      `json:"points"`
-		Quantity          int      `json:"quantity"`
-		RedeemForGiftCard *bool    `json:"redeem_for_gift_card,omitempty"`
-		Type              *string  `json:"type,omitempty"`
-
-		// TypeId On the redemption's reply, what the item gives by its type (see Reward).
-		TypeId *int `json:"type_id,omitempty"`
-	} `json:"catalog_items,omitempty"`
-	Comments  *string   `json:"comments,omitempty"`
-	Coupon    *Coupon   `json:"coupon,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	Amount       json.Number                 `json:"amount"`
+	Balance      *Balance                    `json:"balance,omitempty"`
+	Branch       *Branch                     `json:"branch,omitempty"`
+	CatalogItems *[]Transaction_CatalogItems `json:"catalog_items,omitempty"`
+	Comments     *string                     `json:"comments,omitempty"`
+	Coupon       *Coupon                     `json:"coupon,omitempty"`
+	CreatedAt    time.Time                   `json:"created_at"`
 
 	// Customer {id}; on POST /transactions also the balance the entry left (as data.balance); with
 	// relationships=customer the customer (its id, e-mail, phone, names, dates).
-	Customer struct {
-		Balance   *Balance   `json:"balance,omitempty"`
-		CreatedAt *time.Time `json:"created_at,omitempty"`
-		Email     *string    `json:"email,omitempty"`
-		Enabled   *bool      `json:"enabled,omitempty"`
-		FirstName *string    `json:"first_name,omitempty"`
-		Id        string     `json:"id"`
-		LastName  *string    `json:"last_name,omitempty"`
-		Phone     *string    `json:"phone,omitempty"`
-		UpdatedAt *time.Time `json:"updated_at,omitempty"`
-	} `json:"customer"`
-	EcomCoupon *Coupon `json:"ecom_coupon,omitempty"`
+	Customer   Transaction_Customer `json:"customer"`
+	EcomCoupon *Coupon              `json:"ecom_coupon,omitempty"`
 
 	// Giftcard Gift-card balance moved.
-	Giftcard float32 `json:"giftcard"`
-	Id       int     `json:"id"`
-	Intent   string  `json:"intent"`
-	Name     string  `json:"name"`
+	Giftcard json.Number `json:"giftcard"`
+	Id       int         `json:"id"`
+	Intent   string      `json:"intent"`
+	Name     string      `json:"name"`
 
 	// Points Points moved, positive when earned, negative when spent.
 	Points int `json:"points"`
 
 	// Receipt The business's receipt the transaction is attached to.
-	Receipt *struct {
-		Number string `json:"number"`
-	} `json:"receipt,omitempty"`
-	ReversesId *int `json:"reverses_id"`
+	Receipt    *Transaction_Receipt `json:"receipt,omitempty"`
+	ReversesId *int                 `json:"reverses_id"`
 
 	// TransactionDetails With relationships=transaction_details; null when the entry has none.
 	TransactionDetails *TransactionDetails `json:"transaction_details,omitempty"`
@@ -2739,6 +2788,45 @@ type Transaction struct {
 	Visits          int       `json:"visits"`
 }
 
+// Transaction_CatalogItems defines model for Transaction.CatalogItems.
+type Transaction_CatalogItems struct {
+	// Amount The money of the line (free product value or cashback, times the quantity).
+	Amount *json.Number `json:"amount,omitempty"`
+
+	// DiscountValue A percentage item's percent off, for the point of sale to apply.
+	DiscountValue *json.Number `json:"discount_value,omitempty"`
+
+	// Giftcard The part of amount credited to the gift-card balance.
+	Giftcard          *json.Number `json:"giftcard,omitempty"`
+	Id                int          `json:"id"`
+	Points            int          `json:"points"`
+	Quantity          int          `json:"quantity"`
+	RedeemForGiftCard *bool        `json:"redeem_for_gift_card,omitempty"`
+	Type              *string      `json:"type,omitempty"`
+
+	// TypeId On the redemption's reply, what the item gives by its type (see Reward).
+	TypeId *int `json:"type_id,omitempty"`
+}
+
+// Transaction_Customer {id}; on POST /transactions also the balance the entry left (as data.balance); with
+// relationships=customer the customer (its id, e-mail, phone, names, dates).
+type Transaction_Customer struct {
+	Balance   *Balance   `json:"balance,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+	Email     *string    `json:"email,omitempty"`
+	Enabled   *bool      `json:"enabled,omitempty"`
+	FirstName *string    `json:"first_name,omitempty"`
+	Id        string     `json:"id"`
+	LastName  *string    `json:"last_name,omitempty"`
+	Phone     *string    `json:"phone,omitempty"`
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// Transaction_Receipt defines model for Transaction.Receipt.
+type Transaction_Receipt struct {
+	Number string `json:"number"`
+}
+
 // TransactionCreate Body of POST /transactions (validated by the server, which answers 422 naming the field). Each intent
 // uses some of amount, points and visits; sending one it does not use is 422 naming it.
 type TransactionCreate struct {
@@ -2747,50 +2835,31 @@ type TransactionCreate struct {
 	// giftcard.id it may be left out, and when sent must be the card's price); giftcard_payment,
 	// reward_store_credit: the money moved; reward_referral: the purchase held against the program's
 	// cond_min_amount, recorded on the entry. redeem by amount is refused (no redemption value is kept).
-	Amount *float32 `json:"amount,omitempty"`
+	Amount *json.Number `json:"amount,omitempty"`
 
 	// Branch Where it happened; the main branch when left out.
-	Branch *struct {
-		Id *string `json:"id,omitempty"`
-	} `json:"branch,omitempty"`
-	CatalogItems *[]struct {
-		Id       *int `json:"id,omitempty"`
-		Quantity *int `json:"quantity,omitempty"`
-	} `json:"catalog_items,omitempty"`
+	Branch       *TransactionCreate_Branch         `json:"branch,omitempty"`
+	CatalogItems *[]TransactionCreate_CatalogItems `json:"catalog_items,omitempty"`
 
 	// Comments Kept and shown as comments.
-	Comments *string `json:"comments,omitempty"`
-	Coupon   *struct {
-		Id *int `json:"id,omitempty"`
-	} `json:"coupon,omitempty"`
+	Comments *string                   `json:"comments,omitempty"`
+	Coupon   *TransactionCreate_Coupon `json:"coupon,omitempty"`
 
 	// CreatedAt When it happened (back-dated imports); a time more than 2 minutes ahead of the server's is 422.
 	CreatedAt *time.Time `json:"created_at,omitempty"`
 
 	// Customer id, email, or phone with country_code (an unknown e-mail or phone creates the customer).
-	Customer *struct {
-		CountryCode *string `json:"country_code,omitempty"`
-		Email       *string `json:"email,omitempty"`
-		Id          *string `json:"id,omitempty"`
-		Phone       *string `json:"phone,omitempty"`
-
-		// PinCode Refused (422 naming customer.pin_code) — transactions are not confirmed by PIN here.
-		PinCode interface{} `json:"pin_code,omitempty"`
-	} `json:"customer,omitempty"`
+	Customer *TransactionCreate_Customer `json:"customer,omitempty"`
 
 	// Employee Refused when it names one (employee.id, employee.pin_code) — no employees are kept here.
 	Employee *map[string]interface{} `json:"employee,omitempty"`
 
 	// Giftcard purchase_giftcard_prepaid of a catalog gift card.
-	Giftcard *struct {
-		Id *int `json:"id,omitempty"`
-	} `json:"giftcard,omitempty"`
-	Intent *TransactionCreateIntent `json:"intent,omitempty"`
+	Giftcard *TransactionCreate_Giftcard `json:"giftcard,omitempty"`
+	Intent   *TransactionCreateIntent    `json:"intent,omitempty"`
 
 	// Offer get_coupon (required), claim_coupon (optional; must be the coupon's offer).
-	Offer *struct {
-		Id *int `json:"id,omitempty"`
-	} `json:"offer,omitempty"`
+	Offer *TransactionCreate_Offer `json:"offer,omitempty"`
 
 	// Points reward, redeem, adjust_points_balance (may be negative), refund_redeemed_points (adds points, not counted towards tiers).
 	Points *int `json:"points,omitempty"`
@@ -2799,10 +2868,8 @@ type TransactionCreate struct {
 	ProductRewards *[]interface{} `json:"product_rewards,omitempty"`
 
 	// Receipt The business's receipt; its number is kept and shown as receipt.number.
-	Receipt *struct {
-		Number *string `json:"number,omitempty"`
-	} `json:"receipt,omitempty"`
-	TransactionDetails *TransactionDetails `json:"transaction_details,omitempty"`
+	Receipt            *TransactionCreate_Receipt `json:"receipt,omitempty"`
+	TransactionDetails *TransactionDetails        `json:"transaction_details,omitempty"`
 
 	// Type Another name for intent.
 	Type *string `json:"type,omitempty"`
@@ -2811,8 +2878,50 @@ type TransactionCreate struct {
 	Visits *int `json:"visits,omitempty"`
 }
 
+// TransactionCreate_Branch Where it happened; the main branch when left out.
+type TransactionCreate_Branch struct {
+	Id *string `json:"id,omitempty"`
+}
+
+// TransactionCreate_CatalogItems defines model for TransactionCreate.CatalogItems.
+type TransactionCreate_CatalogItems struct {
+	Id       *int `json:"id,omitempty"`
+	Quantity *int `json:"quantity,omitempty"`
+}
+
+// TransactionCreate_Coupon defines model for TransactionCreate.Coupon.
+type TransactionCreate_Coupon struct {
+	Id *int `json:"id,omitempty"`
+}
+
+// TransactionCreate_Customer id, email, or phone with country_code (an unknown e-mail or phone creates the customer).
+type TransactionCreate_Customer struct {
+	CountryCode *string `json:"country_code,omitempty"`
+	Email       *string `json:"email,omitempty"`
+	Id          *string `json:"id,omitempty"`
+	Phone       *string `json:"phone,omitempty"`
+
+	// PinCode Refused (422 naming customer.pin_code) — transactions are not confirmed by PIN here.
+	PinCode interface{} `json:"pin_code,omitempty"`
+}
+
+// TransactionCreate_Giftcard purchase_giftcard_prepaid of a catalog gift card.
+type TransactionCreate_Giftcard struct {
+	Id *int `json:"id,omitempty"`
+}
+
 // TransactionCreateIntent defines model for TransactionCreate.Intent.
 type TransactionCreateIntent string
+
+// TransactionCreate_Offer get_coupon (required), claim_coupon (optional; must be the coupon's offer).
+type TransactionCreate_Offer struct {
+	Id *int `json:"id,omitempty"`
+}
+
+// TransactionCreate_Receipt The business's receipt; its number is kept and shown as receipt.number.
+type TransactionCreate_Receipt struct {
+	Number *string `json:"number,omitempty"`
+}
 
 // TransactionDetails defines model for TransactionDetails.
 type TransactionDetails struct {
@@ -2928,21 +3037,24 @@ type UserEmailStatusText string
 // `balance` is the cumulative balance over the member businesses and
 // each of `businesses` carries its own balance.
 type UserIncluded struct {
-	Balance      *Balance        `json:"balance,omitempty"`
-	Branches     *[]Branch       `json:"branches,omitempty"`
-	Businesses   *[]UserBusiness `json:"businesses,omitempty"`
-	CatalogItems *[]Reward       `json:"catalog_items,omitempty"`
-	Coalition    *struct {
-		Id   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"coalition,omitempty"`
-	Coupons          *[]Coupon          `json:"coupons,omitempty"`
-	Giftcards        *[]Giftcard        `json:"giftcards,omitempty"`
-	Offers           *[]CustomerOffer   `json:"offers,omitempty"`
-	Products         *[]interface{}     `json:"products,omitempty"`
-	SocialMedia      *[]interface{}     `json:"social_media,omitempty"`
-	UserEmails       *[]UserEmail       `json:"user_emails,omitempty"`
-	UserPhoneNumbers *[]UserPhoneNumber `json:"user_phone_numbers,omitempty"`
+	Balance          *Balance                `json:"balance,omitempty"`
+	Branches         *[]Branch               `json:"branches,omitempty"`
+	Businesses       *[]UserBusiness         `json:"businesses,omitempty"`
+	CatalogItems     *[]Reward               `json:"catalog_items,omitempty"`
+	Coalition        *UserIncluded_Coalition `json:"coalition,omitempty"`
+	Coupons          *[]Coupon               `json:"coupons,omitempty"`
+	Giftcards        *[]Giftcard             `json:"giftcards,omitempty"`
+	Offers           *[]CustomerOffer        `json:"offers,omitempty"`
+	Products         *[]interface{}          `json:"products,omitempty"`
+	SocialMedia      *[]interface{}          `json:"social_media,omitempty"`
+	UserEmails       *[]UserEmail            `json:"user_emails,omitempty"`
+	UserPhoneNumbers *[]UserPhoneNumber      `json:"user_phone_numbers,omitempty"`
+}
+
+// UserIncluded_Coalition defines model for UserIncluded.Coalition.
+type UserIncluded_Coalition struct {
+	Id   string `json:"id"`
+	Name string `json:"name"`
 }
 
 // UserPhoneNumber defines model for UserPhoneNumber.
@@ -2964,10 +3076,13 @@ type UserPhoneNumberStatusText string
 
 // UserRewards defines model for UserRewards.
 type UserRewards struct {
-	Data struct {
-		CatalogItems  []Reward `json:"catalog_items"`
-		CustomRewards []Reward `json:"custom_rewards"`
-	} `json:"data"`
+	Data UserRewards_Data `json:"data"`
+}
+
+// UserRewards_Data defines model for UserRewards.Data.
+type UserRewards_Data struct {
+	CatalogItems  []Reward `json:"catalog_items"`
+	CustomRewards []Reward `json:"custom_rewards"`
 }
 
 // UserUpdate Fields to change; all optional. `pin_code` is 4 to 6 digits;
@@ -3399,6 +3514,11 @@ type ListUsersParams struct {
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
 }
 
+// ListUsers200JSONResponseBody defines parameters for ListUsers.
+type ListUsers200JSONResponseBody struct {
+	Data []interface{} `json:"data"`
+}
+
 // GetUserParams defines parameters for GetUser.
 type GetUserParams struct {
 	// Include Comma-separated: businesses, branches, catalog_items, offers,
@@ -3413,16 +3533,36 @@ type UpdateUserParams struct {
 	Include *string `form:"include,omitempty" json:"include,omitempty"`
 }
 
+// GetUserBusinesses200JSONResponseBody defines parameters for GetUserBusinesses.
+type GetUserBusinesses200JSONResponseBody struct {
+	Data []UserBusiness `json:"data"`
+}
+
 // GetUserBusinessParams defines parameters for GetUserBusiness.
 type GetUserBusinessParams struct {
 	// Include Comma-separated: offers, products, giftcards, catalog_items, social_media, branches.
 	Include *string `form:"include,omitempty" json:"include,omitempty"`
 }
 
+// GetUserBusiness200JSONResponseBody defines parameters for GetUserBusiness.
+type GetUserBusiness200JSONResponseBody struct {
+	Data UserBusiness `json:"data"`
+
+	// Included Related objects of a user (or of one business). With a coalition key
+	// `balance` is the cumulative balance over the member businesses and
+	// each of `businesses` carries its own balance.
+	Included *UserIncluded `json:"included,omitempty"`
+}
+
 // GetUserGiftcardsParams defines parameters for GetUserGiftcards.
 type GetUserGiftcardsParams struct {
 	// Relationships `branch` adds the branch object (the first branch the object is available at, or the main branch). Any other name is 400.
 	Relationships *UserRelationships `form:"relationships,omitempty" json:"relationships,omitempty"`
+}
+
+// GetUserGiftcards200JSONResponseBody defines parameters for GetUserGiftcards.
+type GetUserGiftcards200JSONResponseBody struct {
+	Data []Giftcard `json:"data"`
 }
 
 // GetUserGiftcardParams defines parameters for GetUserGiftcard.
@@ -3436,16 +3576,37 @@ type UploadUserImageMultipartBody struct {
 	Image *openapi_types.File `json:"image,omitempty"`
 }
 
+// UploadUserImage200JSONResponseBody_Data defines parameters for UploadUserImage.
+type UploadUserImage200JSONResponseBody_Data struct {
+	Path string `json:"path"`
+}
+
+// UploadUserImage200JSONResponseBody defines parameters for UploadUserImage.
+type UploadUserImage200JSONResponseBody struct {
+	Data UploadUserImage200JSONResponseBody_Data `json:"data"`
+}
+
 // GetUserOffersParams defines parameters for GetUserOffers.
 type GetUserOffersParams struct {
 	// Relationships `branch` adds the branch object (the first branch the object is available at, or the main branch). Any other name is 400.
 	Relationships *UserRelationships `form:"relationships,omitempty" json:"relationships,omitempty"`
 }
 
+// GetUserOffers200JSONResponseBody defines parameters for GetUserOffers.
+type GetUserOffers200JSONResponseBody struct {
+	Data []CustomerOffer `json:"data"`
+}
+
 // GetUserOfferParams defines parameters for GetUserOffer.
 type GetUserOfferParams struct {
 	// Relationships `branch` adds the branch object (the first branch the object is available at, or the main branch). Any other name is 400.
 	Relationships *UserRelationships `form:"relationships,omitempty" json:"relationships,omitempty"`
+}
+
+// GetUserOffer200JSONResponseBody defines parameters for GetUserOffer.
+type GetUserOffer200JSONResponseBody struct {
+	// Data An offer as one customer sees it.
+	Data CustomerOffer `json:"data"`
 }
 
 // CreateBranchJSONRequestBody defines body for CreateBranch for application/json ContentType.
@@ -19428,9 +19589,7 @@ type ListUsersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []interface{} `json:"data"`
-	}
+	JSON200 *ListUsers200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *UserBadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -19468,9 +19627,7 @@ type ListUsersResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListUsersResponse) GetJSON200() *struct {
-	Data []interface{} `json:"data"`
-} {
+func (r ListUsersResponse) GetJSON200() *ListUsers200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -20635,9 +20792,7 @@ type GetUserBusinessesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []UserBusiness `json:"data"`
-	}
+	JSON200 *GetUserBusinesses200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *UserBadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -20671,9 +20826,7 @@ type GetUserBusinessesResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetUserBusinessesResponse) GetJSON200() *struct {
-	Data []UserBusiness `json:"data"`
-} {
+func (r GetUserBusinessesResponse) GetJSON200() *GetUserBusinesses200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -20803,14 +20956,7 @@ type GetUserBusinessResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data UserBusiness `json:"data"`
-
-		// Included Related objects of a user (or of one business). With a coalition key
-		// `balance` is the cumulative balance over the member businesses and
-		// each of `businesses` carries its own balance.
-		Included *UserIncluded `json:"included,omitempty"`
-	}
+	JSON200 *GetUserBusiness200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *UserBadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -20848,14 +20994,7 @@ type GetUserBusinessResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetUserBusinessResponse) GetJSON200() *struct {
-	Data UserBusiness `json:"data"`
-
-	// Included Related objects of a user (or of one business). With a coalition key
-	// `balance` is the cumulative balance over the member businesses and
-	// each of `businesses` carries its own balance.
-	Included *UserIncluded `json:"included,omitempty"`
-} {
+func (r GetUserBusinessResponse) GetJSON200() *GetUserBusiness200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -20984,9 +21123,7 @@ type GetUserGiftcardsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []Giftcard `json:"data"`
-	}
+	JSON200 *GetUserGiftcards200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *UserBadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -21020,9 +21157,7 @@ type GetUserGiftcardsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetUserGiftcardsResponse) GetJSON200() *struct {
-	Data []Giftcard `json:"data"`
-} {
+func (r GetUserGiftcardsResponse) GetJSON200() *GetUserGiftcards200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -21337,11 +21472,7 @@ type UploadUserImageResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data struct {
-			Path string `json:"path"`
-		} `json:"data"`
-	}
+	JSON200 *UploadUserImage200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *UserBadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -21389,11 +21520,7 @@ type UploadUserImageResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r UploadUserImageResponse) GetJSON200() *struct {
-	Data struct {
-		Path string `json:"path"`
-	} `json:"data"`
-} {
+func (r UploadUserImageResponse) GetJSON200() *UploadUserImage200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -21537,9 +21664,7 @@ type GetUserOffersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		Data []CustomerOffer `json:"data"`
-	}
+	JSON200 *GetUserOffers200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *UserBadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -21573,9 +21698,7 @@ type GetUserOffersResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetUserOffersResponse) GetJSON200() *struct {
-	Data []CustomerOffer `json:"data"`
-} {
+func (r GetUserOffersResponse) GetJSON200() *GetUserOffers200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -21705,10 +21828,7 @@ type GetUserOfferResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *struct {
-		// Data An offer as one customer sees it.
-		Data CustomerOffer `json:"data"`
-	}
+	JSON200 *GetUserOffer200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *UserBadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -21746,10 +21866,7 @@ type GetUserOfferResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetUserOfferResponse) GetJSON200() *struct {
-	// Data An offer as one customer sees it.
-	Data CustomerOffer `json:"data"`
-} {
+func (r GetUserOfferResponse) GetJSON200() *GetUserOffer200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -36089,9 +36206,7 @@ func ParseListUsersResponse(rsp *http.Response) (*ListUsersResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []interface{} `json:"data"`
-		}
+		var dest ListUsers200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -37936,9 +38051,7 @@ func ParseGetUserBusinessesResponse(rsp *http.Response) (*GetUserBusinessesRespo
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []UserBusiness `json:"data"`
-		}
+		var dest GetUserBusinesses200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -38180,14 +38293,7 @@ func ParseGetUserBusinessResponse(rsp *http.Response) (*GetUserBusinessResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data UserBusiness `json:"data"`
-
-			// Included Related objects of a user (or of one business). With a coalition key
-			// `balance` is the cumulative balance over the member businesses and
-			// each of `businesses` carries its own balance.
-			Included *UserIncluded `json:"included,omitempty"`
-		}
+		var dest GetUserBusiness200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -38453,9 +38559,7 @@ func ParseGetUserGiftcardsResponse(rsp *http.Response) (*GetUserGiftcardsRespons
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []Giftcard `json:"data"`
-		}
+		var dest GetUserGiftcards200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -38963,11 +39067,7 @@ func ParseUploadUserImageResponse(rsp *http.Response) (*UploadUserImageResponse,
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data struct {
-				Path string `json:"path"`
-			} `json:"data"`
-		}
+		var dest UploadUserImage200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -39288,9 +39388,7 @@ func ParseGetUserOffersResponse(rsp *http.Response) (*GetUserOffersResponse, err
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			Data []CustomerOffer `json:"data"`
-		}
+		var dest GetUserOffers200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -39532,10 +39630,7 @@ func ParseGetUserOfferResponse(rsp *http.Response) (*GetUserOfferResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest struct {
-			// Data An offer as one customer sees it.
-			Data CustomerOffer `json:"data"`
-		}
+		var dest GetUserOffer200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
