@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -257,7 +256,7 @@ type lossyFront struct {
 func newLossyFront(t *testing.T, h http.Handler) *lossyFront {
 	l := &lossyFront{}
 	var proxy *testenv.Proxy
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.URL.Path != "/transactions" || l.posts.Add(1) > 1 {
 			h.ServeHTTP(w, r)
 			return
@@ -272,8 +271,10 @@ func newLossyFront(t *testing.T, h http.Handler) *lossyFront {
 		proxy.Cut()
 		proxy.Restore()
 	}))
+	// The proxy is made before the server starts serving, which reads it.
+	proxy = testenv.NewProxy(t, srv.Listener.Addr().String())
+	srv.Start()
 	t.Cleanup(srv.Close)
-	proxy = testenv.NewProxy(t, strings.TrimPrefix(srv.URL, "http://"))
 	l.url = "http://" + proxy.Addr()
 	return l
 }
