@@ -11,8 +11,8 @@ import (
 //
 // Pages are read by number, as the API pages: an item written while the
 // iteration runs may shift the items after it from one page to the next,
-// so that one is seen twice or not at all. Filter on created_at (or read
-// GET /events) to follow a list that changes.
+// so that one is seen twice or not at all. Filter on created_at to follow
+// a list that changes.
 func Pages[T any](ctx context.Context, first int, fetch func(ctx context.Context, page int) (items []T, more bool, err error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		for page := first; ; page++ {
