@@ -21,6 +21,7 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /business/profile", s.console(loyalty.PermManage, s.profileSave))
 	s.staffRoutes(mux)
 	s.counterRoutes(mux)
+	s.customerRoutes(mux)
 }
 
 // businessPage is the body of the business template.
