@@ -29,6 +29,9 @@ var postRoutes = []string{
 	"/business/customers/0123456789abcdef0123456789abcdef/points", "/business/customers/0123456789abcdef0123456789abcdef/coupons",
 	"/business/customers/0123456789abcdef0123456789abcdef/welcome",
 	"/business/customers/0123456789abcdef0123456789abcdef/transactions/1/cancel",
+	"/business/counter/0123456789abcdef0123456789abcdef/sale", "/business/counter/0123456789abcdef0123456789abcdef/redeem",
+	"/business/counter/0123456789abcdef0123456789abcdef/claim", "/business/counter/0123456789abcdef0123456789abcdef/giftcard_sell",
+	"/business/counter/0123456789abcdef0123456789abcdef/giftcard_pay",
 }
 
 // TestPagesCSRF: every form post without the page's CSRF token, with a

@@ -13,8 +13,8 @@ import (
 )
 
 // TestCustomerPages: the owner searches customers by a name's start,
-// opens a profile, adjusts the points with a reason (refused without
-// one, the message beside the field) and sees the new balance and the
+// opens a profile, adjusts the points with a reason (refused for a
+// fraction of a point, the message beside the field) and sees the new balance and the
 // entry in the history; a cashier finds the same customer but is refused
 // the managers' actions when typing their URL. On a desktop and on a
 // phone, every page checked for sideways scrolling and accessibility.
@@ -41,7 +41,7 @@ func TestCustomerPages(t *testing.T) {
 			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/customers"]`)), waitPage("customers"))
 			owner.check("customers")
 			owner.fill("#q", "an")
-			owner.submit(`form.search button[type="submit"]`, "customers")
+			owner.submitTo(`form.search button[type="submit"]`, "customers", "q=an")
 			if got := owner.text("#results-title"); got != "1 customer" {
 				t.Errorf("searching %q found %q", "an", got)
 			}
@@ -49,10 +49,10 @@ func TestCustomerPages(t *testing.T) {
 			owner.check("customer")
 			before := owner.text("#points")
 
-			owner.fill("#points-change", "25")
+			owner.fill("#points-change", "25.5", "#reason", "Oops")
 			owner.submit("#adjust", "customer")
-			if got := owner.text("#reason-error"); !strings.Contains(got, "Say why") {
-				t.Errorf("an adjustment without a reason says %q", got)
+			if got := owner.text("#points-error"); !strings.Contains(got, "whole number") {
+				t.Errorf("an adjustment of 25.5 points says %q", got)
 			}
 			owner.check("customer-refused")
 			owner.fill("#points-change", "25", "#reason", "Welcome gift "+sc.name)

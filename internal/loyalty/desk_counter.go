@@ -204,3 +204,44 @@ func (d *CustomerDesk) Act(ctx context.Context, a Actor, customerID, action stri
 	return t, fieldsAs(err, map[string]string{"catalog_items": "reward", "catalog_items.0.id": "reward",
 		"catalog_items.0.quantity": "quantity", "coupon.id": "coupon", "giftcard.id": "giftcard"})
 }
+
+// CounterCustomer is a customer as the counter serves them.
+type CounterCustomer struct {
+	Customer  Customer
+	Coupons   []Coupon      // coupons to claim
+	Rewards   []Reward      // catalogue items the customer may redeem now
+	Giftcards []Giftcard    // gift cards of the catalogue on sale now
+	Recent    []Transaction // the latest entries, newest first
+}
+
+// CounterRecent is how many of the latest entries the counter shows.
+const CounterRecent = 5
+
+// Serve reads what the counter shows of a customer.
+func (d *CustomerDesk) Serve(ctx context.Context, a Actor, id string) (CounterCustomer, error) {
+	b, c, err := d.forCounter(ctx, a, id)
+	if err != nil {
+		return CounterCustomer{}, err
+	}
+	out := CounterCustomer{Customer: c}
+	all := ListQuery{Page: 1, PerPage: 100}
+	if out.Coupons, _, err = d.Services.Offers.AvailableCoupons(ctx, b, c.ID, all); err != nil {
+		return out, err
+	}
+	if out.Rewards, _, err = d.Services.Rewards.CustomerRewards(ctx, b, c.ID, all); err != nil {
+		return out, err
+	}
+	cards, _, err := d.Services.Giftcards.List(ctx, b, all)
+	if err != nil {
+		return out, err
+	}
+	now := d.Store.Now()
+	for _, g := range cards {
+		if g.Available(now) {
+			out.Giftcards = append(out.Giftcards, g)
+		}
+	}
+	page, err := d.Services.Transactions.History(ctx, b, c.ID, ListQuery{Page: 1, PerPage: CounterRecent}, TransactionWith{})
+	out.Recent = page.Entries
+	return out, err
+}
