@@ -150,7 +150,7 @@ func searchFilter(in CustomerSearch, country string, loc *time.Location) (Custom
 	f.JoinedFrom = day("joined_from", in.JoinedFrom)
 	if to := day("joined_to", in.JoinedTo); !to.IsZero() {
 		f.JoinedBefore = to.AddDate(0, 0, 1)
-		if !f.JoinedFrom.IsZero() && f.JoinedBefore.Before(f.JoinedFrom) {
+		if !f.JoinedFrom.IsZero() && !f.JoinedBefore.After(f.JoinedFrom) {
 			v.Add("joined_to", "The end date must not be before the start date.")
 		}
 	}
