@@ -53,6 +53,13 @@ func consoleRoutes(appID, pendingID, customerID, txID string) []consoleRoute {
 		{"POST", "/business/profile", url.Values{"name": {"Corner Cafe"}, "time_zone": {"UTC"}}, managers, 0},
 		{"GET", "/business/audit?before=1000", nil, managers, 0},
 		{"POST", "/business/password", url.Values{"current_password": {"wrong-password"}}, everyone, http.StatusUnprocessableEntity},
+		// The program's setup: managers only.
+		{"GET", "/business/program", nil, managers, 0},
+		{"GET", "/business/program/rules", nil, managers, 0},
+		{"POST", "/business/program/rules", url.Values{"reward_ratio": {"1"}, "reward_milestone_amount": {"1"}}, managers, 0},
+		{"GET", "/business/program/offers", nil, managers, 0},
+		{"GET", "/business/program/offers/new", nil, managers, 0},
+		{"POST", "/business/program/branches", url.Values{"name": {"Harbour"}}, managers, 0},
 		// The customer pages: cashiers read, managers act.
 		{"GET", "/business/customers?q=ann&enabled=yes", nil, everyone, 0},
 		{"GET", customer, nil, everyone, 0},

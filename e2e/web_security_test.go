@@ -32,6 +32,8 @@ var postRoutes = []string{
 	"/business/counter/0123456789abcdef0123456789abcdef/sale", "/business/counter/0123456789abcdef0123456789abcdef/redeem",
 	"/business/counter/0123456789abcdef0123456789abcdef/claim", "/business/counter/0123456789abcdef0123456789abcdef/giftcard_sell",
 	"/business/counter/0123456789abcdef0123456789abcdef/giftcard_pay",
+	"/business/program/rules", "/business/program/offers", "/business/program/offers/1",
+	"/business/program/offers/1/disable", "/business/program/offers/1/enable",
 }
 
 // TestPagesCSRF: every form post without the page's CSRF token, with a

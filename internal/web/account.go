@@ -49,6 +49,8 @@ var notices = map[string]string{
 	"coupon_issued":     "The coupon was issued.",
 	"welcome_sent":      "The welcome message is on its way, with new confirmation links.",
 	"cancelled":         "The transaction was cancelled.",
+	"program_saved":     "Saved. It applies from now on.",
+	"rules_saved":       "The earning rules were saved. The next sale earns by them.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("notice")] }

@@ -22,6 +22,7 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	s.staffRoutes(mux)
 	s.counterRoutes(mux)
 	s.customerRoutes(mux)
+	s.programRoutes(mux)
 }
 
 // businessPage is the body of the business template.

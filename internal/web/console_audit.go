@@ -35,6 +35,9 @@ var auditLabels = map[string]string{
 	loyalty.AuditCouponClaimed:     "Claimed a coupon",
 	loyalty.AuditGiftcardSold:      "Sold gift-card credit",
 	loyalty.AuditGiftcardPaid:      "Took a gift-card payment",
+	loyalty.AuditRulesUpdated:      "Changed the earning rules",
+	loyalty.AuditProgramCreated:    "Added to the program",
+	loyalty.AuditProgramUpdated:    "Changed the program",
 }
 
 // auditPage is the body of the audit template.

@@ -39,6 +39,7 @@ type Config struct {
 	Customers *loyalty.CustomerService // joins through the referral page, the counter's look-up
 	Console   *loyalty.Console         // the merchant console's staff, access and audit log
 	Desk      *loyalty.CustomerDesk    // the console's customers and counter
+	Program   *loyalty.ProgramDesk     // the console's program setup
 	// PublicURL is the service's address as people reach it
 	// (https://loyalty.example.com), for links in e-mails. Without it an
 	// invitation links to the host the owner's browser used, and a
