@@ -60,6 +60,8 @@ func consoleRoutes(appID, pendingID, customerID, txID string) []consoleRoute {
 		{"GET", "/business/program/offers", nil, managers, 0},
 		{"GET", "/business/program/offers/new", nil, managers, 0},
 		{"POST", "/business/program/branches", url.Values{"name": {"Harbour"}}, managers, 0},
+		{"GET", "/business/customers/export?q=ann", nil, managers, 0},
+		{"GET", "/business/ledger/export", nil, managers, 0},
 		// The customer pages: cashiers read, managers act.
 		{"GET", "/business/customers?q=ann&enabled=yes", nil, everyone, 0},
 		{"GET", customer, nil, everyone, 0},

@@ -2,11 +2,14 @@ package browser
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -44,6 +47,13 @@ func TestCustomerPages(t *testing.T) {
 			owner.submitTo(`form.search button[type="submit"]`, "customers", "q=an")
 			if got := owner.text("#results-title"); got != "1 customer" {
 				t.Errorf("searching %q found %q", "an", got)
+			}
+			// The export link downloads what the search found, as CSV (with
+			// the browser's session: the page's own policy lets no script
+			// fetch it).
+			csv := owner.download(owner.evalString(`document.querySelector("#export-customers").href`))
+			if lines := strings.Split(strings.TrimSpace(csv), "\n"); len(lines) != 2 || !strings.Contains(lines[1], "ann@friends.example") {
+				t.Errorf("the export of the search for %q:\n%s", "an", csv)
 			}
 			owner.do(chromedp.Click(chromedp.CSS(`a.person-link`)), waitPage("customer"))
 			owner.check("customer")
@@ -116,4 +126,32 @@ func (s *site) inviteStaff(t *testing.T, b *tab, email, role, password string) {
 	m.open(link, "invitation")
 	m.fill("#password", password, "#password_again", password)
 	m.submit(`main button[type="submit"]`, "signin")
+}
+
+// download gets url with the tab's cookies, as a download would.
+func (b *tab) download(url string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
+	defer cancel()
+	jar, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) (*network.GetCookiesResult, error) {
+		res, err := cdp.Call(ctx, t, network.GetCookies, network.GetCookiesParams{URLs: []string{url}})
+		return &res, err
+	})
+	if err != nil {
+		b.t.Fatalf("%s's browser: cookies: %v", b.name, err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	for _, c := range jar.Cookies {
+		req.AddCookie(&http.Cookie{Name: c.Name, Value: c.Value})
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.t.Fatalf("download %s: %v", url, err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		b.t.Fatalf("download %s: %d %s", url, res.StatusCode, body)
+	}
+	return string(body)
 }

@@ -35,6 +35,12 @@ type DeskStore interface {
 	// CouponByCode returns the coupon of a business with the qrcode, or
 	// ENotFound.
 	CouponByCode(ctx context.Context, businessID, code string) (Coupon, error)
+	// EachCustomer calls fn for each active customer of a business
+	// matching f, oldest first, without holding them all.
+	EachCustomer(ctx context.Context, businessID string, f CustomerFilter, fn func(Customer) error) error
+	// EachTransaction calls fn for each ledger entry of a business made in
+	// [from, to) (zero: no bound), in the order they were written.
+	EachTransaction(ctx context.Context, businessID string, from, to time.Time, fn func(Transaction) error) error
 }
 
 // CustomerSearch is the console's customer search, as typed in its form.

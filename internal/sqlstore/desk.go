@@ -16,9 +16,9 @@ func likePrefix(p string) string {
 	return r.Replace(p) + "%"
 }
 
-// SearchCustomers pages the active customers of a business matching f,
-// newest first, with the total that match.
-func (d *DB) SearchCustomers(ctx context.Context, businessID string, f loyalty.CustomerFilter, offset, limit int) ([]loyalty.Customer, int, error) {
+// customerSearch is the FROM clause, with its WHERE, of the active
+// customers of a business matching f, and its arguments.
+func customerSearch(businessID string, f loyalty.CustomerFilter) (string, []any) {
 	conds := []string{"c.business_id = $1", "c.deleted_at IS NULL"}
 	args := []any{businessID}
 	ph := func(v any) string {
@@ -48,7 +48,13 @@ func (d *DB) SearchCustomers(ctx context.Context, businessID string, f loyalty.C
 	if !f.JoinedBefore.IsZero() {
 		conds = append(conds, "c.created_at < "+ph(f.JoinedBefore.UTC()))
 	}
-	from := ` FROM customers c WHERE ` + strings.Join(conds, " AND ")
+	return ` FROM customers c WHERE ` + strings.Join(conds, " AND "), args
+}
+
+// SearchCustomers pages the active customers of a business matching f,
+// newest first, with the total that match.
+func (d *DB) SearchCustomers(ctx context.Context, businessID string, f loyalty.CustomerFilter, offset, limit int) ([]loyalty.Customer, int, error) {
+	from, args := customerSearch(businessID, f)
 	var total int
 	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
 		return nil, 0, dbError(err)
@@ -56,22 +62,56 @@ func (d *DB) SearchCustomers(ctx context.Context, businessID string, f loyalty.C
 	if total <= offset {
 		return nil, total, nil
 	}
+	var out []loyalty.Customer
 	n := len(args)
-	rows, err := d.db.QueryContext(ctx, `SELECT `+customerColumns+from+
-		fmt.Sprintf(` ORDER BY c.created_at DESC, c.user_id DESC LIMIT $%d OFFSET $%d`, n+1, n+2), append(args, limit, offset)...)
+	err := each(ctx, d, `SELECT `+customerColumns+from+fmt.Sprintf(` ORDER BY c.created_at DESC, c.user_id DESC LIMIT $%d OFFSET $%d`, n+1, n+2),
+		append(args, limit, offset), scanCustomer, func(c loyalty.Customer) error {
+			out = append(out, c)
+			return nil
+		})
+	return out, total, err
+}
+
+// EachCustomer calls fn for each active customer of a business matching
+// f, oldest first, as the database returns them: an export never holds
+// them all.
+func (d *DB) EachCustomer(ctx context.Context, businessID string, f loyalty.CustomerFilter, fn func(loyalty.Customer) error) error {
+	from, args := customerSearch(businessID, f)
+	return each(ctx, d, `SELECT `+customerColumns+from+` ORDER BY c.created_at, c.user_id`, args, scanCustomer, fn)
+}
+
+// EachTransaction calls fn for each ledger entry of a business made in
+// [from, to) (zero times: no bound), in the order they were written.
+func (d *DB) EachTransaction(ctx context.Context, businessID string, from, to time.Time, fn func(loyalty.Transaction) error) error {
+	conds, args := "t.business_id = $1", []any{businessID}
+	if !from.IsZero() {
+		args = append(args, from.UTC())
+		conds += fmt.Sprintf(" AND t.created_at >= $%d", len(args))
+	}
+	if !to.IsZero() {
+		args = append(args, to.UTC())
+		conds += fmt.Sprintf(" AND t.created_at < $%d", len(args))
+	}
+	return each(ctx, d, `SELECT `+transactionColumns+` FROM transactions t WHERE `+conds+` ORDER BY t.id`, args, scanTransaction, fn)
+}
+
+// each runs a query and calls fn with each row as scan reads it.
+func each[T any](ctx context.Context, d *DB, query string, args []any, scan func(scanner) (T, error), fn func(T) error) error {
+	rows, err := d.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, 0, dbError(err)
+		return dbError(err)
 	}
 	defer rows.Close()
-	var out []loyalty.Customer
 	for rows.Next() {
-		c, err := scanCustomer(rows)
+		v, err := scan(rows)
 		if err != nil {
-			return nil, 0, dbError(err)
+			return dbError(err)
 		}
-		out = append(out, c)
+		if err := fn(v); err != nil {
+			return err
+		}
 	}
-	return out, total, dbError(rows.Err())
+	return dbError(rows.Err())
 }
 
 // TierTotalsOf sums the tier spend, points and visits of each customer of

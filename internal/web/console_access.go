@@ -23,6 +23,7 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	s.counterRoutes(mux)
 	s.customerRoutes(mux)
 	s.programRoutes(mux)
+	s.exportRoutes(mux)
 }
 
 // businessPage is the body of the business template.

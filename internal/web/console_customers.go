@@ -37,6 +37,7 @@ type searchPage struct {
 	Searched bool
 	Currency string
 	Choices  []levelChoice // the tier filter's levels
+	Export   string        // the link to these customers as CSV, for a manager
 	Prev     string        // links to the neighbouring pages, "" at either end
 	Next     string
 }
@@ -89,6 +90,15 @@ func (s *Server) customerSearch(w http.ResponseWriter, r *http.Request, a loyalt
 		}
 		u.Set("page", strconv.Itoa(page))
 		return "/business/customers?" + u.Encode()
+	}
+	if a.Can(loyalty.PermManage) {
+		u := url.Values{}
+		for _, k := range []string{"q", "enabled", "joined_from", "joined_to"} {
+			if v.Form[k] != "" {
+				u.Set(k, v.Form[k])
+			}
+		}
+		p.Export = "/business/customers/export?" + u.Encode()
 	}
 	if res.Page > 1 {
 		p.Prev = link(res.Page - 1)
