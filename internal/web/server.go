@@ -250,7 +250,7 @@ var statusOf = map[string]int{
 	loyalty.ENotFound: http.StatusNotFound, loyalty.EForbidden: http.StatusForbidden,
 	loyalty.EUnauthorized: http.StatusUnauthorized, loyalty.ETooMany: http.StatusTooManyRequests,
 	loyalty.EConflict: http.StatusConflict, loyalty.EInternal: http.StatusInternalServerError,
-	loyalty.EUnavailable: http.StatusServiceUnavailable,
+	loyalty.EUnavailable: http.StatusServiceUnavailable, loyalty.ENotMet: http.StatusUnprocessableEntity,
 }
 
 // fail answers with an error page for err.
