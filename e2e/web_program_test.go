@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -71,6 +72,28 @@ func TestProgramSetup(t *testing.T) {
 		m.get(t, "/business/program/offers").want(t, http.StatusOK).has(t, "Triple points", "Disabled")
 		saved(m.post(t, "/business/program/offers/"+id+"/enable", nil), "/business/program/offers")
 
+		// A coupon offer for one customer, once each, until a day; its end
+		// cleared by emptying the field.
+		m.post(t, "/business/program/offers", url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "targeted": {"true"},
+			"enabled": {"true"}}).want(t, http.StatusUnprocessableEntity).has(t, `id="f-customers-error"`)
+		saved(m.post(t, "/business/program/offers", url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "targeted": {"true"},
+			"customers": {"\n" + ann.ID + "\n"}, "offer_frequency_id": {"4"}, "expires_at": {"2099-01-31"}, "enabled": {"true"}}),
+			"/business/program/offers")
+		a.get(t, "/offers").want(t, http.StatusOK).decode(t, &offers)
+		muffin := offers.Data[len(offers.Data)-1]
+		if muffin["title"] != "Muffin for Ann" || muffin["targeted"] != true || muffin["offer_frequency_id"] != 4.0 ||
+			!strings.HasPrefix(fmt.Sprint(muffin["expires_at"]), "2099-01-31") {
+			t.Errorf("the targeted offer saved: %v", muffin)
+		}
+		mid := catID(muffin)
+		m.get(t, "/business/program/offers/"+mid).want(t, http.StatusOK).has(t, `value="2099-01-31"`, ann.ID, `<option value="4" selected>`)
+		saved(m.post(t, "/business/program/offers/"+mid, url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "targeted": {"true"},
+			"customers": {ann.ID}, "offer_frequency_id": {""}, "expires_at": {""}, "enabled": {"true"}}), "/business/program/offers")
+		a.get(t, "/offers").want(t, http.StatusOK).decode(t, &offers)
+		if muffin = offers.Data[len(offers.Data)-1]; muffin["expires_at"] != nil || muffin["offer_frequency_id"] != nil {
+			t.Errorf("the offer after clearing its end and limit: %v", muffin)
+		}
+
 		// The other parts of the program.
 		saved(m.post(t, "/business/program/rewards", url.Values{"kind": {"catalog_item"}, "title": {"Mug"}, "points": {"50"},
 			"enabled": {"true"}}), "/business/program/rewards")
@@ -112,6 +135,7 @@ func TestProgramSetup(t *testing.T) {
 		}
 		want := []string{"program.created Branch: Harbour", "program.created Tier program: Silver",
 			"program.created Referral program: Friends", "program.created Gift card: Card", "program.created Reward: Mug",
+			"program.updated Offer: Muffin for Ann", "program.created Offer: Muffin for Ann",
 			"program.updated Offer: Triple points", "program.updated Offer: Triple points", "program.updated Offer: Triple points",
 			"program.created Offer: Double points", "rules.updated Earning rules", "staff.joined mgr@cafe.example"}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -24,6 +24,9 @@ type setupField struct {
 	Name, Label, Kind, Hint string
 	Options                 []option // for select and intselect
 	Row                     string   // fields with the same Row share a line
+	// Clear sends an empty field as null, which clears the saved value
+	// (an end date, a limit); other empty fields keep theirs.
+	Clear bool
 }
 
 // option is one choice of a select.
@@ -40,6 +43,7 @@ const (
 	kindSelect    = "select"    // a string
 	kindIntSelect = "intselect" // a number
 	kindBranches  = "branches"  // several branch ids
+	kindLines     = "lines"     // a list, one item a line
 	kindHidden    = "hidden"    // a number carried along (a level's id)
 )
 
@@ -52,12 +56,26 @@ func formBody(fields []setupField, f url.Values, loc *time.Location) ([]byte, ma
 	bad := map[string][]string{}
 	for _, fd := range fields {
 		raw := strings.TrimSpace(f.Get(fd.Name))
+		if raw == "" && fd.Clear {
+			setPath(root, strings.Split(fd.Name, "."), json.RawMessage("null"))
+			continue
+		}
 		var v any
 		switch fd.Kind {
 		case kindBool:
 			v = f.Get(fd.Name) == "on" || f.Get(fd.Name) == "true"
 		case kindBranches:
 			if list := f[fd.Name]; len(list) > 0 {
+				v = list
+			}
+		case kindLines:
+			var list []string
+			for _, line := range strings.Split(raw, "\n") {
+				if line = strings.TrimSpace(line); line != "" {
+					list = append(list, line)
+				}
+			}
+			if len(list) > 0 {
 				v = list
 			}
 		case kindInt, kindIntSelect, kindHidden:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -60,8 +61,13 @@ var setupKinds = []*setupKind{
 			{Name: "min_purchase", Label: "Minimum purchase", Kind: kindMoney, Row: "c"},
 			{Name: "max_purchase", Label: "Maximum purchase", Kind: kindMoney, Row: "c"},
 			{Name: "starts_at", Label: "Starts", Kind: kindDate, Row: "d"},
-			{Name: "expires_at", Label: "Ends", Kind: kindDate, Row: "d"},
+			{Name: "expires_at", Label: "Ends", Kind: kindDate, Row: "d", Clear: true},
+			{Name: "offer_frequency_id", Label: "How often", Kind: kindIntSelect, Clear: true,
+				Options: []option{{"", "Whenever it applies"}, {"4", "Once per customer"}}},
+			{Name: "coupon_expires_in", Label: "A coupon lasts (days)", Kind: kindInt, Clear: true, Hint: "Empty: as long as the offer."},
 			{Name: "branches", Label: "Branches", Kind: kindBranches, Hint: "None chosen: every branch."},
+			{Name: "targeted", Label: "Only for some customers", Kind: kindBool},
+			{Name: "customers", Label: "Their customer codes", Kind: kindLines, Hint: "One customer id a line, for an offer only for some customers."},
 			enabledField,
 		},
 		list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {
@@ -77,7 +83,9 @@ var setupKinds = []*setupKind{
 			return map[string]string{"type_id": intText(int64(o.TypeID)), "title": o.Title, "description": o.Description,
 				"multip_factor": moneyText(o.MultipFactor), "points": intText(o.Points), "discount_value": moneyText(o.DiscountValue),
 				"real_value": moneyText(o.RealValue), "min_purchase": moneyText(o.MinPurchase), "max_purchase": moneyText(o.MaxPurchase),
-				"starts_at": dateText(o.StartsAt, loc), "expires_at": dateText(o.ExpiresAt, loc), "enabled": boolText(o.Enabled)}, o.BranchIDs, err
+				"starts_at": dateText(o.StartsAt, loc), "expires_at": dateText(o.ExpiresAt, loc), "enabled": boolText(o.Enabled),
+				"offer_frequency_id": frequencyText(o.Frequency), "coupon_expires_in": zeroless(o.CouponExpiresIn),
+				"targeted": boolText(o.Targeted), "customers": strings.Join(o.TargetIDs, "\n")}, o.BranchIDs, err
 		},
 		save: func(ctx context.Context, s *Server, a loyalty.Actor, id, name string, body []byte) error {
 			in, err := decodeAs[loyalty.OfferInput](body)
@@ -99,7 +107,7 @@ var setupKinds = []*setupKind{
 			{Name: "real_value", Label: "Product's value", Kind: kindMoney, Row: "a"},
 			{Name: "amount", Label: "Cashback", Kind: kindMoney, Row: "a"},
 			{Name: "discount_value", Label: "Percent off", Kind: kindMoney, Row: "a"},
-			{Name: "expires_at", Label: "Ends", Kind: kindDate},
+			{Name: "expires_at", Label: "Ends", Kind: kindDate, Clear: true},
 			enabledField,
 		},
 		list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {
@@ -135,7 +143,8 @@ var setupKinds = []*setupKind{
 			{Name: "description", Label: "Description", Kind: kindTextarea},
 			{Name: "real_value", Label: "Price", Kind: kindMoney, Row: "a"},
 			{Name: "discount_value", Label: "Credit", Kind: kindMoney, Row: "a"},
-			{Name: "expires_at", Label: "Ends", Kind: kindDate},
+			{Name: "expires_at", Label: "Ends", Kind: kindDate, Clear: true},
+			{Name: "branches", Label: "Branches", Kind: kindBranches, Hint: "None chosen: every branch."},
 			enabledField,
 		},
 		list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {
@@ -234,6 +243,14 @@ var setupKinds = []*setupKind{
 			return s.Program.SaveBranch(ctx, a, id, name, in)
 		},
 	},
+}
+
+// frequencyText is an offer's frequency as its select shows it.
+func frequencyText(f int) string {
+	if f == 0 {
+		return ""
+	}
+	return strconv.Itoa(f)
 }
 
 // cmp returns a, or b when a is empty.
