@@ -280,11 +280,13 @@ func (s *CustomerService) Update(ctx context.Context, b Business, id string, in 
 				return err
 			}
 		}
+		before := customerFields(c)
 		c.User = u
 		c.UpdatedAt = now
 		if err := tx.UpdateCustomer(ctx, &c); err != nil {
 			return err
 		}
+		noteChanges(ctx, before, customerFields(c))
 		out = c
 		return nil
 	})
