@@ -65,15 +65,38 @@ type DB struct {
 // _pragma=busy_timeout(500)), created when missing. It does not
 // migrate; call Migrate.
 func Open(ctx context.Context, dsn string) (*DB, error) {
+	return OpenWith(ctx, dsn, Options{})
+}
+
+// Options are the settings of OpenWith beyond the database itself.
+type Options struct {
+	// ListenDSN (PostgreSQL) is where the connection that hears other
+	// instances' changes goes (see accessListener); empty: the database
+	// itself. LISTEN holds a session, so when dsn goes through a pooler in
+	// transaction mode (pgbouncer), ListenDSN must reach PostgreSQL
+	// directly. It may name several hosts; the listener picks the one that
+	// accepts writes, where the notifications are sent.
+	ListenDSN string
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 	parsed, err := ParseDSN(dsn)
 	if err != nil {
 		return nil, err
 	}
 	d := &DB{Clock: time.Now}
+	if o.ListenDSN != "" && parsed.Dialect != Postgres {
+		return nil, errors.New("a listen DSN is for PostgreSQL only")
+	}
 	if parsed.Dialect == Postgres {
 		cfg, err := pgxpool.ParseConfig(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("parse postgres url: %w", err)
+		}
+		listen, err := listenConfig(cfg.ConnConfig, o.ListenDSN)
+		if err != nil {
+			return nil, err
 		}
 		if cfg.MaxConns < 16 {
 			cfg.MaxConns = 16
@@ -84,7 +107,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		}
 		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool), Postgres
 		d.batch = newAppendBatch(d)
-		d.listenAccess()
+		d.listenAccess(listen)
 		// database/sql keeps only 2 idle connections by default; churning
 		// the rest loses pgx's per-connection statement cache.
 		d.db.SetMaxOpenConns(int(cfg.MaxConns))
