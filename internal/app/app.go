@@ -25,16 +25,16 @@ import (
 
 // Config is everything the service is started with.
 type Config struct {
-	Addr string // listen address, default 127.0.0.1:8080
-	DB   string // postgres:// URL or SQLite path; default <DataDir>/loyalty.db
+	Addr    string // listen address, default 127.0.0.1:8080
+	DB      string // postgres:// URL or SQLite path; default <DataDir>/loyalty.db
+	DataDir string // default ./data
+	Redis   string // redis:// URL for limits shared between instances; empty: in memory
+	Logger  *slog.Logger
+	Limits  httpapi.Limits // zero: the spec's limits
 	// DBListen (PostgreSQL) is a direct URL for the one connection that
 	// listens for other instances' changes, when DB goes through a pooler
 	// in transaction mode; empty: DB (see sqlstore.Options.ListenDSN).
 	DBListen string
-	DataDir  string // default ./data
-	Redis    string // redis:// URL for limits shared between instances; empty: in memory
-	Logger   *slog.Logger
-	Limits   httpapi.Limits // zero: the spec's limits
 	// TLSCert and TLSKey (PEM files) make Serve answer HTTPS.
 	TLSCert, TLSKey string
 	// BehindProxy trusts X-Forwarded-Proto from TrustedProxies (CIDRs or
