@@ -9,8 +9,26 @@
 //	         transaction a reward needs, without HTTP
 //	history  page 1 of GET /customers/{id}/transactions for a customer with
 //	         100 entries and for one with -entries entries
+//	production
+//	         a production-shaped load (productionScenario): -businesses
+//	         businesses, -tokens tokens each signed in by the password grant
+//	         from several loopback addresses, -customers customers created
+//	         through the API; then wrk reads (-c connections) and rewards
+//	         (-reward-c) random customers with random tokens, under the
+//	         shipped rate limits (any 429 makes the run invalid), each run
+//	         followed by a bare net/http server doing the same SQL; -runs N
+//	         reports medians. It reports requests per second, p50/p99, CPU
+//	         per request and peak memory of the serving process
 //
 // It prints a report of requests per second, latency and peak memory.
+//
+// The production scenario at full size (minutes) and a small run (under a
+// minute):
+//
+//	go run ./cmd/loadtest -scenario production -businesses 100 -tokens 20 -customers 50000 -d 10s -runs 3
+//	go run ./cmd/loadtest -scenario production -businesses 5 -tokens 20 -customers 2000 -d 3s
+//
+// add -db postgres://... for PostgreSQL.
 package main
 
 import (
@@ -47,12 +65,20 @@ func main() {
 	threads := flag.Int("t", 2, "wrk threads")
 	dur := flag.Duration("d", 10*time.Second, "duration of each run")
 	bare := flag.Bool("bare", false, "read: also a bare net/http server doing the same queries; reward: also a bare insert+update transaction")
-	scenario := flag.String("scenario", "read", "read, reward or history")
+	scenario := flag.String("scenario", "read", "read, reward, history or production")
 	entries := flag.Int("entries", 100_000, "history scenario: entries of the long history")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the full-stack run to this file")
+	var p productionOptions
+	flag.IntVar(&p.businesses, "businesses", 100, "production: businesses")
+	flag.IntVar(&p.tokens, "tokens", 20, "production: tokens per business (password grants)")
+	flag.IntVar(&p.customers, "customers", 50_000, "production: customers in all, shared evenly by the businesses")
+	flag.IntVar(&p.seedClients, "seed-clients", 32, "production: concurrent clients creating the customers")
+	flag.IntVar(&p.rewardConns, "reward-c", 16, "production: wrk connections of the reward runs (-c: of the read runs)")
+	flag.IntVar(&p.runs, "runs", 1, "production: runs of each kind, interleaved with the bare server's; the medians are reported")
 	flag.Parse()
 	cpuProfile = *profile
-	opts := options{conns: *conns, threads: *threads, dur: *dur, bare: *bare, scenario: *scenario, entries: *entries}
+	p.readConns = *conns
+	opts := options{conns: *conns, threads: *threads, dur: *dur, bare: *bare, scenario: *scenario, entries: *entries, production: p}
 	if err := run(*dsn, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
@@ -66,6 +92,7 @@ type options struct {
 	bare           bool
 	scenario       string
 	entries        int
+	production     productionOptions
 }
 
 func run(dsn string, o options) error {
@@ -88,6 +115,9 @@ func run(dsn string, o options) error {
 		}
 		defer drop()
 		dsn = scoped
+	}
+	if o.scenario == "production" {
+		return productionScenario(ctx, dsn, o)
 	}
 	st, err := startSite(ctx, dsn)
 	if err != nil {
