@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -93,6 +94,12 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 		cfg, err := pgxpool.ParseConfig(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("parse postgres url: %w", err)
+		}
+		if cfg.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeSimpleProtocol {
+			// Its client-side quoting changes how the store's text and
+			// errors behave (text PostgreSQL refuses is no longer told
+			// apart); exec mode needs no server-side statement either.
+			return nil, errors.New("default_query_exec_mode=simple_protocol is not supported; behind a transaction pooler use default_query_exec_mode=exec")
 		}
 		listen, err := listenConfig(cfg.ConnConfig, o.ListenDSN)
 		if err != nil {

@@ -148,3 +148,22 @@ func TestListenDSNRefused(t *testing.T) {
 		t.Error("a SQLite file accepted as the listen DSN")
 	}
 }
+
+// TestSimpleProtocolRefused: pgx's simple protocol (client-side quoting)
+// is refused when the store opens; exec mode, the one for transaction
+// poolers, is accepted (the whole store suite runs in it in .ci/run).
+func TestSimpleProtocolRefused(t *testing.T) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
+		t.Skip("pgx's modes are PostgreSQL's; LOYALTY_TEST_POSTGRES=off")
+	}
+	dsn := testenv.DSN(t, sqlstore.Postgres)
+	if db, err := sqlstore.Open(ctx, dsn+"&default_query_exec_mode=simple_protocol"); err == nil {
+		db.Close()
+		t.Error("default_query_exec_mode=simple_protocol accepted")
+	}
+	db, err := sqlstore.Open(ctx, dsn+"&default_query_exec_mode=exec")
+	if err != nil {
+		t.Fatalf("exec mode refused: %v", err)
+	}
+	db.Close()
+}
