@@ -186,9 +186,11 @@ start_instances() {
     local port=$((BASE + 10 + i))
     log "loyalty serve $i on $port"
     # Messages and images go to a data directory shared by the three, as
-    # a shared disk would be in production.
+    # a shared disk would be in production. Only HAProxy's address is a
+    # trusted proxy: clients on other loopback addresses (127.0.0.2, ...)
+    # count as clients of their own for the per-IP limits.
     nohup "$bin" --db "$(dsn)" --data-dir "$DIR/data" serve --addr "127.0.0.1:$port" \
-      --db-listen "$(listen_dsn)" --redis "$REDIS" --behind-proxy \
+      --db-listen "$(listen_dsn)" --redis "$REDIS" --behind-proxy --trusted-proxies 127.0.0.1 \
       >"$DIR/loyalty$i.log" 2>&1 &
     echo $! >"$DIR/loyalty$i.pid"
   done

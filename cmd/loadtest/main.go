@@ -26,9 +26,15 @@
 // minute):
 //
 //	go run ./cmd/loadtest -scenario production -businesses 100 -tokens 20 -customers 50000 -d 10s -runs 3
-//	go run ./cmd/loadtest -scenario production -businesses 5 -tokens 20 -customers 2000 -d 3s
+//	go run ./cmd/loadtest -scenario production -businesses 5 -tokens 40 -customers 2000 -d 3s
 //
-// add -db postgres://... for PostgreSQL.
+// add -db postgres://... for PostgreSQL. Against the three instances of
+// deploy/local-cluster.sh, behind HAProxy (no bare runs then; CPU and
+// memory are the instances'):
+//
+//	. /tmp/loyalty-cluster/cluster.env
+//	go run ./cmd/loadtest -scenario production -target $URL -target-ca $CA_CERT -db "$DB" \
+//	  -server-pids /tmp/loyalty-cluster/loyalty1.pid,/tmp/loyalty-cluster/loyalty2.pid,/tmp/loyalty-cluster/loyalty3.pid
 package main
 
 import (
@@ -75,7 +81,13 @@ func main() {
 	flag.IntVar(&p.seedClients, "seed-clients", 32, "production: concurrent clients creating the customers")
 	flag.IntVar(&p.rewardConns, "reward-c", 16, "production: wrk connections of the reward runs (-c: of the read runs)")
 	flag.IntVar(&p.runs, "runs", 1, "production: runs of each kind, interleaved with the bare server's; the medians are reported")
+	flag.StringVar(&p.target, "target", "", "production: drive a running deployment at this URL (e.g. HAProxy of deploy/local-cluster.sh) instead of an in-process server; -db is its database, for creating the businesses; no bare runs")
+	flag.StringVar(&p.targetCA, "target-ca", "", "production: PEM certificate the -target's TLS certificate is checked against")
+	serverPIDs := flag.String("server-pids", "", "production with -target: the serving processes (pids or pid files, comma-separated) whose CPU and peak memory to report")
 	flag.Parse()
+	if *serverPIDs != "" {
+		p.serverPIDs = strings.Split(*serverPIDs, ",")
+	}
 	cpuProfile = *profile
 	p.readConns = *conns
 	opts := options{conns: *conns, threads: *threads, dur: *dur, bare: *bare, scenario: *scenario, entries: *entries, production: p}
@@ -98,6 +110,12 @@ type options struct {
 func run(dsn string, o options) error {
 	conns, threads, dur := o.conns, o.threads, o.dur
 	ctx := context.Background()
+	if o.scenario == "production" && o.production.target != "" {
+		if dsn == "" {
+			return fmt.Errorf("-target needs -db: the deployment's database, to create the businesses in")
+		}
+		return productionScenario(ctx, dsn, o)
+	}
 	if dsn == "" {
 		dir, err := os.MkdirTemp("", "loyalty-load")
 		if err != nil {

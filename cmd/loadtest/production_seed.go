@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -46,7 +47,7 @@ type grantStats struct {
 // seedTenants creates n businesses (as support's `loyalty admin business
 // create` does) and one approved password-grant app, then signs in
 // tokensEach tokens per business by the password grant over HTTP.
-func seedTenants(ctx context.Context, a *app.App, base string, n, tokensEach int) ([]*tenant, grantStats, error) {
+func seedTenants(ctx context.Context, a *app.App, srv server, n, tokensEach int) ([]*tenant, grantStats, error) {
 	var gs grantStats
 	ap, err := a.OAuth.CreateApp(ctx, oauth.NewApp{Name: "load till", API: oauth.APIBusiness, GrantType: oauth.GrantPassword, Approve: true})
 	if err != nil {
@@ -80,14 +81,14 @@ func seedTenants(ctx context.Context, a *app.App, base string, n, tokensEach int
 	var wg sync.WaitGroup
 	errs := make(chan error, addresses)
 	for i := range addresses {
-		client, err := clientFrom(i)
+		client, err := clientFrom(i, srv.tls)
 		if err != nil {
 			return nil, gs, err
 		}
 		mine := grants[i*grantsPerAddress : min((i+1)*grantsPerAddress, len(grants))]
 		wg.Go(func() {
 			for _, g := range mine {
-				tok, err := passwordGrant(client, base, ap, g.t, &gs.limited)
+				tok, err := passwordGrant(client, srv.base, ap, g.t, &gs.limited)
 				if err != nil {
 					errs <- err
 					return
@@ -108,13 +109,14 @@ func seedTenants(ctx context.Context, a *app.App, base string, n, tokensEach int
 }
 
 // clientFrom is an HTTP client whose connections leave from loopback
-// address 127.0.0.(2+i), so that each counts as its own client IP.
-func clientFrom(i int) (*http.Client, error) {
+// address 127.0.0.(2+i), so that each counts as its own client IP (also
+// behind a proxy that forwards it, such as local-cluster.sh's HAProxy).
+func clientFrom(i int, tc *tls.Config) (*http.Client, error) {
 	if i > 250 {
 		return nil, fmt.Errorf("%d source addresses needed, 127.0.0.2-252 has 251: fewer tokens", i+1)
 	}
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+i))}}
-	return &http.Client{Timeout: time.Minute, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4}}, nil
+	return &http.Client{Timeout: time.Minute, Transport: &http.Transport{DialContext: d.DialContext, TLSClientConfig: tc, MaxIdleConnsPerHost: 4}}, nil
 }
 
 // passwordGrant signs the business's owner in at /oauth/token, waiting
@@ -156,7 +158,8 @@ type seedStats struct {
 // API, as a business's tills would (POST /customers, then one reward by
 // amount), from clients concurrent clients, each business's requests
 // spread over its tokens.
-func seedCustomers(base string, tenants []*tenant, perTenant, clients int) (seedStats, error) {
+func seedCustomers(srv server, tenants []*tenant, perTenant, clients int) (seedStats, error) {
+	base := srv.base
 	type job struct {
 		t *tenant
 		i int
@@ -171,7 +174,7 @@ func seedCustomers(base string, tenants []*tenant, perTenant, clients int) (seed
 		}
 		close(jobs)
 	}()
-	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{TLSClientConfig: srv.tls, MaxIdleConnsPerHost: clients}}
 	var st seedStats
 	var mu sync.Mutex
 	var done atomic.Int64

@@ -43,7 +43,7 @@ func TestSeedTenantsSpreadsGrants(t *testing.T) {
 	var gs grantStats
 	go func() {
 		defer close(done)
-		tenants, gs, err = seedTenants(ctx, a, "http://"+ln.Addr().String(), 2, 40)
+		tenants, gs, err = seedTenants(ctx, a, server{base: "http://" + ln.Addr().String()}, 2, 40)
 	}()
 	select {
 	case <-done:

@@ -96,12 +96,19 @@ type measure struct {
 
 var loadtestLine = regexp.MustCompile(`LOADTEST requests=(\d+) p50=(\d+) p99=(\d+) limited=(\d+) failed=(\d+)`)
 
-// runWrk drives target with script for dur and measures this process (the
-// server under test) meanwhile: CPU time from /proc/self/stat and peak
-// resident memory (VmHWM, reset before the run).
-func runWrk(target, script string, conns, threads int, dur time.Duration) (measure, error) {
-	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // resets VmHWM; best effort
-	cpu0, err := processCPU()
+// runWrk drives target with script for dur and measures the serving
+// processes meanwhile (pids: pids, pid files or "self"): CPU time from
+// /proc/PID/stat and peak resident memory (VmHWM, reset before the run),
+// summed.
+func runWrk(target, script string, conns, threads int, dur time.Duration, pids []string) (measure, error) {
+	procs, err := procDirs(pids)
+	if err != nil {
+		return measure{}, err
+	}
+	for _, p := range procs {
+		os.WriteFile(p+"/clear_refs", []byte("5"), 0) // resets VmHWM; best effort
+	}
+	cpu0, err := processCPU(procs)
 	if err != nil {
 		return measure{}, err
 	}
@@ -111,7 +118,7 @@ func runWrk(target, script string, conns, threads int, dur time.Duration) (measu
 		return measure{}, fmt.Errorf("wrk (apt-get install wrk): %v: %s", err, out)
 	}
 	var m measure
-	cpu1, err := processCPU()
+	cpu1, err := processCPU(procs)
 	if err != nil {
 		return measure{}, err
 	}
@@ -127,7 +134,9 @@ func runWrk(target, script string, conns, threads int, dur time.Duration) (measu
 	if m.requests > 0 {
 		m.cpuPerReq = (cpu1 - cpu0) / time.Duration(m.requests)
 	}
-	m.peakRSS = statusKB("VmHWM:")
+	for _, p := range procs {
+		m.peakRSS += statusKB(p, "VmHWM:")
+	}
 	return m, nil
 }
 
@@ -135,22 +144,44 @@ func runWrk(target, script string, conns, threads int, dur time.Duration) (measu
 // every Linux architecture Go supports.
 const clockTick = 10 * time.Millisecond
 
-// processCPU is the user + system CPU time this process has used.
-func processCPU() (time.Duration, error) {
-	b, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0, fmt.Errorf("CPU time needs Linux's /proc: %w", err)
+// procDirs are the /proc directories of pids: numbers, files holding
+// one (a pid file), or "self".
+func procDirs(pids []string) ([]string, error) {
+	var dirs []string
+	for _, p := range pids {
+		p = strings.TrimSpace(p)
+		if _, err := strconv.Atoi(p); err != nil && p != "self" {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, fmt.Errorf("server pid: %w", err)
+			}
+			p = strings.TrimSpace(string(b))
+		}
+		dirs = append(dirs, "/proc/"+p)
 	}
-	// The command name (field 2) may hold spaces; fields count from ")".
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * clockTick, nil
+	return dirs, nil
 }
 
-// statusKB reads a kB figure of /proc/self/status, 0 when unknown.
-func statusKB(field string) int64 {
-	f, err := os.Open("/proc/self/status")
+// processCPU is the user + system CPU time the processes have used.
+func processCPU(procs []string) (time.Duration, error) {
+	var total time.Duration
+	for _, p := range procs {
+		b, err := os.ReadFile(p + "/stat")
+		if err != nil {
+			return 0, fmt.Errorf("CPU time needs Linux's /proc: %w", err)
+		}
+		// The command name (field 2) may hold spaces; fields count from ")".
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		total += time.Duration(utime+stime) * clockTick
+	}
+	return total, nil
+}
+
+// statusKB reads a kB figure of /proc/PID/status, 0 when unknown.
+func statusKB(proc, field string) int64 {
+	f, err := os.Open(proc + "/status")
 	if err != nil {
 		return 0
 	}
@@ -166,8 +197,10 @@ func statusKB(field string) int64 {
 }
 
 func (m measure) String() string {
-	s := fmt.Sprintf("%8.0f req/s  p50 %-8s p99 %-8s CPU %4d µs/req  peak RSS %d MB", m.rps,
-		m.p50.Round(10*time.Microsecond), m.p99.Round(10*time.Microsecond), m.cpuPerReq.Microseconds(), m.peakRSS/1024)
+	s := fmt.Sprintf("%8.0f req/s  p50 %-8s p99 %-8s", m.rps, m.p50.Round(10*time.Microsecond), m.p99.Round(10*time.Microsecond))
+	if m.peakRSS > 0 {
+		s += fmt.Sprintf(" CPU %4d µs/req  peak RSS %d MB", m.cpuPerReq.Microseconds(), m.peakRSS/1024)
+	}
 	if m.limited > 0 || m.failed > 0 {
 		s += fmt.Sprintf("  (%d answered 429, %d other errors)", m.limited, m.failed)
 	}
