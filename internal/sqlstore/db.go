@@ -69,17 +69,6 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return OpenWith(ctx, dsn, Options{})
 }
 
-// Options are the settings of OpenWith beyond the database itself.
-type Options struct {
-	// ListenDSN (PostgreSQL) is where the connection that hears other
-	// instances' changes goes (see accessListener); empty: the database
-	// itself. LISTEN holds a session, so when dsn goes through a pooler in
-	// transaction mode (pgbouncer), ListenDSN must reach PostgreSQL
-	// directly. It may name several hosts; the listener picks the one that
-	// accepts writes, where the notifications are sent.
-	ListenDSN string
-}
-
 // OpenWith is Open with options.
 func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 	parsed, err := ParseDSN(dsn)
