@@ -1,6 +1,7 @@
 package sqlstore_test
 
 import (
+	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -157,11 +158,21 @@ func TestSimpleProtocolRefused(t *testing.T) {
 		t.Skip("pgx's modes are PostgreSQL's; LOYALTY_TEST_POSTGRES=off")
 	}
 	dsn := testenv.DSN(t, sqlstore.Postgres)
-	if db, err := sqlstore.Open(ctx, dsn+"&default_query_exec_mode=simple_protocol"); err == nil {
+	mode := func(m string) string {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		q.Set("default_query_exec_mode", m)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	if db, err := sqlstore.Open(ctx, mode("simple_protocol")); err == nil {
 		db.Close()
 		t.Error("default_query_exec_mode=simple_protocol accepted")
 	}
-	db, err := sqlstore.Open(ctx, dsn+"&default_query_exec_mode=exec")
+	db, err := sqlstore.Open(ctx, mode("exec"))
 	if err != nil {
 		t.Fatalf("exec mode refused: %v", err)
 	}
