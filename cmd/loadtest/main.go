@@ -26,7 +26,7 @@
 // minute):
 //
 //	go run ./cmd/loadtest -scenario production -businesses 100 -tokens 20 -customers 50000 -d 10s -runs 3
-//	go run ./cmd/loadtest -scenario production -businesses 5 -tokens 40 -customers 2000 -d 3s
+//	go run ./cmd/loadtest -scenario production -businesses 5 -tokens 80 -customers 2000 -d 3s
 //
 // add -db postgres://... for PostgreSQL. Against the three instances of
 // deploy/local-cluster.sh, behind HAProxy (no bare runs then; CPU and
