@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -65,15 +66,33 @@ type DB struct {
 // _pragma=busy_timeout(500)), created when missing. It does not
 // migrate; call Migrate.
 func Open(ctx context.Context, dsn string) (*DB, error) {
+	return OpenWith(ctx, dsn, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 	parsed, err := ParseDSN(dsn)
 	if err != nil {
 		return nil, err
 	}
 	d := &DB{Clock: time.Now}
+	if o.ListenDSN != "" && parsed.Dialect != Postgres {
+		return nil, errors.New("a listen DSN is for PostgreSQL only")
+	}
 	if parsed.Dialect == Postgres {
 		cfg, err := pgxpool.ParseConfig(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("parse postgres url: %w", err)
+		}
+		if cfg.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeSimpleProtocol {
+			// Its client-side quoting changes how the store's text and
+			// errors behave (text PostgreSQL refuses is no longer told
+			// apart); exec mode needs no server-side statement either.
+			return nil, errors.New("default_query_exec_mode=simple_protocol is not supported; behind a transaction pooler use default_query_exec_mode=exec")
+		}
+		listen, err := listenConfig(cfg.ConnConfig, o.ListenDSN)
+		if err != nil {
+			return nil, err
 		}
 		if cfg.MaxConns < 16 {
 			cfg.MaxConns = 16
@@ -83,7 +102,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
 		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool), Postgres
-		d.listenAccess()
+		d.listenAccess(listen)
 		// database/sql keeps only 2 idle connections by default; churning
 		// the rest loses pgx's per-connection statement cache.
 		d.db.SetMaxOpenConns(int(cfg.MaxConns))
