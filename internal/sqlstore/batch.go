@@ -180,7 +180,12 @@ func (b *appendBatch) pick(pending []*pendingAppend, busy map[customerKey]bool) 
 
 // batchSQL writes a batch: the entries arrive as one array per column
 // (ord numbers them) with the ids reserved for them, so the written ones
-// are known by what the update returns.
+// are known by what the update returns. The entries' events arrive the
+// same way, numbered by their entry's ord, and only those of written
+// entries are inserted: an entry and its event commit together or not at
+// all. Every join is between the statement's own rows (arrays and CTEs),
+// and the tables are reached by primary key, so no plan depends on the
+// planner's statistics.
 var batchSQL = `WITH v AS MATERIALIZED (
 	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
@@ -205,6 +210,12 @@ var batchSQL = `WITH v AS MATERIALIZED (
 		NULLIF(v.giftcard_id, 0), NULLIF(v.reverses_id, 0), v.external_order_id, v.custom_field_1, v.custom_field_2,
 		v.custom_field_3, v.custom_field_4, v.custom_field_5, v.has_details, v.created_at, v.receipt_number, v.comments
 	FROM v JOIN c ON c.ord = v.ord
+), e AS (
+	INSERT INTO events (id, business_id, type, created_at, data)
+	SELECT x.id, x.business_id, x.type, x.created_at, x.data
+	FROM unnest($29::integer[], $30::text[], $31::text[], $32::text[], $33::timestamptz[], $34::text[])
+		AS x(ord, id, business_id, type, created_at, data)
+	JOIN c ON c.ord = x.ord
 )
 SELECT ord, id, points, giftcard FROM c`
 
@@ -223,6 +234,8 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		b.finish(batch, nil)
 		return
 	}
+	batch, ids, ev := batchEventsOf(batch, ids)
+	n = len(batch)
 	ord, typeCode := make([]int32, n), make([]int32, n)
 	amount, points, giftcard, visits := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	tierAmount, tierPoints := make([]int64, n), make([]int64, n)
@@ -258,7 +271,8 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	if err == nil {
 		rows, err = b.db.db.QueryContext(context.Background(), batchSQL, ord, text[0], text[1], text[2], text[3], typeCode, text[4],
 			amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
-			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12])
+			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12],
+			ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data)
 	}
 	if err == nil {
 		for rows.Next() {

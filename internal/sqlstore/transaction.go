@@ -129,9 +129,21 @@ func (d *DB) AppendAlone(ctx context.Context, e *loyalty.Transaction) (bool, err
 		if err := t.StmtContext(ctx, insert).QueryRowContext(ctx, args...).Scan(&e.ID); err != nil {
 			return err
 		}
+		if e.Event != nil {
+			ev, err := e.Event(*e)
+			if err != nil {
+				return err
+			}
+			if err := t.InsertEvent(ctx, &ev); err != nil {
+				return err
+			}
+		}
 		done = true
 		return nil
 	})
+	if !done {
+		e.ID = 0
+	}
 	return done, err
 }
 
