@@ -107,3 +107,19 @@ func record(ctx context.Context, tx Tx, businessID, typ string, data any) error 
 	}
 	return tx.InsertEvent(ctx, &e)
 }
+
+// appendEntry writes a ledger entry (Tx.Append) with its event.
+func appendEntry(ctx context.Context, tx Tx, e *Transaction) error {
+	if err := tx.Append(ctx, e); err != nil {
+		return err
+	}
+	return record(ctx, tx, e.BusinessID, EventTransactionCreated, NewTransactionJSON(*e))
+}
+
+// entryEvent builds the event of an entry written by Store.AppendAlone,
+// at the time of the change.
+func entryEvent(at time.Time) func(Transaction) (Event, error) {
+	return func(t Transaction) (Event, error) {
+		return NewEvent(t.BusinessID, EventTransactionCreated, at, NewTransactionJSON(t))
+	}
+}
