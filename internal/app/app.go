@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/events"
 	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
@@ -114,7 +115,11 @@ type App struct {
 	Web      *web.Server // the portals and the consent pages
 	// Outbox delivers queued e-mails and text messages; it starts with
 	// Handler or Serve and stops with Close.
-	Outbox     *outbox.Worker
+	Outbox *outbox.Worker
+	// Sequencer numbers committed events for the deliveries and prunes
+	// old ones; it runs with the outbox.
+	Sequencer  *events.Sequencer
+	stopEvents func()
 	handler    http.Handler
 	outboxOnce sync.Once
 	stopOutbox func()
@@ -186,6 +191,7 @@ func (a *App) init(ctx context.Context) error {
 		return err
 	}
 	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+	a.Sequencer = &events.Sequencer{Store: a.DB, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,
 		ResetURL: a.Config.ResetURL})
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
@@ -221,6 +227,7 @@ func (a *App) startOutbox() {
 	a.outboxOnce.Do(func() {
 		if !a.Config.NoOutbox && a.Outbox != nil {
 			a.stopOutbox = a.Outbox.Start(context.Background())
+			a.stopEvents = a.Sequencer.Start(context.Background())
 		}
 	})
 }
@@ -230,6 +237,9 @@ func (a *App) Close() error {
 	var errs []error
 	if a.stopOutbox != nil {
 		a.stopOutbox()
+	}
+	if a.stopEvents != nil {
+		a.stopEvents()
 	}
 	if a.Limiter != nil {
 		errs = append(errs, a.Limiter.Close())
