@@ -49,6 +49,9 @@ type Config struct {
 	// ResetURL is the page of the business's app that a PIN-reset message
 	// links to, with the token as its token query parameter; none when empty.
 	ResetURL string
+	// EventsNATS, when set, is the NATS server (nats://host:port) the
+	// events are published to, on JetStream.
+	EventsNATS string
 	// NoOutbox keeps this process from delivering messages (admin commands).
 	NoOutbox bool
 	// MustExist makes Open fail with ErrNoDatabase rather than create a
@@ -118,8 +121,11 @@ type App struct {
 	Outbox *outbox.Worker
 	// Sequencer numbers committed events for the deliveries and prunes
 	// old ones; it runs with the outbox.
-	Sequencer  *events.Sequencer
-	stopEvents func()
+	Sequencer *events.Sequencer
+	// NATS publishes the events to JetStream when Config.EventsNATS is set.
+	NATS       *events.NATS
+	closeNATS  func()
+	stopEvents []func()
 	handler    http.Handler
 	outboxOnce sync.Once
 	stopOutbox func()
@@ -192,6 +198,14 @@ func (a *App) init(ctx context.Context) error {
 	}
 	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Sequencer = &events.Sequencer{Store: a.DB, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+	if a.Config.EventsNATS != "" {
+		js, closeNATS, err := events.DialNATS(a.Config.EventsNATS)
+		if err != nil {
+			return err
+		}
+		a.closeNATS = closeNATS
+		a.NATS = &events.NATS{Store: a.DB, JS: js, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+	}
 	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,
 		ResetURL: a.Config.ResetURL})
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
@@ -227,7 +241,10 @@ func (a *App) startOutbox() {
 	a.outboxOnce.Do(func() {
 		if !a.Config.NoOutbox && a.Outbox != nil {
 			a.stopOutbox = a.Outbox.Start(context.Background())
-			a.stopEvents = a.Sequencer.Start(context.Background())
+			a.stopEvents = append(a.stopEvents, a.Sequencer.Start(context.Background()))
+			if a.NATS != nil {
+				a.stopEvents = append(a.stopEvents, a.NATS.Start(context.Background()))
+			}
 		}
 	})
 }
@@ -238,8 +255,11 @@ func (a *App) Close() error {
 	if a.stopOutbox != nil {
 		a.stopOutbox()
 	}
-	if a.stopEvents != nil {
-		a.stopEvents()
+	for _, stop := range a.stopEvents {
+		stop()
+	}
+	if a.closeNATS != nil {
+		a.closeNATS()
 	}
 	if a.Limiter != nil {
 		errs = append(errs, a.Limiter.Close())

@@ -84,6 +84,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"serve", "--json"}, []string{"-json"}}, // --json is offered only where there is a result
 		{[]string{"serve", "--reset-url", "ftp://x"}, []string{"--reset-url"}},
 		{[]string{"serve", "--public-url", "loyalty.example.com"}, []string{"--public-url"}},
+		{[]string{"serve", "--events-nats", "http://127.0.0.1:4222"}, []string{"--events-nats"}},
 		{[]string{"--db", "postgres//bad", "migrate"}, []string{"--db", "postgres://", ".sqlite3", "sqlite:PATH"}},
 		{[]string{"--db", "mysql://root:hunter2@x/y", "admin", "business", "list"}, []string{"--db", "unsupported", "postgres://"}},
 		{[]string{"--db", "data/loyalty", "serve"}, []string{"--db", ".db"}},

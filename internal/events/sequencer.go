@@ -43,14 +43,8 @@ func (s *Sequencer) Start(ctx context.Context) (stop func()) {
 
 // Run numbers and prunes until ctx is done.
 func (s *Sequencer) Run(ctx context.Context) {
-	every, pruneEvery := s.Every, s.PruneEvery
-	if every <= 0 {
-		every = 200 * time.Millisecond
-	}
-	if pruneEvery <= 0 {
-		pruneEvery = time.Hour
-	}
-	tick := time.NewTicker(every)
+	pruneEvery := orDefault(s.PruneEvery, time.Hour)
+	tick := time.NewTicker(orDefault(s.Every, 200*time.Millisecond))
 	defer tick.Stop()
 	var pruned time.Time
 	for {

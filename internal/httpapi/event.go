@@ -1,23 +1,12 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
-
-// eventJSON is an event of the business's feed on the wire.
-type eventJSON struct {
-	ID         string          `json:"id"`
-	Sequence   int64           `json:"sequence"`
-	Type       string          `json:"type"`
-	BusinessID string          `json:"business_id"`
-	CreatedAt  string          `json:"created_at"`
-	Data       json.RawMessage `json:"data"`
-}
 
 // listEvents answers GET /events: the business's events after a sequence
 // number, oldest first. The cursor always names where to go on from (the
@@ -33,11 +22,10 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err != nil {
 		return err
 	}
-	data := make([]eventJSON, len(list))
+	data := make([]loyalty.EventJSON, len(list))
 	next := eq.After
 	for i, e := range list {
-		data[i] = eventJSON{ID: e.ID, Sequence: e.Seq, Type: e.Type, BusinessID: e.BusinessID,
-			CreatedAt: loyalty.FormatTime(e.CreatedAt), Data: e.Data}
+		data[i] = loyalty.NewEventJSON(e)
 		next = e.Seq
 	}
 	nq := url.Values{}
