@@ -48,11 +48,14 @@ func TestEventsReachNATS(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NATS at %s: %v (LOYALTY_TEST_NATS_URL=off skips)", url, err)
 	}
-	defer nc.Close()
+	t.Cleanup(nc.Close) // after the stream's deletion below: cleanups run last first
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The default stream takes every loyalty.> subject: only this test
+	// uses it, and leaves none behind.
+	t.Cleanup(func() { _ = js.DeleteStream(ctx, events.DefaultStream) })
 	subject := "loyalty." + b.ID + "." + loyalty.EventCustomerCreated
 	deadline := time.Now().Add(10 * time.Second)
 	for {

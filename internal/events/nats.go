@@ -37,6 +37,10 @@ type NATS struct {
 	Clock  func() time.Time
 	// Stream is the stream's name; default DefaultStream.
 	Stream string
+	// Prefix is the subjects' first token; default "loyalty". JetStream
+	// refuses two streams with overlapping subjects, so installations (or
+	// tests) sharing a NATS server need one each.
+	Prefix string
 	// Duplicates is the duplicate window of the stream it creates;
 	// default an hour.
 	Duplicates time.Duration
@@ -66,22 +70,24 @@ func DialNATS(url string) (jetstream.JetStream, func(), error) {
 	return js, nc.Close, nil
 }
 
-// Subject is the subject an event is published on.
-func Subject(e loyalty.Event) string { return "loyalty." + e.BusinessID + "." + e.Type }
+// subject is the subject an event is published on.
+func (p *NATS) subject(e loyalty.Event) string { return p.prefix() + "." + e.BusinessID + "." + e.Type }
+
+func (p *NATS) prefix() string { return orDefault(p.Prefix, "loyalty") }
 
 func (p *NATS) streamName() string { return orDefault(p.Stream, DefaultStream) }
 
 func (p *NATS) destination() string { return "nats:" + p.streamName() }
 
-// EnsureStream creates the stream, taking every subject under loyalty.,
-// unless it exists.
+// EnsureStream creates the stream, taking every subject under the
+// prefix, unless it exists.
 func (p *NATS) EnsureStream(ctx context.Context) error {
 	if p.stream {
 		return nil
 	}
 	_, err := p.JS.Stream(ctx, p.streamName())
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		_, err = p.JS.CreateStream(ctx, jetstream.StreamConfig{Name: p.streamName(), Subjects: []string{"loyalty.>"},
+		_, err = p.JS.CreateStream(ctx, jetstream.StreamConfig{Name: p.streamName(), Subjects: []string{p.prefix() + ".>"},
 			Duplicates: orDefault(p.Duplicates, time.Hour), Storage: jetstream.FileStorage})
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 			err = nil // another instance created it meanwhile
@@ -191,7 +197,7 @@ func (p *NATS) publishPage(ctx context.Context, page []loyalty.Event) (int, erro
 			sendErr = err
 			break
 		}
-		msg := nats.NewMsg(Subject(e))
+		msg := nats.NewMsg(p.subject(e))
 		msg.Data = body
 		f, err := p.JS.PublishMsgAsync(msg, jetstream.WithMsgID(e.ID), jetstream.WithExpectStream(p.streamName()))
 		if err != nil {

@@ -16,7 +16,8 @@ import (
 )
 
 // jetStream connects to the test NATS server and names a stream of the
-// test's own, deleted when the test ends.
+// test's own, deleted when the test ends, which is also its subjects'
+// prefix (streams' subjects may not overlap).
 func jetStream(tb testing.TB) (jetstream.JetStream, string) {
 	tb.Helper()
 	nc, err := nats.Connect(testenv.NATSURL(tb), nats.Timeout(3*time.Second))
@@ -57,7 +58,7 @@ func streamed(tb testing.TB, js jetstream.JetStream, name string) map[string]int
 		if err := json.Unmarshal(m.Data, &e); err != nil {
 			tb.Fatal(err)
 		}
-		if id := m.Header.Get(jetstream.MsgIDHeader); id != e.ID || m.Subject != "loyalty."+e.BusinessID+"."+e.Type || e.Sequence < 1 {
+		if id := m.Header.Get(jetstream.MsgIDHeader); id != e.ID || m.Subject != name+"."+e.BusinessID+"."+e.Type || e.Sequence < 1 {
 			tb.Fatalf("message %d: subject %s, Nats-Msg-Id %q, event %+v", seq, m.Subject, id, e)
 		}
 		out[e.ID]++
@@ -89,7 +90,7 @@ func TestNATSPublishesEachEventOnce(t *testing.T) {
 			want[e.ID] = true
 		}
 	}
-	publisher := func() *events.NATS { return &events.NATS{Store: db, JS: js, Stream: stream} }
+	publisher := func() *events.NATS { return &events.NATS{Store: db, JS: js, Stream: stream, Prefix: stream} }
 
 	var wg sync.WaitGroup
 	for range 2 {
