@@ -196,15 +196,27 @@ func (d *DB) ReleaseCursor(ctx context.Context, destination, businessID, claim s
 
 // PruneEvents removes the numbered events created before t. Ids are
 // UUIDv7 in hex, which begin with their creation time in milliseconds, so
-// the primary key finds them: no index on created_at is kept for it.
+// the primary key finds them in id order, a bounded batch per statement:
+// no index on created_at is kept for it, and no plan rests on statistics.
 func (d *DB) PruneEvents(ctx context.Context, before time.Time) (int, error) {
+	const batch = 5000
 	cutoff := fmt.Sprintf("%012x%020d", before.UnixMilli(), 0)
-	res, err := d.wdb.ExecContext(ctx, `DELETE FROM events WHERE id < $1 AND seq IS NOT NULL`, cutoff)
-	if err != nil {
-		return 0, dbError(err)
+	total := 0
+	for {
+		res, err := d.wdb.ExecContext(ctx, `DELETE FROM events WHERE id IN (
+			SELECT id FROM events WHERE id < $1 AND seq IS NOT NULL ORDER BY id LIMIT $2)`, cutoff, batch)
+		if err != nil {
+			return total, dbError(err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, dbError(err)
+		}
+		total += int(n)
+		if n < batch {
+			return total, nil
+		}
 	}
-	n, err := res.RowsAffected()
-	return int(n), dbError(err)
 }
 
 // textColumn runs a query of one text column.
