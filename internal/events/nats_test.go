@@ -133,14 +133,10 @@ func TestNATSPublishesEachEventOnce(t *testing.T) {
 	check("republished")
 
 	write(t, db, b, 2)
-	list, err := db.Events(ctx, b, loyalty.EventQuery{After: 3, Limit: 10})
-	if err != nil || len(list) != 0 {
-		t.Fatalf("unnumbered events were readable: %v %v", list, err)
-	}
 	if _, err := (&events.Sequencer{Store: db}).Sequence(ctx); err != nil {
 		t.Fatal(err)
 	}
-	list, _ = db.Events(ctx, b, loyalty.EventQuery{After: 3, Limit: 10})
+	list, _ := db.Events(ctx, b, loyalty.EventQuery{After: 3, Limit: 10})
 	for _, e := range list {
 		want[e.ID] = true
 	}

@@ -37,12 +37,13 @@ import (
 // A customer is never in two batches at once (nor twice in one), so the
 // batches never wait on each other's row locks.
 type appendBatch struct {
-	db    *DB
-	ids   []int64 // ledger ids reserved from the sequence, not yet used
-	queue chan *pendingAppend
-	quit  chan struct{}
-	once  sync.Once
-	done  sync.WaitGroup
+	db        *DB
+	sequences map[string]bool // businesses whose event_sequences row exists
+	ids       []int64         // ledger ids reserved from the sequence, not yet used
+	queue     chan *pendingAppend
+	quit      chan struct{}
+	once      sync.Once
+	done      sync.WaitGroup
 }
 
 // pendingAppend is one AppendAlone call waiting for its batch.
@@ -61,7 +62,7 @@ const (
 )
 
 func newAppendBatch(d *DB) *appendBatch {
-	return &appendBatch{db: d, queue: make(chan *pendingAppend, maxBatch), quit: make(chan struct{})}
+	return &appendBatch{db: d, sequences: map[string]bool{}, queue: make(chan *pendingAppend, maxBatch), quit: make(chan struct{})}
 }
 
 var errClosed = errors.New("sqlstore: database closed")
@@ -178,47 +179,6 @@ func (b *appendBatch) pick(pending []*pendingAppend, busy map[customerKey]bool) 
 	return batch, rest
 }
 
-// batchSQL writes a batch: the entries arrive as one array per column
-// (ord numbers them) with the ids reserved for them, so the written ones
-// are known by what the update returns. The entries' events arrive the
-// same way, numbered by their entry's ord, and only those of written
-// entries are inserted: an entry and its event commit together or not at
-// all. Every join is between the statement's own rows (arrays and CTEs),
-// and the tables are reached by primary key, so no plan depends on the
-// planner's statistics.
-var batchSQL = `WITH v AS MATERIALIZED (
-	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
-		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
-		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
-		$24::boolean[], $25::timestamptz[], $26::bigint[], $27::text[], $28::text[])
-	AS v(ord, business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
-		tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
-		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at, id,
-		receipt_number, comments)
-	ORDER BY v.business_id, v.customer_id
-), c AS (
-	UPDATE customers cu SET points = cu.points + v.points, giftcard = cu.giftcard + v.giftcard, tx_count = cu.tx_count + 1
-	FROM v
-	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND ` + aloneGuard("v.points", "v.giftcard", "NULLIF(v.branch_id, '')") + `
-	RETURNING v.ord, v.id, cu.points, cu.giftcard
-), t AS (
-	INSERT INTO transactions (id, ` + entryColumns + `)
-	SELECT v.id, v.business_id, v.customer_id,
-		COALESCE(NULLIF(v.branch_id, ''), (SELECT m.id FROM branches m WHERE m.business_id = v.business_id AND m.is_main)),
-		v.intent, v.type_code, v.name, v.amount, v.points,
-		v.giftcard, v.visits, v.tier_amount, v.tier_points, NULLIF(v.offer_id, 0), NULLIF(v.coupon_id, 0),
-		NULLIF(v.giftcard_id, 0), NULLIF(v.reverses_id, 0), v.external_order_id, v.custom_field_1, v.custom_field_2,
-		v.custom_field_3, v.custom_field_4, v.custom_field_5, v.has_details, v.created_at, v.receipt_number, v.comments
-	FROM v JOIN c ON c.ord = v.ord
-), e AS (
-	INSERT INTO events (id, business_id, type, created_at, data)
-	SELECT x.id, x.business_id, x.type, x.created_at, x.data
-	FROM unnest($29::integer[], $30::text[], $31::text[], $32::text[], $33::timestamptz[], $34::text[])
-		AS x(ord, id, business_id, type, created_at, data)
-	JOIN c ON c.ord = x.ord
-)
-SELECT ord, id, points, giftcard FROM c`
-
 // testHookBatch, when set (by tests), runs before a batch statement is
 // sent (committed false) and after it committed and returned (committed
 // true); an error from it stands for the connection lost at that point,
@@ -236,6 +196,11 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	}
 	batch, ids, ev := batchEventsOf(batch, ids)
 	n = len(batch)
+	if err := b.ensureSequences(ev.business); err != nil {
+		// Nothing was sent: each entry goes the transactional way.
+		b.finish(batch, nil)
+		return
+	}
 	ord, typeCode := make([]int32, n), make([]int32, n)
 	amount, points, giftcard, visits := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	tierAmount, tierPoints := make([]int64, n), make([]int64, n)

@@ -1,6 +1,9 @@
 package sqlstore
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // batchEvents are the events of a batch's entries, one array per column
 // of batchSQL's events CTE; ord is the index of the event's entry.
@@ -34,4 +37,28 @@ func batchEventsOf(batch []*pendingAppend, ids []int64) ([]*pendingAppend, []int
 		kept, keptIDs = append(kept, p), append(keptIDs, ids[i])
 	}
 	return kept, keptIDs, ev
+}
+
+// ensureSequences creates the event_sequences rows the batch's businesses
+// lack, once per business and process (batchWriters is 1: only one batch
+// is written at a time, so the set needs no lock).
+func (b *appendBatch) ensureSequences(businesses []string) error {
+	var missing []string
+	for _, id := range businesses {
+		if !b.sequences[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	_, err := b.db.db.ExecContext(context.Background(), `INSERT INTO event_sequences (business_id, last_seq)
+		SELECT DISTINCT id, 0 FROM unnest($1::text[]) AS m(id) ON CONFLICT (business_id) DO NOTHING`, missing)
+	if err != nil {
+		return err
+	}
+	for _, id := range missing {
+		b.sequences[id] = true
+	}
+	return nil
 }

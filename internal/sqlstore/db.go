@@ -242,6 +242,7 @@ type tx struct {
 	*sql.Tx
 	now    time.Time
 	access bool // it changes what a token lookup may have read (accessChanged)
+	sqlite bool // on SQLite's single writer: events are numbered as they are written
 }
 
 // Now returns the time of the whole change.
@@ -260,7 +261,7 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	if err != nil {
 		return dbError(err)
 	}
-	t := &tx{Tx: stx, now: d.now()}
+	t := &tx{Tx: stx, now: d.now(), sqlite: d.dialect == SQLite}
 	err = fn(t)
 	audit, written := loyalty.PendingAudit(ctx)
 	if err == nil && audit != nil {

@@ -2,13 +2,13 @@
 -- The event log: every change an integrator cares about, written in the
 -- transaction that makes it, as the API shows the resource (data, JSON).
 --
--- Writers insert an event with seq NULL and never touch a shared row, so
--- a business's writes do not queue on one another. A sequencer numbers the
--- committed events of a business afterwards, in a short transaction that
--- holds the business's event_sequences row (see sqlstore/event.go):
--- numbers are given once, in commit order of the sequencer, so a reader
--- that only reads numbered events (seq IS NOT NULL) sees them gap-free and
--- never sees a number appear behind one it passed.
+-- Each business's events are numbered (seq) under its event_sequences
+-- row: on PostgreSQL a transaction inserts its events with seq NULL,
+-- touching no shared row, and a sequencer numbers the committed ones
+-- afterwards; the reward batch and SQLite's single writer number theirs
+-- as they write them (see sqlstore/event.go). A reader only reads
+-- numbered events (seq IS NOT NULL): gap-free, and never a number behind
+-- one it passed.
 --
 -- id is a UUIDv7 (time-ordered as text): the public id, the same in every
 -- delivery (webhook-id, Nats-Msg-Id), and the prune key. No foreign key
