@@ -48,19 +48,25 @@ const sequenceBatch = 1000
 func (t *tx) InsertEvent(ctx context.Context, e *loyalty.Event) error {
 	var seq sql.NullInt64
 	if t.sqlite {
-		last, err := t.lockSequence(ctx, e.BusinessID)
-		if err != nil {
+		if err := t.stmt(ctx, nextSequence).QueryRowContext(ctx, e.BusinessID).Scan(&seq); err != nil {
 			return dbError(err)
 		}
-		if _, err := t.ExecContext(ctx, `UPDATE event_sequences SET last_seq = $2 WHERE business_id = $1`, e.BusinessID, last+1); err != nil {
-			return dbError(err)
-		}
-		seq = sql.NullInt64{Int64: last + 1, Valid: true}
 	}
-	_, err := t.ExecContext(ctx, `INSERT INTO events (id, business_id, seq, type, created_at, data) VALUES ($1, $2, $3, $4, $5, $6)`,
-		e.ID, e.BusinessID, seq, e.Type, e.CreatedAt.UTC(), string(e.Data))
+	_, err := t.stmt(ctx, insertEvent).ExecContext(ctx, e.ID, e.BusinessID, seq, e.Type, e.CreatedAt.UTC(), string(e.Data))
 	return dbError(err)
 }
+
+// insertEvent writes an event; nextSequence gives SQLite's next number.
+const (
+	insertEvent  = `INSERT INTO events (id, business_id, seq, type, created_at, data) VALUES ($1, $2, $3, $4, $5, $6)`
+	nextSequence = `INSERT INTO event_sequences (business_id, last_seq) VALUES ($1, 1)
+		ON CONFLICT (business_id) DO UPDATE SET last_seq = event_sequences.last_seq + 1 RETURNING last_seq`
+)
+
+// eventStatements are the statements a transaction writes events with,
+// prepared on SQLite's writer (see DB.writeStmt) before the transaction
+// takes it.
+var eventStatements = []string{insertEvent, nextSequence}
 
 // SequenceEvents numbers the committed, unnumbered events of a business
 // in id order, after its last number, and returns how many it numbered.
