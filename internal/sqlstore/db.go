@@ -52,7 +52,7 @@ type DB struct {
 	// txPrepared are the statements of wstmts every transaction may use
 	// (txStatements), once they could be prepared.
 	txPrepared atomic.Pointer[map[string]*sql.Stmt]
-	batch      *appendBatch // PostgreSQL: AppendAlone's group writer
+	batch      *appendBatch // AppendAlone's group writer
 	tokens     accessCache
 	// TokenCacheTTL is how long a token lookup may be reused (see
 	// accessCache); zero reads every time.
@@ -87,7 +87,6 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
 		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool), Postgres
-		d.batch = newAppendBatch(d)
 		d.listenAccess()
 		// database/sql keeps only 2 idle connections by default; churning
 		// the rest loses pgx's per-connection statement cache.
@@ -126,6 +125,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if d.wdb == nil {
 		d.wdb = d.db
 	}
+	d.batch = newAppendBatch(d)
 	if err := d.db.PingContext(ctx); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)

@@ -46,27 +46,51 @@ const sequenceBatch = 1000
 // makes no writer wait that would not have waited anyway, and saves the
 // sequencer's second write of every event.
 func (t *tx) InsertEvent(ctx context.Context, e *loyalty.Event) error {
-	var seq sql.NullInt64
+	return t.insertEvents(ctx, []loyalty.Event{*e})
+}
+
+// insertEvents writes events in their order; on SQLite it numbers them,
+// taking each business's numbers with one statement.
+func (t *tx) insertEvents(ctx context.Context, events []loyalty.Event) error {
+	seqs := make([]sql.NullInt64, len(events))
 	if t.sqlite {
-		if err := t.stmt(ctx, nextSequence).QueryRowContext(ctx, e.BusinessID).Scan(&seq); err != nil {
+		counts := map[string]int64{}
+		for _, e := range events {
+			counts[e.BusinessID]++
+		}
+		next := map[string]int64{}
+		for business, n := range counts {
+			var last int64
+			if err := t.stmt(ctx, takeSequence).QueryRowContext(ctx, business, n).Scan(&last); err != nil {
+				return dbError(err)
+			}
+			next[business] = last - n + 1
+		}
+		for i, e := range events {
+			seqs[i] = sql.NullInt64{Int64: next[e.BusinessID], Valid: true}
+			next[e.BusinessID]++
+		}
+	}
+	for i, e := range events {
+		if _, err := t.stmt(ctx, insertEvent).ExecContext(ctx, e.ID, e.BusinessID, seqs[i], e.Type, e.CreatedAt.UTC(), string(e.Data)); err != nil {
 			return dbError(err)
 		}
 	}
-	_, err := t.stmt(ctx, insertEvent).ExecContext(ctx, e.ID, e.BusinessID, seq, e.Type, e.CreatedAt.UTC(), string(e.Data))
-	return dbError(err)
+	return nil
 }
 
-// insertEvent writes an event; nextSequence gives SQLite's next number.
+// insertEvent writes an event; takeSequence takes SQLite's next $2
+// numbers of business $1 and returns the last.
 const (
 	insertEvent  = `INSERT INTO events (id, business_id, seq, type, created_at, data) VALUES ($1, $2, $3, $4, $5, $6)`
-	nextSequence = `INSERT INTO event_sequences (business_id, last_seq) VALUES ($1, 1)
-		ON CONFLICT (business_id) DO UPDATE SET last_seq = event_sequences.last_seq + 1 RETURNING last_seq`
+	takeSequence = `INSERT INTO event_sequences (business_id, last_seq) VALUES ($1, $2)
+		ON CONFLICT (business_id) DO UPDATE SET last_seq = event_sequences.last_seq + excluded.last_seq RETURNING last_seq`
 )
 
 // eventStatements are the statements a transaction writes events with,
 // prepared on SQLite's writer (see DB.writeStmt) before the transaction
 // takes it.
-var eventStatements = []string{insertEvent, nextSequence}
+var eventStatements = []string{insertEvent, takeSequence}
 
 // SequenceEvents numbers the committed, unnumbered events of a business
 // in id order, after its last number, and returns how many it numbered.
