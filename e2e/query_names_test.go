@@ -171,6 +171,7 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/tiers/{id}":                        {a, tierPath(tier.ID)},
 			"/referral-programs":                 {a, "/referral-programs"},
 			"/referral-programs/{id}":            {a, programPath(prog.ID)},
+			"/events":                            {a, "/events"},
 			"/users":                             {u, "/users"},
 			"/users/{user_id}":                   {u, "/users/me"},
 			"/users/{user_id}/rewards":           {u, "/users/me/rewards"},

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/events"
 	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
@@ -52,6 +53,9 @@ type Config struct {
 	// ResetURL is the page of the business's app that a PIN-reset message
 	// links to, with the token as its token query parameter; none when empty.
 	ResetURL string
+	// EventsNATS, when set, is the NATS server (nats://host:port) the
+	// events are published to, on JetStream.
+	EventsNATS string
 	// NoOutbox keeps this process from delivering messages (admin commands).
 	NoOutbox bool
 	// MustExist makes Open fail with ErrNoDatabase rather than create a
@@ -118,7 +122,14 @@ type App struct {
 	Web      *web.Server // the portals and the consent pages
 	// Outbox delivers queued e-mails and text messages; it starts with
 	// Handler or Serve and stops with Close.
-	Outbox     *outbox.Worker
+	Outbox *outbox.Worker
+	// Sequencer numbers committed events for the deliveries and prunes
+	// old ones; it runs with the outbox.
+	Sequencer *events.Sequencer
+	// NATS publishes the events to JetStream when Config.EventsNATS is set.
+	NATS       *events.NATS
+	closeNATS  func()
+	stopEvents []func()
 	handler    http.Handler
 	outboxOnce sync.Once
 	stopOutbox func()
@@ -190,6 +201,15 @@ func (a *App) init(ctx context.Context) error {
 		return err
 	}
 	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+	a.Sequencer = &events.Sequencer{Store: a.DB, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+	if a.Config.EventsNATS != "" {
+		js, closeNATS, err := events.DialNATS(a.Config.EventsNATS)
+		if err != nil {
+			return err
+		}
+		a.closeNATS = closeNATS
+		a.NATS = &events.NATS{Store: a.DB, JS: js, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+	}
 	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,
 		ResetURL: a.Config.ResetURL})
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
@@ -225,6 +245,10 @@ func (a *App) startOutbox() {
 	a.outboxOnce.Do(func() {
 		if !a.Config.NoOutbox && a.Outbox != nil {
 			a.stopOutbox = a.Outbox.Start(context.Background())
+			a.stopEvents = append(a.stopEvents, a.Sequencer.Start(context.Background()))
+			if a.NATS != nil {
+				a.stopEvents = append(a.stopEvents, a.NATS.Start(context.Background()))
+			}
 		}
 	})
 }
@@ -234,6 +258,12 @@ func (a *App) Close() error {
 	var errs []error
 	if a.stopOutbox != nil {
 		a.stopOutbox()
+	}
+	for _, stop := range a.stopEvents {
+		stop()
+	}
+	if a.closeNATS != nil {
+		a.closeNATS()
 	}
 	if a.Limiter != nil {
 		errs = append(errs, a.Limiter.Close())

@@ -31,6 +31,7 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			&ucli.StringFlag{Name: "sms-gateway", Usage: "http(s) URL receiving a JSON POST {to, body} per text message (default file: writes .txt files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMS_GATEWAY")},
 			&ucli.StringFlag{Name: "reset-url", Usage: "https URL of the page PIN-reset e-mails link to (the token is added as ?token=)", Sources: ucli.EnvVars("LOYALTY_RESET_URL")},
 			&ucli.StringFlag{Name: "public-url", Usage: "the service's address as people reach it (https://loyalty.example.com): links in portal e-mails (invitations, password resets); default: none, the e-mails name the page", Sources: ucli.EnvVars("LOYALTY_PUBLIC_URL")},
+			&ucli.StringFlag{Name: "events-nats", Usage: "nats:// URL of a NATS server with JetStream: every event is published to subject loyalty.<business_id>.<type> of stream LOYALTY_EVENTS (created if missing), with Nats-Msg-Id = the event id", Sources: ucli.EnvVars("LOYALTY_EVENTS_NATS")},
 			&ucli.StringFlag{Name: "db-listen", Usage: "PostgreSQL: a direct postgres:// URL (several hosts allowed; the writable one is used) for the one connection that listens for other instances' changes, needed when --db goes through a pooler in transaction mode such as pgbouncer (default: --db)", Sources: ucli.EnvVars("LOYALTY_DB_LISTEN")},
 			&ucli.DurationFlag{Name: "token-cache", Value: app.DefaultTokenCache, Usage: "how long an access token's lookup is reused while this instance changes nothing: the longest a revocation or rules change made on another instance goes unseen here (0: look up every request)", Sources: ucli.EnvVars("LOYALTY_TOKEN_CACHE")},
 		},
@@ -44,7 +45,10 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			cfg.BehindProxy, cfg.TrustedProxies = cmd.Bool("behind-proxy"), cmd.StringSlice("trusted-proxies")
 			cfg.SMTP, cfg.SMSGateway = cmd.String("smtp"), cmd.String("sms-gateway")
 			cfg.ResetURL, cfg.PublicURL = cmd.String("reset-url"), strings.TrimRight(cmd.String("public-url"), "/")
-			cfg.Program = program
+			cfg.Program, cfg.EventsNATS = program, cmd.String("events-nats")
+			if u, err := url.Parse(cfg.EventsNATS); cfg.EventsNATS != "" && (err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "") {
+				return usagef("--events-nats must be a nats:// or tls:// URL, got %q", cfg.EventsNATS)
+			}
 			if cfg.TokenCache = cmd.Duration("token-cache"); cfg.TokenCache <= 0 {
 				cfg.TokenCache = -1
 			}

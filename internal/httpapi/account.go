@@ -34,8 +34,8 @@ type branchAddressJSON struct {
 
 func toBranchJSON(b loyalty.Branch) branchJSON {
 	a := b.Address
-	return branchJSON{ID: b.ID, Name: b.Name, WebSite: nullable(b.WebSite), Address: branchAddressJSON{
-		Formatted: nullable(a.Formatted), City: nullable(a.City), Region: nullable(a.Region), Country: nullable(a.Country),
+	return branchJSON{ID: b.ID, Name: b.Name, WebSite: loyalty.Nullable(b.WebSite), Address: branchAddressJSON{
+		Formatted: loyalty.Nullable(a.Formatted), City: loyalty.Nullable(a.City), Region: loyalty.Nullable(a.Region), Country: loyalty.Nullable(a.Country),
 		Lat: a.Lat, Long: a.Long}}
 }
 
@@ -51,8 +51,8 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	o, b := v.Account.Owner, v.Account.Business
 	resp := map[string]any{"data": map[string]any{
 		"id": b.ID,
-		"profile": map[string]any{"id": o.ID, "username": nullable(o.Username), "email": o.Email,
-			"first_name": nullable(o.FirstName), "last_name": nullable(o.LastName)},
+		"profile": map[string]any{"id": o.ID, "username": loyalty.Nullable(o.Username), "email": o.Email,
+			"first_name": loyalty.Nullable(o.FirstName), "last_name": loyalty.Nullable(o.LastName)},
 		"business": accountBusinessJSON(b),
 	}}
 	if len(include) > 0 {
@@ -65,14 +65,14 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 // accountBusinessJSON is the business of GET /me.
 func accountBusinessJSON(b loyalty.Business) map[string]any {
 	return map[string]any{"id": b.ID, "name": b.Name, "loyalty_type": b.LoyaltyType,
-		"about": nullable(b.About), "logo": nullable(b.Logo), "cover": nullable(b.Cover)}
+		"about": loyalty.Nullable(b.About), "logo": loyalty.Nullable(b.Logo), "cover": loyalty.Nullable(b.Cover)}
 }
 
 // accountSettingsJSON is include=settings of GET /me: the settings of the
 // business the service keeps (its loyalty type and the country that reads
 // local phone numbers).
 func accountSettingsJSON(b loyalty.Business) map[string]any {
-	return map[string]any{"loyalty_type": b.LoyaltyType, "country_code": nullable(b.Country)}
+	return map[string]any{"loyalty_type": b.LoyaltyType, "country_code": loyalty.Nullable(b.Country)}
 }
 
 // accountIncluded is the included object of GET /me: every list include

@@ -8,63 +8,6 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// balanceJSON is a customer's balance on the wire.
-type balanceJSON struct {
-	Points   int64         `json:"points"`
-	Giftcard loyalty.Money `json:"giftcard"`
-}
-
-type userTypeJSON struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-// customerJSON is a customer on the wire (spec 2.3).
-type customerJSON struct {
-	ID        string           `json:"id"`
-	FirstName *string          `json:"first_name"`
-	LastName  *string          `json:"last_name"`
-	Email     *string          `json:"email"`
-	Phone     *string          `json:"phone"`
-	BirthDate *string          `json:"birth_date"`
-	Language  *string          `json:"language"`
-	Gender    *string          `json:"gender"`
-	Enabled   bool             `json:"enabled"`
-	CreatedAt string           `json:"created_at"`
-	UpdatedAt string           `json:"updated_at"`
-	Balance   *balanceJSON     `json:"balance,omitempty"`
-	Address   *loyalty.Address `json:"address,omitempty"`
-	UserType  *userTypeJSON    `json:"user_type,omitempty"`
-}
-
-// nullable writes an empty string as JSON null.
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func toCustomerJSON(c loyalty.Customer, withBalance bool, rel map[string]bool) customerJSON {
-	out := customerJSON{
-		ID: c.ID, FirstName: nullable(c.FirstName), LastName: nullable(c.LastName), Email: nullable(c.Email),
-		Phone: nullable(c.Phone), BirthDate: nullable(c.BirthDate), Language: nullable(c.Language),
-		Gender: nullable(c.Gender), Enabled: c.Enabled,
-		CreatedAt: loyalty.FormatTime(c.CreatedAt), UpdatedAt: loyalty.FormatTime(c.UpdatedAt),
-	}
-	if withBalance {
-		out.Balance = &balanceJSON{Points: c.Balance.Points, Giftcard: c.Balance.Giftcard}
-	}
-	if rel["address"] {
-		a := c.Address
-		out.Address = &a
-	}
-	if rel["user_type"] {
-		out.UserType = &userTypeJSON{ID: "customer", Name: "Customer"}
-	}
-	return out
-}
-
 // businessOf returns the business of the request, for rules that need it.
 func (s *Server) businessOf(r *http.Request, rc *reqCtx) (loyalty.Business, error) {
 	return s.Accounts.Business(r.Context(), rc.businessID)
@@ -88,9 +31,9 @@ func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err != nil {
 		return err
 	}
-	data := make([]customerJSON, len(list))
+	data := make([]loyalty.CustomerJSON, len(list))
 	for i, c := range list {
-		data[i] = toCustomerJSON(c, include["balance"], nil)
+		data[i] = loyalty.NewCustomerJSON(c, include["balance"], nil)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"data":   data,
@@ -137,7 +80,7 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": toCustomerJSON(c, false, nil)})
+	writeJSON(w, http.StatusOK, map[string]any{"data": loyalty.NewCustomerJSON(c, false, nil)})
 	return nil
 }
 
@@ -154,7 +97,7 @@ func (s *Server) updateCustomer(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err != nil {
 		return notFoundAs(err, "Customer not found.")
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": toCustomerJSON(c, false, nil)})
+	writeJSON(w, http.StatusOK, map[string]any{"data": loyalty.NewCustomerJSON(c, false, nil)})
 	return nil
 }
 

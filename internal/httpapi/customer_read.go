@@ -28,7 +28,7 @@ func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 		return err
 	}
 	c := v.Customer
-	resp := map[string]any{"data": toCustomerJSON(c, include["balance"], rel)}
+	resp := map[string]any{"data": loyalty.NewCustomerJSON(c, include["balance"], rel)}
 	if len(include) > 0 {
 		resp["included"] = customerIncluded(r, v, include, rel)
 	}
@@ -43,7 +43,7 @@ func customerIncluded(r *http.Request, v loyalty.CustomerView, include, rel map[
 	included := map[string]any{}
 	if include["balance"] {
 		b := v.Customer.Balance
-		included["balance"] = balanceJSON{Points: b.Points, Giftcard: b.Giftcard}
+		included["balance"] = loyalty.BalanceJSON{Points: b.Points, Giftcard: b.Giftcard}
 	}
 	if include["tiers"] {
 		list := make([]tierJSON, len(v.Tiers))

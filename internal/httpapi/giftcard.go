@@ -29,7 +29,7 @@ type giftcardJSON struct {
 func toGiftcardJSON(g loyalty.Giftcard, p *branchPicker) giftcardJSON {
 	return giftcardJSON{ID: g.ID, Type: "giftcard", Title: g.Title, Description: g.Description, Points: g.Points,
 		DiscountValue: g.DiscountValue, RealValue: g.RealValue, MultipFactor: g.MultipFactor,
-		ExpiresAt: optTime(g.ExpiresAt), Images: imagesOrEmpty(g.Images),
+		ExpiresAt: loyalty.OptTime(g.ExpiresAt), Images: imagesOrEmpty(g.Images),
 		Enabled: g.Enabled, Branches: idsOrEmpty(g.BranchIDs), CreatedAt: loyalty.FormatTime(g.CreatedAt),
 		UpdatedAt: loyalty.FormatTime(g.UpdatedAt), Branch: p.of(g.BranchIDs)}
 }

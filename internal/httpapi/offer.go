@@ -51,7 +51,8 @@ func toOfferTermsJSON(o loyalty.Offer) offerTermsJSON {
 // offerDetailJSON is an offer as the business manages it: the offer of
 // spec 2.5 with its schedule, audience, terms and state.
 type offerDetailJSON struct {
-	offerJSON
+	loyalty.OfferJSON
+	Branch *branchJSON `json:"branch,omitempty"`
 	offerTermsJSON
 	StartsAt    string   `json:"starts_at"`
 	Enabled     bool     `json:"enabled"`
@@ -64,7 +65,7 @@ type offerDetailJSON struct {
 }
 
 func toOfferDetailJSON(o loyalty.Offer, p *branchPicker) offerDetailJSON {
-	out := offerDetailJSON{offerJSON: toOfferJSON(o), offerTermsJSON: toOfferTermsJSON(o), StartsAt: loyalty.FormatTime(o.StartsAt),
+	out := offerDetailJSON{OfferJSON: loyalty.NewOfferJSON(o), offerTermsJSON: toOfferTermsJSON(o), StartsAt: loyalty.FormatTime(o.StartsAt),
 		Enabled: o.Enabled, Targeted: o.Targeted, Convertible: o.CouponKind == loyalty.CouponConvertible,
 		Branches: idsOrEmpty(o.BranchIDs), Customers: idsOrEmpty(o.TargetIDs), CreatedAt: loyalty.FormatTime(o.CreatedAt),
 		UpdatedAt: loyalty.FormatTime(o.UpdatedAt)}
@@ -74,7 +75,8 @@ func toOfferDetailJSON(o loyalty.Offer, p *branchPicker) offerDetailJSON {
 
 // customerOfferJSON is an offer as one customer sees it (spec 4.2).
 type customerOfferJSON struct {
-	offerJSON
+	loyalty.OfferJSON
+	Branch *branchJSON `json:"branch,omitempty"`
 	offerTermsJSON
 	CouponTypeID *int         `json:"coupon_type_id"`
 	Actions      []actionJSON `json:"actions"`
@@ -83,7 +85,7 @@ type customerOfferJSON struct {
 // toCustomerOfferJSON is an offer as one customer sees it, with the branch
 // p picks for it.
 func toCustomerOfferJSON(co loyalty.CustomerOffer, p *branchPicker) customerOfferJSON {
-	out := customerOfferJSON{offerJSON: toOfferJSON(co.Offer), offerTermsJSON: toOfferTermsJSON(co.Offer), Actions: []actionJSON{}}
+	out := customerOfferJSON{OfferJSON: loyalty.NewOfferJSON(co.Offer), offerTermsJSON: toOfferTermsJSON(co.Offer), Actions: []actionJSON{}}
 	out.Branch = p.of(co.BranchIDs)
 	if co.CouponTypeID != 0 {
 		state := co.CouponTypeID
@@ -229,9 +231,9 @@ func (s *Server) availableCoupons(w http.ResponseWriter, r *http.Request, rc *re
 	if err != nil {
 		return err
 	}
-	data := make([]*couponJSON, len(list))
+	data := make([]*loyalty.CouponJSON, len(list))
 	for i, cp := range list {
-		data[i] = toCouponJSON(cp)
+		data[i] = loyalty.NewCouponJSON(cp)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": data,
 		"links": pageLinks("customers/"+strings.ToLower(id)+"/available-coupons", q, lq, total), "meta": pageMeta(lq, len(list), total)})

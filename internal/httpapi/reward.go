@@ -41,23 +41,10 @@ type rewardLanguageJSON struct {
 	Link            string `json:"link"`
 }
 
-// rewardTypeNames are the reference platform's names of the reward types.
-var rewardTypeNames = map[int]string{loyalty.RewardFreeProduct: "redeem_free_product",
-	loyalty.RewardCashback: "redeem_discount_amount", loyalty.RewardPercentage: "redeem_discount_percentage"}
-
-// rewardTypeName is a reward's type: the reference's name of its type_id,
-// else its kind.
-func rewardTypeName(r loyalty.Reward) string {
-	if n, ok := rewardTypeNames[r.TypeID]; ok {
-		return n
-	}
-	return r.Kind
-}
-
 func toRewardJSON(r loyalty.Reward) rewardJSON {
-	out := rewardJSON{ID: r.ID, Kind: r.Kind, Type: rewardTypeName(r), Title: r.Title, Description: r.Description, Points: r.Points,
+	out := rewardJSON{ID: r.ID, Kind: r.Kind, Type: loyalty.RewardTypeName(r), Title: r.Title, Description: r.Description, Points: r.Points,
 		Amount: r.Amount, RealValue: r.RealValue, DiscountValue: r.DiscountValue, RedeemForGiftCard: r.RedeemForGiftCard,
-		PartnerReward: r.PartnerReward, PublishAt: loyalty.FormatTime(r.CreatedAt), ExpiresAt: optTime(r.ExpiresAt),
+		PartnerReward: r.PartnerReward, PublishAt: loyalty.FormatTime(r.CreatedAt), ExpiresAt: loyalty.OptTime(r.ExpiresAt),
 		Images: imagesOrEmpty(r.Images), ExternalID: r.ExternalID, RewardLanguages: []rewardLanguageJSON{}, Enabled: r.Enabled,
 		CreatedAt: loyalty.FormatTime(r.CreatedAt), UpdatedAt: loyalty.FormatTime(r.UpdatedAt)}
 	if r.TypeID != 0 {
@@ -173,29 +160,6 @@ func (s *Server) deleteReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-// itemValueJSON is what a redeemed catalog item gives, on the reply of
-// the redemption: its type, the money of the line (the free product's
-// value or the cashback, of which giftcard went to the gift-card balance)
-// and a percentage's discount for the point of sale to apply.
-type itemValueJSON struct {
-	TypeID            *int          `json:"type_id"`
-	Type              string        `json:"type"`
-	Amount            loyalty.Money `json:"amount"`
-	Giftcard          loyalty.Money `json:"giftcard"`
-	DiscountValue     loyalty.Money `json:"discount_value"`
-	RedeemForGiftCard bool          `json:"redeem_for_gift_card"`
-}
-
-func toItemValueJSON(it loyalty.TransactionItem) *itemValueJSON {
-	if it.Reward == nil {
-		return nil
-	}
-	r := toRewardJSON(*it.Reward)
-	amount, giftcard := it.Reward.Value(it.Quantity)
-	return &itemValueJSON{TypeID: r.TypeID, Type: r.Type, Amount: amount, Giftcard: giftcard, DiscountValue: r.DiscountValue,
-		RedeemForGiftCard: r.RedeemForGiftCard}
 }
 
 func (s *Server) customerRewards(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {

@@ -74,6 +74,9 @@ func (s *Server) routes() {
 	m.Handle("GET /referral-programs/{id}", s.business(s.getReferralProgram))
 	m.Handle("PUT /referral-programs/{id}", s.business(s.updateReferralProgram))
 
+	// Business API: the event feed.
+	m.Handle("GET /events", s.business(s.listEvents))
+
 	// User API.
 	m.Handle("GET /users", s.userAPI(u.listUsers))
 	m.Handle("POST /users", s.userOpen(u.createUser))

@@ -10,38 +10,18 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// transactionJSON is a ledger entry on the wire (spec 2.4).
+// transactionJSON is a ledger entry on the wire (spec 2.4): the entry as
+// every reply shows it, with what the request asked for.
 type transactionJSON struct {
-	ID                 int64         `json:"id"`
-	Intent             string        `json:"intent"`
-	TransactionType    int           `json:"transaction_type"`
-	Name               string        `json:"name"`
-	Amount             loyalty.Money `json:"amount"`
-	Points             int64         `json:"points"`
-	Giftcard           loyalty.Money `json:"giftcard"`
-	Visits             int64         `json:"visits"`
-	Customer           any           `json:"customer"` // {id}, {id, balance} on a write, the customer with relationships=customer
-	ReversesID         *int64        `json:"reverses_id"`
-	Receipt            *receiptJSON  `json:"receipt"`
-	Comments           *string       `json:"comments"`
-	CreatedAt          string        `json:"created_at"`
-	UpdatedAt          string        `json:"updated_at"`
-	Balance            *balanceJSON  `json:"balance,omitempty"`
-	Branch             *branchJSON   `json:"branch,omitempty"`
-	TransactionDetails detailsJSON   `json:"transaction_details,omitzero"`
-	CatalogItems       []itemJSON    `json:"catalog_items,omitempty"`
-	Coupon             *couponJSON   `json:"coupon,omitempty"`
-	EcomCoupon         *couponJSON   `json:"ecom_coupon,omitempty"`
-}
-
-// receiptJSON is the business's receipt a transaction is attached to.
-type receiptJSON struct {
-	Number string `json:"number"`
+	loyalty.TransactionJSON
+	Balance            *loyalty.BalanceJSON `json:"balance,omitempty"`
+	Branch             *branchJSON          `json:"branch,omitempty"`
+	TransactionDetails detailsJSON          `json:"transaction_details,omitzero"`
+	EcomCoupon         *loyalty.CouponJSON  `json:"ecom_coupon,omitempty"`
 }
 
 // detailsJSON is the transaction_details of an entry when asked for: the
@@ -60,99 +40,16 @@ func (d detailsJSON) MarshalJSON() ([]byte, error) { return json.Marshal(d.d) }
 // customerRefJSON is the customer of a written entry, with the balance it
 // left (where the reference platform puts it).
 type customerRefJSON struct {
-	ID      string      `json:"id"`
-	Balance balanceJSON `json:"balance"`
-}
-
-type itemJSON struct {
-	ID       int64 `json:"id"`
-	Quantity int64 `json:"quantity"`
-	Points   int64 `json:"points"`
-	*itemValueJSON
-}
-
-// couponJSON is an issued coupon (spec 2.6).
-type couponJSON struct {
-	ID           int64     `json:"id"`
-	QRCode       string    `json:"qrcode"`
-	CouponLocked bool      `json:"coupon_locked"`
-	CouponTypeID int       `json:"coupon_type_id"`
-	ExpiresAt    *string   `json:"expires_at"`
-	Offer        offerJSON `json:"offer"`
-}
-
-// offerJSON is an offer on the wire (spec 2.5).
-type offerJSON struct {
-	ID            int64           `json:"id"`
-	TypeID        int             `json:"type_id"`
-	Type          string          `json:"type"`
-	Title         string          `json:"title"`
-	Description   string          `json:"description"`
-	Points        int64           `json:"points"`
-	MultipFactor  loyalty.Money   `json:"multip_factor"`
-	DiscountValue loyalty.Money   `json:"discount_value"`
-	RealValue     loyalty.Money   `json:"real_value"`
-	ExpiresAt     *string         `json:"expires_at"`
-	Images        []loyalty.Image `json:"images"`
-	Actions       []actionJSON    `json:"actions,omitempty"`
-	Branch        *branchJSON     `json:"branch,omitempty"`
+	ID      string              `json:"id"`
+	Balance loyalty.BalanceJSON `json:"balance"`
 }
 
 type actionJSON struct {
 	Type string `json:"type"`
 }
 
-// offerTypeNames are the offer types' names by type id.
-var offerTypeNames = map[int]string{
-	loyalty.OfferPointsMultiplier: "points_multiplier", loyalty.OfferFreeProduct: "free_product",
-	loyalty.OfferBonusPoints: "bonus_points", loyalty.OfferBasic8: "free_product",
-	loyalty.OfferBasic9: "discount_percentage", loyalty.OfferBasic10: "discount_amount",
-}
-
-// optTime writes a time in the API's form, or null when it is unset.
-func optTime(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := loyalty.FormatTime(t)
-	return &s
-}
-
-func toOfferJSON(o loyalty.Offer) offerJSON {
-	images := o.Images
-	if images == nil {
-		images = []loyalty.Image{}
-	}
-	return offerJSON{ID: o.ID, TypeID: o.TypeID, Type: offerTypeNames[o.TypeID], Title: o.Title, Description: o.Description,
-		Points: o.Points, MultipFactor: o.MultipFactor, DiscountValue: o.DiscountValue, RealValue: o.RealValue,
-		ExpiresAt: optTime(o.ExpiresAt), Images: images}
-}
-
-func toCouponJSON(c loyalty.Coupon) *couponJSON {
-	return &couponJSON{ID: c.ID, QRCode: c.QRCode, CouponLocked: c.Locked, CouponTypeID: c.CouponTypeID,
-		ExpiresAt: optTime(c.ExpiresAt), Offer: toOfferJSON(c.Offer)}
-}
-
 func toTransactionJSON(t loyalty.Transaction) transactionJSON {
-	ts := loyalty.FormatTime(t.CreatedAt)
-	out := transactionJSON{ID: t.ID, Intent: t.Intent, TransactionType: t.TypeCode, Name: t.Name, Amount: t.Amount,
-		Points: t.Points, Giftcard: t.Giftcard, Visits: t.Visits, Customer: map[string]string{"id": t.CustomerID},
-		Comments: nullable(t.Comments), CreatedAt: ts, UpdatedAt: ts}
-	if t.Receipt != "" {
-		out.Receipt = &receiptJSON{Number: t.Receipt}
-	}
-	if t.ReversesID != 0 {
-		id := t.ReversesID
-		out.ReversesID = &id
-	}
-	for _, it := range t.Items {
-		out.CatalogItems = append(out.CatalogItems, itemJSON{ID: it.RewardID, Quantity: it.Quantity, Points: it.Points,
-			itemValueJSON: toItemValueJSON(it)})
-	}
-	if t.Coupon != nil {
-		out.Coupon = toCouponJSON(*t.Coupon)
-	}
-	return out
+	return transactionJSON{TransactionJSON: loyalty.NewTransactionJSON(t)}
 }
 
 // requestHash fingerprints a request body for Idempotency-Key reuse checks.
@@ -206,7 +103,7 @@ func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *r
 // was just written or is replayed.
 func writeTransaction(w http.ResponseWriter, t loyalty.Transaction) error {
 	out := toTransactionJSON(t)
-	bal := balanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}
+	bal := loyalty.BalanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}
 	out.Balance, out.Customer = &bal, customerRefJSON{ID: t.CustomerID, Balance: bal}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 	return nil
@@ -254,7 +151,7 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *re
 			data[i].TransactionDetails = detailsJSON{shown: true, d: t.Details}
 		}
 		if c, ok := page.Customers[t.CustomerID]; ok {
-			data[i].Customer = toCustomerJSON(c, false, nil)
+			data[i].Customer = loyalty.NewCustomerJSON(c, false, nil)
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": data, "cursor": cursorOf("transactions", q, lq, len(data), page.Total),
@@ -289,7 +186,7 @@ func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc
 			data[i].Branch = &bj
 		}
 		if cp, ok := page.Coupons[t.CouponID]; ok {
-			data[i].EcomCoupon = toCouponJSON(cp)
+			data[i].EcomCoupon = loyalty.NewCouponJSON(cp)
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": data,

@@ -6,34 +6,6 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// userJSON is a user on the wire (spec 2.8): the person's own record.
-type userJSON struct {
-	ID           string  `json:"id"`
-	Username     *string `json:"username"`
-	FirstName    *string `json:"first_name"`
-	LastName     *string `json:"last_name"`
-	Email        *string `json:"email"`
-	Phone        *string `json:"phone"`
-	CountryCode  *string `json:"country_code"`
-	Language     *string `json:"language"`
-	Gender       *string `json:"gender"`
-	BirthDate    *string `json:"birth_date"`
-	ProfilePhoto *string `json:"profile_photo"`
-	CreatedAt    string  `json:"created_at"`
-	UpdatedAt    string  `json:"updated_at"`
-}
-
-func toUserJSON(p loyalty.Person) userJSON {
-	username := p.Email
-	if username == "" {
-		username = p.Phone
-	}
-	return userJSON{ID: p.ID, Username: nullable(username), FirstName: nullable(p.FirstName), LastName: nullable(p.LastName),
-		Email: nullable(p.Email), Phone: nullable(p.Phone), CountryCode: nullable(p.CountryCode),
-		Language: nullable(p.Language), Gender: nullable(p.Gender), BirthDate: nullable(p.BirthDate),
-		ProfilePhoto: nullable(p.ProfilePhoto), CreatedAt: loyalty.FormatTime(p.CreatedAt), UpdatedAt: loyalty.FormatTime(p.UpdatedAt)}
-}
-
 // Verification status codes of user_emails and user_phone_numbers.
 const (
 	statusNotVerified = 32
@@ -97,7 +69,7 @@ func (u *users) createUser(w http.ResponseWriter, r *http.Request, uc *userCtx) 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": toUserJSON(p)})
+	writeJSON(w, http.StatusOK, map[string]any{"data": loyalty.NewUserJSON(p)})
 	return nil
 }
 
@@ -119,7 +91,7 @@ func (u *users) writeUser(w http.ResponseWriter, r *http.Request, uc *userCtx, p
 	if err != nil {
 		return err
 	}
-	resp := map[string]any{"data": toUserJSON(v.Person)}
+	resp := map[string]any{"data": loyalty.NewUserJSON(v.Person)}
 	if len(include) > 0 {
 		resp["included"] = userIncluded(uc, v, include)
 	}
@@ -153,7 +125,7 @@ func (u *users) verify(w http.ResponseWriter, r *http.Request, uc *userCtx) erro
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": toUserJSON(p)})
+	writeJSON(w, http.StatusOK, map[string]any{"data": loyalty.NewUserJSON(p)})
 	return nil
 }
 

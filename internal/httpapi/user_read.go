@@ -8,28 +8,28 @@ import (
 
 // userBusinessJSON is a business as the user API shows it (spec 2.9).
 type userBusinessJSON struct {
-	ID          string       `json:"id"`
-	Name        string       `json:"name"`
-	About       *string      `json:"about"`
-	LoyaltyType string       `json:"loyalty_type"`
-	Category    *struct{}    `json:"category"`
-	Logo        imagesJSON   `json:"logo"`
-	CoverPhoto  imagesJSON   `json:"cover_photo"`
-	Balance     *balanceJSON `json:"balance,omitempty"`
+	ID          string               `json:"id"`
+	Name        string               `json:"name"`
+	About       *string              `json:"about"`
+	LoyaltyType string               `json:"loyalty_type"`
+	Category    *struct{}            `json:"category"`
+	Logo        imagesJSON           `json:"logo"`
+	CoverPhoto  imagesJSON           `json:"cover_photo"`
+	Balance     *loyalty.BalanceJSON `json:"balance,omitempty"`
 }
 
 // sameImage is one picture offered in every size.
 func sameImage(path string) imagesJSON {
-	p := nullable(path)
+	p := loyalty.Nullable(path)
 	return imagesJSON{Large: p, Medium: p, Thumbnail: p}
 }
 
 func toUserBusinessJSON(m loyalty.Membership, withBalance bool) userBusinessJSON {
 	b := m.Business
-	out := userBusinessJSON{ID: b.ID, Name: b.Name, About: nullable(b.About), LoyaltyType: b.LoyaltyType,
+	out := userBusinessJSON{ID: b.ID, Name: b.Name, About: loyalty.Nullable(b.About), LoyaltyType: b.LoyaltyType,
 		Logo: sameImage(b.Logo), CoverPhoto: sameImage(b.Cover)}
 	if withBalance {
-		out.Balance = &balanceJSON{Points: m.Balance.Points, Giftcard: m.Balance.Giftcard}
+		out.Balance = &loyalty.BalanceJSON{Points: m.Balance.Points, Giftcard: m.Balance.Giftcard}
 	}
 	return out
 }
@@ -48,7 +48,7 @@ func userIncluded(uc *userCtx, v loyalty.UserView, include map[string]bool) map[
 	}
 	if include["balance"] {
 		t := loyalty.Total(v.Memberships)
-		included["balance"] = balanceJSON{Points: t.Points, Giftcard: t.Giftcard}
+		included["balance"] = loyalty.BalanceJSON{Points: t.Points, Giftcard: t.Giftcard}
 	}
 	if include["coalition"] {
 		var c any
@@ -68,9 +68,9 @@ func userIncluded(uc *userCtx, v loyalty.UserView, include map[string]bool) map[
 	}
 	offeringIncluded(v.Offering, include, included)
 	if include["coupons"] {
-		coupons := make([]*couponJSON, len(v.Coupons))
+		coupons := make([]*loyalty.CouponJSON, len(v.Coupons))
 		for i, c := range v.Coupons {
-			coupons[i] = toCouponJSON(c)
+			coupons[i] = loyalty.NewCouponJSON(c)
 		}
 		included["coupons"] = coupons
 	}

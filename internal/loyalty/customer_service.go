@@ -142,6 +142,9 @@ func (s *CustomerService) createTx(ctx context.Context, tx Tx, b Business, u Use
 			return Customer{}, false, err
 		}
 	}
+	if err := record(ctx, tx, b.ID, EventCustomerCreated, NewCustomerJSON(c, false, nil)); err != nil {
+		return Customer{}, false, err
+	}
 	if ref != nil {
 		if err := s.linkReferral(ctx, tx, b.ID, c.ID, *ref); err != nil {
 			return Customer{}, false, err
@@ -155,7 +158,7 @@ func (s *CustomerService) createTx(ctx context.Context, tx Tx, b Business, u Use
 		if rules.WelcomePoints > 0 {
 			e := newEntry(b, c.ID, IntentWelcome, now)
 			e.Points, e.TierPoints = rules.WelcomePoints, rules.WelcomePoints
-			if err := tx.Append(ctx, &e); err != nil {
+			if err := appendEntry(ctx, tx, &e); err != nil {
 				return Customer{}, false, err
 			}
 			c.Balance = e.Balance
@@ -249,6 +252,7 @@ func (s *CustomerService) Update(ctx context.Context, b Business, id string, in 
 		if c.Deleted {
 			return customerNotFound()
 		}
+		before := c
 		v := Validation{}
 		u := c.User
 		in.validateProfile(v, &u, b.Country)
@@ -280,13 +284,22 @@ func (s *CustomerService) Update(ctx context.Context, b Business, id string, in 
 				return err
 			}
 		}
-		before := customerFields(c)
+		fields := customerFields(c)
 		c.User = u
 		c.UpdatedAt = now
 		if err := tx.UpdateCustomer(ctx, &c); err != nil {
 			return err
 		}
-		noteChanges(ctx, before, customerFields(c))
+		noteChanges(ctx, fields, customerFields(c))
+		changes, err := customerChanges(before, c)
+		if err != nil {
+			return err
+		}
+		for _, typ := range changes {
+			if err := record(ctx, tx, b.ID, typ, NewCustomerJSON(c, false, nil)); err != nil {
+				return err
+			}
+		}
 		out = c
 		return nil
 	})
@@ -374,7 +387,10 @@ func (s *CustomerService) Delete(ctx context.Context, b Business, id string) err
 		}
 		c.Deleted = true
 		c.UpdatedAt = tx.Now()
-		return tx.UpdateCustomer(ctx, &c)
+		if err := tx.UpdateCustomer(ctx, &c); err != nil {
+			return err
+		}
+		return record(ctx, tx, b.ID, EventCustomerDeleted, NewCustomerJSON(c, false, nil))
 	})
 }
 

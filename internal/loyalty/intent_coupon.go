@@ -48,8 +48,11 @@ func (getCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, 
 	if err := tx.InsertCoupon(ctx, &c); err != nil {
 		return err
 	}
+	if err := record(ctx, tx, r.b.ID, EventCouponIssued, newCouponEventJSON(c)); err != nil {
+		return err
+	}
 	e.CouponID, e.Points, e.Coupon = c.ID, -o.Points, &c
-	return tx.Append(ctx, e)
+	return appendEntry(ctx, tx, e)
 }
 
 // newQRCode returns a random, unguessable coupon code.
@@ -115,6 +118,9 @@ func (claimCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx
 	if !ok {
 		return Invalid("coupon.id", "The coupon has already been claimed.")
 	}
+	if err := record(ctx, tx, r.b.ID, EventCouponClaimed, newCouponEventJSON(c)); err != nil {
+		return err
+	}
 	e.OfferID, e.Coupon = c.OfferID, &c
-	return tx.Append(ctx, e)
+	return appendEntry(ctx, tx, e)
 }

@@ -29,7 +29,7 @@ func (giftcardBuyIntent) check(in *TransactionInput, e *Transaction, v Validatio
 func (giftcardBuyIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
 	e := &r.entry
 	if e.GiftcardID == 0 {
-		return tx.Append(ctx, e)
+		return appendEntry(ctx, tx, e)
 	}
 	g, err := tx.Giftcard(ctx, r.b.ID, e.GiftcardID)
 	if err == nil && g.Deleted {
@@ -45,7 +45,7 @@ func (giftcardBuyIntent) apply(ctx context.Context, _ *TransactionService, tx Tx
 		return Invalid("amount", "The amount must be the gift card's price, "+g.RealValue.String()+" (or leave amount out).")
 	}
 	e.Amount, e.Giftcard = g.RealValue, g.DiscountValue
-	return tx.Append(ctx, e)
+	return appendEntry(ctx, tx, e)
 }
 
 // giftcardPayIntent pays an amount from the gift-card balance.
@@ -58,7 +58,7 @@ func (giftcardPayIntent) check(in *TransactionInput, e *Transaction, v Validatio
 }
 
 func (giftcardPayIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
-	return tx.Append(ctx, &r.entry)
+	return appendEntry(ctx, tx, &r.entry)
 }
 
 // storeCreditIntent adds money to the gift-card balance.
@@ -71,5 +71,5 @@ func (storeCreditIntent) check(in *TransactionInput, e *Transaction, v Validatio
 }
 
 func (storeCreditIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
-	return tx.Append(ctx, &r.entry)
+	return appendEntry(ctx, tx, &r.entry)
 }

@@ -86,7 +86,7 @@ func (redeemIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 	if len(e.Items) > 0 {
 		e.Points = -total
 	}
-	return tx.Append(ctx, e)
+	return appendEntry(ctx, tx, e)
 }
 
 // redeemer checks that the customer of a redemption may redeem each
@@ -164,7 +164,7 @@ func (adjustIntent) check(in *TransactionInput, e *Transaction, v Validation) {
 }
 
 func (adjustIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
-	return tx.Append(ctx, &r.entry)
+	return appendEntry(ctx, tx, &r.entry)
 }
 
 // refundIntent gives back redeemed points: it adds them to the balance
@@ -181,5 +181,5 @@ func (refundIntent) check(in *TransactionInput, e *Transaction, v Validation) {
 }
 
 func (refundIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
-	return tx.Append(ctx, &r.entry)
+	return appendEntry(ctx, tx, &r.entry)
 }

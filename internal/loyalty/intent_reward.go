@@ -46,7 +46,7 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 			return err
 		}
 	}
-	if err := tx.Append(ctx, e); err != nil {
+	if err := appendEntry(ctx, tx, e); err != nil {
 		return err
 	}
 	if !e.ReferralPending {
@@ -188,7 +188,7 @@ func (returnIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *
 	}
 	points := min(rules.PointsForSpend(e.Amount), c.Balance.Points)
 	e.Points, e.TierPoints = -points, -points
-	return tx.Append(ctx, e)
+	return appendEntry(ctx, tx, e)
 }
 
 // onlyOne checks that exactly one of the named inputs was sent.

@@ -117,9 +117,12 @@ func (s *TransactionService) payReferral(ctx context.Context, tx Tx, b Business,
 // A referrer who left or was deactivated since is not paid: the referee's
 // payout must not fail because of it.
 func pay(ctx context.Context, tx Tx, b Business, ref Referral, prog ReferralProgram, referee *Transaction) error {
+	if err := record(ctx, tx, b.ID, EventReferralPaid, newReferralJSON(ref, prog)); err != nil {
+		return err
+	}
 	at := tx.Now()
 	if referee != nil {
-		if err := tx.Append(ctx, referee); err != nil {
+		if err := appendEntry(ctx, tx, referee); err != nil {
 			return err
 		}
 		at = referee.CreatedAt
@@ -136,5 +139,5 @@ func pay(ctx context.Context, tx Tx, b Business, ref Referral, prog ReferralProg
 	}
 	p := newEntry(b, ref.ReferrerID, IntentReferral, at)
 	p.Points, p.TierPoints = prog.RefererEarns, prog.RefererEarns
-	return tx.Append(ctx, &p)
+	return appendEntry(ctx, tx, &p)
 }

@@ -15,6 +15,7 @@ type Store interface {
 	CatalogReader
 	TierReader
 	UserReader
+	EventStore
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -25,7 +26,8 @@ type Store interface {
 	// entry's branch (if any) one of the business's. Otherwise it writes
 	// nothing and reports false, and the caller takes the transactional
 	// path, which explains the refusal or does what else the entry needs.
-	// It sets t.ID and t.Balance.
+	// It sets t.ID and t.Balance. When t.Event is set, the event it
+	// builds is written with the entry, in the same change.
 	AppendAlone(ctx context.Context, t *Transaction) (bool, error)
 }
 
@@ -69,6 +71,7 @@ type Tx interface {
 	CatalogTx
 	TierTx
 	UserTx
+	EventTx
 }
 
 // Tier is a business's tier program: how levels are reached and when

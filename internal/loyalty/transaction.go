@@ -90,6 +90,10 @@ type Transaction struct {
 	Balance         Balance // the customer's balance after this entry (on create)
 	ReferralPending bool    // set by Append: the customer has an unpaid referral
 	Coupon          *Coupon // the coupon a get_coupon or claim_coupon touched
+
+	// Event, when set, builds the event of the entry once the store gave
+	// it its id, for Store.AppendAlone to write in the entry's own change.
+	Event func(Transaction) (Event, error) `json:"-"`
 }
 
 // newEntry starts an entry of intent for a customer.

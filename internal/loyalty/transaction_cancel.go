@@ -32,7 +32,10 @@ func (s *TransactionService) CancelOf(ctx context.Context, b Business, customerI
 		e.Amount = orig.Amount
 		e.Points, e.Giftcard, e.Visits = -orig.Points, -orig.Giftcard, -orig.Visits
 		e.TierAmount, e.TierPoints = -orig.TierAmount, -orig.TierPoints
-		if err := tx.Append(ctx, &e); err != nil {
+		if err := appendEntry(ctx, tx, &e); err != nil {
+			return err
+		}
+		if err := record(ctx, tx, b.ID, EventTransactionCancelled, NewTransactionJSON(orig)); err != nil {
 			return err
 		}
 		out = e

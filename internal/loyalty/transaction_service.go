@@ -182,7 +182,10 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 		return false, err
 	}
 	r.earned = true
+	r.entry.Event = entryEvent(s.Store.Now())
 	done, err := s.Store.AppendAlone(ctx, &r.entry)
+	// The transactional path records the entry's event itself (appendEntry).
+	r.entry.Event = nil
 	if !done {
 		r.entry.ID, r.entry.Balance = 0, Balance{}
 	}

@@ -79,6 +79,9 @@ func (s *UserService) Register(ctx context.Context, p Program, in UserInput) (Pe
 		if err := tx.SetUserPIN(ctx, id, hash); err != nil {
 			return err
 		}
+		if err := recordUser(ctx, tx, p.BusinessIDs(), id, EventUserCreated); err != nil {
+			return err
+		}
 		for _, c := range []struct{ kind, to string }{{ContactEmail, u.Email}, {ContactPhone, u.Phone}} {
 			if c.to == "" {
 				continue
@@ -283,7 +286,10 @@ func (s *UserService) Verify(ctx context.Context, p Program, in VerificationInpu
 			return invalidToken()
 		}
 		id = sec.UserID
-		return tx.SetContactVerified(ctx, id, kind, now)
+		if err := tx.SetContactVerified(ctx, id, kind, now); err != nil {
+			return err
+		}
+		return recordUser(ctx, tx, p.BusinessIDs(), id, EventUserVerified)
 	})
 	if err != nil {
 		return Person{}, err

@@ -15,7 +15,8 @@ import (
 
 // appendBatch writes the AppendAlone entries that arrive while earlier
 // batches are being written, together: on PostgreSQL one statement, one
-// transaction, one commit for all of them (on SQLite, see writeSQLite). Under load a reward then costs
+// transaction, one commit for all of them; on SQLite one transaction
+// (writeSQLite). Under load a reward then costs
 // a share of one round trip and one commit instead of each on its own;
 // alone, an entry is written at once in a batch of one.
 //
@@ -37,12 +38,13 @@ import (
 // A customer is never in two batches at once (nor twice in one), so the
 // batches never wait on each other's row locks.
 type appendBatch struct {
-	db    *DB
-	ids   []int64 // ledger ids reserved from the sequence, not yet used
-	queue chan *pendingAppend
-	quit  chan struct{}
-	once  sync.Once
-	done  sync.WaitGroup
+	db        *DB
+	sequences map[string]bool // businesses whose event_sequences row exists
+	ids       []int64         // ledger ids reserved from the sequence, not yet used
+	queue     chan *pendingAppend
+	quit      chan struct{}
+	once      sync.Once
+	done      sync.WaitGroup
 }
 
 // pendingAppend is one AppendAlone call waiting for its batch.
@@ -61,7 +63,7 @@ const (
 )
 
 func newAppendBatch(d *DB) *appendBatch {
-	return &appendBatch{db: d, queue: make(chan *pendingAppend, maxBatch), quit: make(chan struct{})}
+	return &appendBatch{db: d, sequences: map[string]bool{}, queue: make(chan *pendingAppend, maxBatch), quit: make(chan struct{})}
 }
 
 var errClosed = errors.New("sqlstore: database closed")
@@ -178,36 +180,6 @@ func (b *appendBatch) pick(pending []*pendingAppend, busy map[customerKey]bool) 
 	return batch, rest
 }
 
-// batchSQL writes a batch: the entries arrive as one array per column
-// (ord numbers them) with the ids reserved for them, so the written ones
-// are known by what the update returns.
-var batchSQL = `WITH v AS MATERIALIZED (
-	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
-		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
-		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
-		$24::boolean[], $25::timestamptz[], $26::bigint[], $27::text[], $28::text[])
-	AS v(ord, business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
-		tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
-		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at, id,
-		receipt_number, comments)
-	ORDER BY v.business_id, v.customer_id
-), c AS (
-	UPDATE customers cu SET points = cu.points + v.points, giftcard = cu.giftcard + v.giftcard, tx_count = cu.tx_count + 1
-	FROM v
-	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND ` + aloneGuard("v.points", "v.giftcard", "NULLIF(v.branch_id, '')") + `
-	RETURNING v.ord, v.id, cu.points, cu.giftcard
-), t AS (
-	INSERT INTO transactions (id, ` + entryColumns + `)
-	SELECT v.id, v.business_id, v.customer_id,
-		COALESCE(NULLIF(v.branch_id, ''), (SELECT m.id FROM branches m WHERE m.business_id = v.business_id AND m.is_main)),
-		v.intent, v.type_code, v.name, v.amount, v.points,
-		v.giftcard, v.visits, v.tier_amount, v.tier_points, NULLIF(v.offer_id, 0), NULLIF(v.coupon_id, 0),
-		NULLIF(v.giftcard_id, 0), NULLIF(v.reverses_id, 0), v.external_order_id, v.custom_field_1, v.custom_field_2,
-		v.custom_field_3, v.custom_field_4, v.custom_field_5, v.has_details, v.created_at, v.receipt_number, v.comments
-	FROM v JOIN c ON c.ord = v.ord
-)
-SELECT ord, id, points, giftcard FROM c`
-
 // testHookBatch, when set (by tests), runs before a batch statement is
 // sent (committed false) and after it committed and returned (committed
 // true); an error from it stands for the connection lost at that point,
@@ -223,6 +195,13 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	n := len(batch)
 	ids, err := b.reserve(n)
 	if err != nil {
+		// Nothing was sent: each entry goes the transactional way.
+		b.finish(batch, nil)
+		return
+	}
+	batch, ids, ev := batchEventsOf(batch, ids)
+	n = len(batch)
+	if err := b.ensureSequences(ev.business); err != nil {
 		// Nothing was sent: each entry goes the transactional way.
 		b.finish(batch, nil)
 		return
@@ -262,7 +241,8 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	if err == nil {
 		rows, err = b.db.db.QueryContext(context.Background(), batchSQL, ord, text[0], text[1], text[2], text[3], typeCode, text[4],
 			amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
-			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12])
+			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12],
+			ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data)
 	}
 	if err == nil {
 		for rows.Next() {

@@ -7,38 +7,39 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// writeSQLite writes a batch on SQLite: each entry's two statements
-// (aloneUpdate, aloneInsert) in turn, all in one transaction with one
-// commit. SQLite has one writer and its commit writes the changed pages
-// to the WAL, so a commit per reward spent most of a reward's time in
-// write system calls; a commit per batch shares them. An entry whose
-// customer row refuses it changes nothing and is reported false. If any
-// statement fails, or the commit does, nothing of the batch is written
-// and every entry is reported false: the callers take the transactional
-// path, which writes each on its own or reports the error.
+// writeSQLite writes a batch on SQLite: one transaction on the single
+// writer, each entry two prepared statements (aloneUpdate, aloneInsert)
+// and its event. Every commit writes each page it changed to the WAL, so
+// entries committed together share the pages they append to (the
+// ledger's, the events') instead of writing them once each. An entry
+// whose customer row refuses it is left out. SQLite's commit is
+// in-process, so a batch that fails is known not to be written: its
+// entries go the transactional way, which writes each on its own or
+// explains why not.
 func (b *appendBatch) writeSQLite(batch []*pendingAppend) {
-	// The transaction serves several requests, so no one request's
-	// context may cancel it.
-	ctx := context.Background()
-	written := map[int64]loyalty.Balance{}
-	update, err := b.db.writeStmt(ctx, aloneUpdate)
+	ctx := context.Background() // the batch serves several requests
+	d := b.db
+	update, err := d.writeStmt(ctx, aloneUpdate)
 	if err != nil {
 		b.finish(batch, nil)
 		return
 	}
-	insert, err := b.db.writeStmt(ctx, aloneInsert)
+	insert, err := d.writeStmt(ctx, aloneInsert)
 	if err != nil {
 		b.finish(batch, nil)
 		return
 	}
-	err = b.db.runTx(ctx, func(t *tx) error {
-		for _, p := range batch {
-			e := p.e
-			args := entryArgs(e)
+	ids := make([]int64, len(batch))
+	var written map[int64]loyalty.Balance
+	err = d.runTx(ctx, func(t *tx) error {
+		written = map[int64]loyalty.Balance{}
+		var events []loyalty.Event // numbered together: one statement per business
+		for i, p := range batch {
+			e := *p.e
+			args := entryArgs(&e)
 			var bal loyalty.Balance
 			err := t.StmtContext(ctx, update).QueryRowContext(ctx, args[:9]...).Scan(&bal.Points, &bal.Giftcard)
 			if err == sql.ErrNoRows {
-				e.ID = 0
 				continue
 			} else if err != nil {
 				return err
@@ -46,12 +47,22 @@ func (b *appendBatch) writeSQLite(batch []*pendingAppend) {
 			if err := t.StmtContext(ctx, insert).QueryRowContext(ctx, args...).Scan(&e.ID); err != nil {
 				return err
 			}
-			written[e.ID] = bal
+			if e.Event != nil {
+				ev, err := e.Event(e)
+				if err != nil {
+					return err
+				}
+				events = append(events, ev)
+			}
+			ids[i], written[e.ID] = e.ID, bal
 		}
-		return nil
+		return t.insertEvents(ctx, events)
 	})
 	if err != nil {
 		written = nil
+	}
+	for i, p := range batch {
+		p.e.ID = ids[i]
 	}
 	b.finish(batch, written)
 }

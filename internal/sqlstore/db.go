@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -47,10 +48,13 @@ type DB struct {
 	// (PostgreSQL).
 	listener *accessListener
 	dialect  string
-	stmts    stmts        // prepared on db
-	wstmts   stmts        // prepared on wdb, for SQLite's hot writes
-	batch    *appendBatch // PostgreSQL: AppendAlone's group writer
-	tokens   accessCache
+	stmts    stmts // prepared on db
+	wstmts   stmts // prepared on wdb, for SQLite's hot writes
+	// txPrepared are the statements of wstmts every transaction may use
+	// (txStatements), once they could be prepared.
+	txPrepared atomic.Pointer[map[string]*sql.Stmt]
+	batch      *appendBatch // AppendAlone's group writer
+	tokens     accessCache
 	// TokenCacheTTL is how long a token lookup may be reused (see
 	// accessCache); zero reads every time.
 	TokenCacheTTL time.Duration
@@ -259,6 +263,9 @@ type tx struct {
 	*sql.Tx
 	now    time.Time
 	access bool // it changes what a token lookup may have read (accessChanged)
+	sqlite bool // on SQLite's single writer: events are numbered as they are written
+	// prepared are statements prepared on SQLite's writer, by query.
+	prepared map[string]*sql.Stmt
 }
 
 // Now returns the time of the whole change.
@@ -273,11 +280,12 @@ func (d *DB) WithTx(ctx context.Context, fn func(loyalty.Tx) error) error {
 // (loyalty.PendingAudit), is written in it. Once it commits, the cached
 // token lookups end if fn changed what they read (tx.accessChanged).
 func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
+	prepared := d.txStatements(ctx)
 	stx, err := d.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return dbError(err)
 	}
-	t := &tx{Tx: stx, now: d.now()}
+	t := &tx{Tx: stx, now: d.now(), sqlite: d.dialect == SQLite, prepared: prepared}
 	err = fn(t)
 	audit, written := loyalty.PendingAudit(ctx)
 	if err == nil && audit != nil {

@@ -76,3 +76,54 @@ func (d *DB) closeStmts() {
 		})
 	}
 }
+
+// stmt is query as a statement of the transaction: prepared once on
+// SQLite, else parsed here (pgx keeps its own statement cache).
+func (t *tx) stmt(ctx context.Context, query string) txStmt {
+	if st, ok := t.prepared[query]; ok {
+		return t.StmtContext(ctx, st)
+	}
+	return rawStmt{t.Tx, query}
+}
+
+// txStmt is what runs a statement in a transaction.
+type txStmt interface {
+	ExecContext(ctx context.Context, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, args ...any) *sql.Row
+}
+
+// rawStmt is a query not prepared, run in its transaction.
+type rawStmt struct {
+	tx    *sql.Tx
+	query string
+}
+
+func (r rawStmt) ExecContext(ctx context.Context, args ...any) (sql.Result, error) {
+	return r.tx.ExecContext(ctx, r.query, args...)
+}
+
+func (r rawStmt) QueryRowContext(ctx context.Context, args ...any) *sql.Row {
+	return r.tx.QueryRowContext(ctx, r.query, args...)
+}
+
+// txStatements prepares the statements every SQLite transaction may use
+// on the writer, once; none before the tables exist (they are then parsed
+// at each use, as on PostgreSQL).
+func (d *DB) txStatements(ctx context.Context) map[string]*sql.Stmt {
+	if d.dialect != SQLite {
+		return nil
+	}
+	if m := d.txPrepared.Load(); m != nil {
+		return *m
+	}
+	out := make(map[string]*sql.Stmt, len(eventStatements))
+	for _, q := range eventStatements {
+		st, err := d.writeStmt(ctx, q)
+		if err != nil {
+			return nil
+		}
+		out[q] = st
+	}
+	d.txPrepared.Store(&out)
+	return out
+}

@@ -107,3 +107,17 @@ func RedisURL(tb testing.TB) string {
 	}
 	return url
 }
+
+// NATSURL is the NATS server (with JetStream) the tests use:
+// LOYALTY_TEST_NATS_URL, default nats://127.0.0.1:4222; "off" skips tb.
+func NATSURL(tb testing.TB) string {
+	tb.Helper()
+	url := os.Getenv("LOYALTY_TEST_NATS_URL")
+	if url == "off" {
+		tb.Skip("LOYALTY_TEST_NATS_URL=off")
+	}
+	if url == "" {
+		url = "nats://127.0.0.1:4222"
+	}
+	return url
+}

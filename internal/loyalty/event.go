@@ -1,0 +1,125 @@
+package loyalty
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Event types: what changed, as integrators subscribe to it.
+const (
+	EventCustomerCreated      = "customer.created"
+	EventCustomerUpdated      = "customer.updated"
+	EventCustomerDeleted      = "customer.deleted"
+	EventCustomerEnabled      = "customer.enabled"
+	EventCustomerDisabled     = "customer.disabled"
+	EventTransactionCreated   = "transaction.created"
+	EventTransactionCancelled = "transaction.cancelled"
+	EventCouponIssued         = "coupon.issued"
+	EventCouponClaimed        = "coupon.claimed"
+	EventReferralPaid         = "referral.paid"
+	EventUserCreated          = "user.created"
+	EventUserVerified         = "user.verified"
+)
+
+// EventTypes lists every event type, for the type filter of GET /events.
+var EventTypes = []string{EventCustomerCreated, EventCustomerUpdated, EventCustomerDeleted, EventCustomerEnabled,
+	EventCustomerDisabled, EventTransactionCreated, EventTransactionCancelled, EventCouponIssued, EventCouponClaimed,
+	EventReferralPaid, EventUserCreated, EventUserVerified}
+
+// EventRetention is how long events are kept at least: a reader (or a
+// delivery) that falls further behind loses the oldest.
+const EventRetention = 30 * 24 * time.Hour
+
+// Event is a change an integrator cares about, written in the transaction
+// that made it. Seq numbers a business's events from 1 without gaps, in
+// the order readers see them; it is 0 until the event is numbered (see
+// EventStore.SequenceEvents), and only numbered events are read.
+type Event struct {
+	ID         string // the same id wherever the event is delivered
+	BusinessID string
+	Seq        int64
+	Type       string
+	CreatedAt  time.Time
+	Data       json.RawMessage // the resource as the API shows it
+}
+
+// NewEvent builds an event of a business, with data rendered as JSON.
+func NewEvent(businessID, typ string, at time.Time, data any) (Event, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{ID: NewID(), BusinessID: businessID, Type: typ, CreatedAt: at.UTC(), Data: raw}, nil
+}
+
+// EventTx writes events inside a change's transaction.
+type EventTx interface {
+	// InsertEvent writes an event, not numbered yet; it becomes readable
+	// once the transaction committed and a sequencer numbered it.
+	InsertEvent(ctx context.Context, e *Event) error
+}
+
+// EventStore reads and numbers the event log. A delivery worker (webhooks,
+// NATS) follows a business's feed with it: it claims the business's
+// cursor for its destination, reads the numbered events after the
+// cursor's sequence, delivers them and advances the cursor while its
+// claim holds.
+type EventStore interface {
+	// SequenceEvents numbers the committed events of a business that are
+	// not numbered yet, in id order, after the business's last number,
+	// and returns how many it numbered.
+	SequenceEvents(ctx context.Context, businessID string) (int, error)
+	// UnsequencedBusinesses lists up to limit businesses with events to number.
+	UnsequencedBusinesses(ctx context.Context, limit int) ([]string, error)
+	// Events returns up to q.Limit numbered events of a business after
+	// sequence q.After, in sequence order, of q.Types when set.
+	Events(ctx context.Context, businessID string, q EventQuery) ([]Event, error)
+	// BehindCursors lists up to limit businesses whose numbered events go
+	// beyond destination's cursor and whose cursor is not leased at now.
+	BehindCursors(ctx context.Context, destination string, now time.Time, limit int) ([]string, error)
+	// ClaimCursor leases destination's cursor of a business until
+	// leaseUntil for claim (created at 0 on first use) when no other
+	// claim holds it at now, and returns its sequence.
+	ClaimCursor(ctx context.Context, destination, businessID, claim string, now, leaseUntil time.Time) (int64, bool, error)
+	// AdvanceCursor moves a claimed cursor to seq; it reports false when
+	// claim no longer holds it (the lease ran out and another took it).
+	AdvanceCursor(ctx context.Context, destination, businessID, claim string, seq int64, leaseUntil time.Time) (bool, error)
+	// ReleaseCursor ends claim's lease on a cursor.
+	ReleaseCursor(ctx context.Context, destination, businessID, claim string) error
+	// PruneEvents removes the numbered events created before t.
+	PruneEvents(ctx context.Context, before time.Time) (int, error)
+}
+
+// EventQuery selects a page of a business's feed.
+type EventQuery struct {
+	After int64    // the last sequence number the reader has
+	Types []string // only these types; all when empty
+	Not   bool     // Types lists the types left out instead
+	Limit int
+}
+
+// record writes an event of the change tx makes.
+func record(ctx context.Context, tx Tx, businessID, typ string, data any) error {
+	e, err := NewEvent(businessID, typ, tx.Now(), data)
+	if err != nil {
+		return err
+	}
+	return tx.InsertEvent(ctx, &e)
+}
+
+// appendEntry writes a ledger entry (Tx.Append) with its event.
+func appendEntry(ctx context.Context, tx Tx, e *Transaction) error {
+	if err := tx.Append(ctx, e); err != nil {
+		return err
+	}
+	return record(ctx, tx, e.BusinessID, EventTransactionCreated, NewTransactionJSON(*e))
+}
+
+// entryEvent builds the event of an entry written by Store.AppendAlone,
+// at the time of the change.
+func entryEvent(at time.Time) func(Transaction) (Event, error) {
+	return func(t Transaction) (Event, error) {
+		return NewEvent(t.BusinessID, EventTransactionCreated, at, NewTransactionJSON(t))
+	}
+}

@@ -1,0 +1,60 @@
+package sqlstore
+
+// batchSQL writes a batch: the entries arrive as one array per column
+// (ord numbers them) with the ids reserved for them, so the written ones
+// are known by what the update returns. The entries' events arrive the
+// same way, tied to their entry's ord, and only those of written entries
+// are inserted: an entry and its event commit together or not at all.
+//
+// The batch numbers its events itself (k): it moves each business's
+// event_sequences row past them, holding the row for the rest of this
+// one statement and its commit, the same lock the sequencer takes (see
+// event.go), so the numbers stay consecutive and visible in order. A
+// business's batches were one at a time already (one writer per
+// instance); its transactions, numbered later by the sequencer, never
+// wait for it. The rows must exist (ensureSequences): an UPDATE in a CTE
+// does not see a row inserted by another CTE of the statement.
+//
+// Every join is between the statement's own rows (arrays and CTEs), and
+// the tables are reached by primary key, so no plan depends on the
+// planner's statistics.
+var batchSQL = `WITH v AS MATERIALIZED (
+	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
+		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
+		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
+		$24::boolean[], $25::timestamptz[], $26::bigint[], $27::text[], $28::text[])
+	AS v(ord, business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
+		tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
+		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at, id,
+		receipt_number, comments)
+	ORDER BY v.business_id, v.customer_id
+), c AS (
+	UPDATE customers cu SET points = cu.points + v.points, giftcard = cu.giftcard + v.giftcard, tx_count = cu.tx_count + 1
+	FROM v
+	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND ` + aloneGuard("v.points", "v.giftcard", "NULLIF(v.branch_id, '')") + `
+	RETURNING v.ord, v.id, cu.points, cu.giftcard
+), t AS (
+	INSERT INTO transactions (id, ` + entryColumns + `)
+	SELECT v.id, v.business_id, v.customer_id,
+		COALESCE(NULLIF(v.branch_id, ''), (SELECT m.id FROM branches m WHERE m.business_id = v.business_id AND m.is_main)),
+		v.intent, v.type_code, v.name, v.amount, v.points,
+		v.giftcard, v.visits, v.tier_amount, v.tier_points, NULLIF(v.offer_id, 0), NULLIF(v.coupon_id, 0),
+		NULLIF(v.giftcard_id, 0), NULLIF(v.reverses_id, 0), v.external_order_id, v.custom_field_1, v.custom_field_2,
+		v.custom_field_3, v.custom_field_4, v.custom_field_5, v.has_details, v.created_at, v.receipt_number, v.comments
+	FROM v JOIN c ON c.ord = v.ord
+), x AS (
+	SELECT x.*, row_number() OVER (PARTITION BY x.business_id ORDER BY x.id) AS rn
+	FROM unnest($29::integer[], $30::text[], $31::text[], $32::text[], $33::timestamptz[], $34::text[])
+		AS x(ord, id, business_id, type, created_at, data)
+	JOIN c ON c.ord = x.ord
+), k AS (
+	UPDATE event_sequences s SET last_seq = s.last_seq + g.n
+	FROM (SELECT x.business_id, count(*) AS n FROM x GROUP BY x.business_id) AS g
+	WHERE s.business_id = g.business_id
+	RETURNING s.business_id, s.last_seq - g.n AS base
+), e AS (
+	INSERT INTO events (id, business_id, seq, type, created_at, data)
+	SELECT x.id, x.business_id, k.base + x.rn, x.type, x.created_at, x.data
+	FROM x JOIN k ON k.business_id = x.business_id
+)
+SELECT ord, id, points, giftcard FROM c`

@@ -1,0 +1,169 @@
+package sqlstore_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/sqlstore"
+)
+
+// writeEvent commits one event of a business in a transaction of its own.
+func writeEvent(tb testing.TB, db *sqlstore.DB, businessID, typ string) loyalty.Event {
+	tb.Helper()
+	var e loyalty.Event
+	err := db.WithTx(ctx, func(tx loyalty.Tx) error {
+		var err error
+		if e, err = loyalty.NewEvent(businessID, typ, tx.Now(), map[string]string{"type": typ}); err != nil {
+			return err
+		}
+		return tx.InsertEvent(ctx, &e)
+	})
+	if err != nil {
+		tb.Fatalf("InsertEvent: %v", err)
+	}
+	return e
+}
+
+// readAll reads a business's whole feed after after, sequencing first.
+func readAll(tb testing.TB, db *sqlstore.DB, businessID string, after int64) []loyalty.Event {
+	tb.Helper()
+	if _, err := db.SequenceEvents(ctx, businessID); err != nil {
+		tb.Fatalf("SequenceEvents: %v", err)
+	}
+	var out []loyalty.Event
+	for {
+		page, err := db.Events(ctx, businessID, loyalty.EventQuery{After: after, Limit: 3})
+		if err != nil {
+			tb.Fatalf("Events: %v", err)
+		}
+		if len(page) == 0 {
+			return out
+		}
+		out = append(out, page...)
+		after = page[len(page)-1].Seq
+	}
+}
+
+// TestEventsNumberedPerBusiness checks that events become readable once
+// numbered, numbered 1, 2, 3... per business in the order they committed, that a reader
+// keeping the last number sees each once, that the type filter and a
+// rolled-back transaction's event behave, and that businesses are apart.
+func TestEventsNumberedPerBusiness(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		a, b := createBusiness(t, db, "").BusinessID, createBusiness(t, db, "").BusinessID
+		var want []string
+		for i := range 5 {
+			want = append(want, writeEvent(t, db, a, fmt.Sprintf("t.%d", i%2)).ID)
+			writeEvent(t, db, b, "other")
+		}
+		// PostgreSQL numbers events after they committed (SQLite as they
+		// are written): until then there is nothing to read.
+		if got, err := db.Events(ctx, a, loyalty.EventQuery{Limit: 10}); err != nil || (db.Dialect() == sqlstore.Postgres) != (len(got) == 0) {
+			t.Fatalf("before sequencing: %d events, %v", len(got), err)
+		}
+		rolledBack := db.WithTx(ctx, func(tx loyalty.Tx) error {
+			e, _ := loyalty.NewEvent(a, "t.0", tx.Now(), nil)
+			if err := tx.InsertEvent(ctx, &e); err != nil {
+				return err
+			}
+			return loyalty.Errorf(loyalty.EInvalid, "undone")
+		})
+		if rolledBack == nil {
+			t.Fatal("the failing transaction committed")
+		}
+		got := readAll(t, db, a, 0)
+		var ids []string
+		for i, e := range got {
+			ids = append(ids, e.ID)
+			if e.Seq != int64(i+1) || e.BusinessID != a {
+				t.Errorf("event %d: seq %d business %s", i, e.Seq, e.BusinessID)
+			}
+		}
+		if !slices.Equal(ids, want) {
+			t.Fatalf("feed %v, want %v", ids, want)
+		}
+		// More events continue the numbers; reading on from the last
+		// number sees only them.
+		want = append(want, writeEvent(t, db, a, "t.1").ID)
+		if more := readAll(t, db, a, 5); len(more) != 1 || more[0].Seq != 6 || more[0].ID != want[5] {
+			t.Fatalf("after 5: %+v", more)
+		}
+		only, err := db.Events(ctx, a, loyalty.EventQuery{Types: []string{"t.0"}, Limit: 10})
+		if err != nil || len(only) != 3 || only[0].Type != "t.0" {
+			t.Fatalf("type filter: %+v, %v", only, err)
+		}
+		not, err := db.Events(ctx, a, loyalty.EventQuery{Types: []string{"t.0"}, Not: true, Limit: 10})
+		if err != nil || len(not) != 3 || not[0].Type != "t.1" {
+			t.Fatalf("not_in filter: %+v, %v", not, err)
+		}
+		if other := readAll(t, db, b, 0); len(other) != 5 || other[4].Seq != 5 {
+			t.Fatalf("business b: %d events", len(other))
+		}
+	})
+}
+
+// TestEventCursorLease checks the delivery cursor: one claim at a time,
+// taken over once its lease ran out, advanced only by its holder.
+func TestEventCursorLease(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		a := createBusiness(t, db, "").BusinessID
+		writeEvent(t, db, a, "x")
+		writeEvent(t, db, a, "x")
+		if _, err := db.SequenceEvents(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		behind, err := db.BehindCursors(ctx, "dest", now, 10)
+		if err != nil || !slices.Contains(behind, a) {
+			t.Fatalf("BehindCursors = %v, %v", behind, err)
+		}
+		seq, ok, err := db.ClaimCursor(ctx, "dest", a, "one", now, now.Add(time.Minute))
+		if err != nil || !ok || seq != 0 {
+			t.Fatalf("first claim: %d %v %v", seq, ok, err)
+		}
+		if _, ok, _ := db.ClaimCursor(ctx, "dest", a, "two", now, now.Add(time.Minute)); ok {
+			t.Fatal("a second claim took a leased cursor")
+		}
+		if ok, err := db.AdvanceCursor(ctx, "dest", a, "one", 1, now.Add(time.Minute)); !ok || err != nil {
+			t.Fatalf("advance by holder: %v %v", ok, err)
+		}
+		later := now.Add(2 * time.Minute)
+		seq, ok, err = db.ClaimCursor(ctx, "dest", a, "two", later, later.Add(time.Minute))
+		if err != nil || !ok || seq != 1 {
+			t.Fatalf("takeover after the lease: %d %v %v", seq, ok, err)
+		}
+		if ok, _ := db.AdvanceCursor(ctx, "dest", a, "one", 2, later); ok {
+			t.Fatal("the old claim advanced a cursor it lost")
+		}
+		if err := db.ReleaseCursor(ctx, "dest", a, "two"); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, _ := db.ClaimCursor(ctx, "dest", a, "three", later, later.Add(time.Minute)); !ok {
+			t.Fatal("a released cursor could not be claimed")
+		}
+	})
+}
+
+// TestPruneEvents checks that pruning removes numbered events older than
+// the cutoff and keeps the rest.
+func TestPruneEvents(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		a := createBusiness(t, db, "").BusinessID
+		old := writeEvent(t, db, a, "x")
+		readAll(t, db, a, 0)
+		time.Sleep(5 * time.Millisecond)
+		cutoff := time.Now()
+		time.Sleep(5 * time.Millisecond)
+		kept := writeEvent(t, db, a, "x")
+		if n, err := db.PruneEvents(ctx, cutoff); err != nil || n != 1 {
+			t.Fatalf("PruneEvents = %d, %v", n, err)
+		}
+		got := readAll(t, db, a, 0)
+		if len(got) != 1 || got[0].ID != kept.ID || got[0].ID == old.ID || got[0].Seq != 2 {
+			t.Fatalf("after prune: %+v", got)
+		}
+	})
+}
