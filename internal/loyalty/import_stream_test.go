@@ -132,4 +132,3 @@ func TestImportStreams100kRows(t *testing.T) {
 		}
 	})
 }
-
