@@ -48,7 +48,8 @@ type Config struct {
 	// ResetURL is the page of the business's app that a PIN-reset message
 	// links to, with the token as its token query parameter; none when empty.
 	ResetURL string
-	// NoOutbox keeps this process from delivering messages (admin commands).
+	// NoOutbox keeps this process from delivering messages and running
+	// imports (admin commands).
 	NoOutbox bool
 	// MustExist makes Open fail with ErrNoDatabase rather than create a
 	// database: a missing SQLite file, or a database without Loyalty's
@@ -114,7 +115,10 @@ type App struct {
 	Web      *web.Server // the portals and the consent pages
 	// Outbox delivers queued e-mails and text messages; it starts with
 	// Handler or Serve and stops with Close.
-	Outbox     *outbox.Worker
+	Outbox *outbox.Worker
+	// Imports runs started CSV imports; it starts and stops with Outbox.
+	Imports    *loyalty.ImportWorker
+	stopImport func()
 	handler    http.Handler
 	outboxOnce sync.Once
 	stopOutbox func()
@@ -188,6 +192,9 @@ func (a *App) init(ctx context.Context) error {
 	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,
 		ResetURL: a.Config.ResetURL})
+	a.Imports = &loyalty.ImportWorker{Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+	a.Services.Imports = &loyalty.ImportService{Services: a.Services, Store: a.DB, Wake: a.Imports.Wake}
+	a.Imports.Imports = a.Services.Imports
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	if p, ok := a.Limiter.(ratelimit.Peeker); ok {
 		a.Guesses = &ratelimit.Guesses{Limiter: p, Limit: a.Config.Limits.Guesses}
@@ -221,6 +228,7 @@ func (a *App) startOutbox() {
 	a.outboxOnce.Do(func() {
 		if !a.Config.NoOutbox && a.Outbox != nil {
 			a.stopOutbox = a.Outbox.Start(context.Background())
+			a.stopImport = a.Imports.Start(context.Background())
 		}
 	})
 }
@@ -230,6 +238,9 @@ func (a *App) Close() error {
 	var errs []error
 	if a.stopOutbox != nil {
 		a.stopOutbox()
+	}
+	if a.stopImport != nil {
+		a.stopImport()
 	}
 	if a.Limiter != nil {
 		errs = append(errs, a.Limiter.Close())

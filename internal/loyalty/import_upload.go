@@ -238,13 +238,21 @@ func (s *ImportService) Start(ctx context.Context, b Business, id int64) (Import
 	return im, nil
 }
 
-// StartFile queues the import of an uploaded file, named by its file id
-// (the reference platform's POST /imports).
-func (s *ImportService) StartFile(ctx context.Context, b Business, fileID string) (Import, error) {
+// ByFile returns the import of an uploaded file, named by its file id
+// (the reference platform's POST /imports names it so); a file id the
+// business never uploaded is EInvalid naming file_id.
+func (s *ImportService) ByFile(ctx context.Context, b Business, fileID string) (Import, error) {
 	im, err := s.Store.ImportByFile(ctx, b.ID, strings.ToLower(strings.TrimSpace(fileID)))
 	if ErrorCode(err) == ENotFound {
 		return Import{}, Invalid("file_id", "File does not exist.")
-	} else if err != nil {
+	}
+	return im, err
+}
+
+// StartFile queues the import of an uploaded file, named by its file id.
+func (s *ImportService) StartFile(ctx context.Context, b Business, fileID string) (Import, error) {
+	im, err := s.ByFile(ctx, b, fileID)
+	if err != nil {
 		return Import{}, err
 	}
 	return s.Start(ctx, b, im.ID)

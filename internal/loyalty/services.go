@@ -13,6 +13,7 @@ type Services struct {
 	Rewards          *RewardService
 	Giftcards        *GiftcardService
 	Users            *UserService
+	Imports          *ImportService // set by whoever has an ImportBackend (the app)
 }
 
 // ServiceOptions are what some services need beyond the store.
