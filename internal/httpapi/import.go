@@ -22,27 +22,6 @@ import (
 // importTypeNames are the reference platform's names of the import kinds.
 var importTypeNames = map[string]string{loyalty.ImportTransactions: "Transaction Import", loyalty.ImportCustomers: "Customer Import"}
 
-// importStatus is an import's status as the reference platform words it
-// ("Uploaded" is ours: a file previewed and not yet started).
-func importStatus(im loyalty.Import) string {
-	switch im.Status {
-	case loyalty.ImportUploaded:
-		return "Uploaded"
-	case loyalty.ImportQueued:
-		return "Pending"
-	case loyalty.ImportRunning:
-		return "In progress"
-	case loyalty.ImportFinished:
-		if im.Failed > 0 {
-			return "Finished with errors"
-		}
-		return "Finished"
-	case loyalty.ImportFailed:
-		return "Failed"
-	}
-	return "Uploading"
-}
-
 type importTotalsJSON struct {
 	TotalRecords int64 `json:"total_records"`
 	TotalMapped  int64 `json:"total_mapped"`
@@ -80,7 +59,7 @@ type importJSON struct {
 }
 
 func toImportJSON(im loyalty.Import) importJSON {
-	j := importJSON{ID: im.ID, FileID: im.FileID, Type: importTypeNames[im.Kind], ImportType: im.Kind, Status: importStatus(im),
+	j := importJSON{ID: im.ID, FileID: im.FileID, Type: importTypeNames[im.Kind], ImportType: im.Kind, Status: im.StatusText(),
 		FileName: im.FileName, CreatedBy: im.CreatedBy, CreatedAt: loyalty.FormatTime(im.CreatedAt),
 		Totals: importTotalsJSON{TotalRecords: im.TotalRows, TotalMapped: im.TotalRows - im.InvalidRows, TotalError: im.InvalidRows,
 			Processed: im.Done + im.Failed + im.Skipped, Imported: im.Done, Failed: im.Failed, Skipped: im.Skipped}}
@@ -340,16 +319,15 @@ func (s *Server) importErrors(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="import-`+strconv.FormatInt(im.ID, 10)+`-errors.csv"`)
-	return WriteImportErrors(w, func(fn func(loyalty.ImportRowError) error) error {
+	return writeImportErrors(w, func(fn func(loyalty.ImportRowError) error) error {
 		_, err := s.Imports.EachError(r.Context(), tenant(rc), im.ID, fn)
 		return err
 	})
 }
 
-// WriteImportErrors writes an import's rows in error as CSV: a header
-// (row, fields, message), then one line per row; the console's report
-// writes the same file.
-func WriteImportErrors(w io.Writer, each func(func(loyalty.ImportRowError) error) error) error {
+// writeImportErrors writes an import's rows in error as CSV: a header
+// (row, fields, message), then one line per row.
+func writeImportErrors(w io.Writer, each func(func(loyalty.ImportRowError) error) error) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"row", "fields", "message"})
 	err := each(func(e loyalty.ImportRowError) error {

@@ -84,6 +84,27 @@ type Import struct {
 	FinishedAt  *time.Time
 }
 
+// StatusText is the import's status as the reference platform words it
+// ("Uploaded" is ours: a file previewed and not yet started).
+func (im Import) StatusText() string {
+	switch im.Status {
+	case ImportUploaded:
+		return "Uploaded"
+	case ImportQueued:
+		return "Pending"
+	case ImportRunning:
+		return "In progress"
+	case ImportFinished:
+		if im.Failed > 0 {
+			return "Finished with errors"
+		}
+		return "Finished"
+	case ImportFailed:
+		return "Failed"
+	}
+	return "Uploading"
+}
+
 // ImportRowError is a row of a file in error, and why.
 type ImportRowError struct {
 	Row     int64    // the row's number in the file, the header being row 1
