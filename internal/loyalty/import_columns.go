@@ -191,6 +191,7 @@ func importHeader(kind string, header []string) ([]*ImportCol, error) {
 		}
 		j := slices.IndexFunc(all, func(c ImportCol) bool { return c.Name == name })
 		if j < 0 {
+			h = strings.ToValidUTF8(strings.ReplaceAll(h, "\x00", ""), "?")
 			return nil, Invalid("file", "The column \""+h+"\" is not one a "+kind+" import reads; name the columns as the API names its fields: "+columnNames(all)+".")
 		}
 		if seen[name] {

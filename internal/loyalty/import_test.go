@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -299,6 +301,26 @@ func TestImportResume(t *testing.T) {
 			b.ID, loyalty.IntentAdjust).Scan(&n, &sum)
 		if n != 20 || sum != 210 {
 			t.Errorf("ledger holds %d adjustments worth %d points; want each row once: 20 worth 210", n, sum)
+		}
+	})
+}
+
+// TestImportUploadCutShort: an upload whose file cannot be read to the end
+// (the client went away) leaves a failed import and no chunks behind.
+func TestImportUploadCutShort(t *testing.T) {
+	eachEngine(t, func(t *testing.T, w *world) {
+		b := w.business(t, "CA")
+		s, _ := w.importer()
+		// More than a chunk, so that some of the file was stored before the failure.
+		body := io.MultiReader(strings.NewReader("email\n"+strings.Repeat("a@example.com\n", 25000)), iotest.ErrReader(errors.New("connection reset")))
+		if _, err := s.Upload(w.ctx, b, loyalty.ImportUpload{Kind: loyalty.ImportCustomers}, body); err == nil {
+			t.Fatal("an upload cut short succeeded")
+		}
+		list, _ := s.List(w.ctx, b, 0, 10)
+		var chunks int
+		w.db.SQL().QueryRowContext(w.ctx, `SELECT COUNT(*) FROM import_chunks`).Scan(&chunks)
+		if len(list) != 1 || list[0].Status != loyalty.ImportFailed || list[0].Failure != "The upload did not complete." || chunks != 0 {
+			t.Errorf("after an upload cut short: %+v, %d chunks kept", list, chunks)
 		}
 	})
 }

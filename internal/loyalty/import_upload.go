@@ -2,6 +2,7 @@ package loyalty
 
 import (
 	"context"
+	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -61,10 +62,10 @@ func (s *ImportService) Upload(ctx context.Context, b Business, in ImportUpload,
 		err = w.flush()
 	}
 	if err != nil {
-		if ErrorCode(err) == EInvalid {
-			if rerr := s.Store.ImportRefused(context.WithoutCancel(ctx), im.ID, ErrorMessage(err)); rerr != nil {
-				return Import{}, rerr
-			}
+		// Refused or cut short: the import is marked failed and its
+		// chunks are dropped, whether or not the client is still there.
+		if rerr := s.Store.ImportRefused(context.WithoutCancel(ctx), im.ID, failureText(err)); rerr != nil {
+			return Import{}, errors.Join(err, rerr)
 		}
 		return Import{}, err
 	}
@@ -73,6 +74,22 @@ func (s *ImportService) Upload(ctx context.Context, b Business, in ImportUpload,
 		return Import{}, err
 	}
 	return im, nil
+}
+
+// failureText is why an upload failed, as its import keeps it.
+func failureText(err error) string {
+	var e *Error
+	if !errors.As(err, &e) {
+		return "The upload did not complete."
+	}
+	var msgs []string
+	for _, f := range rowError(0, err).Fields {
+		msgs = append(msgs, e.Fields[f]...)
+	}
+	if len(msgs) == 0 {
+		return e.Message
+	}
+	return strings.Join(msgs, " ")
 }
 
 // validText reports whether s is text the database can keep.
