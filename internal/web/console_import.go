@@ -4,8 +4,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
+	"strings"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -125,9 +125,6 @@ func uploadFailed(err error) error {
 	if errors.As(err, &me) {
 		return loyalty.Errorf(loyalty.EInvalid, "The file may not be larger than %d MiB; split it in several imports.", loyalty.MaxImportBytes>>20)
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return err
-	}
 	return loyalty.Errorf(loyalty.EBadRequest, "The upload was cut short; try again.")
 }
 
@@ -195,18 +192,7 @@ func (s *Server) importReport(w http.ResponseWriter, r *http.Request, a loyalty.
 		if out == nil {
 			out = newCSV(w, file, header)
 		}
-		return out.row([]string{strconv.FormatInt(e.Row, 10), joinFields(e.Fields), text(e.Message)})
+		return out.row([]string{strconv.FormatInt(e.Row, 10), strings.Join(e.Fields, " "), text(e.Message)})
 	})
 	return s.endCSV(w, r, out, err, file, header)
-}
-
-func joinFields(f []string) string {
-	out := ""
-	for i, x := range f {
-		if i > 0 {
-			out += " "
-		}
-		out += x
-	}
-	return out
 }
