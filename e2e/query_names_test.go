@@ -146,6 +146,9 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"referer_earns": 1, "expires_in": 30}).programOf(t)
 		e.register(t, e.biz.Key, map[string]any{"email": "audit.user@x.example", "pin_code": 2468})
 		u := e.asUser(t, e.userApp(t), e.biz.Key, "audit.user@x.example", "2468")
+		var upload struct{ Data importView }
+		a.importUpload(t, [][2]string{{"type", "customers"}, {"file", "email\nimported@x.example\n"}}).want(t, http.StatusOK).decode(t, &upload)
+		imp := "/imports/" + itoa64(upload.Data.ID)
 
 		reads := map[string]struct {
 			c    *client
@@ -172,6 +175,9 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/referral-programs":                 {a, "/referral-programs"},
 			"/referral-programs/{id}":            {a, programPath(prog.ID)},
 			"/events":                            {a, "/events"},
+			"/imports":                           {a, "/imports"},
+			"/imports/{id}":                      {a, imp},
+			"/imports/{id}/errors":               {a, imp + "/errors"},
 			"/users":                             {u, "/users"},
 			"/users/{user_id}":                   {u, "/users/me"},
 			"/users/{user_id}/rewards":           {u, "/users/me/rewards"},

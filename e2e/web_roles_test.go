@@ -62,6 +62,11 @@ func consoleRoutes(appID, pendingID, customerID, txID string) []consoleRoute {
 		{"POST", "/business/program/branches", url.Values{"name": {"Harbour"}}, managers, 0},
 		{"GET", "/business/customers/export?q=ann", nil, managers, 0},
 		{"GET", "/business/ledger/export", nil, managers, 0},
+		{"GET", "/business/imports", nil, managers, 0},
+		{"POST", "/business/imports", url.Values{"type": {"customers"}}, managers, http.StatusBadRequest}, // not multipart
+		{"GET", "/business/imports/999999", nil, managers, http.StatusNotFound},
+		{"POST", "/business/imports/999999/start", nil, managers, http.StatusNotFound},
+		{"GET", "/business/imports/999999/errors", nil, managers, http.StatusNotFound},
 		// The customer pages: cashiers read, managers act.
 		{"GET", "/business/customers?q=ann&enabled=yes", nil, everyone, 0},
 		{"GET", customer, nil, everyone, 0},

@@ -56,7 +56,8 @@ type Config struct {
 	// EventsNATS, when set, is the NATS server (nats://host:port) the
 	// events are published to, on JetStream.
 	EventsNATS string
-	// NoOutbox keeps this process from delivering messages (admin commands).
+	// NoOutbox keeps this process from delivering messages and running
+	// imports (admin commands).
 	NoOutbox bool
 	// MustExist makes Open fail with ErrNoDatabase rather than create a
 	// database: a missing SQLite file, or a database without Loyalty's
@@ -130,6 +131,9 @@ type App struct {
 	NATS       *events.NATS
 	closeNATS  func()
 	stopEvents []func()
+	// Imports runs started CSV imports; it starts and stops with Outbox.
+	Imports    *loyalty.ImportWorker
+	stopImport func()
 	handler    http.Handler
 	outboxOnce sync.Once
 	stopOutbox func()
@@ -212,6 +216,9 @@ func (a *App) init(ctx context.Context) error {
 	}
 	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,
 		ResetURL: a.Config.ResetURL})
+	a.Imports = &loyalty.ImportWorker{Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+	a.Services.Imports = &loyalty.ImportService{Services: a.Services, Store: a.DB, Wake: a.Imports.Wake}
+	a.Imports.Imports = a.Services.Imports
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	if p, ok := a.Limiter.(ratelimit.Peeker); ok {
 		a.Guesses = &ratelimit.Guesses{Limiter: p, Limit: a.Config.Limits.Guesses}
@@ -249,6 +256,7 @@ func (a *App) startOutbox() {
 			if a.NATS != nil {
 				a.stopEvents = append(a.stopEvents, a.NATS.Start(context.Background()))
 			}
+			a.stopImport = a.Imports.Start(context.Background())
 		}
 	})
 }
@@ -264,6 +272,9 @@ func (a *App) Close() error {
 	}
 	if a.closeNATS != nil {
 		a.closeNATS()
+	}
+	if a.stopImport != nil {
+		a.stopImport()
 	}
 	if a.Limiter != nil {
 		errs = append(errs, a.Limiter.Close())

@@ -42,6 +42,13 @@ func (s *Server) routes() {
 	m.Handle("GET /transactions", s.business(s.listTransactions))
 	m.Handle("DELETE /transactions/{id}", s.business(s.cancelTransaction))
 
+	// Business API: CSV imports.
+	m.Handle("POST /imports/uploads", s.withBusiness(s.uploadImport))
+	m.Handle("POST /imports", s.business(s.startImport))
+	m.Handle("GET /imports", s.business(s.listImports))
+	m.Handle("GET /imports/{id}", s.business(s.getImport))
+	m.Handle("GET /imports/{id}/errors", s.business(s.importErrors))
+
 	// Business API: the catalog.
 	m.Handle("GET /branches", s.business(s.listBranches))
 	m.Handle("POST /branches", s.business(s.createBranch))

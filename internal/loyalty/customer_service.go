@@ -49,18 +49,46 @@ func (s *CustomerService) welcome(ctx context.Context, tx Tx, b Business, u User
 // phone becomes a customer of this business too; one who already is gets a
 // 422 naming the taken field.
 func (s *CustomerService) Create(ctx context.Context, b Business, in CustomerInput) (Customer, error) {
+	nc, err := prepareCustomer(b, in)
+	if err != nil {
+		return Customer{}, err
+	}
+	var out Customer
+	err = s.Store.WithTx(ctx, func(tx Tx) error {
+		var err error
+		var created bool
+		if out, created, err = s.createTx(ctx, tx, b, nc.user, nc.addr, nc.enabled, nc.ref); err != nil || !created {
+			return err
+		}
+		return s.welcome(ctx, tx, b, out.User)
+	})
+	if err == nil {
+		s.notify()
+	}
+	return out, err
+}
+
+// newCustomer is a checked customer create body.
+type newCustomer struct {
+	user    User
+	addr    Address
+	enabled bool
+	ref     *ReferralInput
+}
+
+// prepareCustomer validates a customer create body, with no I/O: the
+// checks of Create, shared with the CSV import.
+func prepareCustomer(b Business, in CustomerInput) (newCustomer, error) {
 	v := Validation{}
-	var u User
-	in.validateProfile(v, &u, b.Country)
-	if u.Email == "" && u.Phone == "" && !v.Has("email") && !v.Has("phone") && !v.Has("country_code") {
+	nc := newCustomer{enabled: true}
+	in.validateProfile(v, &nc.user, b.Country)
+	if nc.user.Email == "" && nc.user.Phone == "" && !v.Has("email") && !v.Has("phone") && !v.Has("country_code") {
 		v.Add("email", "The email field is required when phone is not present.")
 		v.Add("phone", "The phone field is required when email is not present.")
 	}
-	var addr Address
 	if a, ok := in.Address.Value(); ok {
-		a.apply(v, &addr)
+		a.apply(v, &nc.addr)
 	}
-	var ref *ReferralInput
 	if r, ok := in.Referral.Value(); ok {
 		if _, ok := r.ProgramID.Value(); !ok {
 			v.Add("referral.referral_program_id", "The referral program id is required with referral.")
@@ -70,29 +98,12 @@ func (s *CustomerService) Create(ctx context.Context, b Business, in CustomerInp
 		} else if !ValidID(id) {
 			v.Add("referral.referrer_id", "The referrer id is not a valid customer id.")
 		}
-		ref = &r
+		nc.ref = &r
 	}
-	if err := v.Err(); err != nil {
-		return Customer{}, err
-	}
-	enabled := true
 	if e, ok := in.Enabled.Value(); ok {
-		enabled = e
+		nc.enabled = e
 	}
-
-	var out Customer
-	err := s.Store.WithTx(ctx, func(tx Tx) error {
-		var err error
-		var created bool
-		if out, created, err = s.createTx(ctx, tx, b, u, addr, enabled, ref); err != nil || !created {
-			return err
-		}
-		return s.welcome(ctx, tx, b, out.User)
-	})
-	if err == nil {
-		s.notify()
-	}
-	return out, err
+	return nc, v.Err()
 }
 
 // createTx adds the person u to business b inside tx: a new person, a

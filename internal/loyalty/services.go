@@ -14,6 +14,7 @@ type Services struct {
 	Giftcards        *GiftcardService
 	Users            *UserService
 	Events           *EventService
+	Imports          *ImportService // set by whoever has an ImportBackend (the app)
 }
 
 // ServiceOptions are what some services need beyond the store.

@@ -172,7 +172,8 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 // does what else the entry needs or explains the refusal, with the points
 // already earned here.
 func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, error) {
-	if r.entry.Intent != IntentReward || r.entry.CustomerID == "" || r.b.Loaded == nil {
+	if r.entry.Intent != IntentReward || r.entry.CustomerID == "" || r.b.Loaded == nil || importing(ctx) {
+		// An imported row's mark is written in the entry's transaction.
 		return false, nil
 	}
 	r.stamp(s.Store.Now())

@@ -277,7 +277,8 @@ func (d *DB) WithTx(ctx context.Context, fn func(loyalty.Tx) error) error {
 }
 
 // runTx runs fn in one transaction. The audit entry ctx carries, if any
-// (loyalty.PendingAudit), is written in it. Once it commits, the cached
+// (loyalty.PendingAudit), is written in it, and so is the mark of an
+// imported row (loyalty.PendingImportRow). Once it commits, the cached
 // token lookups end if fn changed what they read (tx.accessChanged).
 func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	prepared := d.txStatements(ctx)
@@ -287,6 +288,10 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	}
 	t := &tx{Tx: stx, now: d.now(), sqlite: d.dialect == SQLite, prepared: prepared}
 	err = fn(t)
+	mark, marked := loyalty.PendingImportRow(ctx)
+	if err == nil && mark != nil {
+		err = t.writeImportRow(ctx, mark)
+	}
 	audit, written := loyalty.PendingAudit(ctx)
 	if err == nil && audit != nil {
 		err = t.insertAudit(ctx, audit)
@@ -304,6 +309,9 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	}
 	if written != nil {
 		written()
+	}
+	if marked != nil {
+		marked()
 	}
 	if t.access {
 		d.tokens.changed()

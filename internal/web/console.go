@@ -23,6 +23,7 @@ var consoleNav = []navItem{
 	{"/business/counter", "Counter", loyalty.PermCounter},
 	{"/business/customers", "Customers", loyalty.PermCounter},
 	{"/business/program", "Program", loyalty.PermManage},
+	{"/business/imports", "Imports", loyalty.PermManage},
 	{"/business/profile", "Profile", loyalty.PermManage},
 	{"/business/audit", "Audit log", loyalty.PermManage},
 	{"/business/staff", "Staff", loyalty.PermStaff},

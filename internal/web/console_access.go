@@ -24,6 +24,7 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	s.customerRoutes(mux)
 	s.programRoutes(mux)
 	s.exportRoutes(mux)
+	s.importRoutes(mux)
 }
 
 // businessPage is the body of the business template.

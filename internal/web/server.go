@@ -81,6 +81,7 @@ func New(cfg Config) (*Server, error) {
 		"grant":  func(g string) string { return labels[g] },
 		"api":    func(a string) string { return labels["api:"+a] },
 		"status": func(st string) string { return labels[st] },
+		"add":    func(a, b int) int { return a + b },
 		"dict": func(kv ...any) map[string]any {
 			m := map[string]any{}
 			for i := 0; i+1 < len(kv); i += 2 {
@@ -189,7 +190,10 @@ func (s *Server) page(h handler) http.Handler {
 			hd.Set("Strict-Transport-Security", "max-age=31536000")
 		}
 		var err error
-		if r.Method == http.MethodPost {
+		if r.Method == http.MethodPost && isUpload(r) {
+			// A file upload: the CSRF token is its first part (upload.go).
+			r, err = s.openUpload(w, r)
+		} else if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 			if perr := r.ParseForm(); perr != nil {
 				err = loyalty.Errorf(loyalty.EBadRequest, "The form could not be read.")

@@ -1,0 +1,283 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// Imports keep their file in import_chunks, the rows in error in
+// import_errors and, for good, the key of every row imported in
+// import_rows (see loyalty.ImportRowKey).
+
+const importColumns = `id, business_id, file_id, kind, status, file_name, file_hash, file_size, chunks, branch_id,
+	country_code, total_rows, invalid_rows, next_row, rows_done, rows_failed, rows_skipped, failure, created_by,
+	created_at, started_at, finished_at`
+
+func scanImport(row interface{ Scan(...any) error }) (loyalty.Import, error) {
+	var im loyalty.Import
+	var started, finished sql.NullTime
+	err := row.Scan(&im.ID, &im.BusinessID, &im.FileID, &im.Kind, &im.Status, &im.FileName, &im.FileHash, &im.FileSize,
+		&im.Chunks, &im.BranchID, &im.CountryCode, &im.TotalRows, &im.InvalidRows, &im.NextRow, &im.Done, &im.Failed,
+		&im.Skipped, &im.Failure, &im.CreatedBy, &im.CreatedAt, &started, &finished)
+	if started.Valid {
+		t := started.Time.UTC()
+		im.StartedAt = &t
+	}
+	if finished.Valid {
+		t := finished.Time.UTC()
+		im.FinishedAt = &t
+	}
+	im.CreatedAt = im.CreatedAt.UTC()
+	return im, dbError(err)
+}
+
+// CreateImport records a new import, in a transaction that writes the
+// audit entry ctx carries.
+func (d *DB) CreateImport(ctx context.Context, im *loyalty.Import) error {
+	return d.runTx(ctx, func(t *tx) error {
+		im.CreatedAt = t.now
+		return t.QueryRowContext(ctx, `INSERT INTO imports (business_id, file_id, kind, status, file_name, branch_id,
+			country_code, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+			im.BusinessID, im.FileID, im.Kind, im.Status, im.FileName, im.BranchID, im.CountryCode, im.CreatedBy, t.now).Scan(&im.ID)
+	})
+}
+
+// AddImportChunk stores one chunk of an import's file.
+func (d *DB) AddImportChunk(ctx context.Context, importID int64, seq int, data []byte) error {
+	_, err := d.wdb.ExecContext(ctx, `INSERT INTO import_chunks (import_id, seq, data) VALUES ($1, $2, $3)`, importID, seq, data)
+	return dbError(err)
+}
+
+// ImportChunk returns one chunk of an import's file.
+func (d *DB) ImportChunk(ctx context.Context, importID int64, seq int) ([]byte, error) {
+	var data []byte
+	err := d.db.QueryRowContext(ctx, `SELECT data FROM import_chunks WHERE import_id = $1 AND seq = $2`, importID, seq).Scan(&data)
+	return data, dbError(err)
+}
+
+// AddImportErrors records rows in error of a stage, in one transaction;
+// a row already recorded at the stage is kept.
+func (d *DB) AddImportErrors(ctx context.Context, importID int64, stage string, errs []loyalty.ImportRowError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return d.runTx(ctx, func(t *tx) error {
+		for _, e := range errs {
+			if err := t.addImportError(ctx, importID, stage, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (t *tx) addImportError(ctx context.Context, importID int64, stage string, e loyalty.ImportRowError) error {
+	_, err := t.ExecContext(ctx, `INSERT INTO import_errors (import_id, stage, row_number, fields, message)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (import_id, stage, row_number) DO NOTHING`,
+		importID, stage, e.Row, strings.Join(e.Fields, ","), e.Message)
+	return err
+}
+
+// ImportUploaded ends an upload.
+func (d *DB) ImportUploaded(ctx context.Context, im loyalty.Import) error {
+	_, err := d.wdb.ExecContext(ctx, `UPDATE imports SET status = $1, file_hash = $2, file_size = $3, chunks = $4,
+		total_rows = $5, invalid_rows = $6 WHERE id = $7 AND status = $8`,
+		loyalty.ImportUploaded, im.FileHash, im.FileSize, im.Chunks, im.TotalRows, im.InvalidRows, im.ID, loyalty.ImportUploading)
+	return dbError(err)
+}
+
+// ImportRefused ends an upload that cannot be imported, and forgets its
+// file and its errors.
+func (d *DB) ImportRefused(ctx context.Context, importID int64, failure string) error {
+	return d.runTx(ctx, func(t *tx) error {
+		for _, q := range []string{`DELETE FROM import_chunks WHERE import_id = $1`, `DELETE FROM import_errors WHERE import_id = $1`} {
+			if _, err := t.ExecContext(ctx, q, importID); err != nil {
+				return err
+			}
+		}
+		_, err := t.ExecContext(ctx, `UPDATE imports SET status = $1, failure = $2, finished_at = $3 WHERE id = $4`,
+			loyalty.ImportFailed, failure, t.now, importID)
+		return err
+	})
+}
+
+// Import returns an import of a business.
+func (d *DB) Import(ctx context.Context, businessID string, id int64) (loyalty.Import, error) {
+	return scanImport(d.db.QueryRowContext(ctx, `SELECT `+importColumns+` FROM imports WHERE business_id = $1 AND id = $2`,
+		businessID, id))
+}
+
+// ImportByFile returns an import of a business by its file id.
+func (d *DB) ImportByFile(ctx context.Context, businessID, fileID string) (loyalty.Import, error) {
+	return scanImport(d.db.QueryRowContext(ctx, `SELECT `+importColumns+` FROM imports WHERE business_id = $1 AND file_id = $2`,
+		businessID, fileID))
+}
+
+// Imports lists a business's imports, newest first.
+func (d *DB) Imports(ctx context.Context, businessID string, before int64, limit int) ([]loyalty.Import, error) {
+	if before <= 0 {
+		before = 1<<63 - 1
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+importColumns+` FROM imports WHERE business_id = $1 AND id < $2
+		ORDER BY id DESC LIMIT $3`, businessID, before, limit)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var out []loyalty.Import
+	for rows.Next() {
+		im, err := scanImport(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, im)
+	}
+	return out, dbError(rows.Err())
+}
+
+// ImportErrors returns a page of an import's rows in error at a stage.
+func (d *DB) ImportErrors(ctx context.Context, importID int64, stage string, after int64, limit int) ([]loyalty.ImportRowError, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT row_number, fields, message FROM import_errors
+		WHERE import_id = $1 AND stage = $2 AND row_number > $3 ORDER BY row_number LIMIT $4`, importID, stage, after, limit)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var out []loyalty.ImportRowError
+	for rows.Next() {
+		var e loyalty.ImportRowError
+		var fields string
+		if err := rows.Scan(&e.Row, &fields, &e.Message); err != nil {
+			return nil, dbError(err)
+		}
+		if fields != "" {
+			e.Fields = strings.Split(fields, ",")
+		}
+		out = append(out, e)
+	}
+	return out, dbError(rows.Err())
+}
+
+// StartImport queues an uploaded import, in a transaction that writes the
+// audit entry ctx carries.
+func (d *DB) StartImport(ctx context.Context, businessID string, id int64) (loyalty.Import, error) {
+	var im loyalty.Import
+	err := d.runTx(ctx, func(t *tx) error {
+		res, err := t.ExecContext(ctx, `UPDATE imports SET status = $1, started_at = $2 WHERE business_id = $3 AND id = $4 AND status = $5`,
+			loyalty.ImportQueued, t.now, businessID, id, loyalty.ImportUploaded)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if im, err = scanImport(t.QueryRowContext(ctx, `SELECT `+importColumns+` FROM imports WHERE business_id = $1 AND id = $2`,
+			businessID, id)); err != nil {
+			return err
+		}
+		if n == 0 {
+			return loyalty.Errorf(loyalty.EConflict, "Import has been already started.")
+		}
+		return nil
+	})
+	return im, err
+}
+
+// DueImports returns the ids of imports a worker may take at now.
+func (d *DB) DueImports(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT id FROM imports WHERE status = $1 OR (status = $2 AND lease_until <= $3)
+		ORDER BY id LIMIT $4`, loyalty.ImportQueued, loyalty.ImportRunning, now.UTC(), limit)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, dbError(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, dbError(rows.Err())
+}
+
+// ClaimImport leases a due import; the condition in the UPDATE decides
+// between workers racing for it.
+func (d *DB) ClaimImport(ctx context.Context, id int64, claim string, now, leaseUntil time.Time) (loyalty.Import, bool, error) {
+	im, err := scanImport(d.wdb.QueryRowContext(ctx, `UPDATE imports SET status = $1, claim = $2, lease_until = $3
+		WHERE id = $4 AND (status = $5 OR (status = $6 AND lease_until <= $7)) RETURNING `+importColumns,
+		loyalty.ImportRunning, claim, leaseUntil.UTC(), id, loyalty.ImportQueued, loyalty.ImportRunning, now.UTC()))
+	if loyalty.ErrorCode(err) == loyalty.ENotFound {
+		return im, false, nil
+	}
+	return im, err == nil, err
+}
+
+// ImportRowMarked reports whether a row key was imported already.
+func (d *DB) ImportRowMarked(ctx context.Context, businessID, key string) (bool, error) {
+	var one int
+	err := d.db.QueryRowContext(ctx, `SELECT 1 FROM import_rows WHERE business_id = $1 AND row_key = $2`, businessID, key).Scan(&one)
+	if err == sql.ErrNoRows {
+		return false, nil
+	}
+	return err == nil, dbError(err)
+}
+
+// SettleImportRow records a row failed (rowErr) or skipped, under the claim.
+func (d *DB) SettleImportRow(ctx context.Context, m loyalty.ImportRowMark, rowErr *loyalty.ImportRowError) error {
+	return d.runTx(ctx, func(t *tx) error {
+		counter := "rows_skipped"
+		if rowErr != nil {
+			counter = "rows_failed"
+			if err := t.addImportError(ctx, m.ImportID, loyalty.ImportStageRun, *rowErr); err != nil {
+				return err
+			}
+		}
+		return t.progress(ctx, m, counter)
+	})
+}
+
+// progress moves an import's progress to a row settled, and its lease
+// on, if the claim still holds it.
+func (t *tx) progress(ctx context.Context, m loyalty.ImportRowMark, counter string) error {
+	res, err := t.ExecContext(ctx, `UPDATE imports SET `+counter+` = `+counter+` + 1, next_row = $1, lease_until = $2
+		WHERE id = $3 AND claim = $4 AND status = $5`, m.Row, m.LeaseUntil.UTC(), m.ImportID, m.Claim, loyalty.ImportRunning)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return loyalty.ErrImportLeaseLost
+	}
+	return nil
+}
+
+// writeImportRow writes the mark of an imported row and its progress in
+// the row's transaction.
+func (t *tx) writeImportRow(ctx context.Context, m *loyalty.ImportRowMark) error {
+	res, err := t.ExecContext(ctx, `INSERT INTO import_rows (business_id, row_key, import_id, created_at)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (business_id, row_key) DO NOTHING`, m.BusinessID, m.Key, m.ImportID, t.now)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return loyalty.ErrRowImported
+	}
+	return t.progress(ctx, *m, "rows_done")
+}
+
+// FinishImport ends a run, if claim still holds the import.
+func (d *DB) FinishImport(ctx context.Context, id int64, claim string) error {
+	_, err := d.wdb.ExecContext(ctx, `UPDATE imports SET status = $1, finished_at = $2, lease_until = NULL
+		WHERE id = $3 AND claim = $4 AND status = $5`, loyalty.ImportFinished, d.now(), id, claim, loyalty.ImportRunning)
+	return dbError(err)
+}

@@ -1,0 +1,198 @@
+package web
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// The imports pages: upload a CSV of customers or past transactions, see
+// its preview (first rows, every row in error), start it, follow it (a
+// refresh link: the pages run no script) and download its report.
+
+func (s *Server) importRoutes(mux *http.ServeMux) {
+	mux.Handle("GET /business/imports", s.console(loyalty.PermManage, s.imports))
+	mux.Handle("POST /business/imports", s.console(loyalty.PermManage, s.importUpload))
+	mux.Handle("GET /business/imports/{id}", s.console(loyalty.PermManage, s.importPage))
+	mux.Handle("POST /business/imports/{id}/start", s.console(loyalty.PermManage, s.importStart))
+	mux.Handle("GET /business/imports/{id}/errors", s.console(loyalty.PermManage, s.importReport))
+}
+
+// importsPage is the body of the imports template.
+type importsPage struct {
+	Imports      []loyalty.Import
+	Branches     []loyalty.Branch
+	Customers    []loyalty.ImportCol
+	Transactions []loyalty.ImportCol
+}
+
+func (s *Server) imports(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	return s.renderImports(w, r, a, http.StatusOK, map[string]string{"type": loyalty.ImportCustomers}, nil, "")
+}
+
+func (s *Server) renderImports(w http.ResponseWriter, r *http.Request, a loyalty.Actor, status int, form map[string]string,
+	fields map[string][]string, msg string) error {
+	list, err := s.Desk.Imports(r.Context(), a)
+	if err != nil {
+		return err
+	}
+	branches, err := s.Desk.Store.Branches(r.Context(), a.BusinessID)
+	if err != nil {
+		return err
+	}
+	v := s.consoleView(r, a, "Imports")
+	v.Form, v.Fields, v.Error = form, fields, msg
+	v.Data = importsPage{Imports: list, Branches: branches, Customers: loyalty.CustomerColumns, Transactions: loyalty.TransactionColumns}
+	s.render(w, r, status, "imports", v)
+	return nil
+}
+
+// importUpload receives the form's file as a stream: the type, branch and
+// country fields come before the file in the form.
+func (s *Server) importUpload(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	mr, ok := uploadParts(r)
+	if !ok {
+		return loyalty.Errorf(loyalty.EBadRequest, "Choose a file to upload.")
+	}
+	in := loyalty.ImportUpload{}
+	form := map[string]string{}
+	var im loyalty.Import
+	var err error
+	uploaded := false
+	for !uploaded {
+		part, perr := mr.NextPart()
+		if perr == io.EOF {
+			break
+		} else if perr != nil {
+			return uploadFailed(perr)
+		}
+		if part.FormName() == "file" {
+			if part.FileName() == "" {
+				break
+			}
+			in.FileName = part.FileName()
+			im, err = s.Desk.UploadImport(r.Context(), a, in, part)
+			uploaded = true
+			continue
+		}
+		value, perr := formValue(part)
+		if perr != nil {
+			return uploadFailed(perr)
+		}
+		form[part.FormName()] = value
+		switch part.FormName() {
+		case "type":
+			in.Kind = value
+		case "branch_id":
+			in.BranchID = value
+		case "country_code":
+			in.CountryCode = value
+		}
+	}
+	if !uploaded {
+		err = loyalty.Invalid("file", "Choose the CSV file to import.")
+	}
+	var me *http.MaxBytesError
+	if errors.As(err, &me) {
+		err = loyalty.Invalid("file", "The file may not be larger than "+strconv.Itoa(loyalty.MaxImportBytes>>20)+" MiB; split it in several imports.")
+	}
+	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
+		fields := map[string][]string{}
+		for f, msgs := range e.Fields {
+			switch f {
+			case "options.branch_id":
+				f = "branch_id"
+			case "options.phone_country_code":
+				f = "country_code"
+			}
+			fields[f] = msgs
+		}
+		return s.renderImports(w, r, a, http.StatusUnprocessableEntity, form, fields, "The file was not uploaded: see below.")
+	} else if err != nil {
+		return err
+	}
+	redirect(w, "/business/imports/"+strconv.FormatInt(im.ID, 10)+"?notice=import_uploaded")
+	return nil
+}
+
+// uploadFailed is the error of an upload that could not be read.
+func uploadFailed(err error) error {
+	var me *http.MaxBytesError
+	if errors.As(err, &me) {
+		return loyalty.Errorf(loyalty.EInvalid, "The file may not be larger than %d MiB; split it in several imports.", loyalty.MaxImportBytes>>20)
+	}
+	return loyalty.Errorf(loyalty.EBadRequest, "The upload was cut short; try again.")
+}
+
+// importPageData is the body of the import template.
+type importPageData struct {
+	loyalty.ImportPreview
+	Status   string // as the API words it
+	Running  bool   // started and not finished: the page offers a refresh
+	Progress int    // per cent of the rows settled
+}
+
+// pathID reads the {id} of an import page.
+func pathID(r *http.Request) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, loyalty.Errorf(loyalty.ENotFound, "Import not found.")
+	}
+	return id, nil
+}
+
+func (s *Server) importPage(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	p, err := s.Desk.PreviewImport(r.Context(), a, id)
+	if err != nil {
+		return err
+	}
+	im := p.Import
+	d := importPageData{ImportPreview: p, Status: im.StatusText(),
+		Running: im.Status == loyalty.ImportQueued || im.Status == loyalty.ImportRunning}
+	if im.TotalRows > 0 {
+		d.Progress = int((im.Done + im.Failed + im.Skipped) * 100 / im.TotalRows)
+	}
+	v := s.consoleView(r, a, "Import #"+strconv.FormatInt(im.ID, 10))
+	v.Data = d
+	s.render(w, r, http.StatusOK, "import", v)
+	return nil
+}
+
+func (s *Server) importStart(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if _, err := s.Desk.StartImport(r.Context(), a, id); err != nil && loyalty.ErrorCode(err) != loyalty.EConflict {
+		return err
+	}
+	// Started already (a second click): the page shows where it stands.
+	redirect(w, "/business/imports/"+strconv.FormatInt(id, 10)+"?notice=import_started")
+	return nil
+}
+
+// importReport downloads the rows in error as CSV, the API's report.
+func (s *Server) importReport(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	var out *csvStream
+	header := []string{"row", "fields", "message"}
+	file := "import-" + strconv.FormatInt(id, 10) + "-errors.csv"
+	_, err = s.Desk.EachImportError(r.Context(), a, id, func(e loyalty.ImportRowError) error {
+		if out == nil {
+			out = newCSV(w, file, header)
+		}
+		return out.row([]string{strconv.FormatInt(e.Row, 10), strings.Join(e.Fields, " "), text(e.Message)})
+	})
+	return s.endCSV(w, r, out, err, file, header)
+}
