@@ -24,6 +24,16 @@ var postRoutes = []string{
 	"/business/password", "/developers/password", "/support/password", "/business/profile",
 	"/business/password/forgot", "/developers/password/forgot", "/support/password/forgot",
 	"/business/password/reset", "/developers/password/reset", "/support/password/reset",
+	"/business/customers/0123456789abcdef0123456789abcdef/edit", "/business/customers/0123456789abcdef0123456789abcdef/enable",
+	"/business/customers/0123456789abcdef0123456789abcdef/disable", "/business/customers/0123456789abcdef0123456789abcdef/delete",
+	"/business/customers/0123456789abcdef0123456789abcdef/points", "/business/customers/0123456789abcdef0123456789abcdef/coupons",
+	"/business/customers/0123456789abcdef0123456789abcdef/welcome",
+	"/business/customers/0123456789abcdef0123456789abcdef/transactions/1/cancel",
+	"/business/counter/0123456789abcdef0123456789abcdef/sale", "/business/counter/0123456789abcdef0123456789abcdef/redeem",
+	"/business/counter/0123456789abcdef0123456789abcdef/claim", "/business/counter/0123456789abcdef0123456789abcdef/giftcard_sell",
+	"/business/counter/0123456789abcdef0123456789abcdef/giftcard_pay",
+	"/business/program/rules", "/business/program/offers", "/business/program/offers/1",
+	"/business/program/offers/1/disable", "/business/program/offers/1/enable",
 }
 
 // TestPagesCSRF: every form post without the page's CSRF token, with a

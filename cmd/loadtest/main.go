@@ -9,8 +9,36 @@
 //	         transaction a reward needs, without HTTP
 //	history  page 1 of GET /customers/{id}/transactions for a customer with
 //	         100 entries and for one with -entries entries
+//	size     reward, read, history page 1, customer list page 1 and a
+//	         filtered customer list at 10,000 customers and again after
+//	         growing the business to -size-customers customers with
+//	         -per-customer entries each (seeded in SQL)
+//	production
+//	         a production-shaped load (productionScenario): -businesses
+//	         businesses, -tokens tokens each signed in by the password grant
+//	         from several loopback addresses, -customers customers created
+//	         through the API; then wrk reads (-c connections) and rewards
+//	         (-reward-c) random customers with random tokens, under the
+//	         shipped rate limits (any 429 makes the run invalid), each run
+//	         followed by a bare net/http server doing the same SQL; -runs N
+//	         reports medians. It reports requests per second, p50/p99, CPU
+//	         per request and peak memory of the serving process
 //
 // It prints a report of requests per second, latency and peak memory.
+//
+// The production scenario at full size (minutes) and a small run (under a
+// minute):
+//
+//	go run ./cmd/loadtest -scenario production -businesses 100 -tokens 20 -customers 50000 -d 10s -runs 3
+//	go run ./cmd/loadtest -scenario production -businesses 5 -tokens 80 -customers 2000 -d 3s
+//
+// add -db postgres://... for PostgreSQL. Against the three instances of
+// deploy/local-cluster.sh, behind HAProxy (no bare runs then; CPU and
+// memory are the instances'):
+//
+//	. /tmp/loyalty-cluster/cluster.env
+//	go run ./cmd/loadtest -scenario production -target $URL -target-ca $CA_CERT -db "$DB" \
+//	  -server-pids /tmp/loyalty-cluster/loyalty1.pid,/tmp/loyalty-cluster/loyalty2.pid,/tmp/loyalty-cluster/loyalty3.pid
 package main
 
 import (
@@ -47,12 +75,29 @@ func main() {
 	threads := flag.Int("t", 2, "wrk threads")
 	dur := flag.Duration("d", 10*time.Second, "duration of each run")
 	bare := flag.Bool("bare", false, "read: also a bare net/http server doing the same queries; reward: also a bare insert+update transaction")
-	scenario := flag.String("scenario", "read", "read, reward or history")
+	scenario := flag.String("scenario", "read", "read, reward, history, size or production")
 	entries := flag.Int("entries", 100_000, "history scenario: entries of the long history")
+	sizeCustomers := flag.Int("size-customers", 1_000_000, "size scenario: customers of the business at full size")
+	perCustomer := flag.Int("per-customer", 10, "size scenario: ledger entries of each seeded customer")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the full-stack run to this file")
+	var p productionOptions
+	flag.IntVar(&p.businesses, "businesses", 100, "production: businesses")
+	flag.IntVar(&p.tokens, "tokens", 20, "production: tokens per business (password grants)")
+	flag.IntVar(&p.customers, "customers", 50_000, "production: customers in all, shared evenly by the businesses")
+	flag.IntVar(&p.seedClients, "seed-clients", 32, "production: concurrent clients creating the customers")
+	flag.IntVar(&p.rewardConns, "reward-c", 16, "production: wrk connections of the reward runs (-c: of the read runs)")
+	flag.IntVar(&p.runs, "runs", 1, "production: runs of each kind, interleaved with the bare server's; the medians are reported")
+	flag.StringVar(&p.target, "target", "", "production: drive a running deployment at this URL (e.g. HAProxy of deploy/local-cluster.sh) instead of an in-process server; -db is its database, for creating the businesses; no bare runs")
+	flag.StringVar(&p.targetCA, "target-ca", "", "production: PEM certificate the -target's TLS certificate is checked against")
+	serverPIDs := flag.String("server-pids", "", "production with -target: the serving processes (pids or pid files, comma-separated) whose CPU and peak memory to report")
 	flag.Parse()
+	if *serverPIDs != "" {
+		p.serverPIDs = strings.Split(*serverPIDs, ",")
+	}
 	cpuProfile = *profile
-	opts := options{conns: *conns, threads: *threads, dur: *dur, bare: *bare, scenario: *scenario, entries: *entries}
+	p.readConns = *conns
+	opts := options{conns: *conns, threads: *threads, dur: *dur, bare: *bare, scenario: *scenario, entries: *entries,
+		customers: *sizeCustomers, perCustomer: *perCustomer, production: p}
 	if err := run(*dsn, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
@@ -66,11 +111,20 @@ type options struct {
 	bare           bool
 	scenario       string
 	entries        int
+	customers      int // size scenario
+	perCustomer    int // size scenario
+	production     productionOptions
 }
 
 func run(dsn string, o options) error {
 	conns, threads, dur := o.conns, o.threads, o.dur
 	ctx := context.Background()
+	if o.scenario == "production" && o.production.target != "" {
+		if dsn == "" {
+			return fmt.Errorf("-target needs -db: the deployment's database, to create the businesses in")
+		}
+		return productionScenario(ctx, dsn, o)
+	}
 	if dsn == "" {
 		dir, err := os.MkdirTemp("", "loyalty-load")
 		if err != nil {
@@ -89,6 +143,9 @@ func run(dsn string, o options) error {
 		defer drop()
 		dsn = scoped
 	}
+	if o.scenario == "production" {
+		return productionScenario(ctx, dsn, o)
+	}
 	st, err := startSite(ctx, dsn)
 	if err != nil {
 		return err
@@ -101,6 +158,8 @@ func run(dsn string, o options) error {
 		return rewardScenario(ctx, a, base, key, token, customerID, o)
 	case "history":
 		return historyScenario(ctx, a, base, key, token, o)
+	case "size":
+		return sizeScenario(ctx, st, o)
 	case "read":
 	default:
 		return fmt.Errorf("unknown scenario %q", o.scenario)

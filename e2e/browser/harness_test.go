@@ -258,6 +258,27 @@ func (b *tab) submit(button, page string) {
 	b.do(chromedp.Click(chromedp.CSS(button)), waitPage(page))
 }
 
+// submitTo clicks a button and waits until the tab shows an address
+// containing part and the page named page (for a form leading to another
+// address of the same page, where waiting for the page alone would find
+// the old one).
+func (b *tab) submitTo(button, page, part string) {
+	b.t.Helper()
+	b.do(chromedp.Click(chromedp.CSS(button)))
+	deadline := time.Now().Add(stepTimeout)
+	for {
+		if loc, err := b.location(); err == nil && strings.Contains(loc, part) {
+			break
+		}
+		if time.Now().After(deadline) {
+			loc, _ := b.location()
+			b.t.Fatalf("%s's browser at %s, not at an address with %q", b.name, loc, part)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.do(waitPage(page))
+}
+
 // fill sets the values of the inputs named by CSS selectors (typing key
 // by key is kept for the one test of keyboard use, see toConsent).
 func (b *tab) fill(fields ...string) {

@@ -32,6 +32,10 @@ type Config struct {
 	Redis   string // redis:// URL for limits shared between instances; empty: in memory
 	Logger  *slog.Logger
 	Limits  httpapi.Limits // zero: the spec's limits
+	// DBListen (PostgreSQL) is a direct URL for the one connection that
+	// listens for other instances' changes, when DB goes through a pooler
+	// in transaction mode; empty: DB (see sqlstore.Options.ListenDSN).
+	DBListen string
 	// TLSCert and TLSKey (PEM files) make Serve answer HTTPS.
 	TLSCert, TLSKey string
 	// BehindProxy trusts X-Forwarded-Proto from TrustedProxies (CIDRs or
@@ -145,7 +149,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			return nil, errors.Join(fmt.Errorf("%w at %s", ErrNoDatabase, dsn), err)
 		}
 	}
-	db, err := sqlstore.Open(ctx, cfg.DSN())
+	db, err := sqlstore.OpenWith(ctx, cfg.DSN(), sqlstore.Options{ListenDSN: cfg.DBListen})
 	if err != nil {
 		return nil, err
 	}

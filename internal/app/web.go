@@ -32,6 +32,8 @@ func (a *App) initWeb() error {
 		Admin:     a.Admin,
 		Store:     a.DB,
 		Customers: a.Services.Customers,
+		Desk:      &loyalty.CustomerDesk{Services: a.Services, Store: a.DB},
+		Program:   &loyalty.ProgramDesk{Services: a.Services, Store: a.DB},
 		Console: loyalty.NewConsole(a.DB, loyalty.ConsoleOptions{Admin: a.Admin, Apps: a.OAuth, Hash: a.Hasher,
 			Notify: a.Outbox.Wake, Verify: func(ctx context.Context, kind, email, password string) error {
 				_, err := a.OAuth.SignIn(ctx, kind, email, password)

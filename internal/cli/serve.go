@@ -13,6 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/loyalty/loyalty/internal/app"
+	"github.com/loyalty/loyalty/internal/sqlstore"
 )
 
 func serveCmd(stderr io.Writer, program string) *ucli.Command {
@@ -31,6 +32,7 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			&ucli.StringFlag{Name: "reset-url", Usage: "https URL of the page PIN-reset e-mails link to (the token is added as ?token=)", Sources: ucli.EnvVars("LOYALTY_RESET_URL")},
 			&ucli.StringFlag{Name: "public-url", Usage: "the service's address as people reach it (https://loyalty.example.com): links in portal e-mails (invitations, password resets); default: none, the e-mails name the page", Sources: ucli.EnvVars("LOYALTY_PUBLIC_URL")},
 			&ucli.StringFlag{Name: "events-nats", Usage: "nats:// URL of a NATS server with JetStream: every event is published to subject loyalty.<business_id>.<type> of stream LOYALTY_EVENTS (created if missing), with Nats-Msg-Id = the event id", Sources: ucli.EnvVars("LOYALTY_EVENTS_NATS")},
+			&ucli.StringFlag{Name: "db-listen", Usage: "PostgreSQL: a direct postgres:// URL (several hosts allowed; the writable one is used) for the one connection that listens for other instances' changes, needed when --db goes through a pooler in transaction mode such as pgbouncer (default: --db)", Sources: ucli.EnvVars("LOYALTY_DB_LISTEN")},
 			&ucli.DurationFlag{Name: "token-cache", Value: app.DefaultTokenCache, Usage: "how long an access token's lookup is reused while this instance changes nothing: the longest a revocation or rules change made on another instance goes unseen here (0: look up every request)", Sources: ucli.EnvVars("LOYALTY_TOKEN_CACHE")},
 		},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
@@ -38,7 +40,7 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			if err != nil {
 				return err
 			}
-			cfg.Addr, cfg.Redis = cmd.String("addr"), cmd.String("redis")
+			cfg.Addr, cfg.Redis, cfg.DBListen = cmd.String("addr"), cmd.String("redis"), cmd.String("db-listen")
 			cfg.TLSCert, cfg.TLSKey = cmd.String("tls-cert"), cmd.String("tls-key")
 			cfg.BehindProxy, cfg.TrustedProxies = cmd.Bool("behind-proxy"), cmd.StringSlice("trusted-proxies")
 			cfg.SMTP, cfg.SMSGateway = cmd.String("smtp"), cmd.String("sms-gateway")
@@ -55,6 +57,12 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			}
 			if u, err := url.Parse(cfg.PublicURL); cfg.PublicURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "") {
 				return usagef("--public-url must be an absolute http(s) URL, got %q", cfg.PublicURL)
+			}
+			if cfg.DBListen != "" {
+				l, err := sqlstore.ParseDSN(cfg.DBListen)
+				if d, _ := sqlstore.ParseDSN(cfg.DSN()); err != nil || l.Dialect != sqlstore.Postgres || d.Dialect != sqlstore.Postgres {
+					return usagef("--db-listen must be a postgres:// URL, with a PostgreSQL --db, got %q", sqlstore.RedactURL(cfg.DBListen))
+				}
 			}
 			if isTerminal(stderr) {
 				cfg.Announce = func(b app.Banner) { fmt.Fprint(stderr, bannerText(b)) }

@@ -93,6 +93,7 @@ type auditKey struct{}
 type pendingAudit struct {
 	entry   AuditEntry
 	written bool
+	dropped bool // the action was refused or replayed: nothing to record
 }
 
 // PendingAudit returns the entry ctx carries that no transaction has
@@ -101,7 +102,7 @@ type pendingAudit struct {
 // transaction, before committing.
 func PendingAudit(ctx context.Context) (*AuditEntry, func()) {
 	p, _ := ctx.Value(auditKey{}).(*pendingAudit)
-	if p == nil || p.written {
+	if p == nil || p.written || p.dropped {
 		return nil, nil
 	}
 	return &p.entry, func() { p.written = true }
@@ -116,8 +117,26 @@ func audited(ctx context.Context, a Actor, action, target string, before, after 
 	if err := change(context.WithValue(ctx, auditKey{}, p)); err != nil {
 		return err
 	}
-	if !p.written {
+	if !p.written && !p.dropped {
 		return fmt.Errorf("loyalty: the audit entry of %s was not written", action)
 	}
 	return nil
+}
+
+// noteChanges sets the settings before and after (only those that
+// changed) on the audit entry ctx carries, if any: for a change whose new
+// values are known only inside its transaction.
+func noteChanges(ctx context.Context, before, after map[string]string) {
+	if p, _ := ctx.Value(auditKey{}).(*pendingAudit); p != nil && !p.written {
+		p.entry.Before, p.entry.After = changed(before, after)
+	}
+}
+
+// dropAudit withdraws the audit entry ctx carries: the action it was to
+// record did not happen (a refusal kept under an Idempotency-Key) or had
+// happened before (a replay).
+func dropAudit(ctx context.Context) {
+	if p, _ := ctx.Value(auditKey{}).(*pendingAudit); p != nil && !p.written {
+		p.dropped = true
+	}
 }

@@ -284,11 +284,13 @@ func (s *CustomerService) Update(ctx context.Context, b Business, id string, in 
 				return err
 			}
 		}
+		fields := customerFields(c)
 		c.User = u
 		c.UpdatedAt = now
 		if err := tx.UpdateCustomer(ctx, &c); err != nil {
 			return err
 		}
+		noteChanges(ctx, fields, customerFields(c))
 		changes, err := customerChanges(before, c)
 		if err != nil {
 			return err

@@ -152,9 +152,11 @@ func (s *TransactionService) UpdateRules(ctx context.Context, b Business, in Rul
 		if err != nil {
 			return err
 		}
+		before := r.fields()
 		if err := in.Apply(&r); err != nil {
 			return err
 		}
+		noteChanges(ctx, before, r.fields())
 		out = r
 		return tx.SaveRules(ctx, r)
 	})

@@ -9,9 +9,18 @@ var cancellable = map[string]bool{IntentReward: true, IntentRedeem: true, Intent
 // Cancel reverses a transaction by appending its opposite; the original
 // stays in the ledger. A balance that cannot cover the reversal is EInvalid.
 func (s *TransactionService) Cancel(ctx context.Context, b Business, id int64) (Transaction, error) {
+	return s.CancelOf(ctx, b, "", id)
+}
+
+// CancelOf is Cancel of an entry of one customer (any when customerID is
+// ""): another customer's entry is not found.
+func (s *TransactionService) CancelOf(ctx context.Context, b Business, customerID string, id int64) (Transaction, error) {
 	var out Transaction
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
 		orig, err := tx.Transaction(ctx, b.ID, id)
+		if err == nil && customerID != "" && orig.CustomerID != customerID {
+			err = Errorf(ENotFound, "another customer's")
+		}
 		if err != nil {
 			return notFoundField(err, "Transaction not found.")
 		}
@@ -34,3 +43,7 @@ func (s *TransactionService) Cancel(ctx context.Context, b Business, id int64) (
 	})
 	return out, err
 }
+
+// Cancellable reports whether the entry is of a kind a cancellation may
+// reverse.
+func (t Transaction) Cancellable() bool { return cancellable[t.Intent] }

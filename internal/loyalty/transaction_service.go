@@ -107,6 +107,7 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 	}
 	if idem != nil {
 		if prev, err := s.replay(ctx, b, idem); prev != nil || err != nil {
+			dropAudit(ctx)
 			return Transaction{}, prev, err
 		}
 	} else if done, err := s.alone(ctx, r); done || err != nil {
@@ -137,6 +138,7 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 		err := tx.Try(ctx, act)
 		if storedRefusal(err) {
 			welcomed, refused = false, err
+			dropAudit(ctx)
 			return s.finishRefused(ctx, tx, b, idem, err)
 		} else if err != nil {
 			return err
@@ -149,6 +151,7 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 	if idem != nil && ErrorCode(err) == EConflict {
 		// A concurrent request with the same key committed first.
 		if prev, rerr := s.replay(ctx, b, idem); prev != nil || rerr != nil {
+			dropAudit(ctx)
 			return Transaction{}, prev, rerr
 		}
 	}
@@ -214,4 +217,34 @@ func notFoundField(err error, msg string) error {
 		return Errorf(ENotFound, "%s", msg)
 	}
 	return err
+}
+
+// Preview computes what a reward would earn now, writing nothing: the same
+// checks and earning computation (rules and active points offers) as
+// Create. It returns the entry as it would be and the offers its points
+// count.
+func (s *TransactionService) Preview(ctx context.Context, b Business, in TransactionInput) (Transaction, []Offer, error) {
+	r, err := check(b, &in, s.Store.Now())
+	if err != nil {
+		return Transaction{}, nil, err
+	}
+	if r.entry.Intent != IntentReward {
+		return Transaction{}, nil, Invalid("intent", "Only a reward can be previewed.")
+	}
+	r.stamp(s.Store.Now())
+	rules, err := s.Store.Rules(ctx, b)
+	if err != nil {
+		return Transaction{}, nil, err
+	}
+	found, _, err := earn(ctx, s.Store, b, rules, r.in, &r.entry)
+	if err != nil {
+		return Transaction{}, nil, err
+	}
+	var counted []Offer
+	for _, o := range found {
+		if o.ID == r.entry.OfferID || (o.TypeID == OfferBonusPoints && o.AppliesTo(r.entry.Amount)) {
+			counted = append(counted, o)
+		}
+	}
+	return r.entry, counted, nil
 }

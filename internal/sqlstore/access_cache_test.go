@@ -265,6 +265,21 @@ func TestTokenLookupCacheKeptByOtherWrites(t *testing.T) {
 			}
 			return db.MessageSent(ctx, m.ID, "c2", now)
 		})
+		if db.Dialect() == sqlstore.Postgres {
+			// Another deployment in another schema of the same database
+			// announces its changes on the same channel.
+			kept("a change announced in another schema", func() error {
+				elsewhere := testenv.Open(t, sqlstore.Postgres)
+				fb := createBusiness(t, elsewhere, "")
+				err := elsewhere.WithTx(ctx, func(tx loyalty.Tx) error {
+					return tx.SaveRules(ctx, loyalty.Rules{BusinessID: fb.BusinessID, LoyaltyType: loyalty.PerSpend, RewardRatio: 3})
+				})
+				// Notifications arrive within milliseconds (see
+				// TestAccessChangesHeardAcrossInstances).
+				time.Sleep(200 * time.Millisecond)
+				return err
+			})
+		}
 	})
 }
 

@@ -13,9 +13,9 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// appendBatch writes, on PostgreSQL, the AppendAlone entries that arrive
-// while earlier batches are being written, together: one statement, one
-// transaction, one commit for all of them. Under load a reward then costs
+// appendBatch writes the AppendAlone entries that arrive while earlier
+// batches are being written, together: on PostgreSQL one statement, one
+// transaction, one commit for all of them (on SQLite, see writeSQLite). Under load a reward then costs
 // a share of one round trip and one commit instead of each on its own;
 // alone, an entry is written at once in a batch of one.
 //
@@ -187,6 +187,10 @@ var testHookBatch func(committed bool) error
 
 // write runs one batch and wakes its callers.
 func (b *appendBatch) write(batch []*pendingAppend) {
+	if b.db.dialect == SQLite {
+		b.writeSQLite(batch)
+		return
+	}
 	n := len(batch)
 	ids, err := b.reserve(n)
 	if err != nil {

@@ -78,11 +78,23 @@ func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQue
 		return nil, 0, err
 	}
 	var out []loyalty.Customer
-	total, err := d.listPage(ctx, customerColumns, `FROM customers c`+where, "c.created_at, c.user_id", args, q, func(rows *sql.Rows) error {
+	scan := func(rows *sql.Rows) error {
 		c, err := scanCustomer(rows)
 		out = append(out, c)
 		return err
-	})
+	}
+	from, order := `FROM customers c`+where, "c.created_at, c.user_id"
+	if len(q.Filters) > 0 {
+		total, err := d.listPage(ctx, customerColumns, from, order, args, q, scan)
+		return out, total, err
+	}
+	// All of the business's customers: their number is kept in
+	// customer_counts (see its migration), not counted row by row.
+	var total int
+	if err := d.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM customer_counts WHERE business_id = $1`, businessID).Scan(&total); err != nil {
+		return nil, 0, dbError(err)
+	}
+	err = d.pageRows(ctx, total, customerColumns, from, order, args, q, scan)
 	return out, total, err
 }
 

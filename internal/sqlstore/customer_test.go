@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -223,5 +224,54 @@ func TestCustomersUnknownFilterField(t *testing.T) {
 		_, _, err := db.Customers(ctx, b.BusinessID, loyalty.ListQuery{Page: 1, PerPage: 10,
 			Filters: []loyalty.Filter{{Field: "pin_hash", Op: loyalty.OpEq, Values: []any{"x"}}}})
 		wantCode(t, err, loyalty.EBadRequest)
+	})
+}
+
+// TestCustomerCountFollowsEveryChange checks the kept number of customers
+// that an unfiltered list reports as its total against a count of the
+// rows, after concurrent sign-ups, deletions, a deleted customer joining
+// again, and a customer of another business.
+func TestCustomerCountFollowsEveryChange(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		biz, other := createBusiness(t, db, ""), createBusiness(t, db, "")
+		b, err := db.Business(ctx, biz.BusinessID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := loyalty.CustomerService{Store: db}
+		const n = 24
+		ids := make([]string, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				c, err := svc.Create(ctx, b, loyalty.CustomerInput{Email: loyalty.Some(fmt.Sprintf("count-%d@example.com", i))})
+				if err != nil {
+					t.Error(err)
+				}
+				ids[i] = c.ID
+			})
+		}
+		wg.Wait()
+		createCustomer(t, db, other.BusinessID, loyalty.CustomerInput{Email: loyalty.Some("elsewhere@example.com")})
+		for _, id := range ids[:5] {
+			if err := svc.Delete(ctx, b, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := svc.Create(ctx, b, loyalty.CustomerInput{Email: loyalty.Some("count-0@example.com")}); err != nil {
+			t.Fatal(err)
+		}
+		var rows int
+		if err := db.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM customers WHERE business_id = $1 AND deleted_at IS NULL`,
+			b.ID).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+		_, total, err := db.Customers(ctx, b.ID, loyalty.ListQuery{Page: 1, PerPage: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := n - 5 + 1; rows != want || total != want {
+			t.Errorf("customers: %d rows, list total %d; want %d", rows, total, want)
+		}
 	})
 }

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -69,15 +70,33 @@ type DB struct {
 // _pragma=busy_timeout(500)), created when missing. It does not
 // migrate; call Migrate.
 func Open(ctx context.Context, dsn string) (*DB, error) {
+	return OpenWith(ctx, dsn, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 	parsed, err := ParseDSN(dsn)
 	if err != nil {
 		return nil, err
 	}
 	d := &DB{Clock: time.Now}
+	if o.ListenDSN != "" && parsed.Dialect != Postgres {
+		return nil, errors.New("a listen DSN is for PostgreSQL only")
+	}
 	if parsed.Dialect == Postgres {
 		cfg, err := pgxpool.ParseConfig(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("parse postgres url: %w", err)
+		}
+		if cfg.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeSimpleProtocol {
+			// Its client-side quoting changes how the store's text and
+			// errors behave (text PostgreSQL refuses is no longer told
+			// apart); exec mode needs no server-side statement either.
+			return nil, errors.New("default_query_exec_mode=simple_protocol is not supported; behind a transaction pooler use default_query_exec_mode=exec")
+		}
+		listen, err := listenConfig(cfg.ConnConfig, o.ListenDSN)
+		if err != nil {
+			return nil, err
 		}
 		if cfg.MaxConns < 16 {
 			cfg.MaxConns = 16
@@ -87,8 +106,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
 		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool), Postgres
-		d.batch = newAppendBatch(d)
-		d.listenAccess()
+		d.listenAccess(listen)
 		// database/sql keeps only 2 idle connections by default; churning
 		// the rest loses pgx's per-connection statement cache.
 		d.db.SetMaxOpenConns(int(cfg.MaxConns))
@@ -126,6 +144,7 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	if d.wdb == nil {
 		d.wdb = d.db
 	}
+	d.batch = newAppendBatch(d)
 	if err := d.db.PingContext(ctx); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
@@ -167,9 +186,7 @@ func (d *DB) SQL() *sql.DB { return d.db }
 // Close closes the database; calls after the first return its result.
 func (d *DB) Close() error {
 	d.closed.Do(func() {
-		if d.batch != nil {
-			d.batch.close()
-		}
+		d.batch.close()
 		if d.listener != nil {
 			d.listener.close()
 		}
@@ -276,7 +293,7 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	}
 	if err == nil && t.access && d.dialect == Postgres {
 		// Delivered at commit to every instance's listener.
-		_, err = t.ExecContext(ctx, `SELECT pg_notify('`+accessChannel+`', '')`)
+		_, err = t.ExecContext(ctx, `SELECT pg_notify('`+accessChannel+`', current_schema())`)
 	}
 	if err != nil {
 		_ = stx.Rollback()

@@ -22,6 +22,17 @@ type DSN struct {
 	URL     string // PostgreSQL: the URL as given
 }
 
+// Options are the settings of OpenWith beyond the database itself.
+type Options struct {
+	// ListenDSN (PostgreSQL) is where the connection that hears other
+	// instances' changes goes (see accessListener); empty: the database
+	// itself. LISTEN holds a session, so when dsn goes through a pooler in
+	// transaction mode (pgbouncer), ListenDSN must reach PostgreSQL
+	// directly. It may name several hosts; the listener picks the one that
+	// accepts writes, where the notifications are sent.
+	ListenDSN string
+}
+
 // ParseDSN reads a database setting: a postgres:// or postgresql:// URL, a
 // path ending in .db, .sqlite or .sqlite3, or sqlite:PATH or file:PATH.
 // Anything else is refused, so that a mistyped URL does not quietly

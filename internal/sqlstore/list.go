@@ -17,22 +17,28 @@ func (d *DB) listPage(ctx context.Context, cols, from, order string, args []any,
 	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) `+from, args...).Scan(&total); err != nil {
 		return 0, dbError(err)
 	}
+	return total, d.pageRows(ctx, total, cols, from, order, args, q, scan)
+}
+
+// pageRows reads one page of the total rows of from, as listPage does
+// once it has counted them.
+func (d *DB) pageRows(ctx context.Context, total int, cols, from, order string, args []any, q loyalty.ListQuery, scan func(*sql.Rows) error) error {
 	if total <= q.Offset() {
-		return total, nil
+		return nil
 	}
 	n := len(args)
 	rows, err := d.db.QueryContext(ctx, `SELECT `+cols+` `+from+fmt.Sprintf(` ORDER BY %s LIMIT $%d OFFSET $%d`, order, n+1, n+2),
 		append(args, q.PerPage, q.Offset())...)
 	if err != nil {
-		return 0, dbError(err)
+		return dbError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		if err := scan(rows); err != nil {
-			return 0, dbError(err)
+			return dbError(err)
 		}
 	}
-	return total, dbError(rows.Err())
+	return dbError(rows.Err())
 }
 
 // listWhere joins fixed conditions with the conditions of the list's filters.

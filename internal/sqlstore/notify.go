@@ -2,16 +2,23 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
+	"net/url"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // accessChannel is the PostgreSQL notification channel on which a change
 // that ends cached token lookups (see accessCache) is announced to every
 // instance sharing the database. The notification is sent inside the
 // change's transaction, so it is delivered when, and only if, it commits.
+// Its payload is the schema of the change: the channel is the whole
+// database's, and stores in other schemas of the same database (other
+// deployments, or tests running side by side) must not end this one's
+// cache.
 const accessChannel = "loyalty_access"
 
 // accessListener keeps one connection listening on accessChannel and ends
@@ -27,8 +34,31 @@ type accessListener struct {
 	done chan struct{}
 }
 
-// listenAccess starts the listener of a PostgreSQL store.
-func (d *DB) listenAccess() {
+// listenConfig is the listener's connection: the one of dsn, or of the
+// store's own database (main) when dsn is empty. Only a server that
+// accepts writes sends the notifications (a hot standby cannot even
+// LISTEN), so of several hosts it takes the writable one unless the URL
+// says otherwise with target_session_attrs.
+func listenConfig(main *pgx.ConnConfig, dsn string) (*pgx.ConnConfig, error) {
+	if dsn == "" {
+		return main.Copy(), nil
+	}
+	if p, err := ParseDSN(dsn); err != nil || p.Dialect != Postgres {
+		return nil, fmt.Errorf("listen DSN: want a postgres:// URL, got %q", RedactURL(dsn))
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("parse listen postgres url: %w", err)
+	}
+	if u, err := url.Parse(dsn); err == nil && !u.Query().Has("target_session_attrs") {
+		cfg.ValidateConnect = pgconn.ValidateConnectTargetSessionAttrsReadWrite
+	}
+	return cfg, nil
+}
+
+// listenAccess starts the listener of a PostgreSQL store, connecting
+// with cfg.
+func (d *DB) listenAccess(cfg *pgx.ConnConfig) {
 	ctx, cancel := context.WithCancel(context.Background())
 	l := &accessListener{stop: cancel, done: make(chan struct{})}
 	d.listener = l
@@ -36,7 +66,7 @@ func (d *DB) listenAccess() {
 		defer close(l.done)
 		wait := 100 * time.Millisecond
 		for ctx.Err() == nil {
-			if err := d.listenOnce(ctx, l); err == nil || ctx.Err() != nil {
+			if err := d.listenOnce(ctx, cfg, l); err == nil || ctx.Err() != nil {
 				return
 			}
 			l.up.Store(false)
@@ -50,12 +80,19 @@ func (d *DB) listenAccess() {
 }
 
 // listenOnce listens on one connection until it fails or ctx ends.
-func (d *DB) listenOnce(ctx context.Context, l *accessListener) error {
-	conn, err := pgx.ConnectConfig(ctx, d.pool.Config().ConnConfig.Copy())
+func (d *DB) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, l *accessListener) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
+	// The schema the store's own changes announce: read through the
+	// store's connections, which a separate listen URL (--db-listen) may
+	// not share a search_path with.
+	var schema string
+	if err := d.db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		return err
+	}
 	if _, err := conn.Exec(ctx, "LISTEN "+accessChannel); err != nil {
 		return err
 	}
@@ -63,10 +100,13 @@ func (d *DB) listenOnce(ctx context.Context, l *accessListener) error {
 	l.up.Store(true)
 	d.tokens.changed()
 	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
 			return err
 		}
-		d.tokens.changed()
+		if n.Payload == schema {
+			d.tokens.changed()
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package sqlstore_test
 
 import (
+	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -72,4 +73,108 @@ func waitListening(t *testing.T, db *sqlstore.DB) {
 			t.Fatal("the store does not listen for other instances' changes")
 		}
 	}
+}
+
+// TestListenDSN: with a listen DSN the listening connection goes there,
+// not through the store's own pool (which may be a transaction-mode
+// pooler, where LISTEN cannot hold a session): cutting that address stops
+// the listening while the store itself still answers, and restoring it
+// brings the changes of other instances back at once.
+func TestListenDSN(t *testing.T) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
+		t.Skip("listening is PostgreSQL's; LOYALTY_TEST_POSTGRES=off")
+	}
+	dsn := testenv.DSN(t, sqlstore.Postgres)
+	listen, proxy := testenv.Proxied(t, dsn)
+	db, err := sqlstore.OpenWith(ctx, dsn, sqlstore.Options{ListenDSN: listen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.TokenCacheTTL = time.Hour
+	waitListening(t, db)
+
+	proxy.Cut()
+	for start := time.Now(); db.AccessListening(); time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("still listening with the listen DSN's address cut: the listener does not use it")
+		}
+	}
+	if err := db.Ping(ctx); err != nil {
+		t.Fatalf("the store goes through the listen DSN too: %v", err)
+	}
+	proxy.Restore()
+	waitListening(t, db)
+
+	other, err := sqlstore.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	w := newSignInWorld(t, db)
+	tok, err := w.signIn(cachePassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey); got.AppStatus != oauth.AppApproved {
+		t.Fatalf("app status %v, want approved", got.AppStatus)
+	}
+	if err := other.SetAppStatus(ctx, w.app.ClientID, oauth.AppSuspended); err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); ; time.Sleep(time.Millisecond) {
+		if got, _ := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey); got.AppStatus == oauth.AppSuspended {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("a change through another instance not heard through the listen DSN (cache time 1h)")
+		}
+	}
+}
+
+// TestListenDSNRefused: a listen DSN on SQLite, or one that is not a
+// PostgreSQL URL, is refused when the store opens.
+func TestListenDSNRefused(t *testing.T) {
+	sqlite := testenv.DSN(t, sqlstore.SQLite)
+	if _, err := sqlstore.OpenWith(ctx, sqlite, sqlstore.Options{ListenDSN: "postgres://127.0.0.1/x"}); err == nil {
+		t.Error("a listen DSN accepted on SQLite")
+	}
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
+		return
+	}
+	if _, err := sqlstore.OpenWith(ctx, testenv.DSN(t, sqlstore.Postgres), sqlstore.Options{ListenDSN: "listen.db"}); err == nil {
+		t.Error("a SQLite file accepted as the listen DSN")
+	}
+}
+
+// TestSimpleProtocolRefused: pgx's simple protocol (client-side quoting)
+// is refused when the store opens; exec mode, the one for transaction
+// poolers, is accepted (the whole store suite runs in it in .ci/run).
+func TestSimpleProtocolRefused(t *testing.T) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
+		t.Skip("pgx's modes are PostgreSQL's; LOYALTY_TEST_POSTGRES=off")
+	}
+	dsn := testenv.DSN(t, sqlstore.Postgres)
+	mode := func(m string) string {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		q.Set("default_query_exec_mode", m)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	if db, err := sqlstore.Open(ctx, mode("simple_protocol")); err == nil {
+		db.Close()
+		t.Error("default_query_exec_mode=simple_protocol accepted")
+	}
+	db, err := sqlstore.Open(ctx, mode("exec"))
+	if err != nil {
+		t.Fatalf("exec mode refused: %v", err)
+	}
+	db.Close()
 }

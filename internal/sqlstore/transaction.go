@@ -97,54 +97,15 @@ var aloneUpdate = `UPDATE customers AS cu SET points = cu.points + $8, giftcard 
 // outside any caller's transaction, when the customer row allows it as it
 // stands (aloneGuard). Otherwise it writes nothing and reports false: the
 // caller takes the transactional path, which explains a refusal or does
-// what else the entry needs (a referral to pay). On PostgreSQL the
-// entries of concurrent calls are written together (appendBatch).
+// what else the entry needs (a referral to pay). The entries of
+// concurrent calls are written together, one commit for many
+// (appendBatch).
 func (d *DB) AppendAlone(ctx context.Context, e *loyalty.Transaction) (bool, error) {
 	if len(e.Items) > 0 {
 		return false, nil
 	}
-	if d.batch != nil {
-		done, err := d.batch.append(ctx, e)
-		return done, dbError(err)
-	}
-	// SQLite's transactions are in-process and its writer is one
-	// connection: the change is two statements in a transaction of its own.
-	update, err := d.writeStmt(ctx, aloneUpdate)
-	if err != nil {
-		return false, dbError(err)
-	}
-	insert, err := d.writeStmt(ctx, aloneInsert)
-	if err != nil {
-		return false, dbError(err)
-	}
-	done := false
-	err = d.runTx(ctx, func(t *tx) error {
-		args := entryArgs(e)
-		err := t.StmtContext(ctx, update).QueryRowContext(ctx, args[:9]...).Scan(&e.Balance.Points, &e.Balance.Giftcard)
-		if err == sql.ErrNoRows {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		if err := t.StmtContext(ctx, insert).QueryRowContext(ctx, args...).Scan(&e.ID); err != nil {
-			return err
-		}
-		if e.Event != nil {
-			ev, err := e.Event(*e)
-			if err != nil {
-				return err
-			}
-			if err := t.InsertEvent(ctx, &ev); err != nil {
-				return err
-			}
-		}
-		done = true
-		return nil
-	})
-	if !done {
-		e.ID = 0
-	}
-	return done, err
+	done, err := d.batch.append(ctx, e)
+	return done, dbError(err)
 }
 
 // aloneInsert writes the entry of a lone append (SQLite).

@@ -40,6 +40,17 @@ var notices = map[string]string{
 	"resetsent": "If an account uses that address, an e-mail with a reset token is on its way. It works once, for one hour.",
 	"reset":     "Your password was reset and every browser signed out. Sign in with the new password.",
 	"profile":   "The profile was saved. Your referral page and your customers' e-mails use it from now on.",
+	// The customer pages and the counter.
+	"customer_saved":    "The customer's details were saved.",
+	"customer_enabled":  "The customer is enabled.",
+	"customer_disabled": "The customer is disabled.",
+	"customer_deleted":  "The customer was deleted. The ledger keeps their entries.",
+	"points_adjusted":   "The points balance was adjusted.",
+	"coupon_issued":     "The coupon was issued.",
+	"welcome_sent":      "The welcome message is on its way, with new confirmation links.",
+	"cancelled":         "The transaction was cancelled.",
+	"program_saved":     "Saved. It applies from now on.",
+	"rules_saved":       "The earning rules were saved. The next sale earns by them.",
 }
 
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("notice")] }

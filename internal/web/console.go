@@ -22,6 +22,7 @@ type navItem struct {
 var consoleNav = []navItem{
 	{"/business/counter", "Counter", loyalty.PermCounter},
 	{"/business/customers", "Customers", loyalty.PermCounter},
+	{"/business/program", "Program", loyalty.PermManage},
 	{"/business/profile", "Profile", loyalty.PermManage},
 	{"/business/audit", "Audit log", loyalty.PermManage},
 	{"/business/staff", "Staff", loyalty.PermStaff},

@@ -21,6 +21,9 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /business/profile", s.console(loyalty.PermManage, s.profileSave))
 	s.staffRoutes(mux)
 	s.counterRoutes(mux)
+	s.customerRoutes(mux)
+	s.programRoutes(mux)
+	s.exportRoutes(mux)
 }
 
 // businessPage is the body of the business template.

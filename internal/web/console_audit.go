@@ -21,6 +21,23 @@ var auditLabels = map[string]string{
 	loyalty.AuditPasswordChanged: "Changed their password",
 	loyalty.AuditPasswordReset:   "Reset their password by e-mail",
 	loyalty.AuditProfileUpdated:  "Updated the business profile",
+	// The customer pages and the counter.
+	loyalty.AuditCustomerUpdated:   "Edited a customer's details",
+	loyalty.AuditCustomerEnabled:   "Enabled a customer",
+	loyalty.AuditCustomerDisabled:  "Disabled a customer",
+	loyalty.AuditCustomerDeleted:   "Deleted a customer",
+	loyalty.AuditCustomerWelcomed:  "Resent a customer's welcome message",
+	loyalty.AuditPointsAdjusted:    "Adjusted points",
+	loyalty.AuditTransactionCancel: "Cancelled a transaction",
+	loyalty.AuditCouponIssued:      "Issued a coupon",
+	loyalty.AuditSaleRecorded:      "Recorded a sale",
+	loyalty.AuditRewardRedeemed:    "Redeemed a reward",
+	loyalty.AuditCouponClaimed:     "Claimed a coupon",
+	loyalty.AuditGiftcardSold:      "Sold gift-card credit",
+	loyalty.AuditGiftcardPaid:      "Took a gift-card payment",
+	loyalty.AuditRulesUpdated:      "Changed the earning rules",
+	loyalty.AuditProgramCreated:    "Added to the program",
+	loyalty.AuditProgramUpdated:    "Changed the program",
 }
 
 // auditPage is the body of the audit template.

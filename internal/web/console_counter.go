@@ -1,61 +1,199 @@
 package web
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
+// The counter page is the cashier's: find the customer by what they show
+// (a code field a USB scanner types into, ending with Enter), see what a
+// purchase earns before recording it, redeem, claim a coupon, sell or pay
+// with a gift card. Each action's form carries an Idempotency-Key made
+// when the page was drawn, so a double click or a resubmitted form acts
+// once; every action redirects, so a reload acts never.
+
 func (s *Server) counterRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business/counter", s.console(loyalty.PermCounter, s.counter))
-	mux.Handle("GET /business/customers", s.console(loyalty.PermCounter, s.customerLookup))
+	mux.Handle("GET /business/counter/{id}", s.console(loyalty.PermCounter, s.counterCustomer))
+	mux.Handle("POST /business/counter/{id}/{action}", s.console(loyalty.PermCounter, s.counterAct))
 }
 
-// lookupPage is the body of the counter and customers templates.
-type lookupPage struct {
-	Query    string
+// findPage is the body of the counter template.
+type findPage struct {
+	Code     string
 	Searched bool
-	Results  []loyalty.Customer
+	Found    []loyalty.Customer
 	Currency string
 }
 
-// counter is the cashier's page. Recording sales and redemptions comes
-// with the next part of the console; today it finds a customer.
+// counter finds the customer a code names; one found is served at once.
 func (s *Server) counter(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	code := strings.TrimSpace(r.URL.Query().Get("code"))
 	v := s.consoleView(r, a, "Counter")
-	v.Data = lookupPage{}
-	s.render(w, r, http.StatusOK, "counter", v)
+	v.Form = map[string]string{"code": code}
+	p := findPage{Code: code}
+	status := http.StatusOK
+	if code != "" {
+		m, err := s.Desk.Find(r.Context(), a, code)
+		if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
+			v.Fields, status = e.Fields, http.StatusUnprocessableEntity
+		} else if err != nil {
+			return err
+		} else if len(m.Customers) == 1 {
+			to := "/business/counter/" + m.Customers[0].ID
+			if m.Coupon != nil {
+				to += "?coupon=" + strconv.FormatInt(m.Coupon.ID, 10)
+			}
+			redirect(w, to)
+			return nil
+		}
+		p.Searched, p.Found = status == http.StatusOK, m.Customers
+	}
+	prof, err := s.currency(r, a)
+	if err != nil {
+		return err
+	}
+	p.Currency = prof.Currency
+	v.Data = p
+	s.render(w, r, status, "counter", v)
 	return nil
 }
 
-// customerLookup finds customers by e-mail or phone and shows their
-// balances.
-func (s *Server) customerLookup(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	p := lookupPage{Query: q}
-	v := s.consoleView(r, a, "Customers")
-	status := http.StatusOK
-	if q != "" {
-		b, err := s.Store.Business(r.Context(), a.BusinessID)
-		if err != nil {
-			return err
-		}
-		prof, err := s.Console.Profiles.Profile(r.Context(), a.BusinessID)
-		if err != nil {
-			return err
-		}
-		p.Currency = prof.Currency
-		p.Results, err = s.Customers.Lookup(r.Context(), b, q)
+// servePage is the body of the counter_customer template.
+type servePage struct {
+	loyalty.CounterCustomer
+	Name     string
+	Currency string
+	Keys     map[string]string // a fresh Idempotency-Key per form
+	Preview  *loyalty.SalePreview
+	Scanned  *loyalty.Coupon // the coupon whose code was scanned, when it can be claimed
+	Done     *loyalty.Transaction
+}
+
+// counterActions are the actions' forms, by the path's last segment.
+var counterActions = []string{loyalty.CounterSale, loyalty.CounterRedeem, loyalty.CounterClaim,
+	loyalty.CounterGiftcardSell, loyalty.CounterGiftcardPay}
+
+// counterNotices are what the page says after each action.
+var counterNotices = map[string]string{
+	loyalty.CounterSale: "Sale recorded.", loyalty.CounterRedeem: "Reward redeemed.", loyalty.CounterClaim: "Coupon claimed.",
+	loyalty.CounterGiftcardSell: "Gift-card credit sold.", loyalty.CounterGiftcardPay: "Paid with the gift card.",
+}
+
+// newKey is an Idempotency-Key for one rendered form.
+func newKey() string { return "console-" + base64.RawURLEncoding.EncodeToString(randomBytes(16)) }
+
+func (s *Server) counterCustomer(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	return s.renderServe(w, r, a, http.StatusOK, nil, nil, "")
+}
+
+// renderServe shows the counter for one customer: a refused action shows
+// it again with the fields marked and new keys.
+func (s *Server) renderServe(w http.ResponseWriter, r *http.Request, a loyalty.Actor, status int,
+	fields map[string][]string, form map[string]string, msg string) error {
+	cc, err := s.Desk.Serve(r.Context(), a, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	prof, err := s.currency(r, a)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	p := servePage{CounterCustomer: cc, Name: displayName(cc.Customer), Currency: prof.Currency, Keys: map[string]string{}}
+	v := s.consoleView(r, a, "Counter · "+p.Name)
+	v.Fields, v.Form, v.Error = fields, form, msg
+	if v.Form == nil {
+		v.Form = map[string]string{}
+	}
+	if amount := q.Get("amount"); amount != "" && r.Method == http.MethodGet {
+		v.Form["amount"] = amount
+		pv, err := s.Desk.PreviewSale(r.Context(), a, cc.Customer.ID, amount)
 		if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
 			v.Fields, status = e.Fields, http.StatusUnprocessableEntity
 		} else if err != nil {
 			return err
 		} else {
-			p.Searched = true
+			p.Preview = &pv
 		}
 	}
+	if id, _ := strconv.ParseInt(q.Get("coupon"), 10, 64); id > 0 {
+		if i := slices.IndexFunc(cc.Coupons, func(c loyalty.Coupon) bool { return c.ID == id }); i >= 0 {
+			p.Scanned = &cc.Coupons[i]
+		}
+	}
+	// The entry an action just made, when it is one of the latest.
+	if done, _ := strconv.ParseInt(q.Get("done"), 10, 64); done > 0 {
+		if i := slices.IndexFunc(cc.Recent, func(t loyalty.Transaction) bool { return t.ID == done }); i >= 0 {
+			p.Done = &cc.Recent[i]
+			v.Notice = counterNotices[q.Get("action")]
+		}
+	}
+	for _, action := range counterActions {
+		p.Keys[action] = newKey()
+	}
 	v.Data = p
-	s.render(w, r, status, "customers", v)
+	s.render(w, r, status, "counter_customer", v)
+	return nil
+}
+
+// requestKey is the Idempotency-Key a form sent, with the fingerprint of
+// what it asked for: the same key with other values is refused.
+func requestKey(r *http.Request) *loyalty.Idempotency {
+	key := r.PostForm.Get("idempotency_key")
+	if key == "" || len(key) > 255 {
+		return nil
+	}
+	names := make([]string, 0, len(r.PostForm))
+	for k := range r.PostForm {
+		if k != "csrf_token" {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	h := sha256.New()
+	h.Write([]byte("console " + r.URL.Path + "\n"))
+	for _, k := range names {
+		h.Write([]byte(url.Values{k: r.PostForm[k]}.Encode() + "\n"))
+	}
+	return &loyalty.Idempotency{Key: key, Hash: h.Sum(nil)}
+}
+
+// counterAct performs one of the counter's actions and shows the
+// customer again with what it did.
+func (s *Server) counterAct(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	action := r.PathValue("action")
+	if !slices.Contains(counterActions, action) {
+		return loyalty.Errorf(loyalty.ENotFound, "Not found.")
+	}
+	f := r.PostForm
+	in := loyalty.CounterAction{Amount: f.Get("amount")}
+	in.RewardID, _ = strconv.ParseInt(f.Get("reward"), 10, 64)
+	in.Quantity, _ = strconv.ParseInt(f.Get("quantity"), 10, 64)
+	in.CouponID, _ = strconv.ParseInt(f.Get("coupon"), 10, 64)
+	in.GiftcardID, _ = strconv.ParseInt(f.Get("giftcard"), 10, 64)
+	t, err := s.Desk.Act(r.Context(), a, r.PathValue("id"), action, in, requestKey(r))
+	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
+		form := map[string]string{"form": action}
+		for k := range f {
+			form[k] = f.Get(k)
+		}
+		msg := e.Message
+		for _, msgs := range e.Fields {
+			msg = strings.Join(msgs, " ")
+			break
+		}
+		return s.renderServe(w, r, a, http.StatusUnprocessableEntity, e.Fields, form, "Not done: "+msg)
+	} else if err != nil {
+		return err
+	}
+	redirect(w, "/business/counter/"+t.CustomerID+"?action="+action+"&done="+strconv.FormatInt(t.ID, 10))
 	return nil
 }

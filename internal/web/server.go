@@ -38,6 +38,8 @@ type Config struct {
 	Store     Store
 	Customers *loyalty.CustomerService // joins through the referral page, the counter's look-up
 	Console   *loyalty.Console         // the merchant console's staff, access and audit log
+	Desk      *loyalty.CustomerDesk    // the console's customers and counter
+	Program   *loyalty.ProgramDesk     // the console's program setup
 	// PublicURL is the service's address as people reach it
 	// (https://loyalty.example.com), for links in e-mails. Without it an
 	// invitation links to the host the owner's browser used, and a
@@ -248,7 +250,7 @@ var statusOf = map[string]int{
 	loyalty.ENotFound: http.StatusNotFound, loyalty.EForbidden: http.StatusForbidden,
 	loyalty.EUnauthorized: http.StatusUnauthorized, loyalty.ETooMany: http.StatusTooManyRequests,
 	loyalty.EConflict: http.StatusConflict, loyalty.EInternal: http.StatusInternalServerError,
-	loyalty.EUnavailable: http.StatusServiceUnavailable,
+	loyalty.EUnavailable: http.StatusServiceUnavailable, loyalty.ENotMet: http.StatusUnprocessableEntity,
 }
 
 // fail answers with an error page for err.

@@ -1,0 +1,196 @@
+package topology
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/testenv"
+)
+
+// cluster is the topology deploy/local-cluster.sh started: its settings
+// (cluster.env) and how to reach it.
+type cluster struct {
+	dir    string
+	env    map[string]string
+	client *http.Client // trusts HAProxy's self-signed certificate
+	script string
+	vars   []string // the script's environment
+}
+
+// needTools skips the test when the machine lacks what the script runs.
+func needTools(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the topology test starts two PostgreSQL clusters, two pgbouncers, HAProxy and three instances; -short")
+	}
+	var missing []string
+	for _, tool := range []string{"haproxy", "pgbouncer", "openssl", "runuser", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if _, err := os.Stat("/usr/sbin/" + tool); err != nil {
+				missing = append(missing, tool)
+			}
+		}
+	}
+	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(m) == 0 {
+		missing = append(missing, "postgresql (server binaries)")
+	}
+	if len(missing) > 0 {
+		t.Skipf("the topology test needs %s: apt-get install -y haproxy pgbouncer postgresql openssl curl (.ci/run does)", strings.Join(missing, ", "))
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the topology test runs PostgreSQL as the postgres user: run it as root")
+	}
+}
+
+// startCluster runs deploy/local-cluster.sh up with the loyalty binary bin
+// on free loopback ports, and down when the test ends (showing the
+// instances' logs first if it failed). extra is added to the script's
+// environment (and so to the instances').
+func startCluster(t *testing.T, bin string, extra ...string) *cluster {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "loyalty-cluster-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dir) // the script creates it, for the postgres user
+	script, err := filepath.Abs("../../deploy/local-cluster.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	redis, err := url.Parse(testenv.RedisURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A database of its own keeps the instances' rate-limit counts apart
+	// from those of the other tests sharing this Redis.
+	redis.Path = "/9"
+	c := &cluster{dir: dir, script: script, vars: append([]string{
+		"LOYALTY_BIN=" + bin, "LOYALTY_CLUSTER_DIR=" + dir,
+		"LOYALTY_CLUSTER_PORT=" + fmt.Sprint(freePorts(t, 14)), "LOYALTY_REDIS=" + redis.String(),
+	}, extra...)}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for i := 1; i <= 3; i++ {
+				b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("loyalty%d.log", i)))
+				t.Logf("instance %d log (tail):\n%s", i, tail(string(b), 3000))
+			}
+		}
+		c.run(t, "down")
+	})
+	start := time.Now()
+	c.run(t, "up")
+	t.Logf("topology up in %v", time.Since(start).Round(time.Millisecond))
+	c.env = readEnv(t, filepath.Join(dir, "cluster.env"))
+	pem, err := os.ReadFile(c.env["CA_CERT"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(pem)
+	c.client = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool}, MaxIdleConnsPerHost: 16}}
+	t.Cleanup(c.client.CloseIdleConnections)
+	return c
+}
+
+// run runs the script with a command; a failure fails the test.
+func (c *cluster) run(t *testing.T, command string) string {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := exec.Command(c.script, command)
+	cmd.Env = append(os.Environ(), c.vars...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("local-cluster.sh %s: %v\n%s", command, err, out.String())
+	}
+	return out.String()
+}
+
+// cli runs a loyalty admin command against the cluster's database.
+func (c *cluster) cli(t *testing.T, bin string, args ...string) map[string]any {
+	t.Helper()
+	return testenv.RunJSON(t, bin, append(append([]string{"--db", c.env["DB"], "--data-dir", c.env["DATA_DIR"]}, args...), "--json")...)
+}
+
+// freePorts returns the first of n consecutive loopback ports that are
+// free now.
+func freePorts(t *testing.T, n int) int {
+	t.Helper()
+	for range 50 {
+		base := 20000 + rand.IntN(30000)
+		free := true
+		for p := base; p < base+n && free; p++ {
+			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				free = false
+				continue
+			}
+			ln.Close()
+		}
+		if free {
+			return base
+		}
+	}
+	t.Fatal("no free range of loopback ports")
+	return 0
+}
+
+// readEnv reads the script's KEY=VALUE file (values may be single-quoted).
+func readEnv(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	env := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok {
+			env[k] = strings.Trim(v, "'")
+		}
+	}
+	return env
+}
+
+// do sends req and decodes a JSON reply into v; it returns the status, or
+// 0 when no answer came.
+func do(hc *http.Client, req *http.Request, v any) (int, []byte) {
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, []byte(err.Error())
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode < 300 && v != nil {
+		if err := json.Unmarshal(raw, v); err != nil {
+			return 0, raw
+		}
+	}
+	return resp.StatusCode, raw
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+func str(v any) string { s, _ := v.(string); return s }

@@ -1,0 +1,145 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestProgramSetup: a manager changes the earning rules (the next sale
+// earns by them, the audit log has each rule before and after) and
+// creates, edits, disables and enables offers, rewards, gift cards,
+// referral programs, tiers with levels and branches, each form refused
+// with the API's messages beside its fields; a cashier is refused.
+func TestProgramSetup(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		owner := e.ownerConsole(t)
+		m := e.staffConsole(t, owner, "mgr@cafe.example", "manager", "manager-pass-1")
+		cashier := e.staffConsole(t, owner, "till@cafe.example", "cashier", "cashier-pass-1")
+		saved := func(r *result, path string) {
+			t.Helper()
+			r.want(t, http.StatusSeeOther)
+			if to := r.Header.Get("Location"); !strings.HasPrefix(to, path+"?notice=") {
+				t.Errorf("saved, then sent to %q; want %s", to, path)
+			}
+		}
+		m.get(t, "/business/program").want(t, http.StatusOK).has(t, "Earning rules", "Offers", "Tiers", "Branches")
+		cashier.get(t, "/business/program").want(t, http.StatusForbidden)
+		cashier.post(t, "/business/program/offers", url.Values{"title": {"x"}}).want(t, http.StatusForbidden)
+
+		// Earning rules.
+		m.get(t, "/business/program/rules").want(t, http.StatusOK).has(t, `name="reward_ratio"`)
+		m.post(t, "/business/program/rules", url.Values{"reward_ratio": {"two"}, "reward_milestone_amount": {"1"}}).
+			want(t, http.StatusUnprocessableEntity).has(t, `id="f-reward_ratio-error"`, "Enter a whole number", `value="two"`)
+		m.post(t, "/business/program/rules", url.Values{"reward_ratio": {"2"}, "reward_milestone_amount": {"0"}}).
+			want(t, http.StatusUnprocessableEntity).has(t, `id="f-reward_milestone_amount-error"`)
+		saved(m.post(t, "/business/program/rules", url.Values{"reward_ratio": {"2"}, "reward_milestone_amount": {"1"}}), "/business/program/rules")
+		ann := a.createCustomer(t, map[string]any{"email": "ann@friends.example"})
+		var sale struct{ Data struct{ Points int64 } }
+		a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "amount": 10,
+			"customer": map[string]any{"id": ann.ID}}).want(t, http.StatusOK).decode(t, &sale)
+		if sale.Data.Points != 20 {
+			t.Errorf("a sale of 10 after 2 points per 1.00: %d points, want 20", sale.Data.Points)
+		}
+		m.get(t, "/business/audit").want(t, http.StatusOK).has(t, "Changed the earning rules", "reward_ratio")
+
+		// Offers: the API's message beside the title; then created, edited,
+		// disabled (after confirming) and enabled.
+		m.get(t, "/business/program/offers/new").want(t, http.StatusOK).has(t, `name="multip_factor"`)
+		m.post(t, "/business/program/offers", url.Values{"type_id": {"1"}, "multip_factor": {"2"}, "enabled": {"true"}}).
+			want(t, http.StatusUnprocessableEntity).has(t, `id="f-title-error"`)
+		m.post(t, "/business/program/offers", url.Values{"type_id": {"1"}, "title": {"Double"}, "multip_factor": {"lots"}}).
+			want(t, http.StatusUnprocessableEntity).has(t, `id="f-multip_factor-error"`, "Enter an amount")
+		saved(m.post(t, "/business/program/offers", url.Values{"type_id": {"1"}, "title": {"Double points"}, "multip_factor": {"2"},
+			"enabled": {"true"}}), "/business/program/offers")
+		var offers catPage
+		a.get(t, "/offers").want(t, http.StatusOK).decode(t, &offers)
+		if len(offers.Data) != 1 || offers.Data[0]["multip_factor"] != 2.0 || offers.Data[0]["enabled"] != true {
+			t.Fatalf("the offers after the console's create: %v", offers.Data)
+		}
+		id := catID(offers.Data[0])
+		m.get(t, "/business/program/offers").want(t, http.StatusOK).has(t, "Double points", "Points multiplier", "Enabled")
+		m.get(t, "/business/program/offers/"+id).want(t, http.StatusOK).has(t, `value="Double points"`, `value="2.00"`)
+		saved(m.post(t, "/business/program/offers/"+id, url.Values{"type_id": {"1"}, "title": {"Triple points"}, "multip_factor": {"3"},
+			"enabled": {"true"}}), "/business/program/offers")
+		m.get(t, "/business/program/offers/"+id+"/disable").want(t, http.StatusOK).has(t, "Disable this offer?")
+		saved(m.post(t, "/business/program/offers/"+id+"/disable", url.Values{"confirm": {"yes"}}), "/business/program/offers")
+		m.get(t, "/business/program/offers").want(t, http.StatusOK).has(t, "Triple points", "Disabled")
+		saved(m.post(t, "/business/program/offers/"+id+"/enable", nil), "/business/program/offers")
+
+		// A coupon offer for one customer, once each, until a day; its end
+		// cleared by emptying the field.
+		m.post(t, "/business/program/offers", url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "targeted": {"true"},
+			"enabled": {"true"}}).want(t, http.StatusUnprocessableEntity).has(t, `id="f-customers-error"`)
+		saved(m.post(t, "/business/program/offers", url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "targeted": {"true"},
+			"customers": {"\n" + ann.ID + "\n"}, "offer_frequency_id": {"4"}, "expires_at": {"2099-01-31"}, "enabled": {"true"}}),
+			"/business/program/offers")
+		a.get(t, "/offers").want(t, http.StatusOK).decode(t, &offers)
+		muffin := offers.Data[len(offers.Data)-1]
+		if muffin["title"] != "Muffin for Ann" || muffin["targeted"] != true || muffin["offer_frequency_id"] != 4.0 ||
+			!strings.HasPrefix(fmt.Sprint(muffin["expires_at"]), "2099-01-31") {
+			t.Errorf("the targeted offer saved: %v", muffin)
+		}
+		mid := catID(muffin)
+		m.get(t, "/business/program/offers/"+mid).want(t, http.StatusOK).has(t, `value="2099-01-31"`, ann.ID, `<option value="4" selected>`)
+		saved(m.post(t, "/business/program/offers/"+mid, url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "targeted": {"true"},
+			"customers": {ann.ID}, "offer_frequency_id": {""}, "expires_at": {""}, "enabled": {"true"}}), "/business/program/offers")
+		a.get(t, "/offers").want(t, http.StatusOK).decode(t, &offers)
+		if muffin = offers.Data[len(offers.Data)-1]; muffin["expires_at"] != nil || muffin["offer_frequency_id"] != nil {
+			t.Errorf("the offer after clearing its end and limit: %v", muffin)
+		}
+
+		// The other parts of the program.
+		saved(m.post(t, "/business/program/rewards", url.Values{"kind": {"catalog_item"}, "title": {"Mug"}, "points": {"50"},
+			"enabled": {"true"}}), "/business/program/rewards")
+		saved(m.post(t, "/business/program/giftcards", url.Values{"title": {"Card"}, "real_value": {"20"}, "discount_value": {"25"},
+			"enabled": {"true"}}), "/business/program/giftcards")
+		saved(m.post(t, "/business/program/referral-programs", url.Values{"rule_name": {"Friends"}, "cond_min_amount": {"10"},
+			"referee_earns": {"30"}, "referer_earns": {"50"}, "expires_in": {"30"}, "link_referral_enabled": {"true"},
+			"enabled": {"true"}}), "/business/program/referral-programs")
+		m.post(t, "/business/program/tiers", url.Values{"tiers_relation": {"0"}, "reset_type": {"0"}, "enabled": {"true"},
+			"tier_levels.0.name": {"Gold"}, "tier_levels.0.reach_points": {"500"},
+			"tier_levels.1.name": {"Silver"}, "tier_levels.1.reach_points": {"100"}}).want(t, http.StatusUnprocessableEntity).
+			has(t, `id="f-tier_levels.1.reach_points-error"`)
+		saved(m.post(t, "/business/program/tiers", url.Values{"tiers_relation": {"0"}, "reset_type": {"0"}, "enabled": {"true"},
+			"tier_levels.0.name": {"Silver"}, "tier_levels.0.reach_points": {"100"},
+			"tier_levels.1.name": {"Gold"}, "tier_levels.1.reach_points": {"500"}}), "/business/program/tiers")
+		saved(m.post(t, "/business/program/branches", url.Values{"name": {"Harbour"}, "address.city": {"Vancouver"}}), "/business/program/branches")
+		m.get(t, "/business/program/tiers").want(t, http.StatusOK).has(t, "Silver, Gold", "2 levels")
+		m.get(t, "/business/program/branches").want(t, http.StatusOK).has(t, "Harbour", "Vancouver", "Main branch")
+		for path, want := range map[string]string{"/rewards": "Mug", "/giftcards": "Card", "/referral-programs": "Friends", "/tiers": "Gold"} {
+			body := a.get(t, path).want(t, http.StatusOK)
+			if !strings.Contains(string(body.Body), want) {
+				t.Errorf("GET %s after the console's create: %s", path, body.Body)
+			}
+		}
+		var tiers struct {
+			Data []struct {
+				ID int64 `json:"id"`
+			} `json:"data"`
+		}
+		a.get(t, "/tiers").want(t, http.StatusOK).decode(t, &tiers)
+		edit := m.get(t, "/business/program/tiers/"+strconv.FormatInt(tiers.Data[0].ID, 10)).want(t, http.StatusOK)
+		edit.has(t, `value="Silver"`, `value="Gold"`, `name="tier_levels.0.id"`)
+
+		var got []string
+		for _, entry := range e.auditActions(t, e.biz.ID) {
+			if strings.HasSuffix(entry, " by mgr@cafe.example") {
+				got = append(got, strings.SplitN(entry, " by ", 2)[0])
+			}
+		}
+		want := []string{"program.created Branch: Harbour", "program.created Tier program: Silver",
+			"program.created Referral program: Friends", "program.created Gift card: Card", "program.created Reward: Mug",
+			"program.updated Offer: Muffin for Ann", "program.created Offer: Muffin for Ann",
+			"program.updated Offer: Triple points", "program.updated Offer: Triple points", "program.updated Offer: Triple points",
+			"program.created Offer: Double points", "rules.updated Earning rules", "staff.joined mgr@cafe.example"}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("the manager's audit entries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
+}

@@ -1,0 +1,325 @@
+package loyalty
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+// The customer desk is the console's side of customers and their ledger:
+// search, the profile, and the actions a manager takes on one customer.
+// Each action checks the actor's role, runs through the same services as
+// the API, and is written to the audit log in its own transaction.
+
+// Audit actions of the customer desk and the counter.
+const (
+	AuditCustomerUpdated   = "customer.updated"
+	AuditCustomerEnabled   = "customer.enabled"
+	AuditCustomerDisabled  = "customer.disabled"
+	AuditCustomerDeleted   = "customer.deleted"
+	AuditCustomerWelcomed  = "customer.welcome_resent"
+	AuditPointsAdjusted    = "points.adjusted"
+	AuditTransactionCancel = "transaction.cancelled"
+	AuditCouponIssued      = "coupon.issued"
+	AuditSaleRecorded      = "counter.sale"
+	AuditRewardRedeemed    = "counter.redeem"
+	AuditCouponClaimed     = "counter.coupon_claimed"
+	AuditGiftcardSold      = "counter.giftcard_sold"
+	AuditGiftcardPaid      = "counter.giftcard_payment"
+)
+
+// DeskBackend is the storage the desk reads through.
+type DeskBackend interface {
+	Store
+	DeskStore
+}
+
+// CustomerDesk is the console's customer search, profile and actions.
+type CustomerDesk struct {
+	Services Services
+	Store    DeskBackend
+}
+
+// business reads the actor's business.
+func (d *CustomerDesk) business(ctx context.Context, a Actor) (Business, error) {
+	return d.Store.Business(ctx, a.BusinessID)
+}
+
+// CustomerProfile is everything the console shows of one customer.
+type CustomerProfile struct {
+	View      CustomerView // the customer, tier standing and referral links
+	Ledger    TransactionPage
+	Page      int // the ledger's page
+	Pages     int
+	Coupons   []Coupon        // coupons available to claim
+	Offers    []CustomerOffer // offers open to the customer
+	Referrer  *Customer       // who referred the customer; nil when nobody did or they left
+	Referrals []ReferralOf    // whom the customer referred
+}
+
+// ReferralOf is a referral the customer made, with the customer referred.
+type ReferralOf struct {
+	Referral
+	Referee Customer // zero when the referee has left the business
+}
+
+// LedgerPageSize is how many entries a page of a customer's ledger shows.
+const LedgerPageSize = 20
+
+// Profile returns a customer of the actor's business with the page of its
+// ledger asked for (from 1).
+func (d *CustomerDesk) Profile(ctx context.Context, a Actor, id string, page int) (CustomerProfile, error) {
+	if err := a.Require(PermCounter); err != nil {
+		return CustomerProfile{}, err
+	}
+	b, err := d.business(ctx, a)
+	if err != nil {
+		return CustomerProfile{}, err
+	}
+	var p CustomerProfile
+	if p.View, err = d.Services.Customers.View(ctx, b, id, map[string]bool{"tier_progress": true, "referral_programs": true}); err != nil {
+		return p, err
+	}
+	c := p.View.Customer
+	p.Page = max(page, 1)
+	q := ListQuery{Page: p.Page, PerPage: LedgerPageSize}
+	if p.Ledger, err = d.Services.Transactions.History(ctx, b, c.ID, q, TransactionWith{}); err != nil {
+		return p, err
+	}
+	p.Pages = max((p.Ledger.Total+LedgerPageSize-1)/LedgerPageSize, 1)
+	all := ListQuery{Page: 1, PerPage: 100}
+	if p.Coupons, _, err = d.Services.Offers.AvailableCoupons(ctx, b, c.ID, all); err != nil {
+		return p, err
+	}
+	if p.Offers, _, err = d.Services.Offers.CustomerOffers(ctx, b, c.ID, all); err != nil {
+		return p, err
+	}
+	by, made, err := d.Store.CustomerReferrals(ctx, b.ID, c.ID)
+	if err != nil {
+		return p, err
+	}
+	ids := []string{}
+	if by != nil {
+		ids = append(ids, by.ReferrerID)
+	}
+	for _, r := range made {
+		ids = append(ids, r.RefereeID)
+	}
+	people, err := d.Store.CustomersByID(ctx, b.ID, ids)
+	if err != nil {
+		return p, err
+	}
+	if by != nil {
+		if who, ok := people[by.ReferrerID]; ok && !who.Deleted {
+			p.Referrer = &who
+		}
+	}
+	for _, r := range made {
+		ro := ReferralOf{Referral: r}
+		if who, ok := people[r.RefereeID]; ok && !who.Deleted {
+			ro.Referee = who
+		}
+		p.Referrals = append(p.Referrals, ro)
+	}
+	return p, nil
+}
+
+// customerFields is a customer's details as the audit log records them.
+func customerFields(c Customer) map[string]string {
+	return map[string]string{"first_name": c.FirstName, "last_name": c.LastName, "email": c.Email, "phone": c.Phone,
+		"birth_date": c.BirthDate, "language": c.Language, "gender": c.Gender}
+}
+
+// customerName is how the audit log names a customer.
+func customerName(c Customer) string {
+	name := strings.TrimSpace(c.FirstName + " " + c.LastName)
+	contact := c.Email
+	if contact == "" {
+		contact = c.Phone
+	}
+	switch {
+	case name == "":
+		return cmpOrString(contact, c.ID)
+	case contact == "":
+		return name
+	}
+	return name + " <" + contact + ">"
+}
+
+func cmpOrString(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// forManager reads the customer a manager's action is on.
+func (d *CustomerDesk) forManager(ctx context.Context, a Actor, id string) (Business, Customer, error) {
+	if err := a.Require(PermManage); err != nil {
+		return Business{}, Customer{}, err
+	}
+	b, err := d.business(ctx, a)
+	if err != nil {
+		return Business{}, Customer{}, err
+	}
+	c, err := d.Services.Customers.Get(ctx, b, id)
+	return b, c, asNotFound(err, customerNotFound)
+}
+
+// Update changes a customer's details (the API's update rules).
+func (d *CustomerDesk) Update(ctx context.Context, a Actor, id string, in CustomerInput) (Customer, error) {
+	b, c, err := d.forManager(ctx, a, id)
+	if err != nil {
+		return Customer{}, err
+	}
+	in.Enabled, in.Address, in.Referral = Opt[bool]{}, Opt[AddressInput]{}, Opt[ReferralInput]{}
+	var out Customer
+	err = audited(ctx, a, AuditCustomerUpdated, customerName(c), nil, nil, func(ctx context.Context) error {
+		var err error
+		out, err = d.Services.Customers.Update(ctx, b, c.ID, in)
+		return err
+	})
+	return out, err
+}
+
+// changed keeps only the fields whose value differs.
+func changed(before, after map[string]string) (map[string]string, map[string]string) {
+	for k, v := range before {
+		if after[k] == v {
+			delete(before, k)
+			delete(after, k)
+		}
+	}
+	return before, after
+}
+
+// SetEnabled enables or disables a customer: a disabled customer keeps
+// the balance and the history.
+func (d *CustomerDesk) SetEnabled(ctx context.Context, a Actor, id string, enabled bool) error {
+	b, c, err := d.forManager(ctx, a, id)
+	if err != nil {
+		return err
+	}
+	action := AuditCustomerDisabled
+	if enabled {
+		action = AuditCustomerEnabled
+	}
+	return audited(ctx, a, action, customerName(c), nil, nil, func(ctx context.Context) error {
+		_, err := d.Services.Customers.Update(ctx, b, c.ID, CustomerInput{Enabled: Some(enabled)})
+		return err
+	})
+}
+
+// Delete removes a customer from the business; the ledger keeps its
+// entries.
+func (d *CustomerDesk) Delete(ctx context.Context, a Actor, id string) error {
+	b, c, err := d.forManager(ctx, a, id)
+	if err != nil {
+		return err
+	}
+	return audited(ctx, a, AuditCustomerDeleted, customerName(c), nil, nil, func(ctx context.Context) error {
+		return d.Services.Customers.Delete(ctx, b, c.ID)
+	})
+}
+
+// ResendWelcome queues the welcome message again, with new tokens to
+// confirm the customer's e-mail and phone.
+func (d *CustomerDesk) ResendWelcome(ctx context.Context, a Actor, id string) error {
+	b, c, err := d.forManager(ctx, a, id)
+	if err != nil {
+		return err
+	}
+	if c.Email == "" && c.Phone == "" {
+		return Invalid("welcome", "The customer has neither an e-mail address nor a phone number.")
+	}
+	err = audited(ctx, a, AuditCustomerWelcomed, customerName(c), nil, nil, func(ctx context.Context) error {
+		return d.Store.WithTx(ctx, func(tx Tx) error {
+			return d.Services.Customers.welcome(ctx, tx, b, c.User)
+		})
+	})
+	if err == nil {
+		d.Services.Customers.notify()
+	}
+	return err
+}
+
+// AdjustPoints adds (or, negative, takes away) points with the reason the
+// manager gives, kept as the entry's comments.
+func (d *CustomerDesk) AdjustPoints(ctx context.Context, a Actor, id string, points, reason string) (Transaction, error) {
+	b, c, err := d.forManager(ctx, a, id)
+	if err != nil {
+		return Transaction{}, err
+	}
+	v := Validation{}
+	n, perr := strconv.ParseInt(strings.TrimSpace(points), 10, 64)
+	if perr != nil || n == 0 {
+		v.Add("points", "Enter a whole number of points other than 0; negative takes points away.")
+	}
+	if strings.TrimSpace(reason) == "" {
+		v.Add("reason", "Say why the balance changes: the customer and your team see it in the history.")
+	}
+	if err := v.Err(); err != nil {
+		return Transaction{}, err
+	}
+	in := TransactionInput{Intent: Some(IntentAdjust), Points: Some(n), Comments: Some(reason),
+		Customer: Some(CustomerRef{ID: Some(c.ID)})}
+	var t Transaction
+	err = audited(ctx, a, AuditPointsAdjusted, customerName(c), nil, map[string]string{"points": itoa64(n), "reason": reason},
+		func(ctx context.Context) error {
+			var err error
+			t, _, err = d.Services.Transactions.Create(ctx, b, in, nil)
+			return fieldsAs(err, map[string]string{"comments": "reason"})
+		})
+	return t, err
+}
+
+// Cancel cancels one of the customer's ledger entries by writing its
+// reversing entry.
+func (d *CustomerDesk) Cancel(ctx context.Context, a Actor, id string, txID int64) (Transaction, error) {
+	b, c, err := d.forManager(ctx, a, id)
+	if err != nil {
+		return Transaction{}, err
+	}
+	var t Transaction
+	err = audited(ctx, a, AuditTransactionCancel, customerName(c), nil, map[string]string{"transaction": itoa64(txID)},
+		func(ctx context.Context) error {
+			var err error
+			t, err = d.Services.Transactions.CancelOf(ctx, b, c.ID, txID)
+			return err
+		})
+	return t, err
+}
+
+// IssueCoupon gives the customer a coupon of a coupon offer (get_coupon).
+func (d *CustomerDesk) IssueCoupon(ctx context.Context, a Actor, id string, offerID int64) (Transaction, error) {
+	b, c, err := d.forManager(ctx, a, id)
+	if err != nil {
+		return Transaction{}, err
+	}
+	in := TransactionInput{Intent: Some(IntentGetCoupon), Offer: Some(IntRef{ID: Some(offerID)}),
+		Customer: Some(CustomerRef{ID: Some(c.ID)})}
+	var t Transaction
+	err = audited(ctx, a, AuditCouponIssued, customerName(c), nil, map[string]string{"offer": itoa64(offerID)},
+		func(ctx context.Context) error {
+			var err error
+			t, _, err = d.Services.Transactions.Create(ctx, b, in, nil)
+			return fieldsAs(err, map[string]string{"offer.id": "offer"})
+		})
+	return t, err
+}
+
+// fieldsAs renames the fields of a validation error to the form's names.
+func fieldsAs(err error, names map[string]string) error {
+	e, ok := err.(*Error)
+	if !ok || e.Code != EInvalid {
+		return err
+	}
+	out := &Error{Code: e.Code, Message: e.Message, Fields: map[string][]string{}, Refusal: e.Refusal}
+	for f, msgs := range e.Fields {
+		if n, ok := names[f]; ok {
+			f = n
+		}
+		out.Fields[f] = append(out.Fields[f], msgs...)
+	}
+	return out
+}

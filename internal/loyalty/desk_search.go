@@ -1,0 +1,291 @@
+package loyalty
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/nyaruka/phonenumbers"
+)
+
+// CustomerFilter is a search of a business's customers as the store runs
+// it: every set condition must hold. Prefixes are compared as stored
+// (e-mail lower-case, phone E.164, names lower-cased).
+type CustomerFilter struct {
+	NamePrefix    string    // the first name, the last name or "first last" starts with it
+	EmailPrefix   string    // the e-mail starts with it
+	PhonePrefixes []string  // the phone starts with one of them
+	Enabled       *bool     // enabled or disabled customers only
+	JoinedFrom    time.Time // joined at or after
+	JoinedBefore  time.Time // joined before
+}
+
+// DeskStore is what the console's customer pages read beyond Store.
+type DeskStore interface {
+	// SearchCustomers pages the active customers of a business matching
+	// f, newest first, with the total that match.
+	SearchCustomers(ctx context.Context, businessID string, f CustomerFilter, offset, limit int) ([]Customer, int, error)
+	// TierTotalsOf sums, for each customer of ids, the spend, tier points
+	// and visits of the ledger in [from, to).
+	TierTotalsOf(ctx context.Context, businessID string, ids []string, from, to time.Time) (map[string]TierTotals, error)
+	// CustomerReferrals returns the referral that brought a customer
+	// (nil when none) and the referrals the customer made, newest first.
+	CustomerReferrals(ctx context.Context, businessID, customerID string) (*Referral, []Referral, error)
+	// CouponByCode returns the coupon of a business with the qrcode, or
+	// ENotFound.
+	CouponByCode(ctx context.Context, businessID, code string) (Coupon, error)
+	// EachCustomer calls fn for each active customer of a business
+	// matching f, oldest first, without holding them all.
+	EachCustomer(ctx context.Context, businessID string, f CustomerFilter, fn func(Customer) error) error
+	// EachTransaction calls fn for each ledger entry of a business made in
+	// [from, to) (zero: no bound), in the order they were written.
+	EachTransaction(ctx context.Context, businessID string, from, to time.Time, fn func(Transaction) error) error
+}
+
+// CustomerSearch is the console's customer search, as typed in its form.
+type CustomerSearch struct {
+	Query      string // a name, e-mail or phone, or the start of one
+	Tier       string // a level id of the enabled tier program, "none" for no level, "" for any
+	Enabled    string // "yes", "no" or "" for both
+	JoinedFrom string // YYYY-MM-DD, in the business's time zone
+	JoinedTo   string // YYYY-MM-DD, inclusive
+	Page       int
+}
+
+// SearchPageSize is how many customers a page of the search shows.
+const SearchPageSize = 25
+
+// tierScanBatch is how many customers a tier filter reads at a time.
+const tierScanBatch = 500
+
+// SearchResult is one page of a customer search.
+type SearchResult struct {
+	Customers []Customer
+	Levels    map[string]string // each customer's tier level name, when a tier program is enabled
+	Total     int
+	Page      int
+	Pages     int
+	Tier      *Tier // the enabled tier program, for the filter's choices
+}
+
+// Search finds the customers of the actor's business by the start of a
+// name, e-mail address or phone number, by tier level, state and joining
+// date, newest first.
+func (d *CustomerDesk) Search(ctx context.Context, a Actor, in CustomerSearch, loc *time.Location) (SearchResult, error) {
+	if err := a.Require(PermCounter); err != nil {
+		return SearchResult{}, err
+	}
+	b, err := d.business(ctx, a)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	f, v := searchFilter(in, b.Country, loc)
+	tiers, err := d.Store.Tiers(ctx, b.ID)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	out := SearchResult{Page: max(in.Page, 1), Levels: map[string]string{}}
+	tier, hasTier := EnabledTier(tiers)
+	if hasTier {
+		out.Tier = &tier
+	}
+	level := -2 // any
+	if in.Tier != "" {
+		level = tierChoice(v, tier, hasTier, in.Tier)
+	}
+	if err := v.Err(); err != nil {
+		return out, err
+	}
+	offset := (out.Page - 1) * SearchPageSize
+	if level == -2 {
+		out.Customers, out.Total, err = d.Store.SearchCustomers(ctx, b.ID, f, offset, SearchPageSize)
+	} else {
+		out.Customers, out.Total, err = d.searchByLevel(ctx, b.ID, f, tier, level, offset)
+	}
+	if err != nil {
+		return out, err
+	}
+	out.Pages = (out.Total + SearchPageSize - 1) / SearchPageSize
+	if hasTier && len(out.Customers) > 0 {
+		held, err := d.levels(ctx, b.ID, tier, out.Customers)
+		if err != nil {
+			return out, err
+		}
+		for i, c := range out.Customers {
+			if held[i] >= 0 {
+				out.Levels[c.ID] = tier.Levels[held[i]].Name
+			}
+		}
+	}
+	return out, nil
+}
+
+// searchFilter reads a search's text into the store's filter.
+func searchFilter(in CustomerSearch, country string, loc *time.Location) (CustomerFilter, Validation) {
+	v := Validation{}
+	var f CustomerFilter
+	q := strings.TrimSpace(in.Query)
+	switch {
+	case q == "":
+	case strings.Contains(q, "@"):
+		f.EmailPrefix = strings.ToLower(q)
+	case isPhoneLike(q):
+		f.PhonePrefixes = phonePrefixes(q, country)
+	default:
+		f.NamePrefix = strings.ToLower(strings.Join(strings.Fields(q), " "))
+	}
+	switch in.Enabled {
+	case "":
+	case "yes", "no":
+		on := in.Enabled == "yes"
+		f.Enabled = &on
+	default:
+		v.Add("enabled", "Choose enabled, disabled or both.")
+	}
+	day := func(field, s string) time.Time {
+		if s == "" {
+			return time.Time{}
+		}
+		t, err := time.ParseInLocation(time.DateOnly, s, loc)
+		if err != nil {
+			v.Add(field, "Enter a date as YYYY-MM-DD.")
+		}
+		return t
+	}
+	f.JoinedFrom = day("joined_from", in.JoinedFrom)
+	if to := day("joined_to", in.JoinedTo); !to.IsZero() {
+		f.JoinedBefore = to.AddDate(0, 0, 1)
+		if !f.JoinedFrom.IsZero() && !f.JoinedBefore.After(f.JoinedFrom) {
+			v.Add("joined_to", "The end date must not be before the start date.")
+		}
+	}
+	return f, v
+}
+
+// isPhoneLike reports whether q is written as a phone number: digits with
+// the usual separators, at least three digits.
+func isPhoneLike(q string) bool {
+	digits := 0
+	for _, r := range q {
+		switch {
+		case unicode.IsDigit(r):
+			digits++
+		case strings.ContainsRune("+-() .", r):
+		default:
+			return false
+		}
+	}
+	return digits >= 3
+}
+
+// phonePrefixes are the starts of E.164 numbers that q may be the start
+// of: as an international number when it starts with + or 00, else also
+// as a national number of the business's country (without its trunk 0).
+func phonePrefixes(q, country string) []string {
+	digits := strings.Map(func(r rune) rune {
+		if unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}, q)
+	q = strings.TrimSpace(q)
+	if strings.HasPrefix(q, "+") {
+		return []string{"+" + digits}
+	}
+	if strings.HasPrefix(digits, "00") {
+		return []string{"+" + digits[2:]}
+	}
+	out := []string{"+" + digits}
+	if cc := phonenumbers.GetCountryCodeForRegion(strings.ToUpper(country)); cc != 0 {
+		out = append(out, "+"+itoa(cc)+strings.TrimPrefix(digits, "0"))
+	}
+	return out
+}
+
+// tierChoice reads the tier filter: the index of the level asked for, -1
+// for customers with no level.
+func tierChoice(v Validation, t Tier, ok bool, choice string) int {
+	if !ok {
+		v.Add("tier", "Your business has no tier program enabled.")
+		return -2
+	}
+	if choice == "none" {
+		return -1
+	}
+	for i, l := range t.Levels {
+		if itoa64(l.ID) == choice {
+			return i
+		}
+	}
+	v.Add("tier", "Choose one of the levels of your tier program.")
+	return -2
+}
+
+func itoa64(n int64) string { return itoa(int(n)) }
+
+// searchByLevel pages the customers matching f whose tier level is the
+// level at index want (-1: none). A level is computed from the ledger, so
+// every customer matching f is read, in batches, and each one's standing
+// computed as the profile computes it.
+func (d *CustomerDesk) searchByLevel(ctx context.Context, businessID string, f CustomerFilter, t Tier, want, offset int) ([]Customer, int, error) {
+	var page []Customer
+	total := 0
+	for from := 0; ; from += tierScanBatch {
+		batch, _, err := d.Store.SearchCustomers(ctx, businessID, f, from, tierScanBatch)
+		if err != nil {
+			return nil, 0, err
+		}
+		held, err := d.levels(ctx, businessID, t, batch)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i, c := range batch {
+			if held[i] != want {
+				continue
+			}
+			if total >= offset && len(page) < SearchPageSize {
+				page = append(page, c)
+			}
+			total++
+		}
+		if len(batch) < tierScanBatch {
+			return page, total, nil
+		}
+	}
+}
+
+// levels returns the index of the level each customer holds in t (-1 for
+// none), by TierProgress over the totals of the current and previous
+// periods.
+func (d *CustomerDesk) levels(ctx context.Context, businessID string, t Tier, list []Customer) ([]int, error) {
+	ids := make([]string, len(list))
+	for i, c := range list {
+		ids[i] = c.ID
+	}
+	now := d.Store.Now()
+	curP, prevP := t.Periods(now)
+	cur, err := d.Store.TierTotalsOf(ctx, businessID, ids, curP.Start, curP.End)
+	if err != nil {
+		return nil, err
+	}
+	prev := map[string]TierTotals{}
+	if t.BasePreviousPeriod == 1 && !prevP.IsZero() {
+		if prev, err = d.Store.TierTotalsOf(ctx, businessID, ids, prevP.Start, prevP.End); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]int, len(list))
+	for i, id := range ids {
+		out[i] = -1
+		st := TierProgress(now, t, cur[id], prev[id])
+		if st.Level != nil {
+			for j, l := range t.Levels {
+				if l.ID == st.Level.ID {
+					out[i] = j
+				}
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,280 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// setupKind is one part of the program's setup: its list, its form, and
+// how a form is saved through loyalty.ProgramDesk.
+type setupKind struct {
+	Path, Title, One, Lead string
+	Fields                 []setupField
+	Toggle                 bool // objects are enabled and disabled
+	list                   func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error)
+	// get returns an object's form values and its chosen branches.
+	get  func(ctx context.Context, s *Server, b loyalty.Business, id string, loc *time.Location) (map[string]string, []string, error)
+	save func(ctx context.Context, s *Server, a loyalty.Actor, id, name string, body []byte) error
+}
+
+// setupRow is one object of a list.
+type setupRow struct {
+	ID, Title string
+	Facts     []string
+	Enabled   bool
+}
+
+// decodeAs reads the API's body into the input type T.
+func decodeAs[T any](body []byte) (T, error) {
+	var in T
+	err := json.Unmarshal(body, &in)
+	return in, err
+}
+
+// intID reads an integer id of a path; 0 for none.
+func intID(id string) int64 {
+	n, _ := strconv.ParseInt(id, 10, 64)
+	return n
+}
+
+var enabledField = setupField{Name: "enabled", Label: "Enabled", Kind: kindBool, Hint: "Customers see it and it applies."}
+
+var offerTypes = []option{{"1", "Points multiplier"}, {"3", "Bonus points"}, {"2", "Free product (coupon)"},
+	{"8", "Coupon"}, {"9", "Percentage off (coupon)"}, {"10", "Amount off (coupon)"}}
+
+var setupKinds = []*setupKind{
+	{Path: "offers", Title: "Offers", One: "offer", Toggle: true,
+		Lead: "Points multipliers and bonuses apply to sales by themselves; coupon offers are issued to customers.",
+		Fields: []setupField{
+			{Name: "type_id", Label: "Type", Kind: kindIntSelect, Options: offerTypes},
+			{Name: "title", Label: "Title", Kind: kindText},
+			{Name: "description", Label: "Description", Kind: kindTextarea},
+			{Name: "multip_factor", Label: "Multiplier", Kind: kindMoney, Hint: "2 doubles the points; 1.5 adds half.", Row: "a"},
+			{Name: "points", Label: "Points", Kind: kindInt, Hint: "The bonus, or what a coupon costs.", Row: "a"},
+			{Name: "discount_value", Label: "Discount", Kind: kindMoney, Row: "b"},
+			{Name: "real_value", Label: "Value", Kind: kindMoney, Row: "b"},
+			{Name: "min_purchase", Label: "Minimum purchase", Kind: kindMoney, Row: "c"},
+			{Name: "max_purchase", Label: "Maximum purchase", Kind: kindMoney, Row: "c"},
+			{Name: "starts_at", Label: "Starts", Kind: kindDate, Row: "d"},
+			{Name: "expires_at", Label: "Ends", Kind: kindDate, Row: "d", Clear: true},
+			{Name: "offer_frequency_id", Label: "How often", Kind: kindIntSelect, Clear: true,
+				Options: []option{{"", "Whenever it applies"}, {"4", "Once per customer"}}},
+			{Name: "coupon_expires_in", Label: "A coupon lasts (days)", Kind: kindInt, Clear: true, Hint: "Empty: as long as the offer."},
+			{Name: "branches", Label: "Branches", Kind: kindBranches, Hint: "None chosen: every branch."},
+			{Name: "targeted", Label: "Only for some customers", Kind: kindBool},
+			{Name: "customers", Label: "Their customer codes", Kind: kindLines, Hint: "One customer id a line, for an offer only for some customers."},
+			enabledField,
+		},
+		list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {
+			all, _, err := s.Program.Services.Offers.List(ctx, b, loyalty.ListQuery{Page: 1, PerPage: 100})
+			var rows []setupRow
+			for _, o := range all {
+				rows = append(rows, setupRow{ID: intText(o.ID), Title: o.Title, Enabled: o.Enabled, Facts: []string{optionLabel(offerTypes, intText(int64(o.TypeID)))}})
+			}
+			return rows, err
+		},
+		get: func(ctx context.Context, s *Server, b loyalty.Business, id string, loc *time.Location) (map[string]string, []string, error) {
+			o, err := s.Program.Services.Offers.Get(ctx, b, id)
+			return map[string]string{"type_id": intText(int64(o.TypeID)), "title": o.Title, "description": o.Description,
+				"multip_factor": moneyText(o.MultipFactor), "points": intText(o.Points), "discount_value": moneyText(o.DiscountValue),
+				"real_value": moneyText(o.RealValue), "min_purchase": moneyText(o.MinPurchase), "max_purchase": moneyText(o.MaxPurchase),
+				"starts_at": dateText(o.StartsAt, loc), "expires_at": dateText(o.ExpiresAt, loc), "enabled": boolText(o.Enabled),
+				"offer_frequency_id": frequencyText(o.Frequency), "coupon_expires_in": zeroless(o.CouponExpiresIn),
+				"targeted": boolText(o.Targeted), "customers": strings.Join(o.TargetIDs, "\n")}, o.BranchIDs, err
+		},
+		save: func(ctx context.Context, s *Server, a loyalty.Actor, id, name string, body []byte) error {
+			in, err := decodeAs[loyalty.OfferInput](body)
+			if err != nil {
+				return err
+			}
+			return s.Program.SaveOffer(ctx, a, id, name, in)
+		},
+	},
+	{Path: "rewards", Title: "Rewards catalogue", One: "reward", Toggle: true,
+		Lead: "What customers redeem their points for: catalogue items at the counter and in their app.",
+		Fields: []setupField{
+			{Name: "kind", Label: "Kind", Kind: kindSelect, Options: []option{{loyalty.CatalogItem, "Catalogue item"}, {loyalty.CustomReward, "Custom reward"}}},
+			{Name: "title", Label: "Title", Kind: kindText},
+			{Name: "description", Label: "Description", Kind: kindTextarea},
+			{Name: "points", Label: "Points", Kind: kindInt},
+			{Name: "type_id", Label: "What it gives", Kind: kindIntSelect, Options: []option{{"", "Nothing more"},
+				{"15", "A free product"}, {"16", "Cashback"}, {"18", "A percentage off"}}},
+			{Name: "real_value", Label: "Product's value", Kind: kindMoney, Row: "a"},
+			{Name: "amount", Label: "Cashback", Kind: kindMoney, Row: "a"},
+			{Name: "discount_value", Label: "Percent off", Kind: kindMoney, Row: "a"},
+			{Name: "expires_at", Label: "Ends", Kind: kindDate, Clear: true},
+			enabledField,
+		},
+		list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {
+			all, _, err := s.Program.Services.Rewards.List(ctx, b, loyalty.ListQuery{Page: 1, PerPage: 100})
+			var rows []setupRow
+			for _, r := range all {
+				rows = append(rows, setupRow{ID: intText(r.ID), Title: r.Title, Enabled: r.Enabled, Facts: []string{intText(r.Points) + " points"}})
+			}
+			return rows, err
+		},
+		get: func(ctx context.Context, s *Server, b loyalty.Business, id string, loc *time.Location) (map[string]string, []string, error) {
+			r, err := s.Program.Services.Rewards.Get(ctx, b, id)
+			typ := ""
+			if r.TypeID != 0 {
+				typ = intText(int64(r.TypeID))
+			}
+			return map[string]string{"kind": r.Kind, "title": r.Title, "description": r.Description, "points": intText(r.Points),
+				"type_id": typ, "real_value": moneyText(r.RealValue), "amount": moneyText(r.Amount),
+				"discount_value": moneyText(r.DiscountValue), "expires_at": dateText(r.ExpiresAt, loc), "enabled": boolText(r.Enabled)}, nil, err
+		},
+		save: func(ctx context.Context, s *Server, a loyalty.Actor, id, name string, body []byte) error {
+			in, err := decodeAs[loyalty.RewardInput](body)
+			if err != nil {
+				return err
+			}
+			return s.Program.SaveReward(ctx, a, id, name, in)
+		},
+	},
+	{Path: "giftcards", Title: "Gift cards", One: "gift card", Toggle: true,
+		Lead: "Gift cards the counter sells: the customer pays the price and receives the credit.",
+		Fields: []setupField{
+			{Name: "title", Label: "Title", Kind: kindText},
+			{Name: "description", Label: "Description", Kind: kindTextarea},
+			{Name: "real_value", Label: "Price", Kind: kindMoney, Row: "a"},
+			{Name: "discount_value", Label: "Credit", Kind: kindMoney, Row: "a"},
+			{Name: "expires_at", Label: "Ends", Kind: kindDate, Clear: true},
+			{Name: "branches", Label: "Branches", Kind: kindBranches, Hint: "None chosen: every branch."},
+			enabledField,
+		},
+		list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {
+			all, _, err := s.Program.Services.Giftcards.List(ctx, b, loyalty.ListQuery{Page: 1, PerPage: 100})
+			var rows []setupRow
+			for _, g := range all {
+				rows = append(rows, setupRow{ID: intText(g.ID), Title: g.Title, Enabled: g.Enabled, Facts: []string{g.RealValue.String() + " for " + g.DiscountValue.String()}})
+			}
+			return rows, err
+		},
+		get: func(ctx context.Context, s *Server, b loyalty.Business, id string, loc *time.Location) (map[string]string, []string, error) {
+			g, err := s.Program.Services.Giftcards.Get(ctx, b, id)
+			return map[string]string{"title": g.Title, "description": g.Description, "real_value": moneyText(g.RealValue),
+				"discount_value": moneyText(g.DiscountValue), "expires_at": dateText(g.ExpiresAt, loc), "enabled": boolText(g.Enabled)}, g.BranchIDs, err
+		},
+		save: func(ctx context.Context, s *Server, a loyalty.Actor, id, name string, body []byte) error {
+			in, err := decodeAs[loyalty.GiftcardInput](body)
+			if err != nil {
+				return err
+			}
+			return s.Program.SaveGiftcard(ctx, a, id, name, in)
+		},
+	},
+	{Path: "referral-programs", Title: "Referral programs", One: "referral program", Toggle: true,
+		Lead: "What a customer and the friend they bring earn on the friend's first qualifying purchase. One is enabled at a time.",
+		Fields: []setupField{
+			{Name: "rule_name", Label: "Name", Kind: kindText},
+			{Name: "cond_min_amount", Label: "Minimum first purchase", Kind: kindMoney},
+			{Name: "referee_earns", Label: "The friend earns (points)", Kind: kindInt, Row: "a"},
+			{Name: "referer_earns", Label: "The customer earns (points)", Kind: kindInt, Row: "a"},
+			{Name: "expires_in", Label: "Days to qualify", Kind: kindInt},
+			{Name: "link_referral_enabled", Label: "Shared by link", Kind: kindBool, Hint: "Each customer gets a referral link to share."},
+			enabledField,
+		},
+		list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {
+			all, err := s.Program.Services.ReferralPrograms.List(ctx, b)
+			var rows []setupRow
+			for _, p := range all {
+				rows = append(rows, setupRow{ID: intText(p.ID), Title: cmp(p.RuleName, "Referral program "+intText(p.ID)), Enabled: p.Enabled,
+					Facts: []string{intText(p.RefereeEarns) + " + " + intText(p.RefererEarns) + " points"}})
+			}
+			return rows, err
+		},
+		get: func(ctx context.Context, s *Server, b loyalty.Business, id string, _ *time.Location) (map[string]string, []string, error) {
+			p, err := s.Program.Services.ReferralPrograms.Get(ctx, b, intID(id))
+			return map[string]string{"rule_name": p.RuleName, "cond_min_amount": moneyText(p.CondMinAmount),
+				"referee_earns": intText(p.RefereeEarns), "referer_earns": intText(p.RefererEarns), "expires_in": intText(p.ExpiresIn),
+				"link_referral_enabled": boolText(p.LinkReferralEnabled), "enabled": boolText(p.Enabled)}, nil, err
+		},
+		save: func(ctx context.Context, s *Server, a loyalty.Actor, id, name string, body []byte) error {
+			in, err := decodeAs[loyalty.ReferralProgramInput](body)
+			if err != nil {
+				return err
+			}
+			return s.Program.SaveReferralProgram(ctx, a, intID(id), name, in)
+		},
+	},
+	tierKind,
+	{Path: "branches", Title: "Branches", One: "branch",
+		Lead: "Your shops. Offers and gift cards may be limited to some of them.",
+		Fields: []setupField{
+			{Name: "name", Label: "Name", Kind: kindText},
+			{Name: "web_site", Label: "Web site", Kind: kindText},
+			{Name: "address.formatted", Label: "Street", Kind: kindText},
+			{Name: "address.city", Label: "City", Kind: kindText, Row: "a"},
+			{Name: "address.region", Label: "Region", Kind: kindText, Row: "a"},
+			{Name: "address.country", Label: "Country", Kind: kindText, Row: "a"},
+		},
+		list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {
+			all, err := s.Program.Services.Branches.All(ctx, b)
+			var rows []setupRow
+			for _, br := range all {
+				row := setupRow{ID: br.ID, Title: br.Name, Enabled: true, Facts: []string{br.Address.City}}
+				if br.IsMain {
+					row.Facts = append(row.Facts, "Main branch")
+				}
+				rows = append(rows, row)
+			}
+			return rows, err
+		},
+		get: func(ctx context.Context, s *Server, b loyalty.Business, id string, _ *time.Location) (map[string]string, []string, error) {
+			all, err := s.Program.Services.Branches.All(ctx, b)
+			for _, br := range all {
+				if br.ID == id {
+					return map[string]string{"name": br.Name, "web_site": br.WebSite, "address.formatted": br.Address.Formatted,
+						"address.city": br.Address.City, "address.region": br.Address.Region, "address.country": br.Address.Country}, nil, err
+				}
+			}
+			return nil, nil, cmpErr(err, loyalty.Errorf(loyalty.ENotFound, "Branch not found."))
+		},
+		save: func(ctx context.Context, s *Server, a loyalty.Actor, id, name string, body []byte) error {
+			in, err := decodeAs[loyalty.BranchInput](body)
+			if err != nil {
+				return err
+			}
+			return s.Program.SaveBranch(ctx, a, id, name, in)
+		},
+	},
+}
+
+// frequencyText is an offer's frequency as its select shows it.
+func frequencyText(f int) string {
+	if f == 0 {
+		return ""
+	}
+	return strconv.Itoa(f)
+}
+
+// cmp returns a, or b when a is empty.
+func cmp(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// cmpErr returns a, or b when a is nil.
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// optionLabel is the label of the option with value v.
+func optionLabel(opts []option, v string) string {
+	for _, o := range opts {
+		if o.Value == v {
+			return o.Label
+		}
+	}
+	return v
+}
