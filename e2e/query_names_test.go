@@ -146,6 +146,8 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"referer_earns": 1, "expires_in": 30}).programOf(t)
 		e.register(t, e.biz.Key, map[string]any{"email": "audit.user@x.example", "pin_code": 2468})
 		u := e.asUser(t, e.userApp(t), e.biz.Key, "audit.user@x.example", "2468")
+		hook := a.do(t, http.MethodPost, "/webhooks", map[string]any{"url": "https://203.0.113.7/hooks"}).want(t, http.StatusCreated).obj(t)
+		hookID := str(hook["data"].(map[string]any)["id"])
 
 		reads := map[string]struct {
 			c    *client
@@ -172,6 +174,9 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/referral-programs":                 {a, "/referral-programs"},
 			"/referral-programs/{id}":            {a, programPath(prog.ID)},
 			"/events":                            {a, "/events"},
+			"/webhooks":                          {a, "/webhooks"},
+			"/webhooks/{id}":                     {a, "/webhooks/" + hookID},
+			"/webhooks/{id}/deliveries":          {a, "/webhooks/" + hookID + "/deliveries"},
 			"/users":                             {u, "/users"},
 			"/users/{user_id}":                   {u, "/users/me"},
 			"/users/{user_id}/rewards":           {u, "/users/me/rewards"},

@@ -14,6 +14,7 @@ type Services struct {
 	Giftcards        *GiftcardService
 	Users            *UserService
 	Events           *EventService
+	Webhooks         *WebhookService
 }
 
 // ServiceOptions are what some services need beyond the store.
@@ -26,6 +27,8 @@ type ServiceOptions struct {
 	Notify func()
 	// ResetURL is the page a PIN-reset message links to; none when empty.
 	ResetURL string
+	// WebhookGuard refuses the webhook URLs deliveries must not go to.
+	WebhookGuard URLGuard
 }
 
 // NewServices builds every service over store. The customer service is
@@ -44,6 +47,7 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		Giftcards:        &GiftcardService{Store: store},
 		Users: &UserService{Store: store, Customers: customers, Hash: opt.Hash, Notify: opt.Notify,
 			ResetURL: opt.ResetURL},
-		Events: &EventService{Store: store},
+		Events:   &EventService{Store: store},
+		Webhooks: &WebhookService{Store: store, Guard: opt.WebhookGuard},
 	}
 }
