@@ -162,12 +162,15 @@ func (f *Fanout) business(ctx context.Context, businessID string) (int, error) {
 // deliveriesOf are the deliveries a page of events makes: one per event
 // and endpoint that takes its type and was created before it happened
 // (an endpoint receives the events after its creation, not the history).
+// Both ids are UUIDv7 in hex, which begin with their creation time in
+// milliseconds: comparing them orders the two more finely than the
+// changes' times, which are whole seconds.
 func deliveriesOf(page []loyalty.Event, endpoints []loyalty.WebhookEndpoint) ([]loyalty.WebhookDelivery, error) {
 	var out []loyalty.WebhookDelivery
 	for _, e := range page {
 		var body []byte
 		for _, w := range endpoints {
-			if !w.Wants(e.Type) || e.CreatedAt.Before(w.CreatedAt) {
+			if !w.Wants(e.Type) || e.ID < w.ID {
 				continue
 			}
 			if body == nil {
