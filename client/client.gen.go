@@ -5051,7 +5051,7 @@ type ClientInterface interface {
 
 	// UpdateWebhookWithBody Change a webhook endpoint; only the fields sent change.
 	//
-	// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`; deliveries it missed while disabled stay failed until retried.
+	// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`. Events that happen while an endpoint is disabled are not sent to it; deliveries that failed when it was disabled can be retried one by one. Pending deliveries of an endpoint disabled with `enabled` false wait and go out once it is enabled again.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5060,7 +5060,7 @@ type ClientInterface interface {
 
 	// UpdateWebhook Change a webhook endpoint; only the fields sent change.
 	//
-	// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`; deliveries it missed while disabled stay failed until retried.
+	// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`. Events that happen while an endpoint is disabled are not sent to it; deliveries that failed when it was disabled can be retried one by one. Pending deliveries of an endpoint disabled with `enabled` false wait and go out once it is enabled again.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6982,7 +6982,7 @@ func (c *Client) GetWebhook(ctx context.Context, id WebhookID, reqEditors ...Req
 
 // UpdateWebhookWithBody Change a webhook endpoint; only the fields sent change.
 //
-// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`; deliveries it missed while disabled stay failed until retried.
+// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`. Events that happen while an endpoint is disabled are not sent to it; deliveries that failed when it was disabled can be retried one by one. Pending deliveries of an endpoint disabled with `enabled` false wait and go out once it is enabled again.
 //
 // Takes any type of body and a specified content type.
 //
@@ -7001,7 +7001,7 @@ func (c *Client) UpdateWebhookWithBody(ctx context.Context, id WebhookID, conten
 
 // UpdateWebhook Change a webhook endpoint; only the fields sent change.
 //
-// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`; deliveries it missed while disabled stay failed until retried.
+// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`. Events that happen while an endpoint is disabled are not sent to it; deliveries that failed when it was disabled can be retried one by one. Pending deliveries of an endpoint disabled with `enabled` false wait and go out once it is enabled again.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -12449,7 +12449,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateWebhookWithBodyWithResponse Change a webhook endpoint; only the fields sent change.
 	//
-	// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`; deliveries it missed while disabled stay failed until retried.
+	// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`. Events that happen while an endpoint is disabled are not sent to it; deliveries that failed when it was disabled can be retried one by one. Pending deliveries of an endpoint disabled with `enabled` false wait and go out once it is enabled again.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12458,7 +12458,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateWebhookWithResponse Change a webhook endpoint; only the fields sent change.
 	//
-	// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`; deliveries it missed while disabled stay failed until retried.
+	// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`. Events that happen while an endpoint is disabled are not sent to it; deliveries that failed when it was disabled can be retried one by one. Pending deliveries of an endpoint disabled with `enabled` false wait and go out once it is enabled again.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -26648,7 +26648,7 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, id Web
 
 // UpdateWebhookWithBodyWithResponse Change a webhook endpoint; only the fields sent change.
 //
-// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`; deliveries it missed while disabled stay failed until retried.
+// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`. Events that happen while an endpoint is disabled are not sent to it; deliveries that failed when it was disabled can be retried one by one. Pending deliveries of an endpoint disabled with `enabled` false wait and go out once it is enabled again.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26663,7 +26663,7 @@ func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Cont
 
 // UpdateWebhookWithResponse Change a webhook endpoint; only the fields sent change.
 //
-// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`; deliveries it missed while disabled stay failed until retried.
+// Enabling an endpoint the service disabled clears `disabled_reason` and `failing_since`. Events that happen while an endpoint is disabled are not sent to it; deliveries that failed when it was disabled can be retried one by one. Pending deliveries of an endpoint disabled with `enabled` false wait and go out once it is enabled again.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -262,3 +262,26 @@ func (d *DB) DisableWebhook(ctx context.Context, endpointID, reason string,
 	})
 	return done, err
 }
+
+// PruneDeliveries removes the deliveries queued before t that no worker
+// holds, a bounded batch per statement, and returns how many it removed.
+func (d *DB) PruneDeliveries(ctx context.Context, before time.Time) (int, error) {
+	const batch = 5000
+	total := 0
+	for {
+		res, err := d.wdb.ExecContext(ctx, `DELETE FROM webhook_deliveries WHERE (endpoint_id, event_id) IN (
+			SELECT endpoint_id, event_id FROM webhook_deliveries WHERE created_at < $1 AND state <> $2 ORDER BY created_at LIMIT $3)`,
+			before.UTC(), loyalty.DeliverySending, batch)
+		if err != nil {
+			return total, dbError(err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, dbError(err)
+		}
+		total += int(n)
+		if n < batch {
+			return total, nil
+		}
+	}
+}

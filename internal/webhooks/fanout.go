@@ -47,6 +47,8 @@ type Store interface {
 	// false when it was disabled already.
 	DisableWebhook(ctx context.Context, endpointID, reason string,
 		message func(ownerEmail, businessName string, w loyalty.WebhookEndpoint) loyalty.Message) (bool, error)
+	// PruneDeliveries removes the deliveries queued before a time.
+	PruneDeliveries(ctx context.Context, before time.Time) (int, error)
 }
 
 // Fanout queues the deliveries of each business's events: it claims the

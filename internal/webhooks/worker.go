@@ -69,6 +69,9 @@ type Worker struct {
 	Concurrency int
 	// Notify, when set, wakes the outbox after an owner was e-mailed.
 	Notify func()
+	// PruneEvery is how often the log loses the deliveries older than the
+	// events' retention (loyalty.EventRetention); default an hour.
+	PruneEvery time.Duration
 
 	once   sync.Once
 	client *http.Client
@@ -107,10 +110,19 @@ func (w *Worker) Wake() {
 // deliveries under way.
 func (w *Worker) Start(ctx context.Context) (stop func()) {
 	w.init()
+	var pruned time.Time
 	return start(ctx, func(ctx context.Context) {
 		loop(ctx, orDefault(w.Poll, time.Second), w.wake, func(ctx context.Context) {
 			if _, err := w.Drain(ctx); err != nil && ctx.Err() == nil {
 				logger(w.Logger).ErrorContext(ctx, "webhooks: delivery round failed", "err", err)
+			}
+			if at := now(w.Clock); at.Sub(pruned) >= orDefault(w.PruneEvery, time.Hour) {
+				if n, err := w.Store.PruneDeliveries(ctx, at.Add(-loyalty.EventRetention)); err != nil && ctx.Err() == nil {
+					logger(w.Logger).ErrorContext(ctx, "webhooks: pruning the delivery log failed", "err", err)
+				} else if n > 0 {
+					logger(w.Logger).InfoContext(ctx, "webhooks: delivery log pruned", "deliveries", n)
+				}
+				pruned = at
 			}
 		})
 	})

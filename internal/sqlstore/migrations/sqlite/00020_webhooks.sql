@@ -46,6 +46,8 @@ CREATE TABLE webhook_deliveries (
     PRIMARY KEY (endpoint_id, event_id)
 );
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE state IN ('pending', 'sending');
+-- Pruning the log past the events' retention.
+CREATE INDEX webhook_deliveries_created ON webhook_deliveries (created_at);
 
 -- +goose Down
 DROP TABLE webhook_deliveries;
