@@ -128,40 +128,41 @@ func (w *Worker) Start(ctx context.Context) (stop func()) {
 	})
 }
 
-// Drain makes every due delivery's attempt, several at once, until none
-// is due or ctx is done, and returns how many were delivered.
+// Drain makes every due delivery's attempt, Concurrency at once, until
+// none is due or ctx is done, and returns how many were delivered. A slot
+// is taken before a claim, so no claim's lease runs while it waits.
 func (w *Worker) Drain(ctx context.Context) (int, error) {
 	w.init()
-	var delivered sync.WaitGroup
+	var running sync.WaitGroup
 	var mu sync.Mutex
 	n := 0
 	slots := make(chan struct{}, orDefault(w.Concurrency, 8))
-	defer delivered.Wait()
+	defer running.Wait()
 	for ctx.Err() == nil {
 		keys, err := w.Store.DueDeliveries(ctx, now(w.Clock), 50)
 		if err != nil || len(keys) == 0 {
-			delivered.Wait()
+			running.Wait()
 			return n, err
 		}
 		claimed := 0
 		for _, k := range keys {
-			claim := loyalty.NewID()
-			at := now(w.Clock)
+			slots <- struct{}{}
+			claim, at := loyalty.NewID(), now(w.Clock)
 			// The lease outlasts an attempt; a worker that dies leaves the
 			// delivery to another once it runs out.
 			x, ep, ok, err := w.Store.ClaimDelivery(context.WithoutCancel(ctx), k, claim, at, at.Add(3*orDefault(w.Timeout, DefaultTimeout)+time.Minute))
-			if err != nil {
-				delivered.Wait()
-				return n, err
-			}
-			if !ok {
+			if err != nil || !ok {
+				<-slots
+				if err != nil {
+					running.Wait()
+					return n, err
+				}
 				continue
 			}
 			claimed++
-			slots <- struct{}{}
-			delivered.Add(1)
+			running.Add(1)
 			go func() {
-				defer func() { <-slots; delivered.Done() }()
+				defer func() { <-slots; running.Done() }()
 				if w.deliver(context.WithoutCancel(ctx), x, ep, claim) {
 					mu.Lock()
 					n++
@@ -169,13 +170,13 @@ func (w *Worker) Drain(ctx context.Context) (int, error) {
 				}
 			}()
 		}
-		// What is claimed must finish before the due list is read again,
-		// or its own deliveries would show as due still.
-		delivered.Wait()
 		if claimed == 0 {
+			// Everything due is held (by this worker or another).
+			running.Wait()
 			return n, nil
 		}
 	}
+	running.Wait()
 	return n, nil
 }
 
