@@ -148,9 +148,7 @@ func (w *Worker) Drain(ctx context.Context) (int, error) {
 		for _, k := range keys {
 			slots <- struct{}{}
 			claim, at := loyalty.NewID(), now(w.Clock)
-			// The lease outlasts an attempt; a worker that dies leaves the
-			// delivery to another once it runs out.
-			x, ep, ok, err := w.Store.ClaimDelivery(context.WithoutCancel(ctx), k, claim, at, at.Add(3*orDefault(w.Timeout, DefaultTimeout)+time.Minute))
+			x, ep, ok, err := w.Store.ClaimDelivery(context.WithoutCancel(ctx), k, claim, at, at.Add(w.lease()))
 			if err != nil || !ok {
 				<-slots
 				if err != nil {
@@ -324,3 +322,8 @@ func excerpt(body []byte) string {
 	}
 	return s
 }
+
+// lease is how long a claim holds a delivery: longer than an attempt can
+// take (its timeout) with room to record it. A worker that dies leaves its
+// deliveries to others after it.
+func (w *Worker) lease() time.Duration { return 2*orDefault(w.Timeout, DefaultTimeout) + 10*time.Second }
