@@ -326,4 +326,6 @@ func excerpt(body []byte) string {
 // lease is how long a claim holds a delivery: longer than an attempt can
 // take (its timeout) with room to record it. A worker that dies leaves its
 // deliveries to others after it.
-func (w *Worker) lease() time.Duration { return 2*orDefault(w.Timeout, DefaultTimeout) + 10*time.Second }
+func (w *Worker) lease() time.Duration {
+	return 2*orDefault(w.Timeout, DefaultTimeout) + 10*time.Second
+}
