@@ -100,12 +100,23 @@ func start(t *testing.T, engine string, limits httpapi.Limits) *env {
 // startOn is start on the database of dsn.
 func startOn(t *testing.T, dsn string, limits httpapi.Limits) *env {
 	t.Helper()
+	return startWith(t, dsn, limits, nil)
+}
+
+// startWith is startOn with configure, when set, changing the config
+// the service opens with.
+func startWith(t *testing.T, dsn string, limits httpapi.Limits, configure func(*app.Config)) *env {
+	t.Helper()
 	e := &env{dsn: dsn, oauth: &clock{}, db: &clock{}, v: apitest.NewValidator(t)}
 	logs := &logBuffer{}
-	a, err := app.Open(context.Background(), app.Config{
+	cfg := app.Config{
 		DB: e.dsn, DataDir: t.TempDir(), Limits: limits,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)),
-	})
+	}
+	if configure != nil {
+		configure(&cfg)
+	}
+	a, err := app.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatalf("app.Open(%s): %v", dsn, err)
 	}

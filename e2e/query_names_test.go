@@ -149,6 +149,8 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 		var upload struct{ Data importView }
 		a.importUpload(t, [][2]string{{"type", "customers"}, {"file", "email\nimported@x.example\n"}}).want(t, http.StatusOK).decode(t, &upload)
 		imp := "/imports/" + itoa64(upload.Data.ID)
+		hook := a.do(t, http.MethodPost, "/webhooks", map[string]any{"url": "https://203.0.113.7/hooks"}).want(t, http.StatusCreated).obj(t)
+		hookID := str(hook["data"].(map[string]any)["id"])
 
 		reads := map[string]struct {
 			c    *client
@@ -178,6 +180,9 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/imports":                           {a, "/imports"},
 			"/imports/{id}":                      {a, imp},
 			"/imports/{id}/errors":               {a, imp + "/errors"},
+			"/webhooks":                          {a, "/webhooks"},
+			"/webhooks/{id}":                     {a, "/webhooks/" + hookID},
+			"/webhooks/{id}/deliveries":          {a, "/webhooks/" + hookID + "/deliveries"},
 			"/users":                             {u, "/users"},
 			"/users/{user_id}":                   {u, "/users/me"},
 			"/users/{user_id}/rewards":           {u, "/users/me/rewards"},

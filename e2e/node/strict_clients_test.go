@@ -89,7 +89,13 @@ func requireNode(t *testing.T) string {
 	if n, perr := strconv.Atoi(major); err != nil || perr != nil || n < 20 {
 		unavailable(t, "node %q is not Node 20 or later (%v)", v, err)
 	}
-	if _, err := os.Stat(filepath.Join("node_modules", "oauth4webapi", "package.json")); err == nil {
+	installed := true
+	for _, pkg := range []string{"oauth4webapi", "simple-oauth2", "standardwebhooks"} {
+		if _, err := os.Stat(filepath.Join("node_modules", pkg, "package.json")); err != nil {
+			installed = false
+		}
+	}
+	if installed {
 		return node
 	}
 	npm, err := exec.LookPath("npm")
@@ -129,7 +135,8 @@ func serve(t *testing.T, bin, dataDir string) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	logs := &syncBuffer{}
-	cmd := exec.Command(bin, "--data-dir", dataDir, "serve", "--addr", addr)
+	// Webhook receivers of the Node tests listen on loopback.
+	cmd := exec.Command(bin, "--data-dir", dataDir, "serve", "--addr", addr, "--webhooks-allow-private")
 	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

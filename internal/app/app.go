@@ -22,6 +22,7 @@ import (
 	"github.com/loyalty/loyalty/internal/ratelimit"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 	"github.com/loyalty/loyalty/internal/web"
+	"github.com/loyalty/loyalty/internal/webhooks"
 )
 
 // Config is everything the service is started with.
@@ -56,6 +57,8 @@ type Config struct {
 	// EventsNATS, when set, is the NATS server (nats://host:port) the
 	// events are published to, on JetStream.
 	EventsNATS string
+	// Webhooks configures webhook deliveries.
+	Webhooks WebhookConfig
 	// NoOutbox keeps this process from delivering messages and running
 	// imports (admin commands).
 	NoOutbox bool
@@ -137,6 +140,12 @@ type App struct {
 	handler    http.Handler
 	outboxOnce sync.Once
 	stopOutbox func()
+
+	// Fanout queues webhook deliveries of new events, and Webhooks
+	// delivers them; both run with the outbox.
+	Fanout       *webhooks.Fanout
+	Webhooks     *webhooks.Worker
+	webhookGuard webhooks.Guard
 }
 
 // Open connects to the database, applies migrations and builds the service.
@@ -214,8 +223,9 @@ func (a *App) init(ctx context.Context) error {
 		a.closeNATS = closeNATS
 		a.NATS = &events.NATS{Store: a.DB, JS: js, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	}
+	a.initWebhooks()
 	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,
-		ResetURL: a.Config.ResetURL})
+		ResetURL: a.Config.ResetURL, WebhookGuard: a.webhookGuard})
 	a.Imports = &loyalty.ImportWorker{Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Services.Imports = &loyalty.ImportService{Services: a.Services, Store: a.DB, Wake: a.Imports.Wake}
 	a.Imports.Imports = a.Services.Imports
@@ -233,6 +243,7 @@ func (a *App) init(ctx context.Context) error {
 		Logger:   a.Config.Logger,
 		ImageDir: filepath.Join(a.Config.dataDir(), "images"),
 	}
+	a.API.WakeWebhooks = a.Webhooks.Wake
 	if err := a.initWeb(); err != nil {
 		return err
 	}
@@ -253,6 +264,7 @@ func (a *App) startOutbox() {
 		if !a.Config.NoOutbox && a.Outbox != nil {
 			a.stopOutbox = a.Outbox.Start(context.Background())
 			a.stopEvents = append(a.stopEvents, a.Sequencer.Start(context.Background()))
+			a.stopEvents = append(a.stopEvents, a.Fanout.Start(context.Background()), a.Webhooks.Start(context.Background()))
 			if a.NATS != nil {
 				a.stopEvents = append(a.stopEvents, a.NATS.Start(context.Background()))
 			}

@@ -32,6 +32,7 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			&ucli.StringFlag{Name: "reset-url", Usage: "https URL of the page PIN-reset e-mails link to (the token is added as ?token=)", Sources: ucli.EnvVars("LOYALTY_RESET_URL")},
 			&ucli.StringFlag{Name: "public-url", Usage: "the service's address as people reach it (https://loyalty.example.com): links in portal e-mails (invitations, password resets); default: none, the e-mails name the page", Sources: ucli.EnvVars("LOYALTY_PUBLIC_URL")},
 			&ucli.StringFlag{Name: "events-nats", Usage: "nats:// URL of a NATS server with JetStream: every event is published to subject loyalty.<business_id>.<type> of stream LOYALTY_EVENTS (created if missing), with Nats-Msg-Id = the event id", Sources: ucli.EnvVars("LOYALTY_EVENTS_NATS")},
+			&ucli.BoolFlag{Name: "webhooks-allow-private", Usage: "let webhook endpoints be on loopback, private and link-local addresses, and on plain http (development and tests only: it opens the service's own network to anyone who can create an endpoint)", Sources: ucli.EnvVars("LOYALTY_WEBHOOKS_ALLOW_PRIVATE")},
 			&ucli.StringFlag{Name: "db-listen", Usage: "PostgreSQL: a direct postgres:// URL (several hosts allowed; the writable one is used) for the one connection that listens for other instances' changes, needed when --db goes through a pooler in transaction mode such as pgbouncer (default: --db)", Sources: ucli.EnvVars("LOYALTY_DB_LISTEN")},
 			&ucli.DurationFlag{Name: "token-cache", Value: app.DefaultTokenCache, Usage: "how long an access token's lookup is reused while this instance changes nothing: the longest a revocation or rules change made on another instance goes unseen here (0: look up every request)", Sources: ucli.EnvVars("LOYALTY_TOKEN_CACHE")},
 		},
@@ -46,6 +47,7 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			cfg.SMTP, cfg.SMSGateway = cmd.String("smtp"), cmd.String("sms-gateway")
 			cfg.ResetURL, cfg.PublicURL = cmd.String("reset-url"), strings.TrimRight(cmd.String("public-url"), "/")
 			cfg.Program, cfg.EventsNATS = program, cmd.String("events-nats")
+			cfg.Webhooks.AllowPrivate = cmd.Bool("webhooks-allow-private")
 			if u, err := url.Parse(cfg.EventsNATS); cfg.EventsNATS != "" && (err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "") {
 				return usagef("--events-nats must be a nats:// or tls:// URL, got %q", cfg.EventsNATS)
 			}

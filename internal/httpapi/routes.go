@@ -84,6 +84,16 @@ func (s *Server) routes() {
 	// Business API: the event feed.
 	m.Handle("GET /events", s.business(s.listEvents))
 
+	// Business API: webhook endpoints and their delivery logs.
+	m.Handle("GET /webhooks", s.business(s.listWebhooks))
+	m.Handle("POST /webhooks", s.business(s.createWebhook))
+	m.Handle("GET /webhooks/{id}", s.business(s.getWebhook))
+	m.Handle("PUT /webhooks/{id}", s.business(s.updateWebhook))
+	m.Handle("DELETE /webhooks/{id}", s.business(s.deleteWebhook))
+	m.Handle("POST /webhooks/{id}/rotate-secret", s.business(s.rotateWebhookSecret))
+	m.Handle("GET /webhooks/{id}/deliveries", s.business(s.listWebhookDeliveries))
+	m.Handle("POST /webhooks/{id}/deliveries/{event_id}/retry", s.business(s.retryWebhookDelivery))
+
 	// User API.
 	m.Handle("GET /users", s.userAPI(u.listUsers))
 	m.Handle("POST /users", s.userOpen(u.createUser))

@@ -58,6 +58,9 @@ type Server struct {
 	// Guesses is the budget of failed credential checks per client IP,
 	// shared with the portals' sign-in; nil: none.
 	Guesses *ratelimit.Guesses
+	// WakeWebhooks, when set, makes the webhook worker look for due
+	// deliveries at once (after a manual retry).
+	WakeWebhooks func()
 	// ClientIP, when set, tells the client's address (behind trusted
 	// proxies) for per-IP limits and logs; nil: the connection's peer.
 	ClientIP func(*http.Request) string

@@ -15,6 +15,7 @@ type Services struct {
 	Users            *UserService
 	Events           *EventService
 	Imports          *ImportService // set by whoever has an ImportBackend (the app)
+	Webhooks         *WebhookService
 }
 
 // ServiceOptions are what some services need beyond the store.
@@ -27,6 +28,8 @@ type ServiceOptions struct {
 	Notify func()
 	// ResetURL is the page a PIN-reset message links to; none when empty.
 	ResetURL string
+	// WebhookGuard refuses the webhook URLs deliveries must not go to.
+	WebhookGuard URLGuard
 }
 
 // NewServices builds every service over store. The customer service is
@@ -45,6 +48,7 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		Giftcards:        &GiftcardService{Store: store},
 		Users: &UserService{Store: store, Customers: customers, Hash: opt.Hash, Notify: opt.Notify,
 			ResetURL: opt.ResetURL},
-		Events: &EventService{Store: store},
+		Events:   &EventService{Store: store},
+		Webhooks: &WebhookService{Store: store, Guard: opt.WebhookGuard},
 	}
 }

@@ -16,6 +16,7 @@ type Store interface {
 	TierReader
 	UserReader
 	EventStore
+	WebhookStore
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
