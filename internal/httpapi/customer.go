@@ -8,10 +8,31 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// balanceJSON is a customer's balance on the wire.
+// balanceJSON is a customer's balance on the wire: points are the active,
+// usable ones. Where the balance was read whole (not on a transaction's
+// reply) it also says what expires next and what expired.
 type balanceJSON struct {
 	Points   int64         `json:"points"`
 	Giftcard loyalty.Money `json:"giftcard"`
+	Pending  int64         `json:"pending_points"`
+	*balanceLifeJSON
+}
+
+// balanceLifeJSON is the part of balanceJSON read with the customer's lots.
+type balanceLifeJSON struct {
+	Expiring   int64   `json:"expiring_points"`
+	ExpiringAt *string `json:"expiring_at"`
+	Expired    int64   `json:"expired_points"`
+}
+
+// toBalanceJSON writes a balance read whole.
+func toBalanceJSON(b loyalty.Balance) *balanceJSON {
+	life := &balanceLifeJSON{Expiring: b.Expiring, Expired: b.Expired}
+	if !b.ExpiringAt.IsZero() {
+		at := loyalty.FormatTime(b.ExpiringAt)
+		life.ExpiringAt = &at
+	}
+	return &balanceJSON{Points: b.Points, Giftcard: b.Giftcard, Pending: b.Pending, balanceLifeJSON: life}
 }
 
 type userTypeJSON struct {
@@ -53,7 +74,7 @@ func toCustomerJSON(c loyalty.Customer, withBalance bool, rel map[string]bool) c
 		CreatedAt: loyalty.FormatTime(c.CreatedAt), UpdatedAt: loyalty.FormatTime(c.UpdatedAt),
 	}
 	if withBalance {
-		out.Balance = &balanceJSON{Points: c.Balance.Points, Giftcard: c.Balance.Giftcard}
+		out.Balance = toBalanceJSON(c.Balance)
 	}
 	if rel["address"] {
 		a := c.Address

@@ -23,6 +23,7 @@ type transactionJSON struct {
 	Name               string        `json:"name"`
 	Amount             loyalty.Money `json:"amount"`
 	Points             int64         `json:"points"`
+	PendingPoints      int64         `json:"pending_points"` // of points, those that moved pending points
 	Giftcard           loyalty.Money `json:"giftcard"`
 	Visits             int64         `json:"visits"`
 	Customer           any           `json:"customer"` // {id}, {id, balance} on a write, the customer with relationships=customer
@@ -136,7 +137,7 @@ func toCouponJSON(c loyalty.Coupon) *couponJSON {
 func toTransactionJSON(t loyalty.Transaction) transactionJSON {
 	ts := loyalty.FormatTime(t.CreatedAt)
 	out := transactionJSON{ID: t.ID, Intent: t.Intent, TransactionType: t.TypeCode, Name: t.Name, Amount: t.Amount,
-		Points: t.Points, Giftcard: t.Giftcard, Visits: t.Visits, Customer: map[string]string{"id": t.CustomerID},
+		Points: t.Points, PendingPoints: t.Pending, Giftcard: t.Giftcard, Visits: t.Visits, Customer: map[string]string{"id": t.CustomerID},
 		Comments: nullable(t.Comments), CreatedAt: ts, UpdatedAt: ts}
 	if t.Receipt != "" {
 		out.Receipt = &receiptJSON{Number: t.Receipt}
@@ -206,7 +207,7 @@ func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *r
 // was just written or is replayed.
 func writeTransaction(w http.ResponseWriter, t loyalty.Transaction) error {
 	out := toTransactionJSON(t)
-	bal := balanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}
+	bal := balanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard, Pending: t.Balance.Pending}
 	out.Balance, out.Customer = &bal, customerRefJSON{ID: t.CustomerID, Balance: bal}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 	return nil

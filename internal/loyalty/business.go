@@ -24,6 +24,8 @@ type Business struct {
 	Cover       string
 	Country     string // ISO 3166-1 alpha-2, how local phone numbers are read
 	CreatedAt   time.Time
+	Sandbox     bool           // a business for testing, whose clock can be moved forward
+	ClockOffset time.Duration  // how far the business's clock is ahead of the real one (sandbox only)
 	Loaded      *BusinessState // what was read with the business for a transaction, if it was
 }
 

@@ -119,7 +119,7 @@ func (s *TransactionService) payReferral(ctx context.Context, tx Tx, b Business,
 func pay(ctx context.Context, tx Tx, b Business, ref Referral, prog ReferralProgram, referee *Transaction) error {
 	at := tx.Now()
 	if referee != nil {
-		if err := tx.Append(ctx, referee); err != nil {
+		if err := appendEarning(ctx, tx, b, referee); err != nil {
 			return err
 		}
 		at = referee.CreatedAt
@@ -136,5 +136,5 @@ func pay(ctx context.Context, tx Tx, b Business, ref Referral, prog ReferralProg
 	}
 	p := newEntry(b, ref.ReferrerID, IntentReferral, at)
 	p.Points, p.TierPoints = prog.RefererEarns, prog.RefererEarns
-	return tx.Append(ctx, &p)
+	return appendEarning(ctx, tx, b, &p)
 }

@@ -179,6 +179,7 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 		return false, err
 	}
 	r.earned = true
+	r.b.Loaded.Rules.settle(&r.entry)
 	done, err := s.Store.AppendAlone(ctx, &r.entry)
 	if !done {
 		r.entry.ID, r.entry.Balance = 0, Balance{}

@@ -47,8 +47,19 @@ func (s *UserService) Memberships(ctx context.Context, p Program, userID string)
 func Total(ms []Membership) Balance {
 	var b Balance
 	for _, m := range ms {
-		b.Points += m.Balance.Points
-		b.Giftcard += m.Balance.Giftcard
+		x := m.Balance
+		b.Points += x.Points
+		b.Giftcard += x.Giftcard
+		b.Pending += x.Pending
+		b.Expired += x.Expired
+		// The next expiry of any of the businesses, with what expires then.
+		switch {
+		case x.ExpiringAt.IsZero():
+		case b.ExpiringAt.IsZero() || x.ExpiringAt.Before(b.ExpiringAt):
+			b.Expiring, b.ExpiringAt = x.Expiring, x.ExpiringAt
+		case x.ExpiringAt.Equal(b.ExpiringAt):
+			b.Expiring += x.Expiring
+		}
 	}
 	return b
 }

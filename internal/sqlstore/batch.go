@@ -185,17 +185,25 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
 		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
-		$24::boolean[], $25::timestamptz[], $26::bigint[], $27::text[], $28::text[])
+		$24::boolean[], $25::timestamptz[], $26::bigint[], $27::text[], $28::text[], $29::bigint[], $30::timestamptz[],
+		$31::timestamptz[])
 	AS v(ord, business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
 		tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
 		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at, id,
-		receipt_number, comments)
+		receipt_number, comments, pending_points, activates_at, expires_at)
 	ORDER BY v.business_id, v.customer_id
 ), c AS (
-	UPDATE customers cu SET points = cu.points + v.points, giftcard = cu.giftcard + v.giftcard, tx_count = cu.tx_count + 1
+	UPDATE customers cu SET points = cu.points + (v.points - v.pending_points), giftcard = cu.giftcard + v.giftcard,
+		pending_points = cu.pending_points + v.pending_points, tx_count = cu.tx_count + 1
 	FROM v
-	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND ` + aloneGuard("v.points", "v.giftcard", "NULLIF(v.branch_id, '')") + `
-	RETURNING v.ord, v.id, cu.points, cu.giftcard
+	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND ` + aloneGuard("(v.points - v.pending_points)", "v.giftcard", "NULLIF(v.branch_id, '')") + `
+	RETURNING v.ord, v.id, cu.points, cu.giftcard, cu.pending_points
+), l AS (
+	-- The lot of each earning entry written (see openLot).
+	INSERT INTO point_lots (business_id, customer_id, entry_id, earned, remaining, activates_at, expires_at, state)
+	SELECT v.business_id, v.customer_id, v.id, v.points, v.points, v.activates_at, v.expires_at,
+		CASE WHEN v.pending_points > 0 THEN 'pending' ELSE 'active' END
+	FROM v JOIN c ON c.ord = v.ord WHERE v.points > 0
 ), t AS (
 	INSERT INTO transactions (id, ` + entryColumns + `)
 	SELECT v.id, v.business_id, v.customer_id,
@@ -203,10 +211,11 @@ var batchSQL = `WITH v AS MATERIALIZED (
 		v.intent, v.type_code, v.name, v.amount, v.points,
 		v.giftcard, v.visits, v.tier_amount, v.tier_points, NULLIF(v.offer_id, 0), NULLIF(v.coupon_id, 0),
 		NULLIF(v.giftcard_id, 0), NULLIF(v.reverses_id, 0), v.external_order_id, v.custom_field_1, v.custom_field_2,
-		v.custom_field_3, v.custom_field_4, v.custom_field_5, v.has_details, v.created_at, v.receipt_number, v.comments
+		v.custom_field_3, v.custom_field_4, v.custom_field_5, v.has_details, v.created_at, v.receipt_number, v.comments,
+		v.pending_points
 	FROM v JOIN c ON c.ord = v.ord
 )
-SELECT ord, id, points, giftcard FROM c`
+SELECT ord, id, points, giftcard, pending_points FROM c`
 
 // testHookBatch, when set (by tests), runs before a batch statement is
 // sent (committed false) and after it committed and returned (committed
@@ -228,6 +237,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	tierAmount, tierPoints := make([]int64, n), make([]int64, n)
 	offer, coupon, card, reverses := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	hasDetails, created := make([]bool, n), make([]time.Time, n)
+	pending, activates, expires := make([]int64, n), make([]time.Time, n), make([]*time.Time, n)
 	text := make([][]string, 13) // business, customer, branch, intent, name, external order, custom fields 1-5, receipt, comments
 	for k := range text {
 		text[k] = make([]string, n)
@@ -243,6 +253,11 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		tierAmount[i], tierPoints[i] = int64(e.TierAmount), e.TierPoints
 		offer[i], coupon[i], card[i], reverses[i] = e.OfferID, e.CouponID, e.GiftcardID, e.ReversesID
 		hasDetails[i], created[i] = e.Details != nil, e.CreatedAt.UTC()
+		pending[i], activates[i] = e.Pending, activation(e).UTC()
+		if !e.Terms.ExpiresAt.IsZero() {
+			at := e.Terms.ExpiresAt.UTC()
+			expires[i] = &at
+		}
 		for k, v := range []string{e.BusinessID, e.CustomerID, e.BranchID, e.Intent, e.Name, d.ExternalOrderID,
 			d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, e.Receipt, e.Comments} {
 			text[k][i] = v
@@ -258,16 +273,16 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	if err == nil {
 		rows, err = b.db.db.QueryContext(context.Background(), batchSQL, ord, text[0], text[1], text[2], text[3], typeCode, text[4],
 			amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
-			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12])
+			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12], pending, activates, expires)
 	}
 	if err == nil {
 		for rows.Next() {
 			var i int32
-			var id, pts, gc int64
-			if err = rows.Scan(&i, &id, &pts, &gc); err != nil {
+			var id, pts, gc, pend int64
+			if err = rows.Scan(&i, &id, &pts, &gc, &pend); err != nil {
 				break
 			}
-			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc)}
+			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc), Pending: pend}
 		}
 		rows.Close()
 		if err == nil {
@@ -355,7 +370,7 @@ func (b *appendBatch) resolve(batch []*pendingAppend, ids []int64) (map[int64]lo
 			ORDER BY cu.business_id, cu.user_id FOR UPDATE OF cu`, businesses, customers); err != nil {
 			return err
 		}
-		rows, err := t.QueryContext(ctx, `SELECT t.id, cu.points, cu.giftcard FROM transactions t
+		rows, err := t.QueryContext(ctx, `SELECT t.id, cu.points, cu.giftcard, cu.pending_points FROM transactions t
 			JOIN customers cu ON cu.business_id = t.business_id AND cu.user_id = t.customer_id
 			WHERE t.id = ANY($1::bigint[])`, ids)
 		if err != nil {
@@ -363,11 +378,11 @@ func (b *appendBatch) resolve(batch []*pendingAppend, ids []int64) (map[int64]lo
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var id, pts, gc int64
-			if err := rows.Scan(&id, &pts, &gc); err != nil {
+			var id, pts, gc, pend int64
+			if err := rows.Scan(&id, &pts, &gc, &pend); err != nil {
 				return err
 			}
-			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc)}
+			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc), Pending: pend}
 		}
 		return rows.Err()
 	})
