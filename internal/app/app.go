@@ -114,10 +114,14 @@ type App struct {
 	Web      *web.Server // the portals and the consent pages
 	// Outbox delivers queued e-mails and text messages; it starts with
 	// Handler or Serve and stops with Close.
-	Outbox     *outbox.Worker
+	Outbox *outbox.Worker
+	// Points activates and expires lots of points when due; it starts and
+	// stops with the outbox.
+	Points     *loyalty.PointsScheduler
 	handler    http.Handler
 	outboxOnce sync.Once
 	stopOutbox func()
+	stopPoints func()
 }
 
 // Open connects to the database, applies migrations and builds the service.
@@ -188,6 +192,7 @@ func (a *App) init(ctx context.Context) error {
 	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,
 		ResetURL: a.Config.ResetURL})
+	a.Points = &loyalty.PointsScheduler{Store: a.DB, Holder: loyalty.NewID(), Logger: a.Config.Logger}
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	if p, ok := a.Limiter.(ratelimit.Peeker); ok {
 		a.Guesses = &ratelimit.Guesses{Limiter: p, Limit: a.Config.Limits.Guesses}
@@ -222,6 +227,9 @@ func (a *App) startOutbox() {
 		if !a.Config.NoOutbox && a.Outbox != nil {
 			a.stopOutbox = a.Outbox.Start(context.Background())
 		}
+		if a.Points != nil {
+			a.stopPoints = a.Points.Start(context.Background())
+		}
 	})
 }
 
@@ -230,6 +238,9 @@ func (a *App) Close() error {
 	var errs []error
 	if a.stopOutbox != nil {
 		a.stopOutbox()
+	}
+	if a.stopPoints != nil {
+		a.stopPoints()
 	}
 	if a.Limiter != nil {
 		errs = append(errs, a.Limiter.Close())

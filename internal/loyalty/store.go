@@ -69,6 +69,7 @@ type Tx interface {
 	CatalogTx
 	TierTx
 	UserTx
+	LotTx
 }
 
 // Tier is a business's tier program: how levels are reached and when

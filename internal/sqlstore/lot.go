@@ -86,10 +86,8 @@ func planned(e *loyalty.Transaction) bool {
 // of its tier points that would move pending points is dropped, as
 // pending points count towards tiers only once they activate.
 func (t *tx) planLots(ctx context.Context, e *loyalty.Transaction) (*lotPlan, error) {
-	// Locks the row (a no-op update works on both engines); a customer
-	// who is not there is refused by the balance update that follows.
-	if _, err := t.ExecContext(ctx, `UPDATE customers SET tx_count = tx_count WHERE business_id = $1 AND user_id = $2`,
-		e.BusinessID, e.CustomerID); err != nil {
+	// A customer who is not there is refused by the balance update that follows.
+	if err := t.lockCustomer(ctx, e.BusinessID, e.CustomerID); err != nil {
 		return nil, err
 	}
 	p := &lotPlan{}
