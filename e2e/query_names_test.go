@@ -156,6 +156,7 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/customers":                         {a, "/customers"},
 			"/customers/{id}":                    {a, "/customers/" + c.ID},
 			"/customers/{id}/transactions":       {a, "/customers/" + c.ID + "/transactions"},
+			"/customers/{id}/points":             {a, "/customers/" + c.ID + "/points"},
 			"/customers/{id}/offers":             {a, "/customers/" + c.ID + "/offers"},
 			"/customers/{id}/available-coupons":  {a, "/customers/" + c.ID + "/available-coupons"},
 			"/customers/{id}/rewards":            {a, "/customers/" + c.ID + "/rewards"},

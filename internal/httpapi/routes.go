@@ -33,6 +33,7 @@ func (s *Server) routes() {
 	m.Handle("PUT /customers/{id}", s.business(s.updateCustomer))
 	m.Handle("DELETE /customers/{id}", s.business(s.deleteCustomer))
 	m.Handle("GET /customers/{id}/transactions", s.business(s.customerTransactions))
+	m.Handle("GET /customers/{id}/points", s.business(s.customerPoints))
 	m.Handle("GET /customers/{id}/offers", s.business(s.customerOffers))
 	m.Handle("GET /customers/{id}/available-coupons", s.business(s.availableCoupons))
 	m.Handle("GET /customers/{id}/rewards", s.business(s.customerRewards))

@@ -143,10 +143,7 @@ func settleCustomer(ctx context.Context, st Store, k CustomerKey, at time.Time) 
 // a transaction of its own; renew, when set, is called between batches
 // (to keep a lease) and stops the run by returning false. It returns how
 // many entries it wrote.
-func SettleDue(ctx context.Context, st interface {
-	Store
-	LotStore
-}, businessID string, at time.Time, batch int, renew func() bool) (int, error) {
+func SettleDue(ctx context.Context, st Store, businessID string, at time.Time, batch int, renew func() bool) (int, error) {
 	total := 0
 	for {
 		keys, err := st.DueLotCustomers(ctx, businessID, at, batch)

@@ -166,6 +166,8 @@ func TestLotTerms(t *testing.T) {
 // cancelling the redemption gives each lot back what it gave.
 func TestRedeemTakesFirstExpiringLotFirst(t *testing.T) {
 	eachEngine(t, func(t *testing.T, w *world) {
+		now := time.Date(2027, 2, 25, 23, 0, 0, 0, time.UTC)
+		w.clock(&now)
 		b := w.business(t, "US")
 		c := w.create(t, b, `{"email":"fifo@example.com"}`)
 		ref := `"customer":{"id":"` + c.ID + `"}`
@@ -175,6 +177,13 @@ func TestRedeemTakesFirstExpiringLotFirst(t *testing.T) {
 		w.do(t, lb, `{"intent":"reward","points":50,`+ref+`}`)
 		lb = w.policy(t, b, `{"points_expire_after":null}`)
 		w.do(t, lb, `{"intent":"adjust_points_balance","points":30,`+ref+`}`)
+		// The balance says what expires next: the 10-day lot.
+		bal := w.get(t, b, c.ID).Balance
+		ten := time.Date(2027, 3, 8, 0, 0, 0, 0, time.UTC) // valid through February 25 + 10 days
+
+		if bal.Points != 180 || bal.Expiring != 50 || !bal.ExpiringAt.Equal(ten) {
+			t.Fatalf("balance %+v, want 180 with 50 expiring at %v", bal, ten)
+		}
 
 		redeem := w.do(t, lb, `{"intent":"redeem","points":120,`+ref+`}`)
 		lots := w.lotsOf(t, b, c.ID)
@@ -193,7 +202,7 @@ func TestRedeemTakesFirstExpiringLotFirst(t *testing.T) {
 		if lots = w.lotsOf(t, b, c.ID); lots[0].remaining != 70 || lots[1].remaining != 50 || lots[1].state != "active" || lots[2].remaining != 20 {
 			t.Fatalf("cancelling the redemption gives each lot back its points: %+v", lots)
 		}
-		if bal := w.checkPoints(t, b, c.ID); bal.Points != 140 {
+		if bal = w.checkPoints(t, b, c.ID); bal.Points != 140 {
 			t.Fatalf("balance %+v, want 140", bal)
 		}
 	})

@@ -13,10 +13,7 @@ import (
 // (SettleLot), and lots that fell due while no instance ran are settled
 // on the next run, dated when they fell due.
 type PointsScheduler struct {
-	Store interface {
-		Store
-		LotStore
-	}
+	Store  Store
 	Holder string // this instance's name on the lease
 	Logger *slog.Logger
 	Poll   time.Duration // how often to look for due lots (5s)

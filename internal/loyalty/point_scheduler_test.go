@@ -72,6 +72,15 @@ func TestLotsActivateAndExpireOnTime(t *testing.T) {
 		if reward.Pending != 100 {
 			t.Fatalf("reward: %+v", reward)
 		}
+		// Tier progress sums the ledger's tier points over a period.
+		tierPoints := func(want int64, when string) {
+			t.Helper()
+			tt, err := w.db.TierTotals(w.ctx, b.ID, c.ID, now.AddDate(-1, 0, 0), now.AddDate(1, 0, 0))
+			if err != nil || tt.Points != want {
+				t.Fatalf("tier points %s: %d (%v), want %d", when, tt.Points, err, want)
+			}
+		}
+		tierPoints(0, "while pending")
 
 		now = now.Add(14*24*time.Hour - time.Second)
 		if n := w.settle(t); n != 0 {
@@ -85,6 +94,7 @@ func TestLotsActivateAndExpireOnTime(t *testing.T) {
 		if bal.Points != 100 || bal.Pending != 0 {
 			t.Fatalf("after the activation: %+v", bal)
 		}
+		tierPoints(100, "once activated")
 		var at time.Time
 		var tier int64
 		if err := w.db.SQL().QueryRowContext(w.ctx, `SELECT created_at, tier_points FROM transactions WHERE type_code = 17
@@ -109,6 +119,7 @@ func TestLotsActivateAndExpireOnTime(t *testing.T) {
 		if bal.Points != 0 || bal.Expired != 70 {
 			t.Fatalf("after the expiry: %+v", bal)
 		}
+		tierPoints(70, "after the expiry (the return took 30)")
 		now = now.Add(48 * time.Hour)
 		if n := w.settle(t); n != 0 {
 			t.Fatalf("a second run wrote %d entries", n)

@@ -13,6 +13,7 @@ type Services struct {
 	Rewards          *RewardService
 	Giftcards        *GiftcardService
 	Users            *UserService
+	Points           *PointsService
 }
 
 // ServiceOptions are what some services need beyond the store.
@@ -43,5 +44,6 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		Giftcards:        &GiftcardService{Store: store},
 		Users: &UserService{Store: store, Customers: customers, Hash: opt.Hash, Notify: opt.Notify,
 			ResetURL: opt.ResetURL},
+		Points: &PointsService{Store: store},
 	}
 }

@@ -15,6 +15,8 @@ type Store interface {
 	CatalogReader
 	TierReader
 	UserReader
+	LotReader
+	LotStore
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error

@@ -160,3 +160,30 @@ func scanLot(row scanner) (loyalty.PointLot, error) {
 	l.ExpiresAt = expires.Time
 	return l, err
 }
+
+// lotFilterColumns maps the filterable fields of a customer's lots to SQL.
+var lotFilterColumns = map[string]string{"state": "l.state", "expires_at": "l.expires_at", "activates_at": "l.activates_at"}
+
+// CustomerLots pages the lots of an active customer of the business (else
+// ENotFound), newest first.
+func (d *DB) CustomerLots(ctx context.Context, businessID, customerID string, q loyalty.ListQuery) ([]loyalty.PointLot, int, error) {
+	var one int
+	err := d.db.QueryRowContext(ctx, `SELECT 1 FROM customers WHERE business_id = $1 AND user_id = $2 AND deleted_at IS NULL`,
+		businessID, customerID).Scan(&one)
+	if err == sql.ErrNoRows {
+		return nil, 0, loyalty.Errorf(loyalty.ENotFound, "Customer not found.")
+	} else if err != nil {
+		return nil, 0, dbError(err)
+	}
+	from, args, err := listWhere([]string{"l.business_id = $1", "l.customer_id = $2"}, []any{businessID, customerID}, q, lotFilterColumns)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []loyalty.PointLot
+	total, err := d.listPage(ctx, lotColumns, `FROM point_lots l`+from, `l.id DESC`, args, q, func(rows *sql.Rows) error {
+		l, err := scanLot(rows)
+		out = append(out, l)
+		return err
+	})
+	return out, total, err
+}

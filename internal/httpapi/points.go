@@ -1,0 +1,58 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// lotJSON is one lot of a customer's points on the wire.
+type lotJSON struct {
+	ID            int64   `json:"id"`
+	TransactionID *int64  `json:"transaction_id"` // the earning entry; null for the opening lot of an older balance
+	State         string  `json:"state"`
+	Earned        int64   `json:"earned"`
+	Remaining     int64   `json:"remaining"`
+	ActivatesAt   string  `json:"activates_at"`
+	ExpiresAt     *string `json:"expires_at"`
+}
+
+func toLotJSON(l loyalty.PointLot) lotJSON {
+	out := lotJSON{ID: l.ID, State: l.State, Earned: l.Earned, Remaining: l.Remaining, ActivatesAt: loyalty.FormatTime(l.ActivatesAt)}
+	if l.EntryID != 0 {
+		id := l.EntryID
+		out.TransactionID = &id
+	}
+	if !l.ExpiresAt.IsZero() {
+		at := loyalty.FormatTime(l.ExpiresAt)
+		out.ExpiresAt = &at
+	}
+	return out
+}
+
+// customerPoints is GET /customers/{id}/points: the customer's lots,
+// newest first, paged like the customer's transactions.
+func (s *Server) customerPoints(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	q := r.URL.Query()
+	if _, _, err := queryNames(r, nil, nil); err != nil {
+		return err
+	}
+	lq, err := loyalty.ParseListQuery(q, loyalty.LotListSpec)
+	if err != nil {
+		return err
+	}
+	customerID := r.PathValue("id")
+	lots, total, err := s.Points.Lots(r.Context(), loyalty.Business{ID: rc.businessID}, customerID, lq)
+	if err != nil {
+		return err
+	}
+	data := make([]lotJSON, len(lots))
+	for i, l := range lots {
+		data[i] = toLotJSON(l)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data,
+		"links": pageLinks("customers/"+strings.ToLower(customerID)+"/points", q, lq, total),
+		"meta":  pageMeta(lq, len(data), total)})
+	return nil
+}
