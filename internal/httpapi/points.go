@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -54,5 +55,41 @@ func (s *Server) customerPoints(w http.ResponseWriter, r *http.Request, rc *reqC
 	writeJSON(w, http.StatusOK, map[string]any{"data": data,
 		"links": pageLinks("customers/"+strings.ToLower(customerID)+"/points", q, lq, total),
 		"meta":  pageMeta(lq, len(data), total)})
+	return nil
+}
+
+// clockJSON is a sandbox business's clock on the wire.
+func clockJSON(c loyalty.SandboxClock, moved bool) map[string]any {
+	out := map[string]any{"now": loyalty.FormatTime(c.Now), "offset_seconds": int64(c.Offset / time.Second)}
+	if moved {
+		out["settled"] = c.Settled
+	}
+	return map[string]any{"data": out}
+}
+
+// getSandboxClock is GET /sandbox/clock.
+func (s *Server) getSandboxClock(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	if _, _, err := queryNames(r, nil, nil); err != nil {
+		return err
+	}
+	c, err := s.Points.Clock(r.Context(), rc.businessID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, clockJSON(c, false))
+	return nil
+}
+
+// moveSandboxClock is POST /sandbox/clock.
+func (s *Server) moveSandboxClock(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	var in loyalty.ClockInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	c, err := s.Points.MoveClock(r.Context(), rc.businessID, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, clockJSON(c, true))
 	return nil
 }

@@ -25,6 +25,8 @@ func (s *Server) routes() {
 	m.Handle("GET /me", s.business(s.getAccount))
 	m.Handle("GET /rules", s.business(s.getRules))
 	m.Handle("PATCH /rules", s.business(s.patchRules))
+	m.Handle("GET /sandbox/clock", s.business(s.getSandboxClock))
+	m.Handle("POST /sandbox/clock", s.business(s.moveSandboxClock))
 
 	// Business API: customers.
 	m.Handle("GET /customers", s.business(s.listCustomers))

@@ -74,8 +74,9 @@ type Account struct {
 // several.
 type Tenant struct {
 	Key         string
-	BusinessID  string // set for a business key
-	CoalitionID string // set for a coalition key
+	BusinessID  string        // set for a business key
+	CoalitionID string        // set for a coalition key
+	ClockOffset time.Duration // how far the business's clock is ahead (a sandbox business)
 }
 
 // ID returns the id of the business or coalition the key belongs to.
@@ -94,6 +95,7 @@ type NewBusiness struct {
 	OwnerEmail    string
 	OwnerPassword string
 	CoalitionID   string
+	Sandbox       bool // a business for testing, with a clock of its own
 }
 
 // CreatedBusiness is what creating a business yields.
@@ -130,6 +132,10 @@ func (n *NewBusiness) Validate() error {
 	}
 	if n.CoalitionID != "" && !ValidID(n.CoalitionID) {
 		v.Add("coalition", "The coalition id is not a valid id.")
+	}
+	if n.Sandbox && n.CoalitionID != "" {
+		// The members of a coalition share one Application Key, and so one clock.
+		v.Add("sandbox", "A sandbox business stands alone: it cannot join a coalition.")
 	}
 	return v.Err()
 }

@@ -58,6 +58,9 @@ type LotStore interface {
 	TakeLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error)
 	// SandboxBusinesses returns the sandbox businesses with their clocks.
 	SandboxBusinesses(ctx context.Context) ([]Business, error)
+	// SetClockOffset moves a sandbox business's clock offset from old to
+	// offset; EConflict when it is no longer old (another move won).
+	SetClockOffset(ctx context.Context, businessID string, old, offset time.Duration) error
 }
 
 // lotEvent is one activation or expiry due.

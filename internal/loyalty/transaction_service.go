@@ -101,7 +101,7 @@ func (r *entryRequest) stamp(now time.Time) {
 // is checked whole before any I/O; a request refused after that (the
 // intent's rules, the balance) is stored under its key like a success.
 func (s *TransactionService) Create(ctx context.Context, b Business, in TransactionInput, idem *Idempotency) (Transaction, *IdempotentReply, error) {
-	r, err := check(b, &in, s.Store.Now())
+	r, err := check(b, &in, nowFor(ctx, s.Store))
 	if err != nil {
 		return Transaction{}, nil, err
 	}
@@ -172,7 +172,7 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 	if r.entry.Intent != IntentReward || r.entry.CustomerID == "" || r.b.Loaded == nil {
 		return false, nil
 	}
-	r.stamp(s.Store.Now())
+	r.stamp(nowFor(ctx, s.Store))
 	_, once, err := earn(ctx, s.Store, r.b, r.b.Loaded.Rules, r.in, &r.entry)
 	if err != nil || len(once) > 0 {
 		// An offer of one use per customer is used in the entry's transaction.

@@ -44,9 +44,9 @@ func (d *DB) CreateBusiness(ctx context.Context, n loyalty.NewBusiness, password
 		if owners > 0 {
 			return loyalty.Invalid("owner_email", "An owner with this e-mail already exists.")
 		}
-		if _, err := t.ExecContext(ctx, `INSERT INTO businesses (id, coalition_id, name, loyalty_type, country_code, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			out.BusinessID, nullString(n.CoalitionID), n.Name, n.LoyaltyType, n.Country, t.now, t.now); err != nil {
+		if _, err := t.ExecContext(ctx, `INSERT INTO businesses (id, coalition_id, name, loyalty_type, country_code, created_at, updated_at,
+			sandbox) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			out.BusinessID, nullString(n.CoalitionID), n.Name, n.LoyaltyType, n.Country, t.now, t.now, n.Sandbox); err != nil {
 			return err
 		}
 		if _, err := t.ExecContext(ctx, `INSERT INTO branches (id, business_id, name, is_main, created_at) VALUES ($1, $2, $3, $4, $5)`,
@@ -121,8 +121,11 @@ func (d *DB) Branches(ctx context.Context, businessID string) ([]loyalty.Branch,
 // EUnauthorized.
 func (d *DB) Tenant(ctx context.Context, key string) (loyalty.Tenant, error) {
 	t := loyalty.Tenant{Key: key}
-	err := d.row(ctx, `SELECT COALESCE(business_id, ''), COALESCE(coalition_id, '') FROM application_keys
-		WHERE key = $1 AND revoked_at IS NULL`, key).Scan(&t.BusinessID, &t.CoalitionID)
+	var offset int64
+	err := d.row(ctx, `SELECT COALESCE(k.business_id, ''), COALESCE(k.coalition_id, ''), COALESCE(b.clock_offset_seconds, 0)
+		FROM application_keys k LEFT JOIN businesses b ON b.id = k.business_id
+		WHERE k.key = $1 AND k.revoked_at IS NULL`, key).Scan(&t.BusinessID, &t.CoalitionID, &offset)
+	t.ClockOffset = time.Duration(offset) * time.Second
 	if err == sql.ErrNoRows {
 		return t, loyalty.Errorf(loyalty.EUnauthorized, "The application key is invalid.")
 	}

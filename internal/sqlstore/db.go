@@ -260,7 +260,7 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	if err != nil {
 		return dbError(err)
 	}
-	t := &tx{Tx: stx, now: d.now()}
+	t := &tx{Tx: stx, now: d.now().Add(loyalty.ClockOffset(ctx))}
 	err = fn(t)
 	audit, written := loyalty.PendingAudit(ctx)
 	if err == nil && audit != nil {

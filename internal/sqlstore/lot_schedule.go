@@ -187,3 +187,23 @@ func (d *DB) CustomerLots(ctx context.Context, businessID, customerID string, q 
 	})
 	return out, total, err
 }
+
+// SetClockOffset moves a sandbox business's clock offset from old to
+// offset; EConflict when it is no longer old.
+func (d *DB) SetClockOffset(ctx context.Context, businessID string, old, offset time.Duration) error {
+	return d.runTx(ctx, func(t *tx) error {
+		t.accessChanged() // token lookups read the offset with the key
+		res, err := t.ExecContext(ctx, `UPDATE businesses SET clock_offset_seconds = $1
+			WHERE id = $2 AND sandbox AND clock_offset_seconds = $3`, int64(offset/time.Second), businessID, int64(old/time.Second))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			if err == nil {
+				err = loyalty.Errorf(loyalty.EConflict, "The clock moved meanwhile; read it and try again.")
+			}
+			return err
+		}
+		return nil
+	})
+}

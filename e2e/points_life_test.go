@@ -1,0 +1,138 @@
+package e2e
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// sandboxBusiness creates a sandbox business through `loyalty admin
+// business create --sandbox`.
+func (e *env) sandboxBusiness(t *testing.T) *business {
+	t.Helper()
+	b := &business{Email: "sandbox-" + e.unique() + "@shop.example", Password: "s3cret-pass-" + e.unique()}
+	out := e.admin(t, "admin", "business", "create", "--name", "Sandbox Cafe", "--loyalty-type", "per_spend",
+		"--owner-email", b.Email, "--owner-password", b.Password, "--sandbox")
+	if out["sandbox"] != true {
+		t.Fatalf("business create --sandbox: %v", out)
+	}
+	b.ID, b.Key, b.OwnerID = str(out["business_id"]), str(out["application_key"]), str(out["owner_id"])
+	return b
+}
+
+// clockNow reads a sandbox business's clock.
+func (c *client) clockNow(t *testing.T) time.Time {
+	t.Helper()
+	var r struct{ Data struct{ Now string } }
+	c.get(t, "/sandbox/clock").want(t, http.StatusOK).decode(t, &r)
+	return parseTime(t, r.Data.Now)
+}
+
+// moveClock moves a sandbox business's clock and returns the entries it
+// settled on the way.
+func (c *client) moveClock(t *testing.T, body map[string]any) int {
+	t.Helper()
+	var r struct{ Data struct{ Settled int } }
+	c.do(t, http.MethodPost, "/sandbox/clock", body).want(t, http.StatusOK).decode(t, &r)
+	return r.Data.Settled
+}
+
+// pointsBalance reads include=balance of a customer.
+func (c *client) pointsBalance(t *testing.T, id string) map[string]any {
+	t.Helper()
+	return c.get(t, "/customers/"+id+"?include=balance").want(t, http.StatusOK).customer(t).Balance
+}
+
+// TestSandboxPointsLife drives a sandbox business through HTTP: the
+// policy on /rules, a pending reward that activates when the clock moves
+// past its window, expiring_points, a monthly expiry at the end of the
+// month in Montreal, the lots, and the ledger's activation and expiry
+// entries dated when they fell due; a live business has no clock to move.
+func TestSandboxPointsLife(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		live := e.owner(t, e.biz)
+		live.get(t, "/sandbox/clock").wantError(t, http.StatusForbidden, "sandbox")
+		live.do(t, http.MethodPost, "/sandbox/clock", map[string]any{"advance": "P1D"}).wantError(t, http.StatusForbidden, "sandbox")
+
+		sb := e.sandboxBusiness(t)
+		a := e.owner(t, sb)
+		// Start at a known time: 2031-01-15 12:00 in Montreal.
+		start := time.Date(2031, 1, 15, 17, 0, 0, 0, time.UTC)
+		if n := a.moveClock(t, map[string]any{"to": start.Format(time.RFC3339)}); n != 0 {
+			t.Fatalf("moving an empty business's clock settled %d", n)
+		}
+		if got := a.clockNow(t); got.Sub(start) < 0 || got.Sub(start) > time.Minute {
+			t.Fatalf("clock at %v, want about %v", got, start)
+		}
+		for body, field := range map[string]map[string]any{
+			"to":      {"to": "2001-01-01T00:00:00+00:00"},
+			"advance": {"advance": "P0D"},
+		} {
+			a.do(t, http.MethodPost, "/sandbox/clock", field).wantFields(t, body)
+		}
+		a.do(t, http.MethodPost, "/sandbox/clock", map[string]any{"advance": "thirty days"}).wantFields(t, "advance")
+
+		var rules struct {
+			Data map[string]any
+			Meta struct {
+				PointsPolicy string `json:"points_policy"`
+			}
+		}
+		a.do(t, http.MethodPatch, "/rules", map[string]any{"points_expire_after": map[string]any{"months": 1}, "pending_days": 7,
+			"time_zone": "America/Montreal"}).want(t, http.StatusOK).decode(t, &rules)
+		if rules.Meta.PointsPolicy == "" || rules.Data["pending_days"] != 7.0 || rules.Data["time_zone"] != "America/Montreal" {
+			t.Fatalf("PATCH /rules: %+v", rules)
+		}
+		a.do(t, http.MethodPatch, "/rules", map[string]any{"time_zone": "Nowhere/Land"}).wantFields(t, "time_zone")
+
+		cu := a.createCustomer(t, map[string]any{"email": "life@sandbox.example"})
+		var tx struct{ Data map[string]any }
+		a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "amount": 120, "customer": map[string]any{"id": cu.ID}}).
+			want(t, http.StatusOK).decode(t, &tx)
+		if created := parseTime(t, str(tx.Data["created_at"])); created.Before(start) {
+			t.Fatalf("the reward is dated %v, before the business's clock %v", created, start)
+		}
+		if bal := a.pointsBalance(t, cu.ID); bal["points"] != 0.0 || bal["pending_points"] != 120.0 || bal["expiring_at"] != nil {
+			t.Fatalf("balance in the return window: %v", bal)
+		}
+
+		if n := a.moveClock(t, map[string]any{"advance": "P7D"}); n != 1 {
+			t.Fatalf("7 days later: %d entries settled, want the activation", n)
+		}
+		bal := a.pointsBalance(t, cu.ID)
+		// Earned in January, one month: valid through February, in Montreal (UTC-5).
+		if bal["points"] != 120.0 || bal["pending_points"] != 0.0 || bal["expiring_points"] != 120.0 ||
+			bal["expiring_at"] != "2031-03-01T05:00:00+00:00" {
+			t.Fatalf("balance after the window: %v", bal)
+		}
+		a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "redeem", "points": 20, "customer": map[string]any{"id": cu.ID}}).
+			want(t, http.StatusOK)
+
+		if n := a.moveClock(t, map[string]any{"to": "2031-03-01T04:59:59+00:00"}); n != 0 {
+			t.Fatalf("at 23:59:59 on the last day: %d settled", n)
+		}
+		if n := a.moveClock(t, map[string]any{"advance": "PT1S"}); n != 1 {
+			t.Fatalf("at midnight: %d settled, want the expiry", n)
+		}
+		if bal = a.pointsBalance(t, cu.ID); bal["points"] != 0.0 || bal["expired_points"] != 100.0 || bal["expiring_at"] != nil {
+			t.Fatalf("balance after the expiry: %v", bal)
+		}
+
+		var lots struct {
+			Data []map[string]any
+			Meta map[string]any
+		}
+		a.get(t, "/customers/"+cu.ID+"/points").want(t, http.StatusOK).decode(t, &lots)
+		if len(lots.Data) != 1 || lots.Data[0]["state"] != "expired" || lots.Data[0]["earned"] != 120.0 ||
+			lots.Data[0]["remaining"] != 0.0 || lots.Data[0]["expires_at"] != "2031-03-01T05:00:00+00:00" {
+			t.Fatalf("lots: %v", lots.Data)
+		}
+		var hist struct{ Data []map[string]any }
+		a.get(t, "/customers/"+cu.ID+"/transactions?transaction_type=in|17,18").want(t, http.StatusOK).decode(t, &hist)
+		if len(hist.Data) != 2 || hist.Data[0]["transaction_type"] != 18.0 || hist.Data[0]["points"] != -100.0 ||
+			hist.Data[0]["created_at"] != "2031-03-01T05:00:00+00:00" || hist.Data[1]["pending_points"] != -120.0 {
+			t.Fatalf("activation and expiry entries: %v", hist.Data)
+		}
+	})
+}
