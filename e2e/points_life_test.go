@@ -136,3 +136,64 @@ func TestSandboxPointsLife(t *testing.T) {
 		}
 	})
 }
+
+// TestSandboxYearReport drives a sandbox business through a year with
+// its clock: a reward every month, points that expire at the end of the
+// next month, and the liability report, whose totals equal the sums of
+// the customer's entries read through the API.
+func TestSandboxYearReport(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.sandboxBusiness(t))
+		a.moveClock(t, map[string]any{"to": "2031-01-01T12:00:00+00:00"})
+		a.do(t, http.MethodPatch, "/rules", map[string]any{"points_expire_after": map[string]any{"months": 1}}).want(t, http.StatusOK)
+		cu := a.createCustomer(t, map[string]any{"email": "year@sandbox.example"})
+		ref := map[string]any{"id": cu.ID}
+		settled := 0
+		for month := range 12 {
+			a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "points": 100 + month, "customer": ref}).
+				want(t, http.StatusOK)
+			a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "redeem", "points": 30, "customer": ref}).
+				want(t, http.StatusOK)
+			settled += a.moveClock(t, map[string]any{"advance": "P1M"})
+		}
+		if settled != 11 {
+			t.Fatalf("%d expiries over the year, want 11 (the last lot is still valid)", settled)
+		}
+		var hist struct {
+			Data []struct {
+				Type   float64 `json:"transaction_type"`
+				Points float64 `json:"points"`
+			}
+		}
+		a.get(t, "/customers/"+cu.ID+"/transactions?per_page=100").want(t, http.StatusOK).decode(t, &hist)
+		sums := map[string]float64{}
+		for _, x := range hist.Data {
+			switch {
+			case x.Type == 18:
+				sums["expired"] -= x.Points
+			case x.Points > 0:
+				sums["issued"] += x.Points
+			case x.Points < 0:
+				sums["redeemed"] -= x.Points
+			}
+			sums["outstanding_active"] += x.Points
+		}
+		var rep struct {
+			Data []map[string]any
+			Meta struct{ Totals map[string]float64 }
+		}
+		a.get(t, "/reports/points?from=2031-01-01&to=2032-01-01").want(t, http.StatusOK).decode(t, &rep)
+		if len(rep.Data) != 13 { // the last expiry falls at midnight on January 1st
+			t.Fatalf("%d months in the report", len(rep.Data))
+		}
+		for k, v := range sums {
+			if rep.Meta.Totals[k] != v {
+				t.Errorf("report %s = %v, entries sum to %v", k, rep.Meta.Totals[k], v)
+			}
+		}
+		if bal := a.pointsBalance(t, cu.ID); bal["points"] != sums["outstanding_active"] || bal["expired_points"] != sums["expired"] {
+			t.Errorf("balance %v, entries %v", bal, sums)
+		}
+	})
+}

@@ -154,6 +154,7 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/me":                                {a, "/me"},
 			"/rules":                             {a, "/rules"},
 			"/sandbox/clock":                     {a, "/sandbox/clock"},
+			"/reports/points":                    {a, "/reports/points"},
 			"/customers":                         {a, "/customers"},
 			"/customers/{id}":                    {a, "/customers/" + c.ID},
 			"/customers/{id}/transactions":       {a, "/customers/" + c.ID + "/transactions"},

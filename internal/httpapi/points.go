@@ -93,3 +93,30 @@ func (s *Server) moveSandboxClock(w http.ResponseWriter, r *http.Request, rc *re
 	writeJSON(w, http.StatusOK, clockJSON(c, true))
 	return nil
 }
+
+// flowsJSON is one row of the points report on the wire.
+func flowsJSON(f loyalty.PointFlows) map[string]any {
+	return map[string]any{"issued": f.Issued, "activated": f.Activated, "redeemed": f.Spent, "expired": f.Expired,
+		"outstanding_active": f.Active, "outstanding_pending": f.Pending}
+}
+
+// pointsReport is GET /reports/points: the liability of the business's
+// points by day or month.
+func (s *Server) pointsReport(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	if _, _, err := queryNames(r, nil, nil); err != nil {
+		return err
+	}
+	rep, err := s.Points.Report(r.Context(), loyalty.Business{ID: rc.businessID}, r.URL.Query())
+	if err != nil {
+		return err
+	}
+	data := make([]map[string]any, len(rep.Periods))
+	for i, p := range rep.Periods {
+		data[i] = flowsJSON(p.Flows)
+		data[i]["start"], data[i]["end"] = loyalty.FormatTime(p.Start), loyalty.FormatTime(p.End)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "meta": map[string]any{
+		"from": loyalty.FormatTime(rep.From), "to": loyalty.FormatTime(rep.To), "group": rep.Group, "time_zone": rep.TimeZone,
+		"branch_id": nullable(rep.BranchID), "totals": flowsJSON(rep.Totals)}})
+	return nil
+}

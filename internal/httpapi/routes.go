@@ -27,6 +27,7 @@ func (s *Server) routes() {
 	m.Handle("PATCH /rules", s.business(s.patchRules))
 	m.Handle("GET /sandbox/clock", s.business(s.getSandboxClock))
 	m.Handle("POST /sandbox/clock", s.business(s.moveSandboxClock))
+	m.Handle("GET /reports/points", s.business(s.pointsReport))
 
 	// Business API: customers.
 	m.Handle("GET /customers", s.business(s.listCustomers))

@@ -23,7 +23,8 @@ type PointLot struct {
 	ID          int64
 	BusinessID  string
 	CustomerID  string
-	EntryID     int64 // the earning entry; 0 for the opening lot of a balance kept before lots
+	EntryID     int64  // the earning entry; 0 for the opening lot of a balance kept before lots
+	BranchID    string // the earning entry's branch, which its activation and expiry are recorded at (as DueLots reads it)
 	Earned      int64
 	Remaining   int64
 	ActivatesAt time.Time
@@ -115,6 +116,7 @@ func settleCustomer(ctx context.Context, st Store, k CustomerKey, at time.Time) 
 				continue
 			}
 			e := NewLotEntry(k.BusinessID, k.CustomerID, ev.intent, l.ID, ev.at)
+			e.BranchID = l.BranchID
 			if ev.intent == IntentActivation {
 				e.Pending, e.TierPoints = -l.Remaining, l.Remaining
 			} else {

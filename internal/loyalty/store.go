@@ -17,6 +17,7 @@ type Store interface {
 	UserReader
 	LotReader
 	LotStore
+	ReportStore
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error

@@ -44,10 +44,15 @@ func (d *DB) CreateBusiness(ctx context.Context, n loyalty.NewBusiness, password
 		if owners > 0 {
 			return loyalty.Invalid("owner_email", "An owner with this e-mail already exists.")
 		}
-		if _, err := t.ExecContext(ctx, `INSERT INTO businesses (id, coalition_id, name, loyalty_type, country_code, created_at, updated_at,
-			sandbox) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			out.BusinessID, nullString(n.CoalitionID), n.Name, n.LoyaltyType, n.Country, t.now, t.now, n.Sandbox); err != nil {
+		if _, err := t.ExecContext(ctx, `INSERT INTO businesses (id, coalition_id, name, loyalty_type, country_code, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+			out.BusinessID, nullString(n.CoalitionID), n.Name, n.LoyaltyType, n.Country, t.now, t.now); err != nil {
 			return err
+		}
+		if n.Sandbox {
+			if _, err := t.ExecContext(ctx, `UPDATE businesses SET sandbox = TRUE WHERE id = $1`, out.BusinessID); err != nil {
+				return err
+			}
 		}
 		if _, err := t.ExecContext(ctx, `INSERT INTO branches (id, business_id, name, is_main, created_at) VALUES ($1, $2, $3, $4, $5)`,
 			loyalty.NewID(), out.BusinessID, n.Name, true, t.now); err != nil {
