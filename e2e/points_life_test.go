@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -146,7 +147,8 @@ func TestSandboxYearReport(t *testing.T) {
 		e := start(t, engine, roomy)
 		a := e.owner(t, e.sandboxBusiness(t))
 		a.moveClock(t, map[string]any{"to": "2031-01-01T12:00:00+00:00"})
-		a.do(t, http.MethodPatch, "/rules", map[string]any{"points_expire_after": map[string]any{"months": 1}}).want(t, http.StatusOK)
+		a.do(t, http.MethodPatch, "/rules", map[string]any{"points_expire_after": map[string]any{"months": 1}, "expiry_notice_days": 7}).
+			want(t, http.StatusOK)
 		cu := a.createCustomer(t, map[string]any{"email": "year@sandbox.example"})
 		ref := map[string]any{"id": cu.ID}
 		settled := 0
@@ -194,6 +196,22 @@ func TestSandboxYearReport(t *testing.T) {
 		}
 		if bal := a.pointsBalance(t, cu.ID); bal["points"] != sums["outstanding_active"] || bal["expired_points"] != sums["expired"] {
 			t.Errorf("balance %v, entries %v", bal, sums)
+		}
+		// One expiring-soon e-mail per lot that expired, each a week before.
+		rows, err := e.app.DB.SQL().Query(`SELECT body FROM outbox WHERE recipient = 'year@sandbox.example' AND subject = 'Your points expire soon'
+			ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var bodies []string
+		for rows.Next() {
+			var b string
+			rows.Scan(&b)
+			bodies = append(bodies, b)
+		}
+		if len(bodies) != 11 || !strings.Contains(bodies[0], "Points: 40\nLast day: 2031-02-28") {
+			t.Errorf("%d expiring-soon messages, want 11; first: %q", len(bodies), bodies)
 		}
 	})
 }

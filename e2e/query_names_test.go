@@ -183,6 +183,7 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/users/{user_id}/giftcards/{giftcard_id}":  {u, "/users/me/giftcards/" + card},
 			"/users/{user_id}/businesses":               {u, "/users/me/businesses"},
 			"/users/{user_id}/businesses/{business_id}": {u, "/users/me/businesses/" + e.biz.ID},
+			"/users/{user_id}/preferences":              {u, "/users/me/preferences"},
 		}
 		// Routes that are not reads of either API: operations, OAuth, files.
 		outside := []string{"/healthz", "/readyz", "/metrics", "/openapi.yaml", "/.well-known/oauth-authorization-server", "/images/{name}"}

@@ -120,3 +120,35 @@ func (s *Server) pointsReport(w http.ResponseWriter, r *http.Request, rc *reqCtx
 		"branch_id": nullable(rep.BranchID), "totals": flowsJSON(rep.Totals)}})
 	return nil
 }
+
+// preferencesJSON is a person's preferences on the wire.
+func preferencesJSON(p loyalty.PointsPreferences) map[string]any {
+	return map[string]any{"data": map[string]any{"points_expiry_notices": p.ExpiryNotices}}
+}
+
+// preferences is GET /users/{user_id}/preferences.
+func (u *users) preferences(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
+	if _, _, err := queryNames(r, nil, nil); err != nil {
+		return err
+	}
+	p, err := u.s.Points.Preferences(r.Context(), uc.program, uc.userID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, preferencesJSON(p))
+	return nil
+}
+
+// setPreferences is PATCH /users/{user_id}/preferences.
+func (u *users) setPreferences(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
+	var in loyalty.PreferencesInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	p, err := u.s.Points.SetPreferences(r.Context(), uc.program, uc.userID, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, preferencesJSON(p))
+	return nil
+}

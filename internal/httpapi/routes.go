@@ -94,6 +94,8 @@ func (s *Server) routes() {
 	m.Handle("GET /users/{user_id}/giftcards/{giftcard_id}", s.userAPI(u.giftcard))
 	m.Handle("GET /users/{user_id}/businesses", s.userAPI(u.businesses))
 	m.Handle("GET /users/{user_id}/businesses/{business_id}", s.userAPI(u.business))
+	m.Handle("GET /users/{user_id}/preferences", s.userAPI(u.preferences))
+	m.Handle("PATCH /users/{user_id}/preferences", s.userAPI(u.setPreferences))
 	m.Handle("GET /images/{name}", http.HandlerFunc(u.serveImage))
 
 	if s.Pages != nil {

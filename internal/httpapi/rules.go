@@ -24,6 +24,7 @@ func rulesJSON(r loyalty.Rules) map[string]any {
 		"points_expire_after": expiryJSON(r.PointsExpireAfter),
 		"pending_days":        r.PendingDays,
 		"time_zone":           r.TimeZone,
+		"expiry_notice_days":  r.ExpiryNoticeDays,
 	}}
 }
 

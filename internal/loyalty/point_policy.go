@@ -32,6 +32,7 @@ const PointsPolicyNote = "A change of points_expire_after, pending_days or time_
 type PointsTerms struct {
 	ActivatesAt time.Time // when they become usable; at or before the entry's time for none pending
 	ExpiresAt   time.Time // when they stop being usable; zero for never
+	NoticeAt    time.Time // when the customer is told they expire soon; zero for never
 }
 
 // location is the rules' time zone, UTC when none is set or it is unknown.
@@ -66,6 +67,10 @@ func (r Rules) Terms(intent string, t time.Time) PointsTerms {
 	case ExpireMonths:
 		out.ExpiresAt = time.Date(y, m+time.Month(r.PointsExpireAfter.Count)+1, 1, 0, 0, 0, 0, loc).UTC()
 	}
+	if r.ExpiryNoticeDays > 0 {
+		// The business's midnight N days before; not before the points were earned.
+		out.NoticeAt = maxTime(out.ExpiresAt.In(loc).AddDate(0, 0, -r.ExpiryNoticeDays).UTC(), t)
+	}
 	return out
 }
 
@@ -82,6 +87,7 @@ type PointsPolicyInput struct {
 	PointsExpireAfter Opt[ExpiryInput] `json:"points_expire_after"`
 	PendingDays       Opt[int]         `json:"pending_days"`
 	TimeZone          Opt[string]      `json:"time_zone"`
+	ExpiryNoticeDays  Opt[int]         `json:"expiry_notice_days"`
 }
 
 // apply validates the policy fields sent and merges them into r.
@@ -112,6 +118,15 @@ func (in PointsPolicyInput) apply(v Validation, r *Rules) {
 		}
 	} else if in.PendingDays.Null {
 		v.Add("pending_days", "The pending days may not be null; 0 makes points usable at once.")
+	}
+	if n, ok := in.ExpiryNoticeDays.Value(); ok {
+		if n < 0 || n > 365 {
+			v.Add("expiry_notice_days", "The expiry notice days must be between 0 and 365 (0 sends no notice).")
+		} else {
+			r.ExpiryNoticeDays = n
+		}
+	} else if in.ExpiryNoticeDays.Null {
+		v.Add("expiry_notice_days", "The expiry notice days may not be null; 0 sends no notice.")
 	}
 	if tz, ok := in.TimeZone.Value(); ok {
 		tz = strings.TrimSpace(tz)

@@ -40,6 +40,11 @@ func (s *PointsScheduler) RunOnce(ctx context.Context) (int, error) {
 	}
 	batch := orDefault(s.Batch, 200)
 	now := s.Store.Now()
+	// Notices first: a lot told of and expiring in the same run is told
+	// of before it goes.
+	if _, err := NotifyDue(ctx, s.Store, "", now, batch, false); err != nil {
+		return 0, err
+	}
 	total, err := SettleDue(ctx, s.Store, "", now, batch, renew)
 	if err != nil {
 		return total, err
@@ -49,6 +54,9 @@ func (s *PointsScheduler) RunOnce(ctx context.Context) (int, error) {
 		return total, err
 	}
 	for _, b := range sandboxes {
+		if _, err := NotifyDue(ctx, s.Store, b.ID, now.Add(b.ClockOffset), batch, false); err != nil {
+			return total, err
+		}
 		n, err := SettleDue(ctx, s.Store, b.ID, now.Add(b.ClockOffset), batch, renew)
 		total += n
 		if err != nil {

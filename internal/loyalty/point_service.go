@@ -88,6 +88,11 @@ func (s *PointsService) MoveClock(ctx context.Context, businessID string, in Clo
 	if err != nil {
 		return SandboxClock{}, err
 	}
+	// The notices due on the way go out even if their expiry is passed
+	// too, as they would have, before the expiries are written.
+	if _, err := NotifyDue(ctx, s.Store, b.ID, to, 200, true); err != nil {
+		return SandboxClock{}, err
+	}
 	n, err := SettleDue(ctx, s.Store, b.ID, to, 200, nil)
 	if err != nil {
 		return SandboxClock{}, err
@@ -146,4 +151,32 @@ func addISODuration(t time.Time, s string) (time.Time, bool) {
 	}
 	t = t.AddDate(n[0], n[1], 7*n[2]+n[3])
 	return t.Add(time.Duration(n[4])*time.Hour + time.Duration(n[5])*time.Minute + time.Duration(n[6])*time.Second), true
+}
+
+// PointsPreferences are what a person chose about the messages of points.
+type PointsPreferences struct {
+	ExpiryNotices bool // told before points expire
+}
+
+// PreferencesInput is the body of PATCH /users/{id}/preferences.
+type PreferencesInput struct {
+	ExpiryNotices Opt[bool] `json:"points_expiry_notices"`
+}
+
+// Preferences reads a person's preferences with the businesses of p.
+func (s *PointsService) Preferences(ctx context.Context, p Program, userID string) (PointsPreferences, error) {
+	on, err := s.Store.ExpiryNotices(ctx, userID, p.BusinessIDs())
+	return PointsPreferences{ExpiryNotices: on}, err
+}
+
+// SetPreferences changes a person's preferences with the businesses of p.
+func (s *PointsService) SetPreferences(ctx context.Context, p Program, userID string, in PreferencesInput) (PointsPreferences, error) {
+	if on, ok := in.ExpiryNotices.Value(); ok {
+		if err := s.Store.SetExpiryNotices(ctx, userID, p.BusinessIDs(), on); err != nil {
+			return PointsPreferences{}, err
+		}
+	} else if in.ExpiryNotices.Null {
+		return PointsPreferences{}, Invalid("points_expiry_notices", "The points_expiry_notices field must be true or false.")
+	}
+	return s.Preferences(ctx, p, userID)
 }

@@ -16,6 +16,7 @@ type Rules struct {
 	PointsPerVisit        int64 // points per visit, for per_visit businesses
 	PointsExpireAfter     PointsExpiry
 	PendingDays           int    // days a reward's points wait before they can be spent
+	ExpiryNoticeDays      int    // days before points expire that their customer is told (0: never)
 	TimeZone              string // the business's IANA time zone, in which days and months end
 }
 

@@ -18,6 +18,7 @@ type Store interface {
 	LotReader
 	LotStore
 	ReportStore
+	NoticeStore
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -73,6 +74,7 @@ type Tx interface {
 	TierTx
 	UserTx
 	LotTx
+	NoticeTx
 }
 
 // Tier is a business's tier program: how levels are reached and when

@@ -186,11 +186,11 @@ var batchSQL = `WITH v AS MATERIALIZED (
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
 		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
 		$24::boolean[], $25::timestamptz[], $26::bigint[], $27::text[], $28::text[], $29::bigint[], $30::timestamptz[],
-		$31::timestamptz[])
+		$31::timestamptz[], $32::timestamptz[])
 	AS v(ord, business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
 		tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
 		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at, id,
-		receipt_number, comments, pending_points, activates_at, expires_at)
+		receipt_number, comments, pending_points, activates_at, expires_at, notify_at)
 	ORDER BY v.business_id, v.customer_id
 ), c AS (
 	UPDATE customers cu SET points = cu.points + (v.points - v.pending_points), giftcard = cu.giftcard + v.giftcard,
@@ -200,9 +200,9 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	RETURNING v.ord, v.id, cu.points, cu.giftcard, cu.pending_points
 ), l AS (
 	-- The lot of each earning entry written (see openLot).
-	INSERT INTO point_lots (business_id, customer_id, entry_id, earned, remaining, activates_at, expires_at, state)
+	INSERT INTO point_lots (business_id, customer_id, entry_id, earned, remaining, activates_at, expires_at, state, notify_at)
 	SELECT v.business_id, v.customer_id, v.id, v.points, v.points, v.activates_at, v.expires_at,
-		CASE WHEN v.pending_points > 0 THEN 'pending' ELSE 'active' END
+		CASE WHEN v.pending_points > 0 THEN 'pending' ELSE 'active' END, v.notify_at
 	FROM v JOIN c ON c.ord = v.ord WHERE v.points > 0
 ), t AS (
 	INSERT INTO transactions (id, ` + entryColumns + `)
@@ -237,7 +237,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	tierAmount, tierPoints := make([]int64, n), make([]int64, n)
 	offer, coupon, card, reverses := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	hasDetails, created := make([]bool, n), make([]time.Time, n)
-	pending, activates, expires := make([]int64, n), make([]time.Time, n), make([]*time.Time, n)
+	pending, activates, expires, notices := make([]int64, n), make([]time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
 	text := make([][]string, 13) // business, customer, branch, intent, name, external order, custom fields 1-5, receipt, comments
 	for k := range text {
 		text[k] = make([]string, n)
@@ -254,10 +254,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		offer[i], coupon[i], card[i], reverses[i] = e.OfferID, e.CouponID, e.GiftcardID, e.ReversesID
 		hasDetails[i], created[i] = e.Details != nil, e.CreatedAt.UTC()
 		pending[i], activates[i] = e.Pending, activation(e).UTC()
-		if !e.Terms.ExpiresAt.IsZero() {
-			at := e.Terms.ExpiresAt.UTC()
-			expires[i] = &at
-		}
+		expires[i], notices[i] = optionalTime(e.Terms.ExpiresAt), optionalTime(e.Terms.NoticeAt)
 		for k, v := range []string{e.BusinessID, e.CustomerID, e.BranchID, e.Intent, e.Name, d.ExternalOrderID,
 			d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, e.Receipt, e.Comments} {
 			text[k][i] = v
@@ -273,7 +270,8 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	if err == nil {
 		rows, err = b.db.db.QueryContext(context.Background(), batchSQL, ord, text[0], text[1], text[2], text[3], typeCode, text[4],
 			amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
-			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12], pending, activates, expires)
+			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12], pending, activates, expires,
+			notices)
 	}
 	if err == nil {
 		for rows.Next() {
@@ -395,4 +393,13 @@ func (b *appendBatch) resolve(batch []*pendingAppend, ids []int64) (map[int64]lo
 func statementFailed(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe)
+}
+
+// optionalTime is t in UTC, or nil (NULL) when zero.
+func optionalTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

@@ -245,8 +245,9 @@ func (t *tx) openLot(ctx context.Context, e *loyalty.Transaction) error {
 		state = lotPending
 	}
 	_, err := t.ExecContext(ctx, `INSERT INTO point_lots (business_id, customer_id, entry_id, earned, remaining, activates_at,
-		expires_at, state) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		e.BusinessID, e.CustomerID, e.ID, e.Points, e.Points, activation(e).UTC(), nullTime(e.Terms.ExpiresAt), state)
+		expires_at, state, notify_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		e.BusinessID, e.CustomerID, e.ID, e.Points, e.Points, activation(e).UTC(), nullTime(e.Terms.ExpiresAt), state,
+		nullTime(e.Terms.NoticeAt))
 	return err
 }
 

@@ -21,17 +21,18 @@ func (d *DB) Rules(ctx context.Context, b loyalty.Business) (loyalty.Rules, erro
 // the business never changed them) and the business's time zone (alias
 // b); rulesDest scans them.
 const rulesColumns = `br.reward_ratio, br.reward_milestone_amount, br.round_up_points, br.welcome_points, br.points_per_visit,
-	br.points_expire_unit, br.points_expire_count, br.pending_days, b.time_zone`
+	br.points_expire_unit, br.points_expire_count, br.pending_days, br.expiry_notice_days, b.time_zone`
 
 // storedRules receives rulesColumns.
 type storedRules struct {
-	ratio, milestone, welcome, perVisit, expireCount, pendingDays sql.NullInt64
-	roundUp                                                       sql.NullBool
-	expireUnit, timeZone                                          sql.NullString
+	ratio, milestone, welcome, perVisit, expireCount, pendingDays, noticeDays sql.NullInt64
+	roundUp                                                                   sql.NullBool
+	expireUnit, timeZone                                                      sql.NullString
 }
 
 func (s *storedRules) dest() []any {
-	return []any{&s.ratio, &s.milestone, &s.roundUp, &s.welcome, &s.perVisit, &s.expireUnit, &s.expireCount, &s.pendingDays, &s.timeZone}
+	return []any{&s.ratio, &s.milestone, &s.roundUp, &s.welcome, &s.perVisit, &s.expireUnit, &s.expireCount, &s.pendingDays, &s.noticeDays,
+		&s.timeZone}
 }
 
 // into sets what was read on r, which holds the defaults.
@@ -45,7 +46,7 @@ func (s *storedRules) into(r *loyalty.Rules) {
 	r.RewardRatio, r.RewardMilestoneAmount = s.ratio.Int64, loyalty.Money(s.milestone.Int64)
 	r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit = s.roundUp.Bool, s.welcome.Int64, s.perVisit.Int64
 	r.PointsExpireAfter = loyalty.PointsExpiry{Unit: s.expireUnit.String, Count: int(s.expireCount.Int64)}
-	r.PendingDays = int(s.pendingDays.Int64)
+	r.PendingDays, r.ExpiryNoticeDays = int(s.pendingDays.Int64), int(s.noticeDays.Int64)
 }
 
 func rules(ctx context.Context, q querier, b loyalty.Business) (loyalty.Rules, error) {
@@ -64,15 +65,15 @@ func rules(ctx context.Context, q querier, b loyalty.Business) (loyalty.Rules, e
 func (t *tx) SaveRules(ctx context.Context, r loyalty.Rules) error {
 	t.accessChanged()
 	_, err := t.ExecContext(ctx, `INSERT INTO business_rules (business_id, reward_ratio, reward_milestone_amount, round_up_points,
-		welcome_points, points_per_visit, points_expire_unit, points_expire_count, pending_days, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		welcome_points, points_per_visit, points_expire_unit, points_expire_count, pending_days, updated_at, expiry_notice_days)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT (business_id) DO UPDATE SET reward_ratio = excluded.reward_ratio,
 		reward_milestone_amount = excluded.reward_milestone_amount, round_up_points = excluded.round_up_points,
 		welcome_points = excluded.welcome_points, points_per_visit = excluded.points_per_visit,
 		points_expire_unit = excluded.points_expire_unit, points_expire_count = excluded.points_expire_count,
-		pending_days = excluded.pending_days, updated_at = excluded.updated_at`,
+		pending_days = excluded.pending_days, updated_at = excluded.updated_at, expiry_notice_days = excluded.expiry_notice_days`,
 		r.BusinessID, r.RewardRatio, r.RewardMilestoneAmount, r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit,
-		r.PointsExpireAfter.Unit, r.PointsExpireAfter.Count, r.PendingDays, t.now)
+		r.PointsExpireAfter.Unit, r.PointsExpireAfter.Count, r.PendingDays, t.now, r.ExpiryNoticeDays)
 	if err != nil {
 		return dbError(err)
 	}

@@ -7,6 +7,8 @@
 ALTER TABLE business_rules ADD COLUMN points_expire_unit TEXT NOT NULL DEFAULT '' CHECK (points_expire_unit IN ('', 'days', 'months'));
 ALTER TABLE business_rules ADD COLUMN points_expire_count INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE business_rules ADD COLUMN pending_days INTEGER NOT NULL DEFAULT 0;
+-- Days before a lot expires that its customer is told (0: never).
+ALTER TABLE business_rules ADD COLUMN expiry_notice_days INTEGER NOT NULL DEFAULT 0;
 
 -- A sandbox business runs on a clock of its own, ahead of the real one by
 -- clock_offset_seconds.
@@ -17,6 +19,8 @@ ALTER TABLE businesses ADD COLUMN clock_offset_seconds BIGINT NOT NULL DEFAULT 0
 -- not usable yet; expired_points counts, for ever, what expired.
 ALTER TABLE customers ADD COLUMN pending_points BIGINT NOT NULL DEFAULT 0 CHECK (pending_points >= 0);
 ALTER TABLE customers ADD COLUMN expired_points BIGINT NOT NULL DEFAULT 0;
+-- Whether the customer wants to be told before points expire.
+ALTER TABLE customers ADD COLUMN expiry_notices BOOLEAN NOT NULL DEFAULT TRUE;
 
 -- An entry's share of pending points (points still counts every point it
 -- moved), and, for an activation or an expiry, the lot it is about: one of
@@ -38,6 +42,7 @@ CREATE TABLE point_lots (
     remaining    BIGINT NOT NULL CHECK (remaining >= 0),
     activates_at DATETIME NOT NULL,
     expires_at   DATETIME,
+    notify_at    DATETIME,
     state        TEXT NOT NULL CHECK (state IN ('pending', 'active', 'spent', 'expired', 'cancelled')),
     FOREIGN KEY (business_id, customer_id) REFERENCES customers (business_id, user_id)
 );
@@ -45,6 +50,18 @@ CREATE INDEX point_lots_customer ON point_lots (business_id, customer_id, state,
 CREATE INDEX point_lots_entry ON point_lots (entry_id) WHERE entry_id IS NOT NULL;
 CREATE INDEX point_lots_activation ON point_lots (activates_at, business_id, customer_id) WHERE state = 'pending';
 CREATE INDEX point_lots_expiry ON point_lots (expires_at, business_id, customer_id) WHERE state = 'active' AND expires_at IS NOT NULL;
+-- notify_at: when the customer is to be told the lot expires soon; NULL
+-- once told (or never to be).
+CREATE INDEX point_lots_notice ON point_lots (notify_at, business_id, customer_id) WHERE notify_at IS NOT NULL;
+
+-- The expiring-soon messages sent: one per customer and expiry.
+CREATE TABLE point_expiry_notices (
+    business_id TEXT NOT NULL,
+    customer_id TEXT NOT NULL,
+    expires_at  DATETIME NOT NULL,
+    created_at  DATETIME NOT NULL,
+    PRIMARY KEY (business_id, customer_id, expires_at)
+);
 
 -- Which lots a spending entry took its points from, so that cancelling
 -- it gives them back to the same lots.
@@ -70,15 +87,18 @@ SELECT business_id, user_id, NULL, points, points, created_at, NULL, 'active' FR
 
 -- +goose Down
 DROP TABLE job_leases;
+DROP TABLE point_expiry_notices;
 DROP TABLE point_lot_uses;
 DROP TABLE point_lots;
 DROP INDEX transactions_lot_event;
 ALTER TABLE transactions DROP COLUMN lot_id;
 ALTER TABLE transactions DROP COLUMN pending_points;
+ALTER TABLE customers DROP COLUMN expiry_notices;
 ALTER TABLE customers DROP COLUMN expired_points;
 ALTER TABLE customers DROP COLUMN pending_points;
 ALTER TABLE businesses DROP COLUMN clock_offset_seconds;
 ALTER TABLE businesses DROP COLUMN sandbox;
+ALTER TABLE business_rules DROP COLUMN expiry_notice_days;
 ALTER TABLE business_rules DROP COLUMN pending_days;
 ALTER TABLE business_rules DROP COLUMN points_expire_count;
 ALTER TABLE business_rules DROP COLUMN points_expire_unit;
