@@ -47,6 +47,13 @@ type LotTx interface {
 	// and the balance with it; false (nothing written) when the lot is no
 	// longer as l says.
 	SettleLot(ctx context.Context, l PointLot, e *Transaction) (bool, error)
+	// DueExpiries locks the customers of up to limit active lots due to
+	// expire at at (of one business, or all with "") and returns every lot
+	// of theirs due to expire.
+	DueExpiries(ctx context.Context, businessID string, at time.Time, limit int) ([]PointLot, error)
+	// ExpireLots writes the expiry entries es of lots DueExpiries returned
+	// (es[i] of lots[i]), moving the lots and the balances with them.
+	ExpireLots(ctx context.Context, lots []PointLot, es []*Transaction) error
 }
 
 // LotStore is the storage of the points scheduler and the lots' readers.
@@ -143,15 +150,46 @@ func settleCustomer(ctx context.Context, st Store, k CustomerKey, at time.Time) 
 	return n, err
 }
 
+// SettleOptions tune a run of SettleDue.
+type SettleOptions struct {
+	Batch int // customers per batch of activations (200)
+	// Renew, when set, is called between batches (to keep a lease) and
+	// stops the run by returning false.
+	Renew func() bool
+	// Duty is the share of the time a run works, 0 < Duty <= 1 (1: no
+	// pause): after each batch it pauses so that rewards and redemptions
+	// running meanwhile keep their pace on a busy database.
+	Duty float64
+}
+
+// pause waits after a batch that took worked, as the duty asks.
+func (o SettleOptions) pause(ctx context.Context, worked time.Duration) {
+	if o.Duty <= 0 || o.Duty >= 1 {
+		return
+	}
+	t := time.NewTimer(time.Duration(float64(worked) * (1 - o.Duty) / o.Duty))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
 // SettleDue writes every activation and expiry due at at, of one business
-// or ("") of all, a bounded batch of customers at a time, each customer in
-// a transaction of its own; renew, when set, is called between batches
-// (to keep a lease) and stops the run by returning false. It returns how
-// many entries it wrote.
-func SettleDue(ctx context.Context, st Store, businessID string, at time.Time, batch int, renew func() bool) (int, error) {
-	total := 0
+// or ("") of all, in bounded batches: expiries many lots to a transaction
+// (expireDue), then each customer with a lot still due in a transaction of
+// its own (activations, and lots that activated and expired meanwhile). It
+// returns how many entries it wrote.
+func SettleDue(ctx context.Context, st Store, businessID string, at time.Time, opt SettleOptions) (int, error) {
+	// Expiries first, many customers to a transaction: a monthly policy
+	// makes a month's lots all expire at one midnight.
+	total, err := expireDue(ctx, st, businessID, at, opt)
+	if err != nil {
+		return total, err
+	}
 	for {
-		keys, err := st.DueLotCustomers(ctx, businessID, at, batch)
+		started := time.Now()
+		keys, err := st.DueLotCustomers(ctx, businessID, at, orDefault(opt.Batch, 200))
 		if err != nil || len(keys) == 0 {
 			return total, err
 		}
@@ -164,9 +202,47 @@ func SettleDue(ctx context.Context, st Store, businessID string, at time.Time, b
 			wrote += n
 		}
 		total += wrote
-		if wrote == 0 || (renew != nil && !renew()) {
+		if wrote == 0 || (opt.Renew != nil && !opt.Renew()) {
 			// Nothing settled although due: another instance is at it.
 			return total, nil
 		}
+		opt.pause(ctx, time.Since(started))
+	}
+}
+
+// expiryBatch is how many due lots expireDue takes per transaction.
+const expiryBatch = 500
+
+// expireDue writes the expiries of active lots due at at, a batch of
+// lots (with every other due lot of their customers) per transaction. An
+// expiry takes what remains of its lot and never lowers a tier. It returns
+// how many entries it wrote.
+func expireDue(ctx context.Context, st Store, businessID string, at time.Time, opt SettleOptions) (int, error) {
+	total := 0
+	for {
+		started := time.Now()
+		n := 0
+		err := st.WithTx(ctx, func(tx Tx) error {
+			lots, err := tx.DueExpiries(ctx, businessID, at, expiryBatch)
+			if err != nil || len(lots) == 0 {
+				return err
+			}
+			es := make([]*Transaction, len(lots))
+			for i, l := range lots {
+				e := NewLotEntry(l.BusinessID, l.CustomerID, IntentExpiry, l.ID, maxTime(l.ExpiresAt, l.ActivatesAt))
+				e.BranchID, e.Points = l.BranchID, -l.Remaining
+				es[i] = &e
+			}
+			n = len(lots)
+			return tx.ExpireLots(ctx, lots, es)
+		})
+		if err != nil || n == 0 {
+			return total, err
+		}
+		total += n
+		if opt.Renew != nil && !opt.Renew() {
+			return total, nil
+		}
+		opt.pause(ctx, time.Since(started))
 	}
 }

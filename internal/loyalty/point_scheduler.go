@@ -18,7 +18,9 @@ type PointsScheduler struct {
 	Logger *slog.Logger
 	Poll   time.Duration // how often to look for due lots (5s)
 	Lease  time.Duration // how long a run holds the lease (1 min)
-	Batch  int           // customers per batch (200)
+	Batch  int           // customers per batch of activations (200)
+	// Duty is the share of the time a run works (0.25); see SettleOptions.
+	Duty float64
 }
 
 // pointsLease names the scheduler's lease.
@@ -45,7 +47,8 @@ func (s *PointsScheduler) RunOnce(ctx context.Context) (int, error) {
 	if _, err := NotifyDue(ctx, s.Store, "", now, batch, false); err != nil {
 		return 0, err
 	}
-	total, err := SettleDue(ctx, s.Store, "", now, batch, renew)
+	opt := SettleOptions{Batch: batch, Renew: renew, Duty: orDefault(s.Duty, 0.25)}
+	total, err := SettleDue(ctx, s.Store, "", now, opt)
 	if err != nil {
 		return total, err
 	}
@@ -57,7 +60,7 @@ func (s *PointsScheduler) RunOnce(ctx context.Context) (int, error) {
 		if _, err := NotifyDue(ctx, s.Store, b.ID, now.Add(b.ClockOffset), batch, false); err != nil {
 			return total, err
 		}
-		n, err := SettleDue(ctx, s.Store, b.ID, now.Add(b.ClockOffset), batch, renew)
+		n, err := SettleDue(ctx, s.Store, b.ID, now.Add(b.ClockOffset), opt)
 		total += n
 		if err != nil {
 			return total, err

@@ -22,7 +22,7 @@ func (w *world) clock(now *time.Time) {
 // settle runs what the scheduler runs, at the store's now.
 func (w *world) settle(tb testing.TB) int {
 	tb.Helper()
-	n, err := loyalty.SettleDue(w.ctx, w.db, "", w.db.Now(), 3, nil)
+	n, err := loyalty.SettleDue(w.ctx, w.db, "", w.db.Now(), loyalty.SettleOptions{Batch: 3})
 	if err != nil {
 		tb.Fatalf("SettleDue: %v", err)
 	}
@@ -197,7 +197,7 @@ func TestSchedulersSettleEachLotOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				n, err := loyalty.SettleDue(w.ctx, w.db, "", now, 2, nil)
+				n, err := loyalty.SettleDue(w.ctx, w.db, "", now, loyalty.SettleOptions{Batch: 2})
 				if err != nil {
 					t.Errorf("SettleDue: %v", err)
 				}

@@ -93,7 +93,7 @@ func (s *PointsService) MoveClock(ctx context.Context, businessID string, in Clo
 	if _, err := NotifyDue(ctx, s.Store, b.ID, to, 200, true); err != nil {
 		return SandboxClock{}, err
 	}
-	n, err := SettleDue(ctx, s.Store, b.ID, to, 200, nil)
+	n, err := SettleDue(ctx, s.Store, b.ID, to, SettleOptions{})
 	if err != nil {
 		return SandboxClock{}, err
 	}

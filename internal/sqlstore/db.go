@@ -242,6 +242,7 @@ type tx struct {
 	*sql.Tx
 	now    time.Time
 	access bool // it changes what a token lookup may have read (accessChanged)
+	pg     bool // on PostgreSQL (else SQLite, whose one writer needs no row locks)
 }
 
 // Now returns the time of the whole change.
@@ -260,7 +261,7 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	if err != nil {
 		return dbError(err)
 	}
-	t := &tx{Tx: stx, now: d.now().Add(loyalty.ClockOffset(ctx))}
+	t := &tx{Tx: stx, now: d.now().Add(loyalty.ClockOffset(ctx)), pg: d.dialect == Postgres}
 	err = fn(t)
 	audit, written := loyalty.PendingAudit(ctx)
 	if err == nil && audit != nil {
