@@ -135,6 +135,27 @@ func TestSandboxPointsLife(t *testing.T) {
 			hist.Data[0]["created_at"] != "2031-03-01T05:00:00+00:00" || hist.Data[1]["pending_points"] != -120.0 {
 			t.Fatalf("activation and expiry entries: %v", hist.Data)
 		}
+
+		// The app's view: the same balance, and the preference for notices.
+		e.register(t, sb.Key, map[string]any{"email": "app@sandbox.example", "pin_code": 2468})
+		u := e.asUser(t, e.userApp(t), sb.Key, "app@sandbox.example", "2468")
+		a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "amount": 30,
+			"customer": map[string]any{"email": "app@sandbox.example"}}).want(t, http.StatusOK)
+		var me struct{ Included map[string]map[string]any }
+		u.get(t, "/users/me?include=balance").want(t, http.StatusOK).decode(t, &me)
+		if b := me.Included["balance"]; b["pending_points"] != 30.0 || b["points"] != 0.0 || b["expired_points"] != 0.0 {
+			t.Fatalf("the user's balance: %v", b)
+		}
+		var prefs struct{ Data map[string]any }
+		u.get(t, "/users/me/preferences").want(t, http.StatusOK).decode(t, &prefs)
+		if prefs.Data["points_expiry_notices"] != true {
+			t.Fatalf("preferences: %v", prefs.Data)
+		}
+		u.do(t, http.MethodPatch, "/users/me/preferences", map[string]any{"points_expiry_notices": false}).want(t, http.StatusOK).decode(t, &prefs)
+		if prefs.Data["points_expiry_notices"] != false {
+			t.Fatalf("preferences after turning notices off: %v", prefs.Data)
+		}
+		u.do(t, http.MethodPatch, "/users/me/preferences", map[string]any{"points_expiry_notices": "no"}).wantFields(t, "points_expiry_notices")
 	})
 }
 

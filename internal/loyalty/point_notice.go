@@ -115,6 +115,9 @@ func notifyCustomer(ctx context.Context, st Store, k CustomerKey, at time.Time, 
 			if err != nil {
 				return err
 			}
+			if c.Deleted {
+				continue // who left the program is not written to
+			}
 			m, ok := expiringMessage(l, c, points[exp], exp)
 			if !ok {
 				continue

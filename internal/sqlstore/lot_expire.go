@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,51 +12,67 @@ import (
 
 // DueExpiries locks the customers of up to limit active lots due to
 // expire at at (of one business, or all with ""), in the order of their
-// keys so that two such batches never deadlock, and returns every lot of
-// theirs due to expire. Holding their rows, no other change moves those
-// lots until the transaction ends.
+// keys so that two such batches never deadlock, and returns those lots.
+// Holding their rows, no other change moves the lots until the
+// transaction ends. Every statement reads through an index whatever the
+// planner's statistics say: lots by the expiry index then by id, customers
+// by their key (one statement per business), never a join the planner
+// could turn into a scan.
 func (t *tx) DueExpiries(ctx context.Context, businessID string, at time.Time, limit int) ([]loyalty.PointLot, error) {
-	query := `SELECT business_id, customer_id FROM point_lots WHERE state = 'active' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`
+	query := `SELECT id, business_id, customer_id FROM point_lots WHERE state = 'active' AND expires_at <= $1
+		ORDER BY expires_at LIMIT $2`
 	args := []any{at.UTC(), limit}
 	if businessID != "" {
-		query = `SELECT business_id, customer_id FROM point_lots WHERE business_id = $3 AND state = 'active' AND expires_at <= $1 LIMIT $2`
+		query = `SELECT id, business_id, customer_id FROM point_lots WHERE business_id = $3 AND state = 'active' AND expires_at <= $1
+			LIMIT $2`
 		args = append(args, businessID)
 	}
 	rows, err := t.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, dbError(err)
 	}
+	var ids []int64
+	customers := map[string][]string{} // by business
 	seen := map[loyalty.CustomerKey]bool{}
-	var pairs []string
-	var keyArgs []any
 	for rows.Next() {
+		var id int64
 		var k loyalty.CustomerKey
-		if err := rows.Scan(&k.BusinessID, &k.CustomerID); err != nil {
+		if err := rows.Scan(&id, &k.BusinessID, &k.CustomerID); err != nil {
 			rows.Close()
 			return nil, dbError(err)
 		}
+		ids = append(ids, id)
 		if !seen[k] {
 			seen[k] = true
-			keyArgs = append(keyArgs, k.BusinessID, k.CustomerID)
-			pairs = append(pairs, fmt.Sprintf("($%d, $%d)", len(keyArgs)-1, len(keyArgs)))
+			customers[k.BusinessID] = append(customers[k.BusinessID], k.CustomerID)
 		}
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil || len(pairs) == 0 {
+	if err := rows.Err(); err != nil || len(ids) == 0 {
 		return nil, dbError(err)
 	}
-	in := `(` + strings.Join(pairs, ", ") + `)`
 	if t.pg {
-		if _, err := t.ExecContext(ctx, `SELECT 1 FROM customers WHERE (business_id, user_id) IN `+in+`
-			ORDER BY business_id, user_id FOR UPDATE`, keyArgs...); err != nil {
-			return nil, dbError(err)
+		businesses := make([]string, 0, len(customers))
+		for b := range customers {
+			businesses = append(businesses, b)
+		}
+		slices.Sort(businesses)
+		for _, b := range businesses {
+			if _, err := t.ExecContext(ctx, `SELECT 1 FROM customers WHERE business_id = $1 AND user_id = ANY($2::text[])
+				ORDER BY user_id FOR UPDATE`, b, customers[b]); err != nil {
+				return nil, dbError(err)
+			}
 		}
 	}
-	n := len(keyArgs)
-	rows, err = t.QueryContext(ctx, `SELECT `+lotColumns+`, COALESCE(e.branch_id, '') FROM point_lots l
-		LEFT JOIN transactions e ON e.id = l.entry_id
-		WHERE (l.business_id, l.customer_id) IN `+in+fmt.Sprintf(` AND l.state = 'active' AND l.expires_at <= $%d ORDER BY l.id`, n+1),
-		append(keyArgs, at.UTC())...)
+	// Read again under the locks: what another change did meanwhile counts.
+	marks := make([]string, len(ids))
+	idArgs := make([]any, len(ids))
+	for i, id := range ids {
+		marks[i], idArgs[i] = fmt.Sprintf("$%d", i+2), id
+	}
+	rows, err = t.QueryContext(ctx, `SELECT `+lotColumns+`, `+lotBranch+` FROM point_lots l
+		WHERE l.id IN (`+strings.Join(marks, ", ")+`) AND l.state = 'active' AND l.expires_at <= $1 ORDER BY l.id`,
+		append([]any{at.UTC()}, idArgs...)...)
 	if err != nil {
 		return nil, dbError(err)
 	}
@@ -72,6 +89,10 @@ func (t *tx) DueExpiries(ctx context.Context, businessID string, at time.Time, l
 	}
 	return out, dbError(rows.Err())
 }
+
+// lotBranch is the branch of a lot's earning entry (alias l), ” for none:
+// a subquery on the ledger's key, never a join.
+const lotBranch = `COALESCE((SELECT e.branch_id FROM transactions e WHERE e.id = l.entry_id), '')`
 
 // ExpireLots writes the expiry entries es of lots (es[i] of lots[i]),
 // which DueExpiries returned in this transaction, and moves the lots and
@@ -112,11 +133,23 @@ func (t *tx) ExpireLots(ctx context.Context, lots []loyalty.PointLot, es []*loya
 		}
 		return err
 	}
-	if _, err := t.ExecContext(ctx, `UPDATE customers cu SET points = cu.points - s.r, expired_points = cu.expired_points + s.r,
-		tx_count = cu.tx_count + s.n
-		FROM (SELECT b, c, SUM(r) AS r, COUNT(*) AS n FROM unnest($1::text[], $2::text[], $3::bigint[]) AS x(b, c, r) GROUP BY b, c) s
-		WHERE cu.business_id = s.b AND cu.user_id = s.c`, text[0], text[1], remaining); err != nil {
-		return dbError(err)
+	// Per business, the customers by their key (an index scan whatever
+	// the statistics), the sums joined to those few rows.
+	byBusiness := map[string][]int{}
+	for i := range lots {
+		byBusiness[text[0][i]] = append(byBusiness[text[0][i]], i)
+	}
+	for b, idx := range byBusiness {
+		users, pts := make([]string, len(idx)), make([]int64, len(idx))
+		for j, i := range idx {
+			users[j], pts[j] = text[1][i], remaining[i]
+		}
+		if _, err := t.ExecContext(ctx, `UPDATE customers cu SET points = cu.points - s.r, expired_points = cu.expired_points + s.r,
+			tx_count = cu.tx_count + s.n
+			FROM (SELECT c, SUM(r) AS r, COUNT(*) AS n FROM unnest($2::text[], $3::bigint[]) AS x(c, r) GROUP BY c) s
+			WHERE cu.business_id = $1 AND cu.user_id = ANY($2::text[]) AND cu.user_id = s.c`, b, users, pts); err != nil {
+			return dbError(err)
+		}
 	}
 	rows, err := t.QueryContext(ctx, `INSERT INTO transactions (business_id, customer_id, branch_id, intent, type_code, name, points,
 		created_at, lot_id)

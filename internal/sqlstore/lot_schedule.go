@@ -3,8 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -60,8 +58,7 @@ func (t *tx) DueLots(ctx context.Context, k loyalty.CustomerKey, at time.Time) (
 	if err := t.lockCustomer(ctx, k.BusinessID, k.CustomerID); err != nil {
 		return nil, dbError(err)
 	}
-	rows, err := t.QueryContext(ctx, `SELECT `+lotColumns+`, COALESCE(e.branch_id, '') FROM point_lots l
-		LEFT JOIN transactions e ON e.id = l.entry_id
+	rows, err := t.QueryContext(ctx, `SELECT `+lotColumns+`, `+lotBranch+` FROM point_lots l
 		WHERE l.business_id = $1 AND l.customer_id = $2
 		AND ((l.state = 'pending' AND l.activates_at <= $3) OR (l.state = 'active' AND l.expires_at <= $3))
 		ORDER BY l.id`, k.BusinessID, k.CustomerID, at.UTC())
@@ -213,51 +210,4 @@ func (d *DB) SetClockOffset(ctx context.Context, businessID string, old, offset 
 		}
 		return nil
 	})
-}
-
-// PointFlows sums a business's ledger for the points report: before
-// bounds[0], and within each [bounds[i], bounds[i+1]), in one pass over
-// the entries before the last bound.
-func (d *DB) PointFlows(ctx context.Context, businessID, branchID string, bounds []time.Time) (loyalty.PointFlows, []loyalty.PointFlows, error) {
-	args := []any{businessID}
-	var bucket strings.Builder
-	bucket.WriteString("CASE")
-	for i, b := range bounds[:len(bounds)-1] {
-		args = append(args, b.UTC())
-		fmt.Fprintf(&bucket, " WHEN t.created_at < $%d THEN %d", len(args), i-1)
-	}
-	fmt.Fprintf(&bucket, " ELSE %d END", len(bounds)-2)
-	args = append(args, bounds[len(bounds)-1].UTC())
-	where := fmt.Sprintf(`t.business_id = $1 AND t.created_at < $%d`, len(args))
-	if branchID != "" {
-		args = append(args, branchID)
-		where += fmt.Sprintf(` AND t.branch_id = $%d`, len(args))
-	}
-	rows, err := d.db.QueryContext(ctx, `SELECT k, SUM(issued), SUM(spent), SUM(expired), SUM(activated), SUM(active), SUM(pending)
-		FROM (SELECT `+bucket.String()+` AS k,
-			CASE WHEN t.type_code NOT IN (17, 18) AND t.points > 0 THEN t.points ELSE 0 END AS issued,
-			CASE WHEN t.type_code NOT IN (17, 18) AND t.points < 0 THEN -t.points ELSE 0 END AS spent,
-			CASE WHEN t.type_code = 18 THEN -t.points ELSE 0 END AS expired,
-			CASE WHEN t.type_code = 17 THEN -t.pending_points ELSE 0 END AS activated,
-			t.points - t.pending_points AS active, t.pending_points AS pending
-			FROM transactions t WHERE `+where+`) e GROUP BY k`, args...)
-	if err != nil {
-		return loyalty.PointFlows{}, nil, dbError(err)
-	}
-	defer rows.Close()
-	var opening loyalty.PointFlows
-	per := make([]loyalty.PointFlows, len(bounds)-1)
-	for rows.Next() {
-		var k int
-		var f loyalty.PointFlows
-		if err := rows.Scan(&k, &f.Issued, &f.Spent, &f.Expired, &f.Activated, &f.Active, &f.Pending); err != nil {
-			return opening, nil, dbError(err)
-		}
-		if k < 0 {
-			opening = loyalty.PointFlows{Active: f.Active, Pending: f.Pending}
-		} else {
-			per[k] = f
-		}
-	}
-	return opening, per, dbError(rows.Err())
 }
