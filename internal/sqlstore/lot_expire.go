@@ -59,7 +59,7 @@ func (t *tx) DueExpiries(ctx context.Context, businessID string, at time.Time, l
 		slices.Sort(businesses)
 		for _, b := range businesses {
 			if _, err := t.ExecContext(ctx, `SELECT 1 FROM customers WHERE business_id = $1 AND user_id = ANY($2::text[])
-				ORDER BY user_id FOR UPDATE`, b, customers[b]); err != nil {
+				ORDER BY user_id FOR UPDATE OF customers`, b, customers[b]); err != nil {
 				return nil, dbError(err)
 			}
 		}
