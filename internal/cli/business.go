@@ -37,8 +37,11 @@ func businessCmd(stdout io.Writer) *ucli.Command {
 					if err != nil {
 						return err
 					}
-					return s.print(map[string]any{"business_id": out.BusinessID, "application_key": out.ApplicationKey, "owner_id": out.OwnerID,
-						"sandbox": c.Bool("sandbox")},
+					printed := map[string]any{"business_id": out.BusinessID, "application_key": out.ApplicationKey, "owner_id": out.OwnerID}
+					if c.Bool("sandbox") {
+						printed["sandbox"] = true
+					}
+					return s.print(printed,
 						fmt.Sprintf("business %s created\napplication key: %s\nowner: %s", out.BusinessID, out.ApplicationKey, out.OwnerID))
 				}),
 			},
