@@ -237,8 +237,9 @@ func TestCustomers(t *testing.T) {
 			r := a.get(t, path+"?include=balance").want(t, http.StatusOK)
 			r.decode(t, &withBalance)
 			for _, bal := range []map[string]any{withBalance.Data.Balance, withBalance.Included.Balance} {
-				if len(bal) != 2 || bal["points"] != float64(0) || bal["giftcard"] != float64(0) {
-					t.Errorf("balance = %v, want points 0, giftcard 0", bal)
+				if len(bal) != 6 || bal["points"] != float64(0) || bal["giftcard"] != float64(0) || bal["pending_points"] != float64(0) ||
+					bal["expiring_points"] != float64(0) || bal["expiring_at"] != nil || bal["expired_points"] != float64(0) {
+					t.Errorf("balance = %v, want points 0, giftcard 0 and nothing pending, expiring or expired", bal)
 				}
 			}
 			if !strings.Contains(string(r.Body), `"giftcard":0.00`) {

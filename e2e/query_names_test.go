@@ -158,9 +158,12 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 		}{
 			"/me":                                {a, "/me"},
 			"/rules":                             {a, "/rules"},
+			"/sandbox/clock":                     {a, "/sandbox/clock"},
+			"/reports/points":                    {a, "/reports/points"},
 			"/customers":                         {a, "/customers"},
 			"/customers/{id}":                    {a, "/customers/" + c.ID},
 			"/customers/{id}/transactions":       {a, "/customers/" + c.ID + "/transactions"},
+			"/customers/{id}/points":             {a, "/customers/" + c.ID + "/points"},
 			"/customers/{id}/offers":             {a, "/customers/" + c.ID + "/offers"},
 			"/customers/{id}/available-coupons":  {a, "/customers/" + c.ID + "/available-coupons"},
 			"/customers/{id}/rewards":            {a, "/customers/" + c.ID + "/rewards"},
@@ -192,6 +195,7 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/users/{user_id}/giftcards/{giftcard_id}":  {u, "/users/me/giftcards/" + card},
 			"/users/{user_id}/businesses":               {u, "/users/me/businesses"},
 			"/users/{user_id}/businesses/{business_id}": {u, "/users/me/businesses/" + e.biz.ID},
+			"/users/{user_id}/preferences":              {u, "/users/me/preferences"},
 		}
 		// Routes that are not reads of either API: operations, OAuth, files.
 		outside := []string{"/healthz", "/readyz", "/metrics", "/openapi.yaml", "/.well-known/oauth-authorization-server", "/images/{name}"}

@@ -146,6 +146,10 @@ type App struct {
 	Fanout       *webhooks.Fanout
 	Webhooks     *webhooks.Worker
 	webhookGuard webhooks.Guard
+	// Points activates and expires lots of points when due; it starts and
+	// stops with the outbox.
+	Points     *loyalty.PointsScheduler
+	stopPoints func()
 }
 
 // Open connects to the database, applies migrations and builds the service.
@@ -229,6 +233,7 @@ func (a *App) init(ctx context.Context) error {
 	a.Imports = &loyalty.ImportWorker{Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Services.Imports = &loyalty.ImportService{Services: a.Services, Store: a.DB, Wake: a.Imports.Wake}
 	a.Imports.Imports = a.Services.Imports
+	a.Points = &loyalty.PointsScheduler{Store: a.DB, Holder: loyalty.NewID(), Logger: a.Config.Logger}
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	if p, ok := a.Limiter.(ratelimit.Peeker); ok {
 		a.Guesses = &ratelimit.Guesses{Limiter: p, Limit: a.Config.Limits.Guesses}
@@ -270,6 +275,9 @@ func (a *App) startOutbox() {
 			}
 			a.stopImport = a.Imports.Start(context.Background())
 		}
+		if a.Points != nil {
+			a.stopPoints = a.Points.Start(context.Background())
+		}
 	})
 }
 
@@ -287,6 +295,9 @@ func (a *App) Close() error {
 	}
 	if a.stopImport != nil {
 		a.stopImport()
+	}
+	if a.stopPoints != nil {
+		a.stopPoints()
 	}
 	if a.Limiter != nil {
 		errs = append(errs, a.Limiter.Close())

@@ -25,17 +25,23 @@ func businessCmd(stdout io.Writer) *ucli.Command {
 					required("owner-password", "owner's password (8 characters or more)"),
 					&ucli.StringFlag{Name: "country", Value: "US", Usage: "ISO country for reading local phone numbers"},
 					&ucli.StringFlag{Name: "coalition", Usage: "id of the coalition the business joins"},
+					&ucli.BoolFlag{Name: "sandbox", Usage: "a business for testing, whose clock POST /sandbox/clock moves forward"},
 				},
 				Action: admin(stdout, func(ctx context.Context, s *session) error {
 					c := s.cmd
 					out, err := s.app.Admin.CreateBusiness(ctx, loyalty.NewBusiness{
 						Name: c.String("name"), LoyaltyType: c.String("loyalty-type"), Country: c.String("country"),
 						OwnerEmail: c.String("owner-email"), OwnerPassword: c.String("owner-password"), CoalitionID: c.String("coalition"),
+						Sandbox: c.Bool("sandbox"),
 					})
 					if err != nil {
 						return err
 					}
-					return s.print(map[string]any{"business_id": out.BusinessID, "application_key": out.ApplicationKey, "owner_id": out.OwnerID},
+					printed := map[string]any{"business_id": out.BusinessID, "application_key": out.ApplicationKey, "owner_id": out.OwnerID}
+					if c.Bool("sandbox") {
+						printed["sandbox"] = true
+					}
+					return s.print(printed,
 						fmt.Sprintf("business %s created\napplication key: %s\nowner: %s", out.BusinessID, out.ApplicationKey, out.OwnerID))
 				}),
 			},

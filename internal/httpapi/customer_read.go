@@ -42,8 +42,7 @@ func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 func customerIncluded(r *http.Request, v loyalty.CustomerView, include, rel map[string]bool) map[string]any {
 	included := map[string]any{}
 	if include["balance"] {
-		b := v.Customer.Balance
-		included["balance"] = loyalty.BalanceJSON{Points: b.Points, Giftcard: b.Giftcard}
+		included["balance"] = loyalty.NewBalanceJSON(v.Customer.Balance)
 	}
 	if include["tiers"] {
 		list := make([]tierJSON, len(v.Tiers))

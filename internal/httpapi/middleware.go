@@ -211,6 +211,8 @@ func (s *Server) businessAPI(h handlerFunc, withBusiness bool) http.Handler {
 			return
 		}
 		if err == nil {
+			// Whatever the handler does is on the business's clock.
+			r = r.WithContext(loyalty.WithClock(r.Context(), rc.tenant.ClockOffset))
 			err = h(w, r, rc)
 		}
 		if err != nil {

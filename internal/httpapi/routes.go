@@ -25,6 +25,9 @@ func (s *Server) routes() {
 	m.Handle("GET /me", s.business(s.getAccount))
 	m.Handle("GET /rules", s.business(s.getRules))
 	m.Handle("PATCH /rules", s.business(s.patchRules))
+	m.Handle("GET /sandbox/clock", s.business(s.getSandboxClock))
+	m.Handle("POST /sandbox/clock", s.business(s.moveSandboxClock))
+	m.Handle("GET /reports/points", s.business(s.pointsReport))
 
 	// Business API: customers.
 	m.Handle("GET /customers", s.business(s.listCustomers))
@@ -33,6 +36,7 @@ func (s *Server) routes() {
 	m.Handle("PUT /customers/{id}", s.business(s.updateCustomer))
 	m.Handle("DELETE /customers/{id}", s.business(s.deleteCustomer))
 	m.Handle("GET /customers/{id}/transactions", s.business(s.customerTransactions))
+	m.Handle("GET /customers/{id}/points", s.business(s.customerPoints))
 	m.Handle("GET /customers/{id}/offers", s.business(s.customerOffers))
 	m.Handle("GET /customers/{id}/available-coupons", s.business(s.availableCoupons))
 	m.Handle("GET /customers/{id}/rewards", s.business(s.customerRewards))
@@ -110,6 +114,8 @@ func (s *Server) routes() {
 	m.Handle("GET /users/{user_id}/giftcards/{giftcard_id}", s.userAPI(u.giftcard))
 	m.Handle("GET /users/{user_id}/businesses", s.userAPI(u.businesses))
 	m.Handle("GET /users/{user_id}/businesses/{business_id}", s.userAPI(u.business))
+	m.Handle("GET /users/{user_id}/preferences", s.userAPI(u.preferences))
+	m.Handle("PATCH /users/{user_id}/preferences", s.userAPI(u.setPreferences))
 	m.Handle("GET /images/{name}", http.HandlerFunc(u.serveImage))
 
 	if s.Pages != nil {

@@ -18,10 +18,23 @@ func rulesJSON(r loyalty.Rules) map[string]any {
 			"reward_points": r.RewardRatio, "reward_amount": r.RewardMilestoneAmount,
 			"round_up_points": r.RoundUpPoints, "welcome_points": r.WelcomePoints,
 			"tiers_earning_override": false, "tiers_earning_rules": []any{}},
-		"visits":    map[string]any{"points_per_visit": r.PointsPerVisit},
-		"redeeming": nil,
-		"currency":  nil,
+		"visits":              map[string]any{"points_per_visit": r.PointsPerVisit},
+		"redeeming":           nil,
+		"currency":            nil,
+		"points_expire_after": expiryJSON(r.PointsExpireAfter),
+		"pending_days":        r.PendingDays,
+		"time_zone":           r.TimeZone,
+		"expiry_notice_days":  r.ExpiryNoticeDays,
 	}}
+}
+
+// expiryJSON is points_expire_after: {"days": N} or {"months": N}, or
+// null when points never expire.
+func expiryJSON(x loyalty.PointsExpiry) any {
+	if x.Never() {
+		return nil
+	}
+	return map[string]int{x.Unit: x.Count}
 }
 
 func (s *Server) getRules(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
@@ -53,6 +66,8 @@ func (s *Server) patchRules(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, rulesJSON(rules))
+	out := rulesJSON(rules)
+	out["meta"] = map[string]string{"points_policy": loyalty.PointsPolicyNote}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }

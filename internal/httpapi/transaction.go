@@ -103,7 +103,7 @@ func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *r
 // was just written or is replayed.
 func writeTransaction(w http.ResponseWriter, t loyalty.Transaction) error {
 	out := toTransactionJSON(t)
-	bal := loyalty.BalanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard}
+	bal := loyalty.BalanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard, Pending: t.Balance.Pending}
 	out.Balance, out.Customer = &bal, customerRefJSON{ID: t.CustomerID, Balance: bal}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 	return nil

@@ -35,6 +35,7 @@ func (s *Server) userAPI(h userHandler) http.Handler {
 		}
 		var uc *userCtx
 		if err == nil {
+			r = r.WithContext(loyalty.WithClock(r.Context(), rc.tenant.ClockOffset))
 			uc, err = s.userContext(r, rc)
 		}
 		if err == nil {

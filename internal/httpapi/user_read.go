@@ -29,7 +29,7 @@ func toUserBusinessJSON(m loyalty.Membership, withBalance bool) userBusinessJSON
 	out := userBusinessJSON{ID: b.ID, Name: b.Name, About: loyalty.Nullable(b.About), LoyaltyType: b.LoyaltyType,
 		Logo: sameImage(b.Logo), CoverPhoto: sameImage(b.Cover)}
 	if withBalance {
-		out.Balance = &loyalty.BalanceJSON{Points: m.Balance.Points, Giftcard: m.Balance.Giftcard}
+		out.Balance = loyalty.NewBalanceJSON(m.Balance)
 	}
 	return out
 }
@@ -47,8 +47,7 @@ func userIncluded(uc *userCtx, v loyalty.UserView, include map[string]bool) map[
 		included["businesses"] = list
 	}
 	if include["balance"] {
-		t := loyalty.Total(v.Memberships)
-		included["balance"] = loyalty.BalanceJSON{Points: t.Points, Giftcard: t.Giftcard}
+		included["balance"] = loyalty.NewBalanceJSON(loyalty.Total(v.Memberships))
 	}
 	if include["coalition"] {
 		var c any

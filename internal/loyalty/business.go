@@ -24,6 +24,8 @@ type Business struct {
 	Cover       string
 	Country     string // ISO 3166-1 alpha-2, how local phone numbers are read
 	CreatedAt   time.Time
+	Sandbox     bool           // a business for testing, whose clock can be moved forward
+	ClockOffset time.Duration  // how far the business's clock is ahead of the real one (sandbox only)
 	Loaded      *BusinessState // what was read with the business for a transaction, if it was
 }
 
@@ -72,8 +74,9 @@ type Account struct {
 // several.
 type Tenant struct {
 	Key         string
-	BusinessID  string // set for a business key
-	CoalitionID string // set for a coalition key
+	BusinessID  string        // set for a business key
+	CoalitionID string        // set for a coalition key
+	ClockOffset time.Duration // how far the business's clock is ahead (a sandbox business)
 }
 
 // ID returns the id of the business or coalition the key belongs to.
@@ -92,6 +95,7 @@ type NewBusiness struct {
 	OwnerEmail    string
 	OwnerPassword string
 	CoalitionID   string
+	Sandbox       bool // a business for testing, with a clock of its own
 }
 
 // CreatedBusiness is what creating a business yields.
@@ -128,6 +132,10 @@ func (n *NewBusiness) Validate() error {
 	}
 	if n.CoalitionID != "" && !ValidID(n.CoalitionID) {
 		v.Add("coalition", "The coalition id is not a valid id.")
+	}
+	if n.Sandbox && n.CoalitionID != "" {
+		// The members of a coalition share one Application Key, and so one clock.
+		v.Add("sandbox", "A sandbox business stands alone: it cannot join a coalition.")
 	}
 	return v.Err()
 }

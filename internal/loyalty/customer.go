@@ -45,8 +45,14 @@ func (a Address) IsZero() bool { return a == Address{} }
 
 // Balance is what a customer holds with one business.
 type Balance struct {
-	Points   int64
+	Points   int64 // active: usable now
 	Giftcard Money
+	Pending  int64 // earned, usable once their lots activate
+	Expired  int64 // every point that ever expired
+	// The points of the lots that expire next and when; read only where
+	// a reply shows them (zero otherwise, and when nothing expires).
+	Expiring   int64
+	ExpiringAt time.Time
 }
 
 // Customer is a person's membership in one business.

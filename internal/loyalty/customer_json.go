@@ -33,7 +33,7 @@ func NewCustomerJSON(c Customer, withBalance bool, rel map[string]bool) Customer
 		CreatedAt: FormatTime(c.CreatedAt), UpdatedAt: FormatTime(c.UpdatedAt),
 	}
 	if withBalance {
-		out.Balance = &BalanceJSON{Points: c.Balance.Points, Giftcard: c.Balance.Giftcard}
+		out.Balance = NewBalanceJSON(c.Balance)
 	}
 	if rel["address"] {
 		a := c.Address

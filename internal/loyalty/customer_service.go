@@ -169,6 +169,7 @@ func (s *CustomerService) createTx(ctx context.Context, tx Tx, b Business, u Use
 		if rules.WelcomePoints > 0 {
 			e := newEntry(b, c.ID, IntentWelcome, now)
 			e.Points, e.TierPoints = rules.WelcomePoints, rules.WelcomePoints
+			rules.settle(&e)
 			if err := appendEntry(ctx, tx, &e); err != nil {
 				return Customer{}, false, err
 			}

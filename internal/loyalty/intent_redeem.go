@@ -164,7 +164,7 @@ func (adjustIntent) check(in *TransactionInput, e *Transaction, v Validation) {
 }
 
 func (adjustIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
-	return appendEntry(ctx, tx, &r.entry)
+	return appendEarning(ctx, tx, r.b, &r.entry)
 }
 
 // refundIntent gives back redeemed points: it adds them to the balance
@@ -181,5 +181,5 @@ func (refundIntent) check(in *TransactionInput, e *Transaction, v Validation) {
 }
 
 func (refundIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
-	return appendEntry(ctx, tx, &r.entry)
+	return appendEarning(ctx, tx, r.b, &r.entry)
 }

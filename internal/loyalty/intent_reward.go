@@ -46,7 +46,7 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 			return err
 		}
 	}
-	if err := appendEntry(ctx, tx, e); err != nil {
+	if err := appendEarning(ctx, tx, r.b, e); err != nil {
 		return err
 	}
 	if !e.ReferralPending {
@@ -186,8 +186,9 @@ func (returnIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *
 	if err != nil {
 		return err
 	}
-	points := min(rules.PointsForSpend(e.Amount), c.Balance.Points)
-	e.Points, e.TierPoints = -points, -points
+	// A return in the purchase's return window takes back pending points.
+	points := min(rules.PointsForSpend(e.Amount), c.Balance.Points+c.Balance.Pending)
+	e.Points, e.TierPoints, e.TakePending = -points, -points, true
 	return appendEntry(ctx, tx, e)
 }
 

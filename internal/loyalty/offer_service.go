@@ -124,7 +124,7 @@ func (s *OfferService) CustomerOffers(ctx context.Context, b Business, customerI
 	if err != nil {
 		return nil, 0, err
 	}
-	now := s.Store.Now()
+	now := nowFor(ctx, s.Store)
 	list, total, err := s.Store.CustomerOffers(ctx, b.ID, c.ID, now, q)
 	for i := range list {
 		list[i].Actions = []string{}
@@ -141,7 +141,7 @@ func (s *OfferService) AvailableCoupons(ctx context.Context, b Business, custome
 	if err != nil {
 		return nil, 0, err
 	}
-	return s.Store.AvailableCoupons(ctx, b.ID, c.ID, s.Store.Now(), q)
+	return s.Store.AvailableCoupons(ctx, b.ID, c.ID, nowFor(ctx, s.Store), q)
 }
 
 // customer reads an active customer of the business named by a path id.

@@ -122,7 +122,7 @@ func pay(ctx context.Context, tx Tx, b Business, ref Referral, prog ReferralProg
 	}
 	at := tx.Now()
 	if referee != nil {
-		if err := appendEntry(ctx, tx, referee); err != nil {
+		if err := appendEarning(ctx, tx, b, referee); err != nil {
 			return err
 		}
 		at = referee.CreatedAt
@@ -139,5 +139,5 @@ func pay(ctx context.Context, tx Tx, b Business, ref Referral, prog ReferralProg
 	}
 	p := newEntry(b, ref.ReferrerID, IntentReferral, at)
 	p.Points, p.TierPoints = prog.RefererEarns, prog.RefererEarns
-	return appendEntry(ctx, tx, &p)
+	return appendEarning(ctx, tx, b, &p)
 }

@@ -14,12 +14,16 @@ type Rules struct {
 	RoundUpPoints         bool  // a partial milestone earns its share, rounded up
 	WelcomePoints         int64 // points a new customer receives
 	PointsPerVisit        int64 // points per visit, for per_visit businesses
+	PointsExpireAfter     PointsExpiry
+	PendingDays           int    // days a reward's points wait before they can be spent
+	ExpiryNoticeDays      int    // days before points expire that their customer is told (0: never)
+	TimeZone              string // the business's IANA time zone, in which days and months end
 }
 
 // DefaultRules are the rules of a business that never changed them: one
 // point per whole unit of money, one point per visit.
 func DefaultRules(businessID, loyaltyType string) Rules {
-	return Rules{BusinessID: businessID, LoyaltyType: loyaltyType, RewardRatio: 1, RewardMilestoneAmount: 100, PointsPerVisit: 1}
+	return Rules{BusinessID: businessID, LoyaltyType: loyaltyType, RewardRatio: 1, RewardMilestoneAmount: 100, PointsPerVisit: 1, TimeZone: "UTC"}
 }
 
 // PointsForSpend returns the points a spend earns before offers:
@@ -59,6 +63,7 @@ type RulesInput struct {
 	RedemptionAmount     Opt[json.RawMessage]   `json:"redemption_amount"`
 	TiersEarningOverride Opt[bool]              `json:"tiers_earning_override"`
 	TiersEarningRules    Opt[[]json.RawMessage] `json:"tiers_earning_rules"`
+	PointsPolicyInput
 }
 
 // Apply validates in and merges it into r.
@@ -70,6 +75,7 @@ func (in RulesInput) Apply(r *Rules) error {
 		v.Add("earning", "The earning rules may not be null.")
 	}
 	in.EarningInput.apply(v, "", r)
+	in.PointsPolicyInput.apply(v, r)
 	for _, f := range []struct {
 		name         string
 		nested, flat bool

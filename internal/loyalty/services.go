@@ -16,6 +16,7 @@ type Services struct {
 	Events           *EventService
 	Imports          *ImportService // set by whoever has an ImportBackend (the app)
 	Webhooks         *WebhookService
+	Points           *PointsService
 }
 
 // ServiceOptions are what some services need beyond the store.
@@ -50,5 +51,6 @@ func NewServices(store Store, opt ServiceOptions) Services {
 			ResetURL: opt.ResetURL},
 		Events:   &EventService{Store: store},
 		Webhooks: &WebhookService{Store: store, Guard: opt.WebhookGuard},
+		Points:   &PointsService{Store: store},
 	}
 }

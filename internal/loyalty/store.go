@@ -17,6 +17,10 @@ type Store interface {
 	UserReader
 	EventStore
 	WebhookStore
+	LotReader
+	LotStore
+	ReportStore
+	NoticeStore
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -73,6 +77,8 @@ type Tx interface {
 	TierTx
 	UserTx
 	EventTx
+	LotTx
+	NoticeTx
 }
 
 // Tier is a business's tier program: how levels are reached and when

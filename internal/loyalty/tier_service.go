@@ -98,7 +98,7 @@ func (s *TierService) Status(ctx context.Context, businessID, customerID string,
 
 // tierStatus is TierService.Status, shared with the customer's view.
 func tierStatus(ctx context.Context, st Store, businessID, customerID string, t Tier) (TierStatus, error) {
-	now := st.Now()
+	now := nowFor(ctx, st)
 	curP, prevP := t.Periods(now)
 	cur, err := st.TierTotals(ctx, businessID, customerID, curP.Start, curP.End)
 	if err != nil {

@@ -21,6 +21,8 @@ const (
 	IntentRefund        = "refund_redeemed_points"
 	IntentWelcome       = "welcome"
 	IntentCancellation  = "cancellation"
+	IntentActivation    = "points_activation"
+	IntentExpiry        = "points_expiry"
 	TypeCodeReward      = 4
 	TypeCodeRedeem      = 5
 	typeCodeFirstOthers = 6
@@ -41,6 +43,21 @@ var intentInfo = map[string]struct {
 	IntentGiftcardPay: {11, "Gift Card Payment"}, IntentStoreCredit: {12, "Store Credit"},
 	IntentReferral: {13, "Referral Reward"}, IntentWelcome: {14, "Welcome Points"},
 	IntentCancellation: {15, "Cancellation"}, IntentRefund: {16, "Refund Redeemed Points"},
+	IntentActivation: {TypeCodeActivation, "Points Activated"}, IntentExpiry: {TypeCodeExpiry, "Points Expired"},
+}
+
+// Type codes of the entries the points scheduler writes.
+const (
+	TypeCodeActivation = 17
+	TypeCodeExpiry     = 18
+)
+
+// NewLotEntry starts the activation or expiry entry of a lot, dated when it
+// happened (its due time, even when written later).
+func NewLotEntry(businessID, customerID, intent string, lotID int64, at time.Time) Transaction {
+	info := intentInfo[intent]
+	return Transaction{BusinessID: businessID, CustomerID: customerID, Intent: intent, TypeCode: info.code, Name: info.name,
+		LotID: lotID, CreatedAt: at}
 }
 
 // TransactionDetails are the business's own references on a transaction.
@@ -86,6 +103,16 @@ type Transaction struct {
 	Receipt    string // the number of the business's receipt for it
 	Comments   string
 	CreatedAt  time.Time
+	// Pending is the part of Points that moved pending points rather than
+	// active ones: all of a reward still in its return window, or what a
+	// return or cancellation took from, or gave back to, pending lots.
+	Pending int64
+	LotID   int64 // the lot an activation or expiry is about
+	// Terms are when the lot of an earning entry activates and expires
+	// (settle sets them); TakePending makes a spending entry take from the
+	// customer's pending lots, newest first, before the active ones.
+	Terms       PointsTerms
+	TakePending bool
 
 	Balance         Balance // the customer's balance after this entry (on create)
 	ReferralPending bool    // set by Append: the customer has an unpaid referral

@@ -31,7 +31,19 @@ func (s *TransactionService) CancelOf(ctx context.Context, b Business, customerI
 		e.ReversesID, e.BranchID = orig.ID, orig.BranchID
 		e.Amount = orig.Amount
 		e.Points, e.Giftcard, e.Visits = -orig.Points, -orig.Giftcard, -orig.Visits
-		e.TierAmount, e.TierPoints = -orig.TierAmount, -orig.TierPoints
+		// A pending reward's tier points come with its activation; the
+		// store counts none for what it takes from, or gives back to,
+		// pending lots (see Append).
+		e.TierAmount, e.TierPoints = -orig.TierAmount, -(orig.TierPoints + orig.Pending)
+		if e.Points > 0 {
+			// Points given back whose lots are unknown (spent before lots
+			// were kept) open a lot under the business's rules.
+			rules, err := rulesOf(ctx, tx, b)
+			if err != nil {
+				return err
+			}
+			e.Terms = rules.Terms(IntentCancellation, e.CreatedAt)
+		}
 		if err := appendEntry(ctx, tx, &e); err != nil {
 			return err
 		}

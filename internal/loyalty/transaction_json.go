@@ -10,6 +10,7 @@ type TransactionJSON struct {
 	Name            string       `json:"name"`
 	Amount          Money        `json:"amount"`
 	Points          int64        `json:"points"`
+	PendingPoints   int64        `json:"pending_points"` // of points, those that moved pending points
 	Giftcard        Money        `json:"giftcard"`
 	Visits          int64        `json:"visits"`
 	Customer        any          `json:"customer"` // {id}, {id, balance} on a write, the customer with relationships=customer
@@ -132,7 +133,7 @@ func newItemValueJSON(it TransactionItem) *ItemValueJSON {
 func NewTransactionJSON(t Transaction) TransactionJSON {
 	ts := FormatTime(t.CreatedAt)
 	out := TransactionJSON{ID: t.ID, Intent: t.Intent, TransactionType: t.TypeCode, Name: t.Name, Amount: t.Amount,
-		Points: t.Points, Giftcard: t.Giftcard, Visits: t.Visits, Customer: map[string]string{"id": t.CustomerID},
+		Points: t.Points, PendingPoints: t.Pending, Giftcard: t.Giftcard, Visits: t.Visits, Customer: map[string]string{"id": t.CustomerID},
 		Comments: Nullable(t.Comments), CreatedAt: ts, UpdatedAt: ts}
 	if t.Receipt != "" {
 		out.Receipt = &ReceiptJSON{Number: t.Receipt}

@@ -101,7 +101,7 @@ func (r *entryRequest) stamp(now time.Time) {
 // is checked whole before any I/O; a request refused after that (the
 // intent's rules, the balance) is stored under its key like a success.
 func (s *TransactionService) Create(ctx context.Context, b Business, in TransactionInput, idem *Idempotency) (Transaction, *IdempotentReply, error) {
-	r, err := check(b, &in, s.Store.Now())
+	r, err := check(b, &in, nowFor(ctx, s.Store))
 	if err != nil {
 		return Transaction{}, nil, err
 	}
@@ -176,13 +176,14 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 		// An imported row's mark is written in the entry's transaction.
 		return false, nil
 	}
-	r.stamp(s.Store.Now())
+	r.stamp(nowFor(ctx, s.Store))
 	_, once, err := earn(ctx, s.Store, r.b, r.b.Loaded.Rules, r.in, &r.entry)
 	if err != nil || len(once) > 0 {
 		// An offer of one use per customer is used in the entry's transaction.
 		return false, err
 	}
 	r.earned = true
+	r.b.Loaded.Rules.settle(&r.entry)
 	r.entry.Event = entryEvent(s.Store.Now())
 	done, err := s.Store.AppendAlone(ctx, &r.entry)
 	// The transactional path records the entry's event itself (appendEntry).

@@ -47,8 +47,19 @@ func (s *UserService) Memberships(ctx context.Context, p Program, userID string)
 func Total(ms []Membership) Balance {
 	var b Balance
 	for _, m := range ms {
-		b.Points += m.Balance.Points
-		b.Giftcard += m.Balance.Giftcard
+		x := m.Balance
+		b.Points += x.Points
+		b.Giftcard += x.Giftcard
+		b.Pending += x.Pending
+		b.Expired += x.Expired
+		// The next expiry of any of the businesses, with what expires then.
+		switch {
+		case x.ExpiringAt.IsZero():
+		case b.ExpiringAt.IsZero() || x.ExpiringAt.Before(b.ExpiringAt):
+			b.Expiring, b.ExpiringAt = x.Expiring, x.ExpiringAt
+		case x.ExpiringAt.Equal(b.ExpiringAt):
+			b.Expiring += x.Expiring
+		}
 	}
 	return b
 }
@@ -57,7 +68,7 @@ func Total(ms []Membership) Balance {
 // into custom rewards and catalog items: the ones for everyone, for the
 // person as a target, or for the tier level the person holds.
 func (s *UserService) Rewards(ctx context.Context, userID string, ms []Membership) (custom, catalog []Reward, err error) {
-	now := s.Store.Now()
+	now := nowFor(ctx, s.Store)
 	for _, m := range ms {
 		list, err := allPages(func(q ListQuery) ([]Reward, int, error) { return s.Store.Rewards(ctx, m.Business.ID, q) })
 		if err != nil {
@@ -91,7 +102,7 @@ func (s *UserService) Rewards(ctx context.Context, userID string, ms []Membershi
 // Offers returns the offers the person sees in the businesses, each with
 // the actions the person can take now.
 func (s *UserService) Offers(ctx context.Context, userID string, ms []Membership) ([]CustomerOffer, error) {
-	now := s.Store.Now()
+	now := nowFor(ctx, s.Store)
 	var out []CustomerOffer
 	for _, m := range ms {
 		list, err := allPages(func(q ListQuery) ([]CustomerOffer, int, error) {
@@ -130,7 +141,7 @@ func (s *UserService) Offer(ctx context.Context, userID string, ms []Membership,
 
 // Coupons returns the person's coupons that can still be claimed.
 func (s *UserService) Coupons(ctx context.Context, userID string, ms []Membership) ([]Coupon, error) {
-	now := s.Store.Now()
+	now := nowFor(ctx, s.Store)
 	var out []Coupon
 	for _, m := range ms {
 		list, err := allPages(func(q ListQuery) ([]Coupon, int, error) {
@@ -146,7 +157,7 @@ func (s *UserService) Coupons(ctx context.Context, userID string, ms []Membershi
 
 // Giftcards returns the gift cards on sale now in the businesses.
 func (s *UserService) Giftcards(ctx context.Context, ms []Membership) ([]Giftcard, error) {
-	now := s.Store.Now()
+	now := nowFor(ctx, s.Store)
 	var out []Giftcard
 	for _, m := range ms {
 		list, err := allPages(func(q ListQuery) ([]Giftcard, int, error) { return s.Store.Giftcards(ctx, m.Business.ID, q) })
@@ -175,7 +186,7 @@ func (s *UserService) Giftcard(ctx context.Context, ms []Membership, id string) 
 		} else if err != nil {
 			return Giftcard{}, err
 		}
-		if g.Available(s.Store.Now()) {
+		if g.Available(nowFor(ctx, s.Store)) {
 			return g, nil
 		}
 	}

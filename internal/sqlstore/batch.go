@@ -211,6 +211,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	tierAmount, tierPoints := make([]int64, n), make([]int64, n)
 	offer, coupon, card, reverses := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	hasDetails, created := make([]bool, n), make([]time.Time, n)
+	pending, activates, expires, notices := make([]int64, n), make([]time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
 	text := make([][]string, 13) // business, customer, branch, intent, name, external order, custom fields 1-5, receipt, comments
 	for k := range text {
 		text[k] = make([]string, n)
@@ -226,6 +227,8 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		tierAmount[i], tierPoints[i] = int64(e.TierAmount), e.TierPoints
 		offer[i], coupon[i], card[i], reverses[i] = e.OfferID, e.CouponID, e.GiftcardID, e.ReversesID
 		hasDetails[i], created[i] = e.Details != nil, e.CreatedAt.UTC()
+		pending[i], activates[i] = e.Pending, activation(e).UTC()
+		expires[i], notices[i] = optionalTime(e.Terms.ExpiresAt), optionalTime(e.Terms.NoticeAt)
 		for k, v := range []string{e.BusinessID, e.CustomerID, e.BranchID, e.Intent, e.Name, d.ExternalOrderID,
 			d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, e.Receipt, e.Comments} {
 			text[k][i] = v
@@ -241,17 +244,17 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	if err == nil {
 		rows, err = b.db.db.QueryContext(context.Background(), batchSQL, ord, text[0], text[1], text[2], text[3], typeCode, text[4],
 			amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
-			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12],
-			ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data)
+			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12], pending, activates, expires,
+			notices, ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data)
 	}
 	if err == nil {
 		for rows.Next() {
 			var i int32
-			var id, pts, gc int64
-			if err = rows.Scan(&i, &id, &pts, &gc); err != nil {
+			var id, pts, gc, pend int64
+			if err = rows.Scan(&i, &id, &pts, &gc, &pend); err != nil {
 				break
 			}
-			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc)}
+			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc), Pending: pend}
 		}
 		rows.Close()
 		if err == nil {
@@ -339,7 +342,7 @@ func (b *appendBatch) resolve(batch []*pendingAppend, ids []int64) (map[int64]lo
 			ORDER BY cu.business_id, cu.user_id FOR UPDATE OF cu`, businesses, customers); err != nil {
 			return err
 		}
-		rows, err := t.QueryContext(ctx, `SELECT t.id, cu.points, cu.giftcard FROM transactions t
+		rows, err := t.QueryContext(ctx, `SELECT t.id, cu.points, cu.giftcard, cu.pending_points FROM transactions t
 			JOIN customers cu ON cu.business_id = t.business_id AND cu.user_id = t.customer_id
 			WHERE t.id = ANY($1::bigint[])`, ids)
 		if err != nil {
@@ -347,11 +350,11 @@ func (b *appendBatch) resolve(batch []*pendingAppend, ids []int64) (map[int64]lo
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var id, pts, gc int64
-			if err := rows.Scan(&id, &pts, &gc); err != nil {
+			var id, pts, gc, pend int64
+			if err := rows.Scan(&id, &pts, &gc, &pend); err != nil {
 				return err
 			}
-			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc)}
+			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc), Pending: pend}
 		}
 		return rows.Err()
 	})
@@ -364,4 +367,13 @@ func (b *appendBatch) resolve(batch []*pendingAppend, ids []int64) (map[int64]lo
 func statementFailed(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe)
+}
+
+// optionalTime is t in UTC, or nil (NULL) when zero.
+func optionalTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

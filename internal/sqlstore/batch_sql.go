@@ -2,7 +2,8 @@ package sqlstore
 
 // batchSQL writes a batch: the entries arrive as one array per column
 // (ord numbers them) with the ids reserved for them, so the written ones
-// are known by what the update returns. The entries' events arrive the
+// are known by what the update returns; each earning entry opens its lot
+// of points (l). The entries' events arrive the
 // same way, tied to their entry's ord, and only those of written entries
 // are inserted: an entry and its event commit together or not at all.
 //
@@ -22,17 +23,25 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
 		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
-		$24::boolean[], $25::timestamptz[], $26::bigint[], $27::text[], $28::text[])
+		$24::boolean[], $25::timestamptz[], $26::bigint[], $27::text[], $28::text[], $29::bigint[], $30::timestamptz[],
+		$31::timestamptz[], $32::timestamptz[])
 	AS v(ord, business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
 		tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
 		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at, id,
-		receipt_number, comments)
+		receipt_number, comments, pending_points, activates_at, expires_at, notify_at)
 	ORDER BY v.business_id, v.customer_id
 ), c AS (
-	UPDATE customers cu SET points = cu.points + v.points, giftcard = cu.giftcard + v.giftcard, tx_count = cu.tx_count + 1
+	UPDATE customers cu SET points = cu.points + (v.points - v.pending_points), giftcard = cu.giftcard + v.giftcard,
+		pending_points = cu.pending_points + v.pending_points, tx_count = cu.tx_count + 1
 	FROM v
-	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND ` + aloneGuard("v.points", "v.giftcard", "NULLIF(v.branch_id, '')") + `
-	RETURNING v.ord, v.id, cu.points, cu.giftcard
+	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND ` + aloneGuard("(v.points - v.pending_points)", "v.giftcard", "NULLIF(v.branch_id, '')") + `
+	RETURNING v.ord, v.id, cu.points, cu.giftcard, cu.pending_points
+), l AS (
+	-- The lot of each earning entry written (see openLot).
+	INSERT INTO point_lots (business_id, customer_id, entry_id, earned, remaining, activates_at, expires_at, state, notify_at)
+	SELECT v.business_id, v.customer_id, v.id, v.points, v.points, v.activates_at, v.expires_at,
+		CASE WHEN v.pending_points > 0 THEN 'pending' ELSE 'active' END, v.notify_at
+	FROM v JOIN c ON c.ord = v.ord WHERE v.points > 0
 ), t AS (
 	INSERT INTO transactions (id, ` + entryColumns + `)
 	SELECT v.id, v.business_id, v.customer_id,
@@ -40,11 +49,12 @@ var batchSQL = `WITH v AS MATERIALIZED (
 		v.intent, v.type_code, v.name, v.amount, v.points,
 		v.giftcard, v.visits, v.tier_amount, v.tier_points, NULLIF(v.offer_id, 0), NULLIF(v.coupon_id, 0),
 		NULLIF(v.giftcard_id, 0), NULLIF(v.reverses_id, 0), v.external_order_id, v.custom_field_1, v.custom_field_2,
-		v.custom_field_3, v.custom_field_4, v.custom_field_5, v.has_details, v.created_at, v.receipt_number, v.comments
+		v.custom_field_3, v.custom_field_4, v.custom_field_5, v.has_details, v.created_at, v.receipt_number, v.comments,
+		v.pending_points
 	FROM v JOIN c ON c.ord = v.ord
 ), x AS (
 	SELECT x.*, row_number() OVER (PARTITION BY x.business_id ORDER BY x.id) AS rn
-	FROM unnest($29::integer[], $30::text[], $31::text[], $32::text[], $33::timestamptz[], $34::text[])
+	FROM unnest($33::integer[], $34::text[], $35::text[], $36::text[], $37::timestamptz[], $38::text[])
 		AS x(ord, id, business_id, type, created_at, data)
 	JOIN c ON c.ord = x.ord
 ), k AS (
@@ -57,4 +67,4 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	SELECT x.id, x.business_id, k.base + x.rn, x.type, x.created_at, x.data
 	FROM x JOIN k ON k.business_id = x.business_id
 )
-SELECT ord, id, points, giftcard FROM c`
+SELECT ord, id, points, giftcard, pending_points FROM c`

@@ -8,8 +8,8 @@ import (
 )
 
 // writeSQLite writes a batch on SQLite: one transaction on the single
-// writer, each entry two prepared statements (aloneUpdate, aloneInsert)
-// and its event. Every commit writes each page it changed to the WAL, so
+// writer, each entry two prepared statements (aloneUpdate, aloneInsert),
+// its lot of points and its event. Every commit writes each page it changed to the WAL, so
 // entries committed together share the pages they append to (the
 // ledger's, the events') instead of writing them once each. An entry
 // whose customer row refuses it is left out. SQLite's commit is
@@ -36,15 +36,19 @@ func (b *appendBatch) writeSQLite(batch []*pendingAppend) {
 		var events []loyalty.Event // numbered together: one statement per business
 		for i, p := range batch {
 			e := *p.e
-			args := entryArgs(&e)
 			var bal loyalty.Balance
-			err := t.StmtContext(ctx, update).QueryRowContext(ctx, args[:9]...).Scan(&bal.Points, &bal.Giftcard)
+			err := t.StmtContext(ctx, update).QueryRowContext(ctx, e.BusinessID, e.CustomerID, nullString(e.BranchID),
+				e.Points-e.Pending, e.Giftcard, e.Pending).Scan(&bal.Points, &bal.Giftcard, &bal.Pending)
 			if err == sql.ErrNoRows {
 				continue
 			} else if err != nil {
 				return err
 			}
-			if err := t.StmtContext(ctx, insert).QueryRowContext(ctx, args...).Scan(&e.ID); err != nil {
+			if err := t.StmtContext(ctx, insert).QueryRowContext(ctx, entryArgs(&e)...).Scan(&e.ID); err != nil {
+				return err
+			}
+			// The entry's lot of points (an earning opens one).
+			if err := t.moveLots(ctx, &e, nil); err != nil {
 				return err
 			}
 			if e.Event != nil {

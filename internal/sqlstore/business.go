@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -48,6 +49,11 @@ func (d *DB) CreateBusiness(ctx context.Context, n loyalty.NewBusiness, password
 			out.BusinessID, nullString(n.CoalitionID), n.Name, n.LoyaltyType, n.Country, t.now, t.now); err != nil {
 			return err
 		}
+		if n.Sandbox {
+			if _, err := t.ExecContext(ctx, `UPDATE businesses SET sandbox = TRUE WHERE id = $1`, out.BusinessID); err != nil {
+				return err
+			}
+		}
 		if _, err := t.ExecContext(ctx, `INSERT INTO branches (id, business_id, name, is_main, created_at) VALUES ($1, $2, $3, $4, $5)`,
 			loyalty.NewID(), out.BusinessID, n.Name, true, t.now); err != nil {
 			return err
@@ -62,10 +68,16 @@ func (d *DB) CreateBusiness(ctx context.Context, n loyalty.NewBusiness, password
 	return out, err
 }
 
-const businessColumns = `b.id, COALESCE(b.coalition_id, ''), b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at`
+const businessColumns = `b.id, COALESCE(b.coalition_id, ''), b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at,
+	b.sandbox, b.clock_offset_seconds`
 
-func scanBusiness(row interface{ Scan(...any) error }, b *loyalty.Business) error {
-	return row.Scan(&b.ID, &b.CoalitionID, &b.Name, &b.LoyaltyType, &b.About, &b.Logo, &b.Cover, &b.Country, &b.CreatedAt)
+// scanBusiness scans businessColumns into b, then the columns after them into more.
+func scanBusiness(row interface{ Scan(...any) error }, b *loyalty.Business, more ...any) error {
+	var offset int64
+	err := row.Scan(append([]any{&b.ID, &b.CoalitionID, &b.Name, &b.LoyaltyType, &b.About, &b.Logo, &b.Cover, &b.Country, &b.CreatedAt,
+		&b.Sandbox, &offset}, more...)...)
+	b.ClockOffset = time.Duration(offset) * time.Second
+	return err
 }
 
 // Business returns one business.
@@ -82,11 +94,9 @@ func (d *DB) Business(ctx context.Context, id string) (loyalty.Business, error) 
 func (d *DB) Account(ctx context.Context, businessID, ownerID string) (loyalty.Account, error) {
 	var a loyalty.Account
 	o := &a.Owner
-	row := d.db.QueryRowContext(ctx, `SELECT o.id, o.business_id, o.email, o.username, o.first_name, o.last_name, `+businessColumns+`
+	row := d.db.QueryRowContext(ctx, `SELECT `+businessColumns+`, o.id, o.business_id, o.email, o.username, o.first_name, o.last_name
 		FROM owners o JOIN businesses b ON b.id = o.business_id WHERE o.id = $1 AND o.business_id = $2`, ownerID, businessID)
-	err := row.Scan(&o.ID, &o.BusinessID, &o.Email, &o.Username, &o.FirstName, &o.LastName,
-		&a.Business.ID, &a.Business.CoalitionID, &a.Business.Name, &a.Business.LoyaltyType, &a.Business.About,
-		&a.Business.Logo, &a.Business.Cover, &a.Business.Country, &a.Business.CreatedAt)
+	err := scanBusiness(row, &a.Business, &o.ID, &o.BusinessID, &o.Email, &o.Username, &o.FirstName, &o.LastName)
 	if err == sql.ErrNoRows {
 		return a, loyalty.Errorf(loyalty.ENotFound, "Account not found.")
 	}
@@ -116,8 +126,11 @@ func (d *DB) Branches(ctx context.Context, businessID string) ([]loyalty.Branch,
 // EUnauthorized.
 func (d *DB) Tenant(ctx context.Context, key string) (loyalty.Tenant, error) {
 	t := loyalty.Tenant{Key: key}
-	err := d.row(ctx, `SELECT COALESCE(business_id, ''), COALESCE(coalition_id, '') FROM application_keys
-		WHERE key = $1 AND revoked_at IS NULL`, key).Scan(&t.BusinessID, &t.CoalitionID)
+	var offset int64
+	err := d.row(ctx, `SELECT COALESCE(k.business_id, ''), COALESCE(k.coalition_id, ''), COALESCE(b.clock_offset_seconds, 0)
+		FROM application_keys k LEFT JOIN businesses b ON b.id = k.business_id
+		WHERE k.key = $1 AND k.revoked_at IS NULL`, key).Scan(&t.BusinessID, &t.CoalitionID, &offset)
+	t.ClockOffset = time.Duration(offset) * time.Second
 	if err == sql.ErrNoRows {
 		return t, loyalty.Errorf(loyalty.EUnauthorized, "The application key is invalid.")
 	}
@@ -167,21 +180,22 @@ func (d *DB) RotateKey(ctx context.Context, t loyalty.Tenant, newKey string) err
 // any points offer may apply (aliases b and br); through a LEFT JOIN each
 // may be NULL. businessWithRules scans them.
 const businessWithRulesColumns = `b.id, b.coalition_id, b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at,
-	br.reward_ratio, br.reward_milestone_amount, br.round_up_points, br.welcome_points, br.points_per_visit,
+	b.sandbox, b.clock_offset_seconds, ` + rulesColumns + `,
 	EXISTS (SELECT 1 FROM offers o WHERE o.business_id = b.id AND o.type_id IN (1, 3) AND o.enabled AND o.deleted_at IS NULL)`
 
 // businessWithRules receives businessWithRulesColumns.
 type businessWithRules struct {
 	id, coalition, name, loyaltyType, about, logo, cover, country sql.NullString
 	created                                                       sql.NullTime
-	ratio, milestone, welcome, perVisit                           sql.NullInt64
-	roundUp                                                       sql.NullBool
+	sandbox                                                       sql.NullBool
+	clockOffset                                                   sql.NullInt64
+	rules                                                         storedRules
 	hasOffers                                                     bool
 }
 
 func (l *businessWithRules) dest() []any {
-	return []any{&l.id, &l.coalition, &l.name, &l.loyaltyType, &l.about, &l.logo, &l.cover, &l.country, &l.created,
-		&l.ratio, &l.milestone, &l.roundUp, &l.welcome, &l.perVisit, &l.hasOffers}
+	return append(append([]any{&l.id, &l.coalition, &l.name, &l.loyaltyType, &l.about, &l.logo, &l.cover, &l.country, &l.created,
+		&l.sandbox, &l.clockOffset}, l.rules.dest()...), &l.hasOffers)
 }
 
 // business returns the business read, or nil when the row had none.
@@ -190,13 +204,10 @@ func (l *businessWithRules) business() *loyalty.Business {
 		return nil
 	}
 	b := &loyalty.Business{ID: l.id.String, CoalitionID: l.coalition.String, Name: l.name.String, LoyaltyType: l.loyaltyType.String,
-		About: l.about.String, Logo: l.logo.String, Cover: l.cover.String, Country: l.country.String, CreatedAt: l.created.Time}
+		About: l.about.String, Logo: l.logo.String, Cover: l.cover.String, Country: l.country.String, CreatedAt: l.created.Time,
+		Sandbox: l.sandbox.Bool, ClockOffset: time.Duration(l.clockOffset.Int64) * time.Second}
 	st := &loyalty.BusinessState{Rules: loyalty.DefaultRules(b.ID, b.LoyaltyType), HasPointsOffers: l.hasOffers}
-	if l.ratio.Valid {
-		r := &st.Rules
-		r.RewardRatio, r.RewardMilestoneAmount = l.ratio.Int64, loyalty.Money(l.milestone.Int64)
-		r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit = l.roundUp.Bool, l.welcome.Int64, l.perVisit.Int64
-	}
+	l.rules.into(&st.Rules)
 	b.Loaded = st
 	return b
 }

@@ -57,12 +57,15 @@ func (d *DB) RevokeConnection(ctx context.Context, businessID, appID string, now
 }
 
 // looseTime scans a time that SQLite returns as text where a column's
-// declared type is lost (an aggregate over a UNION).
+// declared type is lost (an aggregate over a UNION); NULL scans as zero.
 type looseTime struct{ time.Time }
 
 // Scan implements sql.Scanner.
 func (l *looseTime) Scan(v any) error {
 	switch x := v.(type) {
+	case nil:
+		l.Time = time.Time{}
+		return nil
 	case time.Time:
 		l.Time = x
 		return nil

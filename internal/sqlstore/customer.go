@@ -16,8 +16,8 @@ const userColumns = `u.id, COALESCE(u.email, ''), COALESCE(u.phone, ''), u.count
 // customerColumns read a membership: the business's own profile of the
 // person, never the person's record that other businesses share.
 const customerColumns = `c.user_id, COALESCE(c.email, ''), COALESCE(c.phone, ''), c.country_code, c.first_name, c.last_name,
-	c.birth_date, c.language, c.gender, '', c.created_at, c.updated_at, c.business_id, c.enabled, c.points, c.giftcard, c.street, c.city, c.region,
-	c.country, c.address_country_code, c.zip_code, c.lat, c.long, c.created_at, c.updated_at, c.deleted_at`
+	c.birth_date, c.language, c.gender, '', c.created_at, c.updated_at, c.business_id, c.enabled, ` + balanceColumns + `,
+	c.street, c.city, c.region, c.country, c.address_country_code, c.zip_code, c.lat, c.long, c.created_at, c.updated_at, c.deleted_at`
 
 type scanner interface{ Scan(...any) error }
 
@@ -40,8 +40,9 @@ func scanCustomer(row scanner) (loyalty.Customer, error) {
 	var lat, long sql.NullFloat64
 	var deleted sql.NullTime
 	a := &c.Address
-	dest := append(userDest(&c.User), &c.BusinessID, &c.Enabled, &c.Balance.Points, &c.Balance.Giftcard,
-		&a.Street, &a.City, &a.Region, &a.Country, &a.CountryCode, &a.ZipCode, &lat, &long, &c.CreatedAt, &c.UpdatedAt, &deleted)
+	dest := append(userDest(&c.User), &c.BusinessID, &c.Enabled)
+	dest = append(append(dest, balanceDest(&c.Balance)...), &a.Street, &a.City, &a.Region, &a.Country, &a.CountryCode, &a.ZipCode,
+		&lat, &long, &c.CreatedAt, &c.UpdatedAt, &deleted)
 	if err := row.Scan(dest...); err != nil {
 		if err == sql.ErrNoRows {
 			return c, loyalty.Errorf(loyalty.ENotFound, "Customer not found.")

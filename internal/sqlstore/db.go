@@ -267,6 +267,7 @@ type tx struct {
 	sqlite bool // on SQLite's single writer: events are numbered as they are written
 	// prepared are statements prepared on SQLite's writer, by query.
 	prepared map[string]*sql.Stmt
+	pg       bool // on PostgreSQL (else SQLite, whose one writer needs no row locks)
 }
 
 // Now returns the time of the whole change.
@@ -287,7 +288,7 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	if err != nil {
 		return dbError(err)
 	}
-	t := &tx{Tx: stx, now: d.now(), sqlite: d.dialect == SQLite, prepared: prepared}
+	t := &tx{Tx: stx, now: d.now().Add(loyalty.ClockOffset(ctx)), sqlite: d.dialect == SQLite, pg: d.dialect == Postgres, prepared: prepared}
 	err = fn(t)
 	mark, marked := loyalty.PendingImportRow(ctx)
 	if err == nil && mark != nil {

@@ -39,7 +39,7 @@ func TestAppendAloneWritesItsEvent(t *testing.T) {
 		}
 		got := readAll(t, db, b, 1)
 		if len(got) != 1 || got[0].Type != loyalty.EventTransactionCreated ||
-			string(got[0].Data) != fmt.Sprintf(`{"id":%d,"intent":"reward","transaction_type":4,"name":"Reward","amount":0.00,"points":10,"giftcard":0.00,"visits":1,"customer":{"id":"%s"},"reverses_id":null,"receipt":null,"comments":null,"created_at":"%s","updated_at":"%[3]s"}`,
+			string(got[0].Data) != fmt.Sprintf(`{"id":%d,"intent":"reward","transaction_type":4,"name":"Reward","amount":0.00,"points":10,"pending_points":0,"giftcard":0.00,"visits":1,"customer":{"id":"%s"},"reverses_id":null,"receipt":null,"comments":null,"created_at":"%s","updated_at":"%[3]s"}`,
 				e.ID, c.ID, loyalty.FormatTime(e.CreatedAt)) {
 			t.Fatalf("events %+v for entry %d", got, e.ID)
 		}

@@ -156,9 +156,10 @@ func (d *DB) AccessWithBusiness(ctx context.Context, accessHash []byte, appKey s
 // Key sent with it ($1); accessBusinessQuery also reads the token's business
 // with its ledger state.
 const (
-	accessSelect = `SELECT ` + tokenColumns + `, COALESCE(k.key, ''), COALESCE(k.business_id, ''), COALESCE(k.coalition_id, '')`
-	accessFrom   = ` FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
-		LEFT JOIN application_keys k ON k.key = $1 AND k.revoked_at IS NULL`
+	accessSelect = `SELECT ` + tokenColumns + `, COALESCE(k.key, ''), COALESCE(k.business_id, ''), COALESCE(k.coalition_id, ''),
+		COALESCE(kb.clock_offset_seconds, 0)`
+	accessFrom = ` FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
+		LEFT JOIN application_keys k ON k.key = $1 AND k.revoked_at IS NULL LEFT JOIN businesses kb ON kb.id = k.business_id`
 	accessQuery         = accessSelect + accessFrom + ` WHERE t.access_hash = $2`
 	accessBusinessQuery = accessSelect + `, ` + businessWithRulesColumns + accessFrom + `
 		LEFT JOIN businesses b ON b.id = t.business_id LEFT JOIN business_rules br ON br.business_id = b.id
@@ -169,7 +170,8 @@ func (d *DB) access(ctx context.Context, accessHash []byte, appKey string, withB
 	var t oauth.Token
 	var revoked, used sql.NullTime
 	var l businessWithRules
-	dest := append(tokenDest(&t, &revoked, &used), &t.Key.Key, &t.Key.BusinessID, &t.Key.CoalitionID)
+	var offset int64
+	dest := append(tokenDest(&t, &revoked, &used), &t.Key.Key, &t.Key.BusinessID, &t.Key.CoalitionID, &offset)
 	query := accessQuery
 	if withBusiness {
 		query, dest = accessBusinessQuery, append(dest, l.dest()...)
@@ -181,6 +183,7 @@ func (d *DB) access(ctx context.Context, accessHash []byte, appKey string, withB
 		return t, loyalty.Business{}, dbError(err)
 	}
 	t.Revoked, t.Spent = revoked.Valid, used.Valid
+	t.Key.ClockOffset = time.Duration(offset) * time.Second
 	var b loyalty.Business
 	if lb := l.business(); lb != nil {
 		b = *lb

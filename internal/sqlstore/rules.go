@@ -17,25 +17,66 @@ func (d *DB) Rules(ctx context.Context, b loyalty.Business) (loyalty.Rules, erro
 	return rules(ctx, d.db, b)
 }
 
+// rulesColumns are the rules kept in business_rules (alias br, NULL when
+// the business never changed them) and the business's time zone (alias
+// b); rulesDest scans them.
+const rulesColumns = `br.reward_ratio, br.reward_milestone_amount, br.round_up_points, br.welcome_points, br.points_per_visit,
+	br.points_expire_unit, br.points_expire_count, br.pending_days, br.expiry_notice_days, b.time_zone`
+
+// storedRules receives rulesColumns.
+type storedRules struct {
+	ratio, milestone, welcome, perVisit, expireCount, pendingDays, noticeDays sql.NullInt64
+	roundUp                                                                   sql.NullBool
+	expireUnit, timeZone                                                      sql.NullString
+}
+
+func (s *storedRules) dest() []any {
+	return []any{&s.ratio, &s.milestone, &s.roundUp, &s.welcome, &s.perVisit, &s.expireUnit, &s.expireCount, &s.pendingDays, &s.noticeDays,
+		&s.timeZone}
+}
+
+// into sets what was read on r, which holds the defaults.
+func (s *storedRules) into(r *loyalty.Rules) {
+	if s.timeZone.Valid {
+		r.TimeZone = s.timeZone.String
+	}
+	if !s.ratio.Valid {
+		return
+	}
+	r.RewardRatio, r.RewardMilestoneAmount = s.ratio.Int64, loyalty.Money(s.milestone.Int64)
+	r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit = s.roundUp.Bool, s.welcome.Int64, s.perVisit.Int64
+	r.PointsExpireAfter = loyalty.PointsExpiry{Unit: s.expireUnit.String, Count: int(s.expireCount.Int64)}
+	r.PendingDays, r.ExpiryNoticeDays = int(s.pendingDays.Int64), int(s.noticeDays.Int64)
+}
+
 func rules(ctx context.Context, q querier, b loyalty.Business) (loyalty.Rules, error) {
 	r := loyalty.DefaultRules(b.ID, b.LoyaltyType)
-	err := q.QueryRowContext(ctx, `SELECT reward_ratio, reward_milestone_amount, round_up_points, welcome_points, points_per_visit
-		FROM business_rules WHERE business_id = $1`, b.ID).Scan(&r.RewardRatio, &r.RewardMilestoneAmount, &r.RoundUpPoints,
-		&r.WelcomePoints, &r.PointsPerVisit)
+	var s storedRules
+	err := q.QueryRowContext(ctx, `SELECT `+rulesColumns+`
+		FROM businesses b LEFT JOIN business_rules br ON br.business_id = b.id WHERE b.id = $1`, b.ID).Scan(s.dest()...)
 	if err == sql.ErrNoRows {
 		return r, nil
 	}
+	s.into(&r)
 	return r, dbError(err)
 }
 
-// SaveRules stores a business's earning rules.
+// SaveRules stores a business's earning rules and its time zone.
 func (t *tx) SaveRules(ctx context.Context, r loyalty.Rules) error {
 	t.accessChanged()
 	_, err := t.ExecContext(ctx, `INSERT INTO business_rules (business_id, reward_ratio, reward_milestone_amount, round_up_points,
-		welcome_points, points_per_visit, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		welcome_points, points_per_visit, points_expire_unit, points_expire_count, pending_days, updated_at, expiry_notice_days)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		ON CONFLICT (business_id) DO UPDATE SET reward_ratio = excluded.reward_ratio,
 		reward_milestone_amount = excluded.reward_milestone_amount, round_up_points = excluded.round_up_points,
-		welcome_points = excluded.welcome_points, points_per_visit = excluded.points_per_visit, updated_at = excluded.updated_at`,
-		r.BusinessID, r.RewardRatio, r.RewardMilestoneAmount, r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit, t.now)
+		welcome_points = excluded.welcome_points, points_per_visit = excluded.points_per_visit,
+		points_expire_unit = excluded.points_expire_unit, points_expire_count = excluded.points_expire_count,
+		pending_days = excluded.pending_days, updated_at = excluded.updated_at, expiry_notice_days = excluded.expiry_notice_days`,
+		r.BusinessID, r.RewardRatio, r.RewardMilestoneAmount, r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit,
+		r.PointsExpireAfter.Unit, r.PointsExpireAfter.Count, r.PendingDays, t.now, r.ExpiryNoticeDays)
+	if err != nil {
+		return dbError(err)
+	}
+	_, err = t.ExecContext(ctx, `UPDATE businesses SET time_zone = $1 WHERE id = $2 AND time_zone <> $1`, r.TimeZone, r.BusinessID)
 	return dbError(err)
 }

@@ -14,14 +14,14 @@ import (
 const entryColumns = `business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
 	tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
 	custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at,
-	receipt_number, comments`
+	receipt_number, comments, pending_points`
 
 // entryValues are the values of entryColumns from entryArgs' parameters.
 // An entry that names no branch belongs to the business's main branch
 // ($3, the branch, else the main one of business $1): that subquery runs
 // only for such entries, on the one-per-business index branches_main.
 const entryValues = `$1, $2, COALESCE($3, (SELECT m.id FROM branches m WHERE m.business_id = $1 AND m.is_main)),
-	$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26`
+	$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27`
 
 // entryArgs are the values of entryColumns for e.
 func entryArgs(e *loyalty.Transaction) []any {
@@ -32,7 +32,7 @@ func entryArgs(e *loyalty.Transaction) []any {
 	return []any{e.BusinessID, e.CustomerID, nullString(e.BranchID), e.Intent, e.TypeCode, e.Name, e.Amount, e.Points, e.Giftcard,
 		e.Visits, e.TierAmount, e.TierPoints, nullInt(e.OfferID), nullInt(e.CouponID), nullInt(e.GiftcardID), nullInt(e.ReversesID),
 		d.ExternalOrderID, d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, e.Details != nil,
-		e.CreatedAt.UTC(), e.Receipt, e.Comments}
+		e.CreatedAt.UTC(), e.Receipt, e.Comments, e.Pending}
 }
 
 // balanceGuard is the one rule every balance move obeys, as SQL over the
@@ -53,17 +53,29 @@ func aloneGuard(points, giftcard, branch string) string {
 	return balanceGuard(points, giftcard, branch) + ` AND NOT cu.referral_pending`
 }
 
-// appendUpdate moves the balance of a transactional Append.
-var appendUpdate = `UPDATE customers AS cu SET points = cu.points + $1, giftcard = cu.giftcard + $2, tx_count = cu.tx_count + 1
+// appendUpdate moves the balance of a transactional Append: $1 active
+// points, $2 gift card, $6 pending points.
+var appendUpdate = `UPDATE customers AS cu SET points = cu.points + $1, giftcard = cu.giftcard + $2, tx_count = cu.tx_count + 1,
+	pending_points = cu.pending_points + $6
 	WHERE cu.business_id = $3 AND cu.user_id = $4 AND ` + balanceGuard("$1", "$2", "CAST($5 AS TEXT)") + `
-	RETURNING points, giftcard, referral_pending`
+	RETURNING points, giftcard, pending_points, referral_pending`
 
 // Append moves the balance and writes a ledger entry in the same
 // transaction. The conditional update keeps balances at or above zero even
 // under concurrent redemptions; a move it refuses is explained by refusal.
+// The entry's points move lots too (moveLots): an earning opens one, a
+// spending takes from the active lots, first-expiring first, and a return
+// or cancellation first from the lots it names (planLots).
 func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
-	err := t.QueryRowContext(ctx, appendUpdate, e.Points, e.Giftcard, e.BusinessID, e.CustomerID, nullString(e.BranchID)).
-		Scan(&e.Balance.Points, &e.Balance.Giftcard, &e.ReferralPending)
+	var plan *lotPlan
+	if planned(e) {
+		var err error
+		if plan, err = t.planLots(ctx, e); err != nil {
+			return dbError(err)
+		}
+	}
+	err := t.QueryRowContext(ctx, appendUpdate, e.Points-e.Pending, e.Giftcard, e.BusinessID, e.CustomerID, nullString(e.BranchID), e.Pending).
+		Scan(&e.Balance.Points, &e.Balance.Giftcard, &e.Balance.Pending, &e.ReferralPending)
 	if err == sql.ErrNoRows {
 		return t.refusal(ctx, e)
 	} else if err != nil {
@@ -82,16 +94,17 @@ func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
 			return dbError(err)
 		}
 	}
-	return nil
+	return dbError(t.moveLots(ctx, e, plan))
 }
 
 // aloneUpdate moves the balance for AppendAlone on SQLite under
-// aloneGuard; batchSQL does the same for PostgreSQL. Its parameters are
-// entryArgs' ($1 business, $2 customer, $3 branch or NULL, $8 points,
-// $9 gift card).
-var aloneUpdate = `UPDATE customers AS cu SET points = cu.points + $8, giftcard = cu.giftcard + $9, tx_count = cu.tx_count + 1
-	WHERE cu.business_id = $1 AND cu.user_id = $2 AND ` + aloneGuard("$8", "$9", "$3") + `
-	RETURNING points, giftcard`
+// aloneGuard; batchSQL does the same for PostgreSQL. Its parameters:
+// $1 business, $2 customer, $3 branch or NULL, $4 active points, $5 gift
+// card, $6 pending points.
+var aloneUpdate = `UPDATE customers AS cu SET points = cu.points + $4, giftcard = cu.giftcard + $5, tx_count = cu.tx_count + 1,
+	pending_points = cu.pending_points + $6
+	WHERE cu.business_id = $1 AND cu.user_id = $2 AND ` + aloneGuard("$4", "$5", "$3") + `
+	RETURNING points, giftcard, pending_points`
 
 // AppendAlone writes an entry without catalog items and moves the balance
 // outside any caller's transaction, when the customer row allows it as it
@@ -143,7 +156,8 @@ func (t *tx) refusal(ctx context.Context, e *loyalty.Transaction) error {
 const transactionColumns = `t.id, t.business_id, t.customer_id, COALESCE(t.branch_id, ''), t.intent, t.type_code, t.name, t.amount,
 	t.points, t.giftcard, t.visits, t.tier_amount, t.tier_points, COALESCE(t.offer_id, 0), COALESCE(t.coupon_id, 0),
 	COALESCE(t.giftcard_id, 0), COALESCE(t.reverses_id, 0), t.external_order_id, t.custom_field_1, t.custom_field_2,
-	t.custom_field_3, t.custom_field_4, t.custom_field_5, t.has_details, t.created_at, t.receipt_number, t.comments`
+	t.custom_field_3, t.custom_field_4, t.custom_field_5, t.has_details, t.created_at, t.receipt_number, t.comments,
+	t.pending_points, COALESCE(t.lot_id, 0)`
 
 func scanTransaction(row scanner) (loyalty.Transaction, error) {
 	var e loyalty.Transaction
@@ -152,7 +166,7 @@ func scanTransaction(row scanner) (loyalty.Transaction, error) {
 	err := row.Scan(&e.ID, &e.BusinessID, &e.CustomerID, &e.BranchID, &e.Intent, &e.TypeCode, &e.Name, &e.Amount,
 		&e.Points, &e.Giftcard, &e.Visits, &e.TierAmount, &e.TierPoints, &e.OfferID, &e.CouponID, &e.GiftcardID, &e.ReversesID,
 		&d.ExternalOrderID, &d.CustomField1, &d.CustomField2, &d.CustomField3, &d.CustomField4, &d.CustomField5, &has, &e.CreatedAt,
-		&e.Receipt, &e.Comments)
+		&e.Receipt, &e.Comments, &e.Pending, &e.LotID)
 	if err == sql.ErrNoRows {
 		return e, loyalty.Errorf(loyalty.ENotFound, "Transaction not found.")
 	}

@@ -84,7 +84,7 @@ func (d *DB) Memberships(ctx context.Context, userID string, businessIDs []strin
 		return nil, nil
 	}
 	marks, args := inIDs(1, businessIDs)
-	rows, err := d.db.QueryContext(ctx, `SELECT `+businessColumns+`, c.points, c.giftcard FROM customers c
+	rows, err := d.db.QueryContext(ctx, `SELECT `+businessColumns+`, `+balanceColumns+` FROM customers c
 		JOIN businesses b ON b.id = c.business_id
 		WHERE c.user_id = $1 AND c.deleted_at IS NULL AND c.business_id IN (`+marks+`)`, append([]any{userID}, args...)...)
 	if err != nil {
@@ -94,9 +94,7 @@ func (d *DB) Memberships(ctx context.Context, userID string, businessIDs []strin
 	var out []loyalty.Membership
 	for rows.Next() {
 		var m loyalty.Membership
-		b := &m.Business
-		if err := rows.Scan(&b.ID, &b.CoalitionID, &b.Name, &b.LoyaltyType, &b.About, &b.Logo, &b.Cover, &b.Country,
-			&b.CreatedAt, &m.Balance.Points, &m.Balance.Giftcard); err != nil {
+		if err := scanBusiness(rows, &m.Business, balanceDest(&m.Balance)...); err != nil {
 			return nil, dbError(err)
 		}
 		out = append(out, m)
