@@ -411,6 +411,8 @@ const (
 	CustomerDisabled     EventType = "customer.disabled"
 	CustomerEnabled      EventType = "customer.enabled"
 	CustomerUpdated      EventType = "customer.updated"
+	PointsActivated      EventType = "points.activated"
+	PointsExpired        EventType = "points.expired"
 	ReferralPaid         EventType = "referral.paid"
 	TransactionCancelled EventType = "transaction.cancelled"
 	TransactionCreated   EventType = "transaction.created"
@@ -434,6 +436,10 @@ func (e EventType) Valid() bool {
 	case CustomerEnabled:
 		return true
 	case CustomerUpdated:
+		return true
+	case PointsActivated:
+		return true
+	case PointsExpired:
 		return true
 	case ReferralPaid:
 		return true
@@ -4847,9 +4853,11 @@ type ClientInterface interface {
 	// Every change an integrator cares about is an event, written in the database transaction that makes
 	// the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 	// customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-	// coupon.claimed, referral.paid, user.created, user.verified. `data` is the resource as the API shows it
-	// (the customer as POST/PUT /customers reply, the entry as GET /transactions lists it, the coupon with its
-	// customer, the user as the user API shows it; referral.paid: the referral and what each side earned).
+	// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired. `data` is
+	// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
+	// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
+	// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
+	// side earned).
 	//
 	// Each business's events are numbered by `sequence` from 1, with no gap and in the order they become
 	// readable: a client that reads from `after=0` and then always asks after the last sequence it has
@@ -6122,9 +6130,11 @@ func (c *Client) ListCustomerTransactions(ctx context.Context, id CustomerId, pa
 // Every change an integrator cares about is an event, written in the database transaction that makes
 // the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 // customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-// coupon.claimed, referral.paid, user.created, user.verified. `data` is the resource as the API shows it
-// (the customer as POST/PUT /customers reply, the entry as GET /transactions lists it, the coupon with its
-// customer, the user as the user API shows it; referral.paid: the referral and what each side earned).
+// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired. `data` is
+// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
+// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
+// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
+// side earned).
 //
 // Each business's events are numbered by `sequence` from 1, with no gap and in the order they become
 // readable: a client that reads from `after=0` and then always asks after the last sequence it has
@@ -13114,9 +13124,11 @@ type ClientWithResponsesInterface interface {
 	// Every change an integrator cares about is an event, written in the database transaction that makes
 	// the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 	// customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-	// coupon.claimed, referral.paid, user.created, user.verified. `data` is the resource as the API shows it
-	// (the customer as POST/PUT /customers reply, the entry as GET /transactions lists it, the coupon with its
-	// customer, the user as the user API shows it; referral.paid: the referral and what each side earned).
+	// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired. `data` is
+	// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
+	// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
+	// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
+	// side earned).
 	//
 	// Each business's events are numbered by `sequence` from 1, with no gap and in the order they become
 	// readable: a client that reads from `after=0` and then always asks after the last sequence it has
@@ -28871,9 +28883,11 @@ func (c *ClientWithResponses) ListCustomerTransactionsWithResponse(ctx context.C
 // Every change an integrator cares about is an event, written in the database transaction that makes
 // the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 // customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-// coupon.claimed, referral.paid, user.created, user.verified. `data` is the resource as the API shows it
-// (the customer as POST/PUT /customers reply, the entry as GET /transactions lists it, the coupon with its
-// customer, the user as the user API shows it; referral.paid: the referral and what each side earned).
+// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired. `data` is
+// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
+// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
+// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
+// side earned).
 //
 // Each business's events are numbered by `sequence` from 1, with no gap and in the order they become
 // readable: a client that reads from `after=0` and then always asks after the last sequence it has

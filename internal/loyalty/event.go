@@ -20,12 +20,14 @@ const (
 	EventReferralPaid         = "referral.paid"
 	EventUserCreated          = "user.created"
 	EventUserVerified         = "user.verified"
+	EventPointsActivated      = "points.activated" // a pending lot became usable (data: the activation entry)
+	EventPointsExpired        = "points.expired"   // what remained of a lot expired (data: the expiry entry)
 )
 
 // EventTypes lists every event type, for the type filter of GET /events.
 var EventTypes = []string{EventCustomerCreated, EventCustomerUpdated, EventCustomerDeleted, EventCustomerEnabled,
 	EventCustomerDisabled, EventTransactionCreated, EventTransactionCancelled, EventCouponIssued, EventCouponClaimed,
-	EventReferralPaid, EventUserCreated, EventUserVerified}
+	EventReferralPaid, EventUserCreated, EventUserVerified, EventPointsActivated, EventPointsExpired}
 
 // EventRetention is how long events are kept at least: a reader (or a
 // delivery) that falls further behind loses the oldest.

@@ -139,10 +139,14 @@ func settleCustomer(ctx context.Context, st Store, k CustomerKey, at time.Time) 
 				continue
 			}
 			n++
+			typ := EventPointsExpired
 			if ev.intent == IntentActivation {
-				l.State = LotActive
+				l.State, typ = LotActive, EventPointsActivated
 			} else {
 				l.State, l.Remaining = LotExpired, 0
+			}
+			if err := record(ctx, tx, k.BusinessID, typ, NewTransactionJSON(e)); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -234,7 +238,15 @@ func expireDue(ctx context.Context, st Store, businessID string, at time.Time, o
 				es[i] = &e
 			}
 			n = len(lots)
-			return tx.ExpireLots(ctx, lots, es)
+			if err := tx.ExpireLots(ctx, lots, es); err != nil {
+				return err
+			}
+			for _, e := range es {
+				if err := record(ctx, tx, e.BusinessID, EventPointsExpired, NewTransactionJSON(*e)); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 		if err != nil || n == 0 {
 			return total, err

@@ -2,6 +2,7 @@ package loyalty_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -126,6 +127,28 @@ func TestLotsActivateAndExpireOnTime(t *testing.T) {
 		}
 		if a, x := w.lotEntries(t, b, c.ID); a != 1 || x != 1 {
 			t.Fatalf("%d activations and %d expiries, want 1 and 1", a, x)
+		}
+		// Each activation and expiry is an event of the business's feed,
+		// its data the entry as the API shows it.
+		if _, err := w.db.SequenceEvents(w.ctx, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		evs, err := w.db.Events(w.ctx, b.ID, loyalty.EventQuery{Types: []string{loyalty.EventPointsActivated, loyalty.EventPointsExpired}, Limit: 10})
+		if err != nil || len(evs) != 2 || evs[0].Type != loyalty.EventPointsActivated || evs[1].Type != loyalty.EventPointsExpired {
+			t.Fatalf("points events %+v (%v), want an activation then an expiry", evs, err)
+		}
+		for _, ev := range evs {
+			var data struct {
+				ID     int64 `json:"id"`
+				Points int64 `json:"points"`
+				Type   int   `json:"transaction_type"`
+			}
+			if err := json.Unmarshal(ev.Data, &data); err != nil || data.ID == 0 {
+				t.Fatalf("%s data %s (%v): want the entry with its id", ev.Type, ev.Data, err)
+			}
+			if ev.Type == loyalty.EventPointsExpired && (data.Points != -70 || data.Type != loyalty.TypeCodeExpiry) {
+				t.Fatalf("expiry event data %s", ev.Data)
+			}
 		}
 	})
 }
