@@ -11,8 +11,8 @@ import (
 
 // Chart geometry, in the viewBox's units; the SVG scales to its box.
 const (
-	chartW, chartH         = 720, 260
-	chartLeft, chartRight  = 64, 8
+	chartW, chartH         = 480, 240
+	chartLeft, chartRight  = 60, 8
 	chartTop, chartBottom  = 12, 30
 	chartPlotW, chartPlotH = chartW - chartLeft - chartRight, chartH - chartTop - chartBottom
 )
