@@ -122,6 +122,8 @@ func TestDashboardMatchesLedger(t *testing.T) {
 		late := w.create(t, b, `{"email":"late@example.com"}`)
 		run(`{"intent":"reward","amount":45,"customer":{"id":"` + late.ID + `"}}`)
 		run(`{"intent":"redeem","points":2,"customer":{"id":"` + referee.ID + `"}}`)
+		// A folded visitor visiting again counts once among the active.
+		run(`{"intent":"reward","amount":10,"customer":{"id":"` + referrer.ID + `"}}`)
 		check("some not folded")
 
 		if n, err := follower.Drain(w.ctx); err != nil || n == 0 {
@@ -150,5 +152,35 @@ func TestDashboardMatchesLedger(t *testing.T) {
 			t.Fatal(err)
 		}
 		check("after a refused refold")
+
+		// A branch shows its own entries, and the business's new members
+		// and referrals.
+		harbour := loyalty.NewID()
+		if _, err := w.db.SQL().ExecContext(w.ctx, `INSERT INTO branches (id, business_id, name, is_main, created_at)
+			VALUES ($1, $2, 'Harbour', FALSE, $3)`, harbour, b.ID, now); err != nil {
+			t.Fatal(err)
+		}
+		sale := run(`{"intent":"reward","amount":15,"branch":{"id":"` + harbour + `"},"customer":{"id":"` + late.ID + `"}}`)
+		check("a sale at a branch, not folded")
+		today := time.Now().In(loyalty.BusinessLocation("Pacific/Kiritimati")).Format(loyalty.DayFormat)
+		for _, what := range []string{"not folded", "folded"} {
+			if what == "folded" {
+				if _, err := follower.Drain(w.ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			all, err := dash.Summary(w.ctx, b.ID, today, today, "", loyalty.ByMonth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at, err := dash.Summary(w.ctx, b.ID, today, today, harbour, loyalty.ByDay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := loyalty.Figures{MembersNew: all.MembersNew, Visits: 1, Revenue: 1500, PointsIssued: sale.Points, ReferralsPaid: 1}
+			if at.Figures != want || len(all.Series) != 1 || all.Series[0].Label != today[:7] {
+				t.Fatalf("%s: the branch shows %+v, want %+v; by month %+v", what, at.Figures, want, all.Series)
+			}
+		}
 	})
 }
