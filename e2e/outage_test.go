@@ -97,8 +97,10 @@ func TestDatabaseOutage(t *testing.T) {
 		e := startOn(t, path+"?_pragma=busy_timeout(300)", roomy)
 		a := e.owner(t, e.biz)
 		ann := a.createCustomer(t, map[string]any{"email": "ann@x.example"})
-		// Another process (a backup, an admin command) holds the lock.
-		other, err := sql.Open("sqlite", "file:"+path)
+		// Another process (a backup, an admin command) holds the lock. It
+		// waits for the lock as such a process would: the service's
+		// background writers (the dashboard's follower) may hold it a moment.
+		other, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -130,6 +130,9 @@ type App struct {
 	// Sequencer numbers committed events for the deliveries and prunes
 	// old ones; it runs with the outbox.
 	Sequencer *events.Sequencer
+	// Rollup folds the events into the dashboard's aggregates; it runs
+	// with the sequencer.
+	Rollup *events.Rollup
 	// NATS publishes the events to JetStream when Config.EventsNATS is set.
 	NATS       *events.NATS
 	closeNATS  func()
@@ -219,6 +222,7 @@ func (a *App) init(ctx context.Context) error {
 	}
 	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Sequencer = &events.Sequencer{Store: a.DB, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+	a.Rollup = &events.Rollup{Store: a.DB, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	if a.Config.EventsNATS != "" {
 		js, closeNATS, err := events.DialNATS(a.Config.EventsNATS)
 		if err != nil {
@@ -268,7 +272,7 @@ func (a *App) startOutbox() {
 	a.outboxOnce.Do(func() {
 		if !a.Config.NoOutbox && a.Outbox != nil {
 			a.stopOutbox = a.Outbox.Start(context.Background())
-			a.stopEvents = append(a.stopEvents, a.Sequencer.Start(context.Background()))
+			a.stopEvents = append(a.stopEvents, a.Sequencer.Start(context.Background()), a.Rollup.Start(context.Background()))
 			a.stopEvents = append(a.stopEvents, a.Fanout.Start(context.Background()), a.Webhooks.Start(context.Background()))
 			if a.NATS != nil {
 				a.stopEvents = append(a.stopEvents, a.NATS.Start(context.Background()))

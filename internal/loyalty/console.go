@@ -73,6 +73,7 @@ type ConsoleStore interface {
 	AuditStore
 	PasswordStore
 	ProfileStore
+	DashboardStore
 }
 
 // Console is the services of the merchant console, built once and shared
@@ -83,6 +84,7 @@ type Console struct {
 	Audit     *AuditService
 	Passwords *PasswordService // every portal's, not only the console's
 	Profiles  *ProfileService
+	Dashboard *DashboardService
 }
 
 // ConsoleOptions are what the console's services need beyond the store.
@@ -103,5 +105,6 @@ func NewConsole(store ConsoleStore, opt ConsoleOptions) *Console {
 		Audit:     &AuditService{Store: store},
 		Passwords: &PasswordService{Store: store, Hash: opt.Hash, Verify: opt.Verify, Notify: opt.Notify},
 		Profiles:  &ProfileService{Store: store},
+		Dashboard: &DashboardService{Store: store},
 	}
 }

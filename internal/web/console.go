@@ -20,6 +20,7 @@ type navItem struct {
 
 // consoleNav is the console's navigation, in order.
 var consoleNav = []navItem{
+	{"/business/dashboard", "Dashboard", loyalty.PermManage},
 	{"/business/counter", "Counter", loyalty.PermCounter},
 	{"/business/customers", "Customers", loyalty.PermCounter},
 	{"/business/program", "Program", loyalty.PermManage},
@@ -123,10 +124,14 @@ func current(path, href string) bool {
 }
 
 // home is where a role starts: the owner at the Application Key and
-// apps, everyone else at the counter.
+// apps (the dashboard is the first link of the bar), a manager at the
+// dashboard, a cashier at the counter.
 func home(a loyalty.Actor) string {
-	if a.Can(loyalty.PermKeys) {
+	switch {
+	case a.Can(loyalty.PermKeys):
 		return business.Home
+	case a.Can(loyalty.PermManage):
+		return "/business/dashboard"
 	}
 	return "/business/counter"
 }

@@ -16,6 +16,7 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /business/key", s.console(loyalty.PermKeys, s.rotateKey))
 	mux.Handle("GET /business/apps/{app_id}/revoke", s.console(loyalty.PermKeys, s.revokeAppConfirm))
 	mux.Handle("POST /business/apps/{app_id}/revoke", s.console(loyalty.PermKeys, s.revokeApp))
+	mux.Handle("GET /business/dashboard", s.console(loyalty.PermManage, s.dashboard))
 	mux.Handle("GET /business/audit", s.console(loyalty.PermManage, s.auditLog))
 	mux.Handle("GET /business/profile", s.console(loyalty.PermManage, s.profile))
 	mux.Handle("POST /business/profile", s.console(loyalty.PermManage, s.profileSave))

@@ -1,0 +1,292 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// The dashboard's rollups (migration 00021): the follower folds a page of
+// events and moves its cursor in one transaction; the dashboard reads the
+// rollups and the events past the cursor in one snapshot.
+
+// errCursorMoved ends a fold whose claim or starting point no longer holds.
+var errCursorMoved = errors.New("dashboard cursor moved")
+
+// entryReader reads ledger entries of a business inside a transaction.
+type entryReader struct {
+	q          querier
+	businessID string
+}
+
+// Entry returns a ledger entry of the business by id.
+func (r entryReader) Entry(ctx context.Context, id int64) (loyalty.Transaction, error) {
+	e, err := scanTransaction(r.q.QueryRowContext(ctx, `SELECT `+transactionColumns+` FROM transactions t
+		WHERE t.business_id = $1 AND t.id = $2`, r.businessID, id))
+	return e, dbError(err)
+}
+
+// FoldDashboard applies a page of events to the rollups and advances the
+// dashboard cursor from after to the page's end, in one transaction. The
+// cursor's row is updated first: on PostgreSQL it stays locked to the
+// commit, so a second folder of the same page waits, then finds the
+// cursor moved and applies nothing.
+func (d *DB) FoldDashboard(ctx context.Context, businessID, claim string, after int64, page []loyalty.Event,
+	leaseUntil time.Time, fold loyalty.FoldFunc) (bool, error) {
+	if len(page) == 0 {
+		return true, nil
+	}
+	err := d.runTx(ctx, func(t *tx) error {
+		res, err := t.ExecContext(ctx, `UPDATE event_cursors SET last_seq = $4, lease_until = $5
+			WHERE destination = $1 AND business_id = $2 AND claim = $3 AND last_seq = $6`,
+			loyalty.DashboardDestination, businessID, claim, page[len(page)-1].Seq, leaseUntil.UTC(), after)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return errors.Join(err, errCursorMoved)
+		}
+		tz, err := timeZone(ctx, t, businessID)
+		if err != nil {
+			return err
+		}
+		folds, err := foldEvents(ctx, entryReader{t, businessID}, tz, page, fold)
+		if err != nil {
+			return err
+		}
+		return applyFolds(ctx, t, businessID, folds)
+	})
+	if errors.Is(err, errCursorMoved) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// timeZone reads a business's time zone.
+func timeZone(ctx context.Context, q querier, businessID string) (string, error) {
+	var tz string
+	err := q.QueryRowContext(ctx, `SELECT time_zone FROM businesses WHERE id = $1`, businessID).Scan(&tz)
+	return tz, err
+}
+
+// foldEvents folds events in order.
+func foldEvents(ctx context.Context, r entryReader, tz string, events []loyalty.Event, fold loyalty.FoldFunc) ([]loyalty.DayFold, error) {
+	var out []loyalty.DayFold
+	for _, e := range events {
+		f, err := fold(ctx, r, tz, e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f...)
+	}
+	return out, nil
+}
+
+// applyFolds adds folds to the day rows, one write per day and branch,
+// and moves each visitor's last visit day forward.
+func applyFolds(ctx context.Context, q querier, businessID string, folds []loyalty.DayFold) error {
+	type key struct{ day, branch string }
+	days := map[key]*loyalty.Figures{}
+	var order []key
+	visits := map[string]string{}
+	for _, f := range folds {
+		k := key{f.Day, f.BranchID}
+		if days[k] == nil {
+			days[k] = &loyalty.Figures{}
+			order = append(order, k)
+		}
+		days[k].Add(f.Figures)
+		if f.Visitor != "" && f.Day > visits[f.Visitor] {
+			visits[f.Visitor] = f.Day
+		}
+	}
+	for _, k := range order {
+		f := days[k]
+		if _, err := q.ExecContext(ctx, `INSERT INTO dashboard_days (business_id, branch_id, day, members_new, visits, revenue,
+				points_issued, points_redeemed, referrals_paid) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			ON CONFLICT (business_id, day, branch_id) DO UPDATE SET members_new = dashboard_days.members_new + excluded.members_new,
+				visits = dashboard_days.visits + excluded.visits, revenue = dashboard_days.revenue + excluded.revenue,
+				points_issued = dashboard_days.points_issued + excluded.points_issued,
+				points_redeemed = dashboard_days.points_redeemed + excluded.points_redeemed,
+				referrals_paid = dashboard_days.referrals_paid + excluded.referrals_paid`,
+			businessID, k.branch, k.day, f.MembersNew, f.Visits, int64(f.Revenue), f.PointsIssued, f.PointsRedeemed, f.ReferralsPaid); err != nil {
+			return err
+		}
+	}
+	for customer, day := range visits {
+		if _, err := q.ExecContext(ctx, `INSERT INTO dashboard_members (business_id, customer_id, last_visit_day) VALUES ($1, $2, $3)
+			ON CONFLICT (business_id, customer_id) DO UPDATE SET last_visit_day = excluded.last_visit_day
+			WHERE dashboard_members.last_visit_day < excluded.last_visit_day`, businessID, customer, day); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DashboardSnapshot reads the rollups of a period, the live totals and
+// the events past the dashboard cursor, folded, in one read-only
+// transaction: on PostgreSQL a repeatable-read snapshot, on SQLite (WAL)
+// a read transaction, which sees one state of the database throughout.
+// What the follower commits meanwhile is therefore counted either in the
+// rollups or among the pending events, never in both.
+func (d *DB) DashboardSnapshot(ctx context.Context, businessID string, q loyalty.DashboardQuery, fold loyalty.FoldFunc) (loyalty.DashboardData, error) {
+	var opts *sql.TxOptions
+	if d.dialect == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	stx, err := d.db.BeginTx(ctx, opts)
+	if err != nil {
+		return loyalty.DashboardData{}, dbError(err)
+	}
+	defer func() { _ = stx.Rollback() }()
+	out, err := d.snapshot(ctx, stx, businessID, q, fold)
+	return out, dbError(err)
+}
+
+func (d *DB) snapshot(ctx context.Context, t *sql.Tx, businessID string, q loyalty.DashboardQuery, fold loyalty.FoldFunc) (loyalty.DashboardData, error) {
+	var out loyalty.DashboardData
+	var err error
+	if out.TimeZone, err = timeZone(ctx, t, businessID); err != nil {
+		return out, err
+	}
+	if out.Rows, err = dashboardRows(ctx, t, businessID, q); err != nil {
+		return out, err
+	}
+	var cursor int64
+	err = t.QueryRowContext(ctx, `SELECT last_seq FROM event_cursors WHERE destination = $1 AND business_id = $2`,
+		loyalty.DashboardDestination, businessID).Scan(&cursor)
+	if err != nil && err != sql.ErrNoRows {
+		return out, err
+	}
+	if out.Pending, err = pendingFolds(ctx, t, businessID, cursor, out.TimeZone, fold); err != nil {
+		return out, err
+	}
+	since30, since90 := loyalty.ActiveSince(q.Now, out.TimeZone)
+	counts := []struct {
+		dest  *int64
+		query string
+		args  []any
+	}{
+		{&out.Members, `SELECT COALESCE(SUM(n), 0) FROM customer_counts WHERE business_id = $1`, []any{businessID}},
+		{&out.Outstanding, `SELECT COALESCE(SUM(points), 0) FROM customers WHERE business_id = $1 AND deleted_at IS NULL`, []any{businessID}},
+		{&out.Active30, `SELECT COUNT(*) FROM dashboard_members WHERE business_id = $1 AND last_visit_day >= $2`, []any{businessID, since30}},
+		{&out.Active90, `SELECT COUNT(*) FROM dashboard_members WHERE business_id = $1 AND last_visit_day >= $2`, []any{businessID, since90}},
+	}
+	for _, c := range counts {
+		if err := t.QueryRowContext(ctx, c.query, c.args...).Scan(c.dest); err != nil {
+			return out, err
+		}
+	}
+	out.LastVisits = map[string]string{}
+	for _, f := range out.Pending {
+		if _, seen := out.LastVisits[f.Visitor]; f.Visitor == "" || seen {
+			continue
+		}
+		var day string
+		err := t.QueryRowContext(ctx, `SELECT last_visit_day FROM dashboard_members WHERE business_id = $1 AND customer_id = $2`,
+			businessID, f.Visitor).Scan(&day)
+		if err != nil && err != sql.ErrNoRows {
+			return out, err
+		}
+		out.LastVisits[f.Visitor] = day
+	}
+	out.Values, err = pointValues(ctx, t, businessID, q.Now)
+	return out, err
+}
+
+// dashboardRows sums a period's day rows, over every branch, or at the
+// branch and at none (which holds new members and referrals).
+func dashboardRows(ctx context.Context, t *sql.Tx, businessID string, q loyalty.DashboardQuery) ([]loyalty.DashboardRow, error) {
+	branch, cond, group, args := `''`, ``, ``, []any{businessID, q.From, q.To}
+	if q.BranchID != "" {
+		branch, cond, group, args = `branch_id`, ` AND branch_id IN ($4, '')`, `, branch_id`, append(args, q.BranchID)
+	}
+	rows, err := t.QueryContext(ctx, `SELECT day, `+branch+`, SUM(members_new), SUM(visits), SUM(revenue), SUM(points_issued),
+			SUM(points_redeemed), SUM(referrals_paid)
+		FROM dashboard_days WHERE business_id = $1 AND day >= $2 AND day <= $3`+cond+`
+		GROUP BY day`+group, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []loyalty.DashboardRow
+	for rows.Next() {
+		var r loyalty.DashboardRow
+		f := &r.Figures
+		if err := rows.Scan(&r.Day, &r.BranchID, &f.MembersNew, &f.Visits, &f.Revenue, &f.PointsIssued, &f.PointsRedeemed,
+			&f.ReferralsPaid); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// pendingFolds folds the business's numbered events after the cursor.
+func pendingFolds(ctx context.Context, t *sql.Tx, businessID string, cursor int64, tz string, fold loyalty.FoldFunc) ([]loyalty.DayFold, error) {
+	var out []loyalty.DayFold
+	for {
+		page, err := eventsAfter(ctx, t, businessID, cursor, 1000)
+		if err != nil || len(page) == 0 {
+			return out, err
+		}
+		f, err := foldEvents(ctx, entryReader{t, businessID}, tz, page, fold)
+		if err != nil {
+			return nil, err
+		}
+		out, cursor = append(out, f...), page[len(page)-1].Seq
+	}
+}
+
+// eventsAfter reads up to limit numbered events of a business after seq.
+func eventsAfter(ctx context.Context, q querier, businessID string, seq int64, limit int) ([]loyalty.Event, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, business_id, seq, type, created_at, data FROM events
+		WHERE business_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, businessID, seq, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []loyalty.Event
+	for rows.Next() {
+		var e loyalty.Event
+		var data string
+		if err := rows.Scan(&e.ID, &e.BusinessID, &e.Seq, &e.Type, &e.CreatedAt, &data); err != nil {
+			return nil, err
+		}
+		e.CreatedAt, e.Data = e.CreatedAt.UTC(), []byte(data)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// pointValues lists the money and points of the business's catalog items
+// with a money value (a free product's value, a cashback's amount) that
+// can be redeemed at now.
+func pointValues(ctx context.Context, t *sql.Tx, businessID string, now time.Time) ([]loyalty.PointValue, error) {
+	rows, err := t.QueryContext(ctx, `SELECT type_id, real_value, amount, points FROM rewards
+		WHERE business_id = $1 AND kind = 'catalog_item' AND type_id IN ($2, $3) AND enabled AND deleted_at IS NULL
+			AND points > 0 AND (expires_at IS NULL OR expires_at > $4) AND (starts_at IS NULL OR starts_at <= $4)`,
+		businessID, loyalty.RewardFreeProduct, loyalty.RewardCashback, now.UTC())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []loyalty.PointValue
+	for rows.Next() {
+		var typeID int
+		var realValue, amount loyalty.Money
+		var v loyalty.PointValue
+		if err := rows.Scan(&typeID, &realValue, &amount, &v.Points); err != nil {
+			return nil, err
+		}
+		v.Value = amount
+		if typeID == loyalty.RewardFreeProduct {
+			v.Value = realValue
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
