@@ -67,7 +67,7 @@ func TestWebhookEndpoints(t *testing.T) {
 		}
 
 		// Bad input, each 422 naming its field.
-		a.do(t, http.MethodPost, "/webhooks", map[string]any{"url": "https://203.0.113.7/", "event_types": []string{"points.expired"}}).
+		a.do(t, http.MethodPost, "/webhooks", map[string]any{"url": "https://203.0.113.7/", "event_types": []string{"points.teleported"}}).
 			wantFields(t, "event_types")
 		a.do(t, http.MethodPut, "/webhooks/"+w.Id, map[string]any{"event_types": []string{"nope"}}).wantFields(t, "event_types")
 		a.do(t, http.MethodPost, "/webhooks", map[string]any{}).wantFields(t, "url")
