@@ -3,7 +3,10 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -16,17 +19,61 @@ import (
 // errCursorMoved ends a fold whose claim or starting point no longer holds.
 var errCursorMoved = errors.New("dashboard cursor moved")
 
-// entryReader reads ledger entries of a business inside a transaction.
+// entryReader reads ledger entries of a business inside a transaction;
+// those of a page of events are read ahead in one query (prefetch).
 type entryReader struct {
 	q          querier
 	businessID string
+	read       map[int64]loyalty.Transaction
 }
 
 // Entry returns a ledger entry of the business by id.
 func (r entryReader) Entry(ctx context.Context, id int64) (loyalty.Transaction, error) {
+	if e, ok := r.read[id]; ok {
+		return e, nil
+	}
 	e, err := scanTransaction(r.q.QueryRowContext(ctx, `SELECT `+transactionColumns+` FROM transactions t
 		WHERE t.business_id = $1 AND t.id = $2`, r.businessID, id))
 	return e, dbError(err)
+}
+
+// prefetch reads, in one query by key, the entries of the page's
+// transaction.created events (a query per event was most of the
+// follower's cost); an entry not read here is read by Entry.
+func (r *entryReader) prefetch(ctx context.Context, events []loyalty.Event) error {
+	var ids []any
+	var marks []string
+	for _, e := range events {
+		if e.Type != loyalty.EventTransactionCreated {
+			continue
+		}
+		var ref struct {
+			ID int64 `json:"id"`
+		}
+		if json.Unmarshal(e.Data, &ref) != nil || ref.ID == 0 {
+			continue // FoldEvent reports it
+		}
+		ids = append(ids, ref.ID)
+		marks = append(marks, fmt.Sprintf("$%d", len(ids)+1))
+	}
+	r.read = make(map[int64]loyalty.Transaction, len(ids))
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := r.q.QueryContext(ctx, `SELECT `+transactionColumns+` FROM transactions t
+		WHERE t.business_id = $1 AND t.id IN (`+strings.Join(marks, ", ")+`)`, append([]any{r.businessID}, ids...)...)
+	if err != nil {
+		return dbError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e, err := scanTransaction(rows)
+		if err != nil {
+			return dbError(err)
+		}
+		r.read[e.ID] = e
+	}
+	return dbError(rows.Err())
 }
 
 // FoldDashboard applies a page of events to the rollups and advances the
@@ -53,7 +100,7 @@ func (d *DB) FoldDashboard(ctx context.Context, businessID, claim string, after 
 		if err != nil {
 			return err
 		}
-		folds, err := foldEvents(ctx, entryReader{t, businessID}, tz, page, fold)
+		folds, err := foldEvents(ctx, entryReader{q: t, businessID: businessID}, tz, page, fold)
 		if err != nil {
 			return err
 		}
@@ -74,6 +121,9 @@ func timeZone(ctx context.Context, q querier, businessID string) (string, error)
 
 // foldEvents folds events in order.
 func foldEvents(ctx context.Context, r entryReader, tz string, events []loyalty.Event, fold loyalty.FoldFunc) ([]loyalty.DayFold, error) {
+	if err := r.prefetch(ctx, events); err != nil {
+		return nil, err
+	}
 	var out []loyalty.DayFold
 	for _, e := range events {
 		f, err := fold(ctx, r, tz, e)
@@ -233,7 +283,7 @@ func pendingFolds(ctx context.Context, t *sql.Tx, businessID string, cursor int6
 		if err != nil || len(page) == 0 {
 			return out, err
 		}
-		f, err := foldEvents(ctx, entryReader{t, businessID}, tz, page, fold)
+		f, err := foldEvents(ctx, entryReader{q: t, businessID: businessID}, tz, page, fold)
 		if err != nil {
 			return nil, err
 		}
