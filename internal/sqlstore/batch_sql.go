@@ -16,9 +16,11 @@ package sqlstore
 // wait for it. The rows must exist (ensureSequences): an UPDATE in a CTE
 // does not see a row inserted by another CTE of the statement.
 //
-// Every join is between the statement's own rows (arrays and CTEs), and
-// the tables are reached by primary key, so no plan depends on the
-// planner's statistics.
+// Every join is between the statement's own rows (arrays and CTEs) and
+// the tables are reached by primary key, but whether the planner walks
+// customers' key for each row or hashes the whole table still depends on
+// how big it believes the table is: the statement is planned at each run
+// (see run), never from a plan cached when the table was small.
 var batchSQL = `WITH v AS MATERIALIZED (
 	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
