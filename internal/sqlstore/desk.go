@@ -18,24 +18,34 @@ func likePrefix(p string) string {
 
 // customerSearch is the FROM clause, with its WHERE, of the active
 // customers of a business matching f, and its arguments.
-func customerSearch(businessID string, f loyalty.CustomerFilter) (string, []any) {
+//
+// On PostgreSQL a prefix is matched as the business id, a space and the
+// prefix against the expression its index keys (see migration 00022),
+// so that the index serves the search and nothing else.
+func customerSearch(dialect, businessID string, f loyalty.CustomerFilter) (string, []any) {
 	conds := []string{"c.business_id = $1", "c.deleted_at IS NULL"}
 	args := []any{businessID}
 	ph := func(v any) string {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
+	// like matches expr's start against prefix.
+	like := func(expr, prefix string) string {
+		if dialect == Postgres {
+			return `(c.business_id || ' ' || ` + expr + `) LIKE ` + ph(likePrefix(businessID+" "+prefix)) + ` ESCAPE '\'`
+		}
+		return expr + ` LIKE ` + ph(likePrefix(prefix)) + ` ESCAPE '\'`
+	}
 	if f.NamePrefix != "" {
-		p := ph(likePrefix(f.NamePrefix))
-		conds = append(conds, `(lower(c.first_name || ' ' || c.last_name) LIKE `+p+` ESCAPE '\' OR lower(c.last_name) LIKE `+p+` ESCAPE '\')`)
+		conds = append(conds, `(`+like(`lower(c.first_name || ' ' || c.last_name)`, f.NamePrefix)+` OR `+like(`lower(c.last_name)`, f.NamePrefix)+`)`)
 	}
 	if f.EmailPrefix != "" {
-		conds = append(conds, `c.email LIKE `+ph(likePrefix(f.EmailPrefix))+` ESCAPE '\'`)
+		conds = append(conds, like(`c.email`, f.EmailPrefix))
 	}
 	if len(f.PhonePrefixes) > 0 {
 		var or []string
 		for _, p := range f.PhonePrefixes {
-			or = append(or, `c.phone LIKE `+ph(likePrefix(p))+` ESCAPE '\'`)
+			or = append(or, like(`c.phone`, p))
 		}
 		conds = append(conds, "("+strings.Join(or, " OR ")+")")
 	}
@@ -54,7 +64,7 @@ func customerSearch(businessID string, f loyalty.CustomerFilter) (string, []any)
 // SearchCustomers pages the active customers of a business matching f,
 // newest first, with the total that match.
 func (d *DB) SearchCustomers(ctx context.Context, businessID string, f loyalty.CustomerFilter, offset, limit int) ([]loyalty.Customer, int, error) {
-	from, args := customerSearch(businessID, f)
+	from, args := customerSearch(d.dialect, businessID, f)
 	var total int
 	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
 		return nil, 0, dbError(err)
@@ -76,7 +86,7 @@ func (d *DB) SearchCustomers(ctx context.Context, businessID string, f loyalty.C
 // f, oldest first, as the database returns them: an export never holds
 // them all.
 func (d *DB) EachCustomer(ctx context.Context, businessID string, f loyalty.CustomerFilter, fn func(loyalty.Customer) error) error {
-	from, args := customerSearch(businessID, f)
+	from, args := customerSearch(d.dialect, businessID, f)
 	return each(ctx, d, `SELECT `+customerColumns+from+` ORDER BY c.created_at, c.user_id`, args, scanCustomer, fn)
 }
 

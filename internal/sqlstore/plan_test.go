@@ -1,0 +1,69 @@
+package sqlstore_test
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/loyalty/loyalty/internal/sqlstore"
+	"github.com/loyalty/loyalty/internal/testenv"
+)
+
+// TestCustomerKeyLookupsKeepTheirIndex plans, on a new (so never
+// analysed, and empty) PostgreSQL database, the lookups of one customer by
+// key as a prepared statement's generic plan: the plan a connection keeps
+// for good once the statement has run a few times. The foreign-key check
+// of each ledger entry and point lot is such a statement. Each must go
+// through an index that leads with the key it is given — the primary key,
+// or customers_user (a person has one customer row per business) — and
+// never through an index that only narrows to the business, which at
+// 200,000 customers reads them all for every row.
+func TestCustomerKeyLookupsKeepTheirIndex(t *testing.T) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
+		t.Skip("PostgreSQL's planner; LOYALTY_TEST_POSTGRES=off")
+	}
+	db := testenv.Open(t, sqlstore.Postgres)
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SET plan_cache_mode = force_generic_plan`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `RESET plan_cache_mode`)
+	index := regexp.MustCompile(`(?:Index|Index Only) Scan using (\S+) on customers`)
+	for name, q := range map[string]string{
+		"foreign-key check": `SELECT 1 FROM ONLY customers x WHERE business_id OPERATOR(pg_catalog.=) $1 AND user_id OPERATOR(pg_catalog.=) $2 FOR KEY SHARE OF x`,
+		"balance move": `UPDATE customers AS cu SET points = cu.points + 1 WHERE cu.business_id = $1 AND cu.user_id = $2
+			AND cu.deleted_at IS NULL AND cu.enabled AND cu.points + 1 >= 0`,
+		"read": `SELECT points FROM customers WHERE business_id = $1 AND user_id = $2 AND deleted_at IS NULL`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			stmt := "plan_" + strings.ReplaceAll(name, " ", "_")
+			stmt = strings.ReplaceAll(stmt, "-", "_")
+			if _, err := conn.ExecContext(ctx, `PREPARE `+stmt+`(text, text) AS `+q); err != nil {
+				t.Fatal(err)
+			}
+			defer conn.ExecContext(ctx, `DEALLOCATE `+stmt)
+			rows, err := conn.QueryContext(ctx, `EXPLAIN EXECUTE `+stmt+`('b', 'u')`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plan []string
+			for rows.Next() {
+				var line string
+				if err := rows.Scan(&line); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, line)
+			}
+			rows.Close()
+			m := index.FindStringSubmatch(strings.Join(plan, "\n"))
+			if m == nil || (m[1] != "customers_pkey" && m[1] != "customers_user") {
+				t.Errorf("the generic plan does not look the customer up by key:\n%s", strings.Join(plan, "\n"))
+			}
+		})
+	}
+}
