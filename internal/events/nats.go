@@ -50,8 +50,8 @@ type NATS struct {
 	// Every is how often it looks for events to publish; default 200ms.
 	Every time.Duration
 
-	claim  string
-	stream bool // the stream is known to exist
+	follower *loyalty.Follower
+	stream   bool // the stream is known to exist
 }
 
 // DialNATS connects to the NATS server at url and returns its JetStream
@@ -111,7 +111,7 @@ func (p *NATS) Start(ctx context.Context) (stop func()) {
 	}
 }
 
-// Run publishes until ctx is done.
+// Run publishes until ctx is done, then gives up its cursors' leases.
 func (p *NATS) Run(ctx context.Context) {
 	tick := time.NewTicker(orDefault(p.Every, 200*time.Millisecond))
 	defer tick.Stop()
@@ -121,6 +121,9 @@ func (p *NATS) Run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
+			if err := p.followed().Release(context.WithoutCancel(ctx)); err != nil {
+				p.logger().ErrorContext(ctx, "events: releasing the NATS cursors failed", "err", err)
+			}
 			return
 		case <-tick.C:
 		}
@@ -130,58 +133,39 @@ func (p *NATS) Run(ctx context.Context) {
 // Drain publishes the numbered events of every business that has some
 // beyond the cursor, and returns how many JetStream acknowledged.
 func (p *NATS) Drain(ctx context.Context) (int, error) {
-	if p.claim == "" {
-		p.claim = loyalty.NewID()
-	}
 	if err := p.EnsureStream(ctx); err != nil {
 		return 0, err
 	}
-	ids, err := p.Store.BehindCursors(ctx, p.destination(), p.now(), 100)
-	if err != nil {
-		return 0, err
-	}
-	total := 0
-	for _, id := range ids {
-		n, err := p.publish(ctx, id)
-		total += n
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return p.followed().Round(ctx, p.publish)
 }
 
-// publish claims a business's cursor and publishes its events after it,
-// a page at a time, advancing the cursor past each acknowledged page.
-func (p *NATS) publish(ctx context.Context, businessID string) (int, error) {
-	dest, lease := p.destination(), orDefault(p.Lease, 30*time.Second)
-	now := p.now()
-	seq, ok, err := p.Store.ClaimCursor(ctx, dest, businessID, p.claim, now, now.Add(lease))
-	if err != nil || !ok {
-		return 0, err
+func (p *NATS) followed() *loyalty.Follower {
+	if p.follower == nil {
+		p.follower = &loyalty.Follower{Store: p.Store, Destination: p.destination(), Clock: p.Clock, Lease: p.Lease}
 	}
-	defer func() {
-		if err := p.Store.ReleaseCursor(context.WithoutCancel(ctx), dest, businessID, p.claim); err != nil {
-			p.logger().ErrorContext(ctx, "events: releasing the NATS cursor failed", "business", businessID, "err", err)
-		}
-	}()
+	return p.follower
+}
+
+// publish publishes a business's events after seq, a page at a time,
+// advancing the cursor past each acknowledged page.
+func (p *NATS) publish(ctx context.Context, businessID string, seq int64, until func() time.Time) (int, int64, bool, error) {
 	total := 0
 	for {
 		page, err := p.Store.Events(ctx, businessID, loyalty.EventQuery{After: seq, Limit: 100})
 		if err != nil || len(page) == 0 {
-			return total, err
+			return total, seq, true, err
 		}
 		acked, err := p.publishPage(ctx, page)
 		if acked > 0 {
-			held, aerr := p.Store.AdvanceCursor(ctx, dest, businessID, p.claim, page[acked-1].Seq, p.now().Add(lease))
+			held, aerr := p.Store.AdvanceCursor(ctx, p.destination(), businessID, p.followed().Claim(), page[acked-1].Seq, until())
 			if aerr != nil || !held {
 				// Lost to another worker after the lease ran out: it goes on.
-				return total, aerr
+				return total, seq, held, aerr
 			}
 			total, seq = total+acked, page[acked-1].Seq
 		}
-		if err != nil {
-			return total, err
+		if err != nil || len(page) < 100 {
+			return total, seq, true, err
 		}
 	}
 }

@@ -122,12 +122,14 @@ func TestNATSPublishesEachEventOnce(t *testing.T) {
 	}
 	check("published")
 
-	// A crash after the publish, before the cursor moved: the restarted
-	// worker publishes everything again, and JetStream drops the repeats.
-	if _, err := db.SQL().ExecContext(ctx, `UPDATE event_cursors SET last_seq = 0`); err != nil {
+	// A crash after the publish, before the cursor moved: once the dead
+	// worker's lease has run out, the restarted worker publishes
+	// everything again, and JetStream drops the repeats.
+	if _, err := db.SQL().ExecContext(ctx, `UPDATE event_cursors SET last_seq = 0, lease_until = $1`, time.Now().Add(-time.Second).UTC()); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := publisher().Drain(ctx); err != nil || n != len(want) {
+	restarted := publisher()
+	if n, err := restarted.Drain(ctx); err != nil || n != len(want) {
 		t.Fatalf("republished %d, %v; want %d", n, err, len(want))
 	}
 	check("republished")
@@ -140,7 +142,8 @@ func TestNATSPublishesEachEventOnce(t *testing.T) {
 	for _, e := range list {
 		want[e.ID] = true
 	}
-	if n, err := publisher().Drain(ctx); err != nil || n != 2 {
+	// The restarted worker keeps its leases and follows on.
+	if n, err := restarted.Drain(ctx); err != nil || n != 2 {
 		t.Fatalf("published %d new events, %v; want 2", n, err)
 	}
 	check("after more events")

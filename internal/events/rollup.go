@@ -20,6 +20,10 @@ type RollupStore interface {
 // Unlike a delivery, a page is applied and the cursor advanced in the
 // same database transaction (DashboardStore.FoldDashboard), so an event
 // is folded exactly once even when a worker dies or two race.
+//
+// The dashboard folds the events past the cursor when it is read, so
+// the rollup may run behind: it folds every few seconds, in larger
+// transactions, instead of following each reward.
 type Rollup struct {
 	Store  RollupStore
 	Logger *slog.Logger
@@ -27,12 +31,12 @@ type Rollup struct {
 	// Lease is how long a claimed cursor stays this worker's without an
 	// advance; default 30 seconds.
 	Lease time.Duration
-	// Every is how often it looks for events to fold; default 500ms.
+	// Every is how often it looks for events to fold; default 2s.
 	Every time.Duration
 	// Page is how many events one transaction folds; default 500.
 	Page int
 
-	claim string
+	follower *loyalty.Follower
 }
 
 // Start runs the follower in the background until stop is called.
@@ -49,9 +53,9 @@ func (r *Rollup) Start(ctx context.Context) (stop func()) {
 	}
 }
 
-// Run folds until ctx is done.
+// Run folds until ctx is done, then gives up its cursors' leases.
 func (r *Rollup) Run(ctx context.Context) {
-	tick := time.NewTicker(orDefault(r.Every, 500*time.Millisecond))
+	tick := time.NewTicker(orDefault(r.Every, 2*time.Second))
 	defer tick.Stop()
 	for {
 		if _, err := r.Drain(ctx); err != nil && ctx.Err() == nil {
@@ -59,6 +63,9 @@ func (r *Rollup) Run(ctx context.Context) {
 		}
 		select {
 		case <-ctx.Done():
+			if err := r.followed().Release(context.WithoutCancel(ctx)); err != nil {
+				r.logger().ErrorContext(ctx, "events: releasing the dashboard cursors failed", "err", err)
+			}
 			return
 		case <-tick.C:
 		}
@@ -68,50 +75,33 @@ func (r *Rollup) Run(ctx context.Context) {
 // Drain folds the numbered events of every business whose dashboard
 // cursor is behind, and returns how many it folded.
 func (r *Rollup) Drain(ctx context.Context) (int, error) {
-	if r.claim == "" {
-		r.claim = loyalty.NewID()
-	}
-	ids, err := r.Store.BehindCursors(ctx, loyalty.DashboardDestination, r.now(), 100)
-	if err != nil {
-		return 0, err
-	}
-	total := 0
-	for _, id := range ids {
-		n, err := r.fold(ctx, id)
-		total += n
-		if err != nil {
-			return total, err
-		}
-	}
-	return total, nil
+	return r.followed().Round(ctx, r.fold)
 }
 
-// fold claims a business's cursor and folds its events after it, a page
-// per transaction.
-func (r *Rollup) fold(ctx context.Context, businessID string) (int, error) {
-	lease := orDefault(r.Lease, 30*time.Second)
-	now := r.now()
-	seq, ok, err := r.Store.ClaimCursor(ctx, loyalty.DashboardDestination, businessID, r.claim, now, now.Add(lease))
-	if err != nil || !ok {
-		return 0, err
+func (r *Rollup) followed() *loyalty.Follower {
+	if r.follower == nil {
+		r.follower = &loyalty.Follower{Store: r.Store, Destination: loyalty.DashboardDestination, Clock: r.Clock, Lease: r.Lease}
 	}
-	defer func() {
-		if err := r.Store.ReleaseCursor(context.WithoutCancel(ctx), loyalty.DashboardDestination, businessID, r.claim); err != nil {
-			r.logger().ErrorContext(ctx, "events: releasing the dashboard cursor failed", "business", businessID, "err", err)
-		}
-	}()
-	total, fold := 0, loyalty.Fold()
+	return r.follower
+}
+
+// fold folds a business's events after seq, a page per transaction.
+func (r *Rollup) fold(ctx context.Context, businessID string, seq int64, until func() time.Time) (int, int64, bool, error) {
+	total, fold, size := 0, loyalty.Fold(), orDefault(r.Page, 500)
 	for {
-		page, err := r.Store.Events(ctx, businessID, loyalty.EventQuery{After: seq, Limit: orDefault(r.Page, 500)})
+		page, err := r.Store.Events(ctx, businessID, loyalty.EventQuery{After: seq, Limit: size})
 		if err != nil || len(page) == 0 {
-			return total, err
+			return total, seq, true, err
 		}
-		held, err := r.Store.FoldDashboard(ctx, businessID, r.claim, seq, page, r.now().Add(lease), fold)
+		held, err := r.Store.FoldDashboard(ctx, businessID, r.followed().Claim(), seq, page, until(), fold)
 		if err != nil || !held {
 			// Lost to another worker after the lease ran out: it goes on.
-			return total, err
+			return total, seq, held, err
 		}
 		total, seq = total+len(page), page[len(page)-1].Seq
+		if len(page) < size {
+			return total, seq, true, nil
+		}
 	}
 }
 

@@ -136,11 +136,17 @@ func TestDashboardMatchesLedger(t *testing.T) {
 
 		// A page folded a second time from the same starting point (a
 		// worker that lost its lease) is refused, and changes nothing.
+		// The other worker claims once the follower's lease, which it
+		// keeps between rounds, has run out.
 		page, err := w.db.Events(w.ctx, b.ID, loyalty.EventQuery{After: 0, Limit: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
-		seq, ok, err := w.db.ClaimCursor(w.ctx, loyalty.DashboardDestination, b.ID, "other", now, now.Add(time.Minute))
+		if _, ok, _ := w.db.ClaimCursor(w.ctx, loyalty.DashboardDestination, b.ID, "other", time.Now(), time.Now().Add(time.Minute)); ok {
+			t.Fatal("another worker took the cursor while the follower's lease held")
+		}
+		expired := time.Now().Add(time.Minute)
+		seq, ok, err := w.db.ClaimCursor(w.ctx, loyalty.DashboardDestination, b.ID, "other", expired, expired.Add(time.Minute))
 		if err != nil || !ok || seq == 0 {
 			t.Fatalf("ClaimCursor: %d %v %v", seq, ok, err)
 		}

@@ -78,11 +78,13 @@ type EventStore interface {
 	// sequence q.After, in sequence order, of q.Types when set.
 	Events(ctx context.Context, businessID string, q EventQuery) ([]Event, error)
 	// BehindCursors lists up to limit businesses whose numbered events go
-	// beyond destination's cursor and whose cursor is not leased at now.
-	BehindCursors(ctx context.Context, destination string, now time.Time, limit int) ([]string, error)
+	// beyond destination's cursor and whose cursor is free at now or
+	// leased by claim.
+	BehindCursors(ctx context.Context, destination, claim string, now time.Time, limit int) ([]string, error)
 	// ClaimCursor leases destination's cursor of a business until
 	// leaseUntil for claim (created at 0 on first use) when no other
-	// claim holds it at now, and returns its sequence.
+	// claim holds it at now — claim's own lease is renewed — and returns
+	// its sequence.
 	ClaimCursor(ctx context.Context, destination, businessID, claim string, now, leaseUntil time.Time) (int64, bool, error)
 	// AdvanceCursor moves a claimed cursor to seq; it reports false when
 	// claim no longer holds it (the lease ran out and another took it).

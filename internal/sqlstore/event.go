@@ -196,12 +196,12 @@ func (d *DB) Events(ctx context.Context, businessID string, q loyalty.EventQuery
 }
 
 // BehindCursors lists up to limit businesses whose numbered events go
-// beyond destination's cursor, which no claim holds at now.
-func (d *DB) BehindCursors(ctx context.Context, destination string, now time.Time, limit int) ([]string, error) {
+// beyond destination's cursor, which no claim but claim holds at now.
+func (d *DB) BehindCursors(ctx context.Context, destination, claim string, now time.Time, limit int) ([]string, error) {
 	return d.textColumn(ctx, `SELECT s.business_id FROM event_sequences s
 		LEFT JOIN event_cursors c ON c.destination = $1 AND c.business_id = s.business_id
-		WHERE s.last_seq > COALESCE(c.last_seq, 0) AND (c.lease_until IS NULL OR c.lease_until <= $2)
-		ORDER BY s.business_id LIMIT $3`, destination, now.UTC(), limit)
+		WHERE s.last_seq > COALESCE(c.last_seq, 0) AND (c.lease_until IS NULL OR c.lease_until <= $2 OR c.claim = $4)
+		ORDER BY s.business_id LIMIT $3`, destination, now.UTC(), limit, claim)
 }
 
 // ClaimCursor leases destination's cursor of a business for claim until
@@ -214,7 +214,7 @@ func (d *DB) ClaimCursor(ctx context.Context, destination, businessID, claim str
 	}
 	var seq int64
 	err := d.wdb.QueryRowContext(ctx, `UPDATE event_cursors SET claim = $3, lease_until = $4
-		WHERE destination = $1 AND business_id = $2 AND (lease_until IS NULL OR lease_until <= $5) RETURNING last_seq`,
+		WHERE destination = $1 AND business_id = $2 AND (lease_until IS NULL OR lease_until <= $5 OR claim = $3) RETURNING last_seq`,
 		destination, businessID, claim, leaseUntil.UTC(), now.UTC()).Scan(&seq)
 	if err == sql.ErrNoRows {
 		return 0, false, nil

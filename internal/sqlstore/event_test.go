@@ -116,7 +116,7 @@ func TestEventCursorLease(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := time.Now()
-		behind, err := db.BehindCursors(ctx, "dest", now, 10)
+		behind, err := db.BehindCursors(ctx, "dest", "one", now, 10)
 		if err != nil || !slices.Contains(behind, a) {
 			t.Fatalf("BehindCursors = %v, %v", behind, err)
 		}
@@ -126,6 +126,17 @@ func TestEventCursorLease(t *testing.T) {
 		}
 		if _, ok, _ := db.ClaimCursor(ctx, "dest", a, "two", now, now.Add(time.Minute)); ok {
 			t.Fatal("a second claim took a leased cursor")
+		}
+		// The holder still sees its cursor behind and renews its lease;
+		// the other claim sees neither.
+		if behind, _ := db.BehindCursors(ctx, "dest", "one", now, 10); !slices.Contains(behind, a) {
+			t.Fatalf("the holder does not see its cursor behind: %v", behind)
+		}
+		if behind, _ := db.BehindCursors(ctx, "dest", "two", now, 10); slices.Contains(behind, a) {
+			t.Fatalf("another claim sees a leased cursor: %v", behind)
+		}
+		if seq, ok, err := db.ClaimCursor(ctx, "dest", a, "one", now, now.Add(time.Minute)); err != nil || !ok || seq != 0 {
+			t.Fatalf("the holder's renewal: %d %v %v", seq, ok, err)
 		}
 		if ok, err := db.AdvanceCursor(ctx, "dest", a, "one", 1, now.Add(time.Minute)); !ok || err != nil {
 			t.Fatalf("advance by holder: %v %v", ok, err)

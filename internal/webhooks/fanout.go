@@ -24,10 +24,8 @@ type Key struct{ EndpointID, EventID string }
 
 // Store is what the fan-out and the workers keep their state in.
 type Store interface {
-	BehindCursors(ctx context.Context, destination string, now time.Time, limit int) ([]string, error)
-	ClaimCursor(ctx context.Context, destination, businessID, claim string, now, leaseUntil time.Time) (int64, bool, error)
+	loyalty.CursorStore
 	AdvanceCursor(ctx context.Context, destination, businessID, claim string, seq int64, leaseUntil time.Time) (bool, error)
-	ReleaseCursor(ctx context.Context, destination, businessID, claim string) error
 	Events(ctx context.Context, businessID string, q loyalty.EventQuery) ([]loyalty.Event, error)
 	// FeedEnd returns the last committed sequence number of a business's events.
 	FeedEnd(ctx context.Context, businessID string) (int64, error)
@@ -51,12 +49,13 @@ type Store interface {
 	PruneDeliveries(ctx context.Context, before time.Time) (int, error)
 }
 
-// Fanout queues the deliveries of each business's events: it claims the
-// business's webhooks cursor (so instances take turns), reads the events
-// after it, writes a delivery for each enabled endpoint that takes the
-// event's type and existed when it happened, and advances the cursor. A
-// fan-out that dies before advancing is repeated by the next claim; the
-// deliveries' key keeps each queued once.
+// Fanout queues the deliveries of each business's events: it leases the
+// business's webhooks cursor (so instances take turns; see
+// loyalty.Follower), reads the events after it, writes a delivery for
+// each enabled endpoint that takes the event's type and existed when it
+// happened, and advances the cursor. A fan-out that dies before
+// advancing is repeated by the next claim; the deliveries' key keeps
+// each queued once.
 type Fanout struct {
 	Store  Store
 	Logger *slog.Logger
@@ -68,10 +67,18 @@ type Fanout struct {
 	// Queued, when set, is called after deliveries were queued.
 	Queued func()
 
-	claim string
+	follower *loyalty.Follower
 }
 
-// Start runs the fan-out until stop is called.
+// skipAhead is how far behind the feed's end the cursor of a business
+// with no endpoint may stay: it is moved to the end only then (or when
+// an endpoint appears), not by a write each round. An endpoint takes no
+// event from before its creation, so what it skips is read once, a few
+// pages, when the first endpoint appears.
+const skipAhead = 1000
+
+// Start runs the fan-out until stop is called, then gives up its
+// cursors' leases.
 func (f *Fanout) Start(ctx context.Context) (stop func()) {
 	return start(ctx, func(ctx context.Context) {
 		loop(ctx, orDefault(f.Every, 200*time.Millisecond), nil, func(ctx context.Context) {
@@ -79,86 +86,72 @@ func (f *Fanout) Start(ctx context.Context) (stop func()) {
 				logger(f.Logger).ErrorContext(ctx, "webhooks: fan-out failed", "err", err)
 			}
 		})
+		if err := f.followed().Release(context.WithoutCancel(ctx)); err != nil {
+			logger(f.Logger).ErrorContext(ctx, "webhooks: releasing the cursors failed", "err", err)
+		}
 	})
 }
 
 // Drain queues the deliveries of every business behind its cursor and
 // returns how many it queued.
 func (f *Fanout) Drain(ctx context.Context) (int, error) {
-	if f.claim == "" {
-		f.claim = loyalty.NewID()
-	}
-	ids, err := f.Store.BehindCursors(ctx, Destination, now(f.Clock), 100)
-	if err != nil {
-		return 0, err
-	}
-	total := 0
-	for _, id := range ids {
-		n, err := f.business(ctx, id)
-		total += n
-		if err != nil {
-			return total, err
-		}
-	}
+	total, err := f.followed().Round(ctx, f.business)
 	if total > 0 && f.Queued != nil {
 		f.Queued()
 	}
-	return total, nil
+	return total, err
 }
 
-// business fans out one business's events after its cursor.
-func (f *Fanout) business(ctx context.Context, businessID string) (int, error) {
-	lease := orDefault(f.Lease, 30*time.Second)
-	at := now(f.Clock)
-	seq, ok, err := f.Store.ClaimCursor(ctx, Destination, businessID, f.claim, at, at.Add(lease))
-	if err != nil || !ok {
-		return 0, err
+func (f *Fanout) followed() *loyalty.Follower {
+	if f.follower == nil {
+		f.follower = &loyalty.Follower{Store: f.Store, Destination: Destination, Clock: f.Clock, Lease: f.Lease}
 	}
-	defer func() {
-		if err := f.Store.ReleaseCursor(context.WithoutCancel(ctx), Destination, businessID, f.claim); err != nil {
-			logger(f.Logger).ErrorContext(ctx, "webhooks: releasing the cursor failed", "business", businessID, "err", err)
-		}
-	}()
+	return f.follower
+}
+
+// business fans out one business's events after seq.
+func (f *Fanout) business(ctx context.Context, businessID string, seq int64, until func() time.Time) (int, int64, bool, error) {
+	claim := f.followed().Claim()
 	// The end is read before the endpoints: an endpoint created after
 	// that read came after every event up to the end.
 	end, err := f.Store.FeedEnd(ctx, businessID)
 	if err != nil {
-		return 0, err
+		return 0, seq, true, err
 	}
 	endpoints, err := f.Store.EnabledWebhooks(ctx, businessID)
 	if err != nil {
-		return 0, err
+		return 0, seq, true, err
 	}
 	if len(endpoints) == 0 {
 		// Nobody listens: skip to the end of the feed rather than read it.
-		if end <= seq {
-			return 0, nil
+		if end-seq < skipAhead {
+			return 0, seq, true, nil
 		}
-		_, err = f.Store.AdvanceCursor(ctx, Destination, businessID, f.claim, end, now(f.Clock).Add(lease))
-		return 0, err
+		held, err := f.Store.AdvanceCursor(ctx, Destination, businessID, claim, end, until())
+		return 0, end, held, err
 	}
 	total := 0
 	for ctx.Err() == nil {
 		page, err := f.Store.Events(ctx, businessID, loyalty.EventQuery{After: seq, Limit: 100})
 		if err != nil || len(page) == 0 {
-			return total, err
+			return total, seq, true, err
 		}
 		list, err := deliveriesOf(page, endpoints)
 		if err != nil {
-			return total, err
+			return total, seq, true, err
 		}
 		n, err := f.Store.InsertDeliveries(ctx, list)
 		if err != nil {
-			return total, err
+			return total, seq, true, err
 		}
 		total += n
-		seq = page[len(page)-1].Seq
-		held, err := f.Store.AdvanceCursor(ctx, Destination, businessID, f.claim, seq, now(f.Clock).Add(lease))
+		held, err := f.Store.AdvanceCursor(ctx, Destination, businessID, claim, page[len(page)-1].Seq, until())
 		if err != nil || !held {
-			return total, err // lost to another fan-out after the lease ran out: it goes on
+			return total, seq, held, err // lost to another fan-out after the lease ran out: it goes on
 		}
+		seq = page[len(page)-1].Seq
 	}
-	return total, ctx.Err()
+	return total, seq, true, ctx.Err()
 }
 
 // deliveriesOf are the deliveries a page of events makes: one per event
