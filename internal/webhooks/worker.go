@@ -198,7 +198,9 @@ func (w *Worker) deliver(ctx context.Context, x loyalty.WebhookDelivery, ep loya
 		}
 		a.Outcome = loyalty.DeliveryFailed
 		if wait, ok := w.wait(x.Attempts); ok {
-			a.Outcome, a.Next = loyalty.DeliveryPending, at.Add(wait)
+			// The wait runs from the failure, not from the attempt's
+			// start: a slow answer or a timeout does not eat into it.
+			a.Outcome, a.Next = loyalty.DeliveryPending, now(w.Clock).Add(wait)
 		}
 	}
 	since, ferr := w.Store.FinishDelivery(ctx, a)
