@@ -70,13 +70,6 @@ type Fanout struct {
 	follower *loyalty.Follower
 }
 
-// skipAhead is how far behind the feed's end the cursor of a business
-// with no endpoint may stay: it is moved to the end only then (or when
-// an endpoint appears), not by a write each round. An endpoint takes no
-// event from before its creation, so what it skips is read once, a few
-// pages, when the first endpoint appears.
-const skipAhead = 1000
-
 // Start runs the fan-out until stop is called, then gives up its
 // cursors' leases.
 func (f *Fanout) Start(ctx context.Context) (stop func()) {
@@ -124,7 +117,9 @@ func (f *Fanout) business(ctx context.Context, businessID string, seq int64, unt
 	}
 	if len(endpoints) == 0 {
 		// Nobody listens: skip to the end of the feed rather than read it.
-		if end-seq < skipAhead {
+		// At once, not in a while: an endpoint enabled again later takes
+		// no event from the time it was off.
+		if end <= seq {
 			return 0, seq, true, nil
 		}
 		held, err := f.Store.AdvanceCursor(ctx, Destination, businessID, claim, end, until())
