@@ -89,6 +89,9 @@ func (s *Server) userOpen(h userHandler) http.Handler {
 			if err != nil {
 				return err
 			}
+			// A sign-up's welcome entries are dated by the business's
+			// clock, as every call with a token is.
+			r = r.WithContext(loyalty.WithClock(r.Context(), t.ClockOffset))
 			p, err := s.Users.Program(r.Context(), t)
 			if err != nil {
 				return err
