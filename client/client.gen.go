@@ -3137,7 +3137,7 @@ type Tier struct {
 	// ResetPeriodMonth Length of a period in months (ignored when reset_type is 0).
 	ResetPeriodMonth int `json:"reset_period_month"`
 
-	// ResetType 0 = never resets; 1 = calendar periods of reset_period_month months (UTC, counted from January 1970); 2 = rolling window of the last reset_period_month months.
+	// ResetType 0 = never resets; 1 = calendar periods of reset_period_month months (in the business's time zone, counted from January 1970); 2 = rolling window of the last reset_period_month months.
 	ResetType int `json:"reset_type"`
 
 	// TierLevels Customer reads: with relationships=tier_levels. /tiers: always.
@@ -3226,7 +3226,7 @@ type TierWrite struct {
 
 	// ResetType 0 = never resets (the whole history counts; reset_period_month and
 	// base_previous_period are ignored); 1 = calendar periods of
-	// reset_period_month months in UTC, counted from January 1970 (12:
+	// reset_period_month months in the business's time zone, counted from January 1970 (12:
 	// calendar years, 3: quarters); 2 = a rolling window of the last
 	// reset_period_month months.
 	ResetType interface{} `json:"reset_type,omitempty"`

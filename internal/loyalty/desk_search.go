@@ -263,7 +263,7 @@ func (d *CustomerDesk) levels(ctx context.Context, businessID string, t Tier, li
 	for i, c := range list {
 		ids[i] = c.ID
 	}
-	now := d.Store.Now()
+	now := nowFor(ctx, d.Store)
 	curP, prevP := t.Periods(now)
 	cur, err := d.Store.TierTotalsOf(ctx, businessID, ids, curP.Start, curP.End)
 	if err != nil {

@@ -93,6 +93,9 @@ type Tier struct {
 	BasePreviousPeriod int
 	Enabled            bool
 	Levels             []TierLevel
+	// TimeZone is the business's (its profile's time_zone), in which
+	// calendar periods begin; read with the program, never written by it.
+	TimeZone string
 }
 
 // TierLevel is one level of a tier program.

@@ -22,8 +22,9 @@ const (
 	// kept for life. reset_period_month is ignored.
 	TierResetNever = 0
 	// TierResetCalendar counts calendar periods of reset_period_month
-	// months in UTC, counted from January 1970: a length that divides 12
-	// starts a period every January 1st (12: calendar years, 3: quarters).
+	// months in the business's time zone, counted from January 1970: a
+	// length that divides 12 starts a period every January 1st (12:
+	// calendar years, 3: quarters).
 	TierResetCalendar = 1
 	// TierResetRolling counts the last reset_period_month months up to now.
 	TierResetRolling = 2

@@ -21,16 +21,19 @@ var (
 
 // Periods returns the period counted at now and the one before it. A
 // program that never resets counts all of history and has no previous
-// period (zero). A rolling window ends just after now, so that what happened
-// in now's second counts.
+// period (zero). Calendar periods begin at midnight on the first of a
+// month in the business's time zone (TimeZone; UTC when unset). A rolling
+// window ends just after now, so that what happened in now's second
+// counts.
 func (t Tier) Periods(now time.Time) (cur, prev TierPeriod) {
-	now = now.UTC()
+	loc := BusinessLocation(t.TimeZone)
+	now = now.In(loc)
 	n := max(t.ResetPeriodMonth, 1)
 	switch t.ResetType {
 	case TierResetCalendar:
 		months := (now.Year()-1970)*12 + int(now.Month()) - 1
 		first := months - mod(months, n)
-		start := time.Date(1970, time.January+time.Month(first), 1, 0, 0, 0, 0, time.UTC)
+		start := time.Date(1970, time.January+time.Month(first), 1, 0, 0, 0, 0, loc)
 		return TierPeriod{start, start.AddDate(0, n, 0)}, TierPeriod{start.AddDate(0, -n, 0), start}
 	case TierResetRolling:
 		start := addMonths(now, -n)

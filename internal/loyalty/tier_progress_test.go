@@ -83,6 +83,34 @@ func TestTierPeriodBoundary(t *testing.T) {
 	}
 }
 
+// TestTierPeriodsInTimeZone: calendar periods begin at midnight on the
+// first of the month in the business's time zone, not in UTC.
+func TestTierPeriodsInTimeZone(t *testing.T) {
+	montreal := Tier{ResetType: TierResetCalendar, ResetPeriodMonth: 1, TimeZone: "America/Montreal"}
+	// 2031-02-01 03:00 UTC is still January 31st, 22:00, in Montreal.
+	cur, prev := montreal.Periods(utcDate(2031, 2, 1, 3, 0, 0))
+	if want := utcDate(2031, 1, 1, 5, 0, 0); !cur.Start.Equal(want) || !cur.End.Equal(utcDate(2031, 2, 1, 5, 0, 0)) {
+		t.Errorf("Montreal: period %v – %v, want January from %v", cur.Start.UTC(), cur.End.UTC(), want)
+	}
+	if !prev.End.Equal(cur.Start) || !prev.Start.Equal(utcDate(2030, 12, 1, 5, 0, 0)) {
+		t.Errorf("Montreal: previous period %v – %v", prev.Start.UTC(), prev.End.UTC())
+	}
+	// A summer month begins at 04:00 UTC (daylight time).
+	if cur, _ := montreal.Periods(utcDate(2031, 7, 15, 12, 0, 0)); !cur.Start.Equal(utcDate(2031, 7, 1, 4, 0, 0)) {
+		t.Errorf("Montreal in July: period from %v", cur.Start.UTC())
+	}
+	// Kolkata is ahead of UTC: its March begins on February 28th, 18:30
+	// UTC, and its first quarter of 2031 on December 31st, 18:30 UTC.
+	kolkata := Tier{ResetType: TierResetCalendar, ResetPeriodMonth: 1, TimeZone: "Asia/Kolkata"}
+	if cur, _ := kolkata.Periods(utcDate(2031, 2, 28, 19, 0, 0)); !cur.Start.Equal(utcDate(2031, 2, 28, 18, 30, 0)) {
+		t.Errorf("Kolkata: month from %v, want 2031-02-28 18:30 UTC", cur.Start.UTC())
+	}
+	kolkata.ResetPeriodMonth = 3
+	if cur, _ := kolkata.Periods(utcDate(2031, 2, 28, 19, 0, 0)); !cur.Start.Equal(utcDate(2030, 12, 31, 18, 30, 0)) {
+		t.Errorf("Kolkata: quarter from %v, want 2030-12-31 18:30 UTC", cur.Start.UTC())
+	}
+}
+
 func TestAddMonths(t *testing.T) {
 	for _, c := range []struct {
 		from time.Time

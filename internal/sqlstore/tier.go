@@ -11,7 +11,8 @@ import (
 // tierSelect reads programs with their levels, one row per level (or one
 // row with NULL level columns for a program without levels).
 const tierSelect = `SELECT t.id, t.business_id, t.tiers_sequence, t.tiers_relation, t.reset_type, t.reset_period_month,
-	t.base_previous_period, t.enabled, l.id, l.name, l.reach_spend, l.reach_visits, l.reach_points
+	t.base_previous_period, t.enabled, l.id, l.name, l.reach_spend, l.reach_visits, l.reach_points,
+	(SELECT b.time_zone FROM businesses b WHERE b.id = t.business_id)
 	FROM tiers t LEFT JOIN tier_levels l ON l.tier_id = t.id
 	WHERE t.business_id = $1`
 
@@ -29,7 +30,7 @@ func queryTiers(ctx context.Context, q querier, query string, args ...any) ([]lo
 		var name sql.NullString
 		var seq string
 		if err := rows.Scan(&t.ID, &t.BusinessID, &seq, &t.TiersRelation, &t.ResetType, &t.ResetPeriodMonth,
-			&t.BasePreviousPeriod, &t.Enabled, &lid, &name, &spend, &visits, &points); err != nil {
+			&t.BasePreviousPeriod, &t.Enabled, &lid, &name, &spend, &visits, &points, &t.TimeZone); err != nil {
 			return nil, dbError(err)
 		}
 		if len(out) == 0 || out[len(out)-1].ID != t.ID {

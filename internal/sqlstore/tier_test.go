@@ -51,6 +51,16 @@ func TestTierPrograms(t *testing.T) {
 		if err != nil || got.ResetType != 1 || got.ResetPeriodMonth != 12 || len(got.Levels) != 2 || got.Levels[1] != t1.Levels[1] {
 			t.Fatalf("read back %+v, %v", got, err)
 		}
+		// A program's periods are in its business's time zone.
+		if got.TimeZone != "UTC" {
+			t.Errorf("time zone %q, want the business's default UTC", got.TimeZone)
+		}
+		if _, err := db.SQL().ExecContext(ctx, `UPDATE businesses SET time_zone = 'Asia/Kolkata' WHERE id = $1`, b.ID); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := svc.Get(ctx, b, t1.ID); err != nil || got.TimeZone != "Asia/Kolkata" {
+			t.Errorf("time zone %q, %v; want the business's Asia/Kolkata", got.TimeZone, err)
+		}
 		// Enabling another program disables the first; a disabled one changes nothing.
 		t2, err := svc.Create(ctx, b, loyalty.TierInput{TierLevels: tierLevelInputs("Bronze", 100)})
 		if err != nil {
