@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"database/sql/driver"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
@@ -105,26 +107,13 @@ func seedSize(ctx context.Context, a *app.App, businessID, branch string, base t
 	pg := a.DB.Dialect() == sqlstore.Postgres
 	for lo := from; lo < to; lo += chunk {
 		hi := min(lo+chunk, to)
-		tx, err := a.DB.SQL().BeginTx(ctx, nil)
+		err := seedChunk(ctx, a, businessID, branch, base, lo, hi, perCustomer, pg)
+		if errors.Is(err, driver.ErrBadConn) {
+			// A connection that a measurement's cancelled request broke:
+			// the chunk's transaction wrote nothing, so it runs again.
+			err = seedChunk(ctx, a, businessID, branch, base, lo, hi, perCustomer, pg)
+		}
 		if err != nil {
-			return err
-		}
-		all := []any{businessID, lo + 1, hi, base, perCustomer, branch}
-		for i, q := range seedSQL(pg) {
-			// PostgreSQL wants no parameter a statement leaves unused:
-			// the users' statement takes no business, entries or branch.
-			args := all
-			if i == 0 {
-				args = all[:4]
-			} else if i == 1 {
-				args = all[:5]
-			}
-			if _, err = tx.ExecContext(ctx, q, args...); err != nil {
-				tx.Rollback()
-				return fmt.Errorf("seed: %w", err)
-			}
-		}
-		if err := tx.Commit(); err != nil {
 			return err
 		}
 	}
@@ -136,6 +125,30 @@ func seedSize(ctx context.Context, a *app.App, businessID, branch string, base t
 	}
 	_, err := a.DB.SQL().ExecContext(ctx, q)
 	return err
+}
+
+// seedChunk writes customers lo+1..hi in one transaction.
+func seedChunk(ctx context.Context, a *app.App, businessID, branch string, base time.Time, lo, hi, perCustomer int, pg bool) error {
+	tx, err := a.DB.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	all := []any{businessID, lo + 1, hi, base, perCustomer, branch}
+	for i, q := range seedSQL(pg) {
+		// PostgreSQL wants no parameter a statement leaves unused:
+		// the users' statement takes no business, entries or branch.
+		args := all
+		if i == 0 {
+			args = all[:4]
+		} else if i == 1 {
+			args = all[:5]
+		}
+		if _, err = tx.ExecContext(ctx, q, args...); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("seed: %w", err)
+		}
+	}
+	return tx.Commit()
 }
 
 // seedSQL returns the statements of a chunk. Their parameters: $1

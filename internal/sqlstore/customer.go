@@ -86,7 +86,11 @@ func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQue
 	}
 	from, order := `FROM customers c`+where, "c.created_at, c.user_id"
 	if len(q.Filters) > 0 {
-		total, err := d.listPage(ctx, customerColumns, from, order, args, q, scan)
+		var total int
+		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) `+from, args...).Scan(&total); err != nil {
+			return nil, 0, dbError(err)
+		}
+		err := d.pageRowsLate(ctx, total, "c", customerColumns, from, order, args, q, scan)
 		return out, total, err
 	}
 	// All of the business's customers: their number is kept in
@@ -95,7 +99,7 @@ func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQue
 	if err := d.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM customer_counts WHERE business_id = $1`, businessID).Scan(&total); err != nil {
 		return nil, 0, dbError(err)
 	}
-	err = d.pageRows(ctx, total, customerColumns, from, order, args, q, scan)
+	err = d.pageRowsLate(ctx, total, "c", customerColumns, from, order, args, q, scan)
 	return out, total, err
 }
 

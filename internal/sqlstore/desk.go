@@ -74,7 +74,7 @@ func (d *DB) SearchCustomers(ctx context.Context, businessID string, f loyalty.C
 	}
 	var out []loyalty.Customer
 	n := len(args)
-	err := each(ctx, d, `SELECT `+customerColumns+from+fmt.Sprintf(` ORDER BY c.created_at DESC, c.user_id DESC LIMIT $%d OFFSET $%d`, n+1, n+2),
+	err := each(ctx, d, latePage("c", customerColumns, from, "c.created_at DESC, c.user_id DESC", n),
 		append(args, limit, offset), scanCustomer, func(c loyalty.Customer) error {
 			out = append(out, c)
 			return nil

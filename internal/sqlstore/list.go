@@ -29,6 +29,32 @@ func (d *DB) pageRows(ctx context.Context, total int, cols, from, order string, 
 	n := len(args)
 	rows, err := d.db.QueryContext(ctx, `SELECT `+cols+` `+from+fmt.Sprintf(` ORDER BY %s LIMIT $%d OFFSET $%d`, order, n+1, n+2),
 		append(args, q.PerPage, q.Offset())...)
+	return scanAll(rows, err, scan)
+}
+
+// pageRowsLate is pageRows for columns that cost a query each (a
+// customer's expiring points): the page's rows of alias are cut first and
+// the columns computed for them alone. Computed beside the rows instead,
+// they are computed for every row the database sorts to find the page —
+// all of a business's customers when it sorts rather than walks an index.
+func (d *DB) pageRowsLate(ctx context.Context, total int, alias, cols, from, order string, args []any, q loyalty.ListQuery, scan func(*sql.Rows) error) error {
+	if total <= q.Offset() {
+		return nil
+	}
+	rows, err := d.db.QueryContext(ctx, latePage(alias, cols, from, order, len(args)), append(args, q.PerPage, q.Offset())...)
+	return scanAll(rows, err, scan)
+}
+
+// latePage is the query of a page of from's rows of alias in order,
+// limited and offset by the placeholders after the n arguments, with cols
+// computed for the page's rows only (see pageRowsLate).
+func latePage(alias, cols, from, order string, n int) string {
+	return fmt.Sprintf(`SELECT %s FROM (SELECT %s.* %s ORDER BY %s LIMIT $%d OFFSET $%d) %s ORDER BY %s`,
+		cols, alias, from, order, n+1, n+2, alias, order)
+}
+
+// scanAll scans every row of a query's result with scan.
+func scanAll(rows *sql.Rows, err error, scan func(*sql.Rows) error) error {
 	if err != nil {
 		return dbError(err)
 	}
