@@ -66,6 +66,22 @@ func (d *DB) Customer(ctx context.Context, businessID, customerID string) (loyal
 	return c, dbError(err)
 }
 
+// activeCustomers is the condition on customers c that leaves the
+// deleted out of a list. On PostgreSQL it is not written `deleted_at IS
+// NULL`: without statistics (autovacuum off, or a table just loaded) the
+// planner takes that for true of one row in 200, believes a business has
+// a handful of active customers, and sorts them all rather than walk the
+// join-date index to the page (61 ms for page 1 of 110,000 customers).
+// The same test written as a comparison is one it takes for true of a
+// third of the rows, and the walk it then chooses reads just the page
+// (0.08 ms).
+func activeCustomers(dialect string) string {
+	if dialect == Postgres {
+		return `COALESCE(c.deleted_at, 'infinity'::timestamptz) >= 'infinity'::timestamptz`
+	}
+	return `c.deleted_at IS NULL`
+}
+
 // customerFilterColumns maps the filterable fields of GET /customers to SQL.
 var customerFilterColumns = map[string]string{
 	"created_at": "c.created_at", "updated_at": "c.updated_at", "email": "c.email", "phone": "c.phone",
@@ -74,7 +90,7 @@ var customerFilterColumns = map[string]string{
 // Customers lists the active customers of a business, oldest first, with
 // the total that match.
 func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.Customer, int, error) {
-	where, args, err := listWhere([]string{"c.business_id = $1", "c.deleted_at IS NULL"}, []any{businessID}, q, customerFilterColumns)
+	where, args, err := listWhere([]string{"c.business_id = $1", activeCustomers(d.dialect)}, []any{businessID}, q, customerFilterColumns)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -23,7 +23,7 @@ func likePrefix(p string) string {
 // prefix against the expression its index keys (see migration 00022),
 // so that the index serves the search and nothing else.
 func customerSearch(dialect, businessID string, f loyalty.CustomerFilter) (string, []any) {
-	conds := []string{"c.business_id = $1", "c.deleted_at IS NULL"}
+	conds := []string{"c.business_id = $1", activeCustomers(dialect)}
 	args := []any{businessID}
 	ph := func(v any) string {
 		args = append(args, v)

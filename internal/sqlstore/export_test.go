@@ -53,3 +53,10 @@ func (d *DB) ListenerPID() int32 {
 	}
 	return d.listener.pid.Load()
 }
+
+// CustomerPageSQL is the query of page 1 of a business's customer list
+// ($1 the business, $2 the page's size, $3 its offset), as Customers
+// writes it for dialect.
+func CustomerPageSQL(dialect string) string {
+	return latePage("c", "c.user_id", "FROM customers c WHERE c.business_id = $1 AND "+activeCustomers(dialect), "c.created_at, c.user_id", 1)
+}

@@ -67,3 +67,36 @@ func TestCustomerKeyLookupsKeepTheirIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestCustomerListWalksTheIndex loads 200,000 customers of a business in
+// bulk on a never-analysed PostgreSQL database and plans page 1 of its
+// customer list: the plan walks the join-date index to the page, instead
+// of reading and sorting every customer of the business (which the
+// planner prefers when it believes few of them are active). Below some
+// tens of thousands it may still sort them, which costs milliseconds.
+func TestCustomerListWalksTheIndex(t *testing.T) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
+		t.Skip("PostgreSQL's planner; LOYALTY_TEST_POSTGRES=off")
+	}
+	db := testenv.Open(t, sqlstore.Postgres)
+	biz := createBusiness(t, db, "")
+	seedCustomers(t, db, biz.BusinessID, 0, 200_000)
+	rows, err := db.SQL().QueryContext(ctx, `EXPLAIN `+strings.NewReplacer("$1", "'"+biz.BusinessID+"'", "$2", "15", "$3", "0").
+		Replace(sqlstore.CustomerPageSQL(sqlstore.Postgres)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, line)
+	}
+	rows.Close()
+	p := strings.Join(plan, "\n")
+	if !strings.Contains(p, "Index Scan using customers_created") || strings.Contains(p, "Bitmap Heap Scan") || strings.Contains(p, "Seq Scan") {
+		t.Errorf("page 1 of 200,000 customers does not walk the join-date index:\n%s", p)
+	}
+}
