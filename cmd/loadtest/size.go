@@ -12,6 +12,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/app"
@@ -123,8 +124,45 @@ func seedSize(ctx context.Context, a *app.App, businessID, branch string, base t
 	if pg {
 		q = `CHECKPOINT`
 	}
-	_, err := a.DB.SQL().ExecContext(ctx, q)
-	return err
+	if _, err := a.DB.SQL().ExecContext(ctx, q); err != nil {
+		return err
+	}
+	return settleDisk(ctx)
+}
+
+// settleDisk flushes the machine's dirty pages and waits until few are
+// left: gigabytes just written would otherwise still be on their way to
+// the disk during the measurement, and every fsync of it (each commit
+// of SQLite's single writer) would queue behind them.
+func settleDisk(ctx context.Context) error {
+	syscall.Sync()
+	for start := time.Now(); time.Since(start) < 2*time.Minute; {
+		if dirtyKB() < 64<<10 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// dirtyKB is the machine's dirty page cache in KiB (/proc/meminfo), 0
+// where it cannot be read.
+func dirtyKB() int {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "Dirty:" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	return 0
 }
 
 // seedChunk writes customers lo+1..hi in one transaction.

@@ -60,3 +60,7 @@ func (d *DB) ListenerPID() int32 {
 func CustomerPageSQL(dialect string) string {
 	return latePage("c", "c.user_id", "FROM customers c WHERE c.business_id = $1 AND "+activeCustomers(dialect), "c.created_at, c.user_id", 1)
 }
+
+// AccessGeneration counts the changes that ended the token cache,
+// including those heard from the database's notifications.
+func (d *DB) AccessGeneration() uint64 { return d.tokens.gen.Load() }
