@@ -63,6 +63,9 @@ func (f *Follower) lease() time.Duration {
 // Round follows each business behind the cursor once and returns how
 // many events follow took. It stops at the first error.
 func (f *Follower) Round(ctx context.Context, follow FollowFunc) (int, error) {
+	if f.held == nil {
+		f.held = map[string]heldCursor{}
+	}
 	f.Claim()
 	limit := f.Limit
 	if limit <= 0 {
@@ -132,7 +135,7 @@ func (f *Follower) Release(ctx context.Context) error {
 // that moves the cursor in its own transaction names it.
 func (f *Follower) Claim() string {
 	if f.claim == "" {
-		f.claim, f.held = NewID(), map[string]heldCursor{}
+		f.claim = NewID()
 	}
 	return f.claim
 }

@@ -1,6 +1,8 @@
 package sqlstore_test
 
 import (
+	"context"
+	"database/sql"
 	"regexp"
 	"slices"
 	"strings"
@@ -47,22 +49,10 @@ func TestCustomerKeyLookupsKeepTheirIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.ExecContext(ctx, `DEALLOCATE `+stmt)
-			rows, err := conn.QueryContext(ctx, `EXPLAIN EXECUTE `+stmt+`('b', 'u')`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var plan []string
-			for rows.Next() {
-				var line string
-				if err := rows.Scan(&line); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, line)
-			}
-			rows.Close()
-			m := index.FindStringSubmatch(strings.Join(plan, "\n"))
+			plan := explain(t, conn, `EXPLAIN EXECUTE `+stmt+`('b', 'u')`)
+			m := index.FindStringSubmatch(plan)
 			if m == nil || (m[1] != "customers_pkey" && m[1] != "customers_user") {
-				t.Errorf("the generic plan does not look the customer up by key:\n%s", strings.Join(plan, "\n"))
+				t.Errorf("the generic plan does not look the customer up by key:\n%s", plan)
 			}
 		})
 	}
@@ -81,11 +71,23 @@ func TestCustomerListWalksTheIndex(t *testing.T) {
 	db := testenv.Open(t, sqlstore.Postgres)
 	biz := createBusiness(t, db, "")
 	seedCustomers(t, db, biz.BusinessID, 0, 200_000)
-	rows, err := db.SQL().QueryContext(ctx, `EXPLAIN `+strings.NewReplacer("$1", "'"+biz.BusinessID+"'", "$2", "15", "$3", "0").
+	p := explain(t, db.SQL(), `EXPLAIN `+strings.NewReplacer("$1", "'"+biz.BusinessID+"'", "$2", "15", "$3", "0").
 		Replace(sqlstore.CustomerPageSQL(sqlstore.Postgres)))
+	if !strings.Contains(p, "Index Scan using customers_created") || strings.Contains(p, "Bitmap Heap Scan") || strings.Contains(p, "Seq Scan") {
+		t.Errorf("page 1 of 200,000 customers does not walk the join-date index:\n%s", p)
+	}
+}
+
+// explain runs an EXPLAIN on q and returns the plan's lines.
+func explain(t *testing.T, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string) string {
+	t.Helper()
+	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rows.Close()
 	var plan []string
 	for rows.Next() {
 		var line string
@@ -94,9 +96,8 @@ func TestCustomerListWalksTheIndex(t *testing.T) {
 		}
 		plan = append(plan, line)
 	}
-	rows.Close()
-	p := strings.Join(plan, "\n")
-	if !strings.Contains(p, "Index Scan using customers_created") || strings.Contains(p, "Bitmap Heap Scan") || strings.Contains(p, "Seq Scan") {
-		t.Errorf("page 1 of 200,000 customers does not walk the join-date index:\n%s", p)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return strings.Join(plan, "\n")
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -63,12 +64,13 @@ func (s *Server) console(perm loyalty.Permission, h consoleHandler) http.Handler
 			return nil
 		}
 		// What staff do is dated by the business's clock, as through the
-		// API: a sandbox business's may run ahead of the real one.
+		// API: a sandbox business's may run ahead of the real one. The
+		// business read here serves the page too (consoleBusiness).
 		b, err := s.Store.Business(r.Context(), a.BusinessID)
 		if err != nil {
 			return err
 		}
-		r = r.WithContext(loyalty.WithClock(r.Context(), b.ClockOffset))
+		r = r.WithContext(context.WithValue(loyalty.WithClock(r.Context(), b.ClockOffset), businessKey{}, b))
 		if perm != "" {
 			if err := a.Require(perm); err != nil {
 				v := s.consoleView(r, a, "Not allowed")
@@ -79,6 +81,18 @@ func (s *Server) console(perm loyalty.Permission, h consoleHandler) http.Handler
 		}
 		return h(w, r, a)
 	})
+}
+
+// businessKey carries the actor's business through a console request.
+type businessKey struct{}
+
+// consoleBusiness is the actor's business: the one console read for the
+// request, or read now for a page outside console.
+func (s *Server) consoleBusiness(r *http.Request, a loyalty.Actor) (loyalty.Business, error) {
+	if b, ok := r.Context().Value(businessKey{}).(loyalty.Business); ok && b.ID == a.BusinessID {
+		return b, nil
+	}
+	return s.Store.Business(r.Context(), a.BusinessID)
 }
 
 // actor returns who the browser is signed in to the console as: the
@@ -111,7 +125,7 @@ func (s *Server) actor(r *http.Request) (loyalty.Actor, bool, error) {
 // its role may follow.
 func (s *Server) consoleView(r *http.Request, a loyalty.Actor, title string) view {
 	bar := &consoleBar{Role: a.Role}
-	if b, err := s.Store.Business(r.Context(), a.BusinessID); err == nil {
+	if b, err := s.consoleBusiness(r, a); err == nil {
 		bar.Business = b.Name
 	}
 	for _, n := range consoleNav {

@@ -51,7 +51,7 @@ func (s *Server) businessHome(w http.ResponseWriter, r *http.Request) error {
 		redirect(w, to)
 		return nil
 	}
-	b, err := s.Store.Business(r.Context(), a.BusinessID)
+	b, err := s.consoleBusiness(r, a)
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, a loyalty.Act
 	if err != nil {
 		return err
 	}
-	b, err := s.Store.Business(ctx, a.BusinessID)
+	b, err := s.consoleBusiness(r, a)
 	if err != nil {
 		return err
 	}
