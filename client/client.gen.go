@@ -414,6 +414,7 @@ const (
 	PointsActivated      EventType = "points.activated"
 	PointsExpired        EventType = "points.expired"
 	ReferralPaid         EventType = "referral.paid"
+	TierChanged          EventType = "tier.changed"
 	TransactionCancelled EventType = "transaction.cancelled"
 	TransactionCreated   EventType = "transaction.created"
 	UserCreated          EventType = "user.created"
@@ -442,6 +443,8 @@ func (e EventType) Valid() bool {
 	case PointsExpired:
 		return true
 	case ReferralPaid:
+		return true
+	case TierChanged:
 		return true
 	case TransactionCancelled:
 		return true
@@ -1113,6 +1116,27 @@ const (
 func (e StatusUnavailableStatus) Valid() bool {
 	switch e {
 	case StatusUnavailableStatusUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TierDowngradePolicy.
+const (
+	Keep      TierDowngradePolicy = "keep"
+	OneDown   TierDowngradePolicy = "one_down"
+	Recompute TierDowngradePolicy = "recompute"
+)
+
+// Valid indicates whether the value is a known member of the TierDowngradePolicy enum.
+func (e TierDowngradePolicy) Valid() bool {
+	switch e {
+	case Keep:
+		return true
+	case OneDown:
+		return true
+	case Recompute:
 		return true
 	default:
 		return false
@@ -3130,6 +3154,9 @@ type Tier struct {
 	// BasePreviousPeriod 1 = the level reached in the previous period is kept through the current one.
 	BasePreviousPeriod int `json:"base_previous_period"`
 
+	// DowngradePolicy What a calendar period's end does to the level held (see TierWrite).
+	DowngradePolicy TierDowngradePolicy `json:"downgrade_policy"`
+
 	// Enabled At most one program of a business is enabled; it is the one customers' tier_level and tier_progress use.
 	Enabled bool `json:"enabled"`
 	Id      int  `json:"id"`
@@ -3151,6 +3178,9 @@ type Tier struct {
 	// these reach a level and show what is left to the next one.
 	TiersSequence []TierTiersSequence `json:"tiers_sequence"`
 }
+
+// TierDowngradePolicy What a calendar period's end does to the level held (see TierWrite).
+type TierDowngradePolicy string
 
 // TierTiersSequence defines model for Tier.TiersSequence.
 type TierTiersSequence string
@@ -3212,11 +3242,20 @@ type TierResponse struct {
 
 // TierWrite Body of POST /tiers and PUT /tiers/{id}. On create `tier_levels` is
 // required and the others default to tiers_relation 0, reset_type 0,
-// reset_period_month 12, base_previous_period 0, enabled true; on
+// reset_period_month 12, base_previous_period 0, downgrade_policy recompute, enabled true; on
 // update only the fields sent change.
 type TierWrite struct {
 	// BasePreviousPeriod 1 = the level reached in the previous period is kept through the current one; 0 = only the current period counts.
 	BasePreviousPeriod interface{} `json:"base_previous_period,omitempty"`
+
+	// DowngradePolicy What the end of a calendar period does to the level a customer
+	// held when it ended: recompute (default) keeps nothing, the new
+	// period's level is what it reaches (with base_previous_period 1,
+	// what the period just ended reached too); keep keeps that level
+	// through the next period (a period's end never lowers a level);
+	// one_down keeps the level below it (a customer drops one level
+	// per period at most). keep and one_down need reset_type 1.
+	DowngradePolicy interface{} `json:"downgrade_policy,omitempty"`
 
 	// Enabled Boolean. Enabling a program disables the business's others.
 	Enabled interface{} `json:"enabled,omitempty"`
@@ -4853,11 +4892,20 @@ type ClientInterface interface {
 	// Every change an integrator cares about is an event, written in the database transaction that makes
 	// the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 	// customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-	// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired. `data` is
+	// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired,
+	// tier.changed. `data` is
 	// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 	// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 	// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
-	// side earned).
+	// side earned; tier.changed: `customer` {id}, `tier_id`, `tier_level` and `previous_tier_level` (as the
+	// customer's tier_level shows a level, null for none), `direction` up or down, `reason` activity (a
+	// transaction moved the period's totals) or period_end (a calendar period ended), and `changed_at`).
+	//
+	// tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
+	// announced in the keeper's own transaction a second or two after the entry commits (a reward is never
+	// slowed by it), once, and after the transaction's event. A period end is announced when the period ends
+	// (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
+	// creation announces nothing: a customer's level is first announced at its first change after.
 	//
 	// Each business's events are numbered by `sequence` from 1, with no gap and in the order they become
 	// readable: a client that reads from `after=0` and then always asks after the last sequence it has
@@ -6130,11 +6178,20 @@ func (c *Client) ListCustomerTransactions(ctx context.Context, id CustomerId, pa
 // Every change an integrator cares about is an event, written in the database transaction that makes
 // the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 // customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired. `data` is
+// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired,
+// tier.changed. `data` is
 // the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 // /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 // coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
-// side earned).
+// side earned; tier.changed: `customer` {id}, `tier_id`, `tier_level` and `previous_tier_level` (as the
+// customer's tier_level shows a level, null for none), `direction` up or down, `reason` activity (a
+// transaction moved the period's totals) or period_end (a calendar period ended), and `changed_at`).
+//
+// tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
+// announced in the keeper's own transaction a second or two after the entry commits (a reward is never
+// slowed by it), once, and after the transaction's event. A period end is announced when the period ends
+// (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
+// creation announces nothing: a customer's level is first announced at its first change after.
 //
 // Each business's events are numbered by `sequence` from 1, with no gap and in the order they become
 // readable: a client that reads from `after=0` and then always asks after the last sequence it has
@@ -13124,11 +13181,20 @@ type ClientWithResponsesInterface interface {
 	// Every change an integrator cares about is an event, written in the database transaction that makes
 	// the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 	// customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-	// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired. `data` is
+	// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired,
+	// tier.changed. `data` is
 	// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 	// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 	// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
-	// side earned).
+	// side earned; tier.changed: `customer` {id}, `tier_id`, `tier_level` and `previous_tier_level` (as the
+	// customer's tier_level shows a level, null for none), `direction` up or down, `reason` activity (a
+	// transaction moved the period's totals) or period_end (a calendar period ended), and `changed_at`).
+	//
+	// tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
+	// announced in the keeper's own transaction a second or two after the entry commits (a reward is never
+	// slowed by it), once, and after the transaction's event. A period end is announced when the period ends
+	// (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
+	// creation announces nothing: a customer's level is first announced at its first change after.
 	//
 	// Each business's events are numbered by `sequence` from 1, with no gap and in the order they become
 	// readable: a client that reads from `after=0` and then always asks after the last sequence it has
@@ -28883,11 +28949,20 @@ func (c *ClientWithResponses) ListCustomerTransactionsWithResponse(ctx context.C
 // Every change an integrator cares about is an event, written in the database transaction that makes
 // the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 // customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired. `data` is
+// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired,
+// tier.changed. `data` is
 // the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 // /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 // coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
-// side earned).
+// side earned; tier.changed: `customer` {id}, `tier_id`, `tier_level` and `previous_tier_level` (as the
+// customer's tier_level shows a level, null for none), `direction` up or down, `reason` activity (a
+// transaction moved the period's totals) or period_end (a calendar period ended), and `changed_at`).
+//
+// tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
+// announced in the keeper's own transaction a second or two after the entry commits (a reward is never
+// slowed by it), once, and after the transaction's event. A period end is announced when the period ends
+// (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
+// creation announces nothing: a customer's level is first announced at its first change after.
 //
 // Each business's events are numbered by `sequence` from 1, with no gap and in the order they become
 // readable: a client that reads from `after=0` and then always asks after the last sequence it has

@@ -57,7 +57,7 @@ const validIncluded = `{
 	},
 	"tiers": [{
 		"id": 1, "tiers_sequence": ["1"], "tiers_relation": 0, "reset_type": 1,
-		"reset_period_month": 12, "base_previous_period": 0, "enabled": true,
+		"reset_period_month": 12, "base_previous_period": 0, "downgrade_policy": "recompute", "enabled": true,
 		"tier_levels": [{"id": 2, "name": "Silver", "reach_spend": 100, "reach_visits": 10, "reach_points": 1000}]
 	}],
 	"referral_programs": [{

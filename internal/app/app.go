@@ -133,6 +133,8 @@ type App struct {
 	// Rollup folds the events into the dashboard's aggregates; it runs
 	// with the sequencer.
 	Rollup *events.Rollup
+	// Tiers announces the tier levels that transactions move.
+	Tiers *events.TierKeeper
 	// NATS publishes the events to JetStream when Config.EventsNATS is set.
 	NATS       *events.NATS
 	closeNATS  func()
@@ -223,6 +225,7 @@ func (a *App) init(ctx context.Context) error {
 	a.Outbox = &outbox.Worker{Store: a.DB, Senders: senders, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Sequencer = &events.Sequencer{Store: a.DB, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Rollup = &events.Rollup{Store: a.DB, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+	a.Tiers = &events.TierKeeper{Store: a.DB, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	if a.Config.EventsNATS != "" {
 		js, closeNATS, err := events.DialNATS(a.Config.EventsNATS)
 		if err != nil {
@@ -272,7 +275,8 @@ func (a *App) startOutbox() {
 	a.outboxOnce.Do(func() {
 		if !a.Config.NoOutbox && a.Outbox != nil {
 			a.stopOutbox = a.Outbox.Start(context.Background())
-			a.stopEvents = append(a.stopEvents, a.Sequencer.Start(context.Background()), a.Rollup.Start(context.Background()))
+			a.stopEvents = append(a.stopEvents, a.Sequencer.Start(context.Background()), a.Rollup.Start(context.Background()),
+				a.Tiers.Start(context.Background()))
 			a.stopEvents = append(a.stopEvents, a.Fanout.Start(context.Background()), a.Webhooks.Start(context.Background()))
 			if a.NATS != nil {
 				a.stopEvents = append(a.stopEvents, a.NATS.Start(context.Background()))

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/worker"
 )
 
 // DefaultStream is the JetStream stream the feed publishes to.
@@ -98,36 +99,11 @@ func (p *NATS) EnsureStream(ctx context.Context) error {
 }
 
 // Start runs the publisher in the background until stop is called.
-func (p *NATS) Start(ctx context.Context) (stop func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		p.Run(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
-}
+func (p *NATS) Start(ctx context.Context) (stop func()) { return worker.Start(ctx, p.Run) }
 
 // Run publishes until ctx is done, then gives up its cursors' leases.
 func (p *NATS) Run(ctx context.Context) {
-	tick := time.NewTicker(orDefault(p.Every, 200*time.Millisecond))
-	defer tick.Stop()
-	for {
-		if _, err := p.Drain(ctx); err != nil && ctx.Err() == nil {
-			p.logger().ErrorContext(ctx, "events: publishing to NATS failed", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			if err := p.followed().Release(context.WithoutCancel(ctx)); err != nil {
-				p.logger().ErrorContext(ctx, "events: releasing the NATS cursors failed", "err", err)
-			}
-			return
-		case <-tick.C:
-		}
-	}
+	follow(ctx, orDefault(p.Every, 200*time.Millisecond), p.followed(), p.Drain, p.Logger, "publishing to NATS")
 }
 
 // Drain publishes the numbered events of every business that has some
@@ -200,20 +176,6 @@ func (p *NATS) publishPage(ctx context.Context, page []loyalty.Event) (int, erro
 		}
 	}
 	return len(futures), sendErr
-}
-
-func (p *NATS) now() time.Time {
-	if p.Clock != nil {
-		return p.Clock()
-	}
-	return time.Now()
-}
-
-func (p *NATS) logger() *slog.Logger {
-	if p.Logger != nil {
-		return p.Logger
-	}
-	return slog.Default()
 }
 
 // orDefault returns v, or def when v is zero.

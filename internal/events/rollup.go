@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/worker"
 )
 
 // RollupStore is what the dashboard's follower reads and writes.
@@ -40,36 +41,11 @@ type Rollup struct {
 }
 
 // Start runs the follower in the background until stop is called.
-func (r *Rollup) Start(ctx context.Context) (stop func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r.Run(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
-}
+func (r *Rollup) Start(ctx context.Context) (stop func()) { return worker.Start(ctx, r.Run) }
 
 // Run folds until ctx is done, then gives up its cursors' leases.
 func (r *Rollup) Run(ctx context.Context) {
-	tick := time.NewTicker(orDefault(r.Every, 2*time.Second))
-	defer tick.Stop()
-	for {
-		if _, err := r.Drain(ctx); err != nil && ctx.Err() == nil {
-			r.logger().ErrorContext(ctx, "events: folding the dashboard failed", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			if err := r.followed().Release(context.WithoutCancel(ctx)); err != nil {
-				r.logger().ErrorContext(ctx, "events: releasing the dashboard cursors failed", "err", err)
-			}
-			return
-		case <-tick.C:
-		}
-	}
+	follow(ctx, orDefault(r.Every, 2*time.Second), r.followed(), r.Drain, r.Logger, "folding the dashboard")
 }
 
 // Drain folds the numbered events of every business whose dashboard
@@ -103,18 +79,4 @@ func (r *Rollup) fold(ctx context.Context, businessID string, seq int64, until f
 			return total, seq, true, nil
 		}
 	}
-}
-
-func (r *Rollup) now() time.Time {
-	if r.Clock != nil {
-		return r.Clock()
-	}
-	return time.Now()
-}
-
-func (r *Rollup) logger() *slog.Logger {
-	if r.Logger != nil {
-		return r.Logger
-	}
-	return slog.Default()
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/worker"
 )
 
 // Sequencer numbers every business's committed events in the background
@@ -28,18 +29,7 @@ type Sequencer struct {
 
 // Start runs the sequencer in the background until stop is called; stop
 // waits for the round under way to finish.
-func (s *Sequencer) Start(ctx context.Context) (stop func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.Run(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
-}
+func (s *Sequencer) Start(ctx context.Context) (stop func()) { return worker.Start(ctx, s.Run) }
 
 // Run numbers and prunes until ctx is done.
 func (s *Sequencer) Run(ctx context.Context) {

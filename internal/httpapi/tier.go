@@ -8,14 +8,8 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// tierLevelJSON is a tier level on the wire (spec 2.3).
-type tierLevelJSON struct {
-	ID          int64         `json:"id"`
-	Name        string        `json:"name"`
-	ReachSpend  loyalty.Money `json:"reach_spend"`
-	ReachVisits int64         `json:"reach_visits"`
-	ReachPoints int64         `json:"reach_points"`
-}
+// tierLevelJSON is a tier level on the wire (spec 2.3), as events show it too.
+type tierLevelJSON = loyalty.TierLevelJSON
 
 // tierJSON is a tier program on the wire (spec 2.3); tier_levels only when asked.
 type tierJSON struct {
@@ -25,17 +19,17 @@ type tierJSON struct {
 	ResetType          int             `json:"reset_type"`
 	ResetPeriodMonth   int             `json:"reset_period_month"`
 	BasePreviousPeriod int             `json:"base_previous_period"`
+	DowngradePolicy    string          `json:"downgrade_policy"`
 	Enabled            bool            `json:"enabled"`
 	TierLevels         []tierLevelJSON `json:"tier_levels,omitempty"`
 }
 
-func toTierLevelJSON(l loyalty.TierLevel) tierLevelJSON {
-	return tierLevelJSON{ID: l.ID, Name: l.Name, ReachSpend: l.ReachSpend, ReachVisits: l.ReachVisits, ReachPoints: l.ReachPoints}
-}
+var toTierLevelJSON = loyalty.NewTierLevelJSON
 
 func toTierJSON(t loyalty.Tier, withLevels bool) tierJSON {
 	out := tierJSON{ID: t.ID, TiersSequence: t.Criteria(), TiersRelation: t.TiersRelation, ResetType: t.ResetType,
-		ResetPeriodMonth: t.ResetPeriodMonth, BasePreviousPeriod: t.BasePreviousPeriod, Enabled: t.Enabled}
+		ResetPeriodMonth: t.ResetPeriodMonth, BasePreviousPeriod: t.BasePreviousPeriod,
+		DowngradePolicy: t.DowngradePolicy, Enabled: t.Enabled}
 	for _, l := range t.Levels {
 		if withLevels {
 			out.TierLevels = append(out.TierLevels, toTierLevelJSON(l))

@@ -275,10 +275,16 @@ func (d *CustomerDesk) levels(ctx context.Context, businessID string, t Tier, li
 			return nil, err
 		}
 	}
+	held := map[string]CustomerTier{}
+	if t.keeps() {
+		if held, err = d.Store.CustomerTiers(ctx, businessID, t.ID, ids); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]int, len(list))
 	for i, id := range ids {
 		out[i] = -1
-		st := TierProgress(now, t, cur[id], prev[id])
+		st := TierProgressKept(now, t, cur[id], prev[id], held[id])
 		if st.Level != nil {
 			for j, l := range t.Levels {
 				if l.ID == st.Level.ID {

@@ -22,12 +22,13 @@ const (
 	EventUserVerified         = "user.verified"
 	EventPointsActivated      = "points.activated" // a pending lot became usable (data: the activation entry)
 	EventPointsExpired        = "points.expired"   // what remained of a lot expired (data: the expiry entry)
+	EventTierChanged          = "tier.changed"     // a customer's tier level went up or down (data: tierChangeJSON)
 )
 
 // EventTypes lists every event type, for the type filter of GET /events.
 var EventTypes = []string{EventCustomerCreated, EventCustomerUpdated, EventCustomerDeleted, EventCustomerEnabled,
 	EventCustomerDisabled, EventTransactionCreated, EventTransactionCancelled, EventCouponIssued, EventCouponClaimed,
-	EventReferralPaid, EventUserCreated, EventUserVerified, EventPointsActivated, EventPointsExpired}
+	EventReferralPaid, EventUserCreated, EventUserVerified, EventPointsActivated, EventPointsExpired, EventTierChanged}
 
 // EventRetention is how long events are kept at least: a reader (or a
 // delivery) that falls further behind loses the oldest.

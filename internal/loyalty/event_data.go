@@ -16,6 +16,20 @@ type idJSON struct {
 	ID string `json:"id"`
 }
 
+// TierLevelJSON is a tier level as the API shows it (spec 2.3).
+type TierLevelJSON struct {
+	ID          int64  `json:"id"`
+	Name        string `json:"name"`
+	ReachSpend  Money  `json:"reach_spend"`
+	ReachVisits int64  `json:"reach_visits"`
+	ReachPoints int64  `json:"reach_points"`
+}
+
+// NewTierLevelJSON is l as the API shows it.
+func NewTierLevelJSON(l TierLevel) TierLevelJSON {
+	return TierLevelJSON{ID: l.ID, Name: l.Name, ReachSpend: l.ReachSpend, ReachVisits: l.ReachVisits, ReachPoints: l.ReachPoints}
+}
+
 // couponEventJSON is a coupon with the customer it was issued to.
 type couponEventJSON struct {
 	*CouponJSON

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/loyalty/loyalty/internal/worker"
 )
 
 // ImportWorker runs started imports in the background. It claims one
@@ -57,29 +59,13 @@ func (w *ImportWorker) lease() time.Duration { return cmp.Or(w.Lease, time.Minut
 // Start runs the worker in the background until stop is called; stop
 // waits for the row under way.
 func (w *ImportWorker) Start(ctx context.Context) (stop func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTimer(0)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			case <-w.wakeCh():
-			}
+	return worker.Start(ctx, func(ctx context.Context) {
+		worker.Loop(ctx, cmp.Or(w.Poll, 2*time.Second), w.wakeCh(), func(ctx context.Context) {
 			if _, err := w.Drain(ctx); err != nil && ctx.Err() == nil {
 				w.logger().ErrorContext(ctx, "imports: run failed", "err", err)
 			}
-			t.Reset(cmp.Or(w.Poll, 2*time.Second))
-		}
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+		})
+	})
 }
 
 func (w *ImportWorker) logger() *slog.Logger {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/loyalty/loyalty/internal/worker"
 )
 
 // PointsScheduler activates and expires lots when they fall due, writing
-// their ledger entries. One instance at a time runs it (a lease in the
+// their ledger entries, and ends tier periods (RollTiers). One instance at a time runs it (a lease in the
 // database, renewed between batches; another instance takes over once it
 // runs out); each lot's entry is written at most once whatever runs it
 // (SettleLot), and lots that fell due while no instance ran are settled
@@ -52,6 +54,9 @@ func (s *PointsScheduler) RunOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return total, err
 	}
+	if _, err := RollTiers(ctx, s.Store, "", now, 0); err != nil {
+		return total, err
+	}
 	sandboxes, err := s.Store.SandboxBusinesses(ctx)
 	if err != nil {
 		return total, err
@@ -65,6 +70,9 @@ func (s *PointsScheduler) RunOnce(ctx context.Context) (int, error) {
 		if err != nil {
 			return total, err
 		}
+		if _, err := RollTiers(ctx, s.Store, b.ID, now.Add(b.ClockOffset), 0); err != nil {
+			return total, err
+		}
 	}
 	return total, nil
 }
@@ -72,27 +80,13 @@ func (s *PointsScheduler) RunOnce(ctx context.Context) (int, error) {
 // Start runs the scheduler in the background until stop is called; stop
 // waits for the run under way to finish.
 func (s *PointsScheduler) Start(ctx context.Context) (stop func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(orDefault(s.Poll, 5*time.Second))
-		defer t.Stop()
-		for {
+	return worker.Start(ctx, func(ctx context.Context) {
+		worker.Loop(ctx, orDefault(s.Poll, 5*time.Second), nil, func(ctx context.Context) {
 			if _, err := s.RunOnce(ctx); err != nil && ctx.Err() == nil {
 				s.logger().Error("points scheduler", "err", err)
 			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+		})
+	})
 }
 
 func (s *PointsScheduler) logger() *slog.Logger {

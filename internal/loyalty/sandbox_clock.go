@@ -45,7 +45,8 @@ func (s *PointsService) Clock(ctx context.Context, businessID string) (SandboxCl
 
 // MoveClock moves a sandbox business's clock forward, first writing the
 // activations and expiries that fall due meanwhile, each dated when it
-// fell due, as they would have happened. Months and days are calendar
+// fell due, as they would have happened, and ending the tier periods
+// that end meanwhile. Months and days are calendar
 // ones in the business's time zone.
 func (s *PointsService) MoveClock(ctx context.Context, businessID string, in ClockInput) (SandboxClock, error) {
 	b, err := s.sandbox(ctx, businessID)
@@ -69,6 +70,9 @@ func (s *PointsService) MoveClock(ctx context.Context, businessID string, in Clo
 	}
 	n, err := SettleDue(ctx, s.Store, b.ID, to, SettleOptions{})
 	if err != nil {
+		return SandboxClock{}, err
+	}
+	if _, err := RollTiers(ctx, s.Store, b.ID, to, 0); err != nil {
 		return SandboxClock{}, err
 	}
 	offset := to.Sub(wall).Truncate(time.Second)

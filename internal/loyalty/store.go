@@ -21,6 +21,7 @@ type Store interface {
 	LotStore
 	ReportStore
 	NoticeStore
+	TierRollStore
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -75,6 +76,7 @@ type Tx interface {
 	TransactionTx
 	CatalogTx
 	TierTx
+	TierKeepTx
 	UserTx
 	EventTx
 	LotTx
@@ -91,8 +93,11 @@ type Tier struct {
 	ResetType          int
 	ResetPeriodMonth   int
 	BasePreviousPeriod int
-	Enabled            bool
-	Levels             []TierLevel
+	// DowngradePolicy is what a calendar period's end does to the levels
+	// held (Downgrade*).
+	DowngradePolicy string
+	Enabled         bool
+	Levels          []TierLevel
 	// TimeZone is the business's (its profile's time_zone), in which
 	// calendar periods begin; read with the program, never written by it.
 	TimeZone string

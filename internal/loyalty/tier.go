@@ -30,6 +30,24 @@ const (
 	TierResetRolling = 2
 )
 
+// What the end of a calendar period does to the level a customer held
+// (downgrade_policy). The level held in a period is the highest of what
+// its totals reach, with base_previous_period what the previous period's
+// reached, and what the policy kept from the period before.
+const (
+	// DowngradeRecompute keeps nothing: the new period's level is what
+	// its totals reach (and the previous period's, with
+	// base_previous_period 1).
+	DowngradeRecompute = "recompute"
+	// DowngradeKeep keeps the level held when a period ends through the
+	// next: a level is never lowered by a period's end.
+	DowngradeKeep = "keep"
+	// DowngradeOneDown keeps the level held when a period ends one level
+	// lower through the next: a customer drops one level per period at
+	// most.
+	DowngradeOneDown = "one_down"
+)
+
 // The criteria a tier program counts, as tiers_sequence lists them: the
 // reference platform's codes, kept as strings.
 const (
@@ -67,6 +85,7 @@ type TierInput struct {
 	ResetType          Opt[int]              `json:"reset_type"`
 	ResetPeriodMonth   Opt[int]              `json:"reset_period_month"`
 	BasePreviousPeriod Opt[int]              `json:"base_previous_period"`
+	DowngradePolicy    Opt[string]           `json:"downgrade_policy"`
 	Enabled            Opt[bool]             `json:"enabled"`
 	TierLevels         Opt[[]TierLevelInput] `json:"tier_levels"`
 }
@@ -85,7 +104,7 @@ type TierLevelInput struct {
 // newTier is a program with the defaults of a create.
 func newTier(businessID string) Tier {
 	return Tier{BusinessID: businessID, TiersRelation: TierRelationAny, ResetType: TierResetNever,
-		ResetPeriodMonth: defaultResetPeriodMon, Enabled: true}
+		ResetPeriodMonth: defaultResetPeriodMon, DowngradePolicy: DowngradeRecompute, Enabled: true}
 }
 
 // apply validates in and merges it into t. existing holds the ids of the
@@ -100,6 +119,18 @@ func (in TierInput) apply(t *Tier, existing map[int64]bool, creating bool) error
 		"a number of months between 1 and "+itoa(MaxResetPeriodMonths))
 	setChoice(v, "base_previous_period", in.BasePreviousPeriod, &t.BasePreviousPeriod, 0, 1,
 		"0 (the current period alone) or 1 (keep the level of the previous period)")
+	if in.DowngradePolicy.Set {
+		switch p, _ := in.DowngradePolicy.Value(); p {
+		case DowngradeRecompute, DowngradeKeep, DowngradeOneDown:
+			t.DowngradePolicy = p
+		default:
+			v.Add("downgrade_policy", "The downgrade policy must be recompute, keep or one_down.")
+		}
+	}
+	if t.keeps() && t.ResetType != TierResetCalendar && !v.Has("downgrade_policy") {
+		// Only a calendar period has an end for the policy to act at.
+		v.Add("downgrade_policy", "The downgrade policy keep or one_down acts when a calendar period ends: it needs reset_type 1.")
+	}
 	if in.Enabled.Set {
 		if e, ok := in.Enabled.Value(); ok {
 			t.Enabled = e

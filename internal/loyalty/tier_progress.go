@@ -85,24 +85,29 @@ type TierStatus struct {
 // TierProgress computes a customer's standing at now from the totals of
 // the current and the previous period (see Tier.Periods). The level held is
 // the highest one the current totals reach; with base_previous_period 1 a
-// level reached in the previous period is kept through the current one.
+// level reached in the previous period is kept through the current one
+// (and see TierProgressKept for what a downgrade policy keeps).
 // Redemptions never lower a level: tier points count only points earned.
 // Only the criteria of the program's tiers_sequence (Tier.Criteria) reach
 // a level or make progress; the totals report all three.
 func TierProgress(now time.Time, t Tier, cur, prev TierTotals) TierStatus {
-	cur.Amount, cur.Points, cur.Visits = max(cur.Amount, 0), max(cur.Points, 0), max(cur.Visits, 0)
+	return TierProgressKept(now, t, cur, prev, CustomerTier{})
+}
+
+// TierProgressKept is TierProgress for a customer of whom the tier keeper
+// holds ct: a level its downgrade policy keeps through the current
+// period counts too.
+func TierProgressKept(now time.Time, t Tier, cur, prev TierTotals, ct CustomerTier) TierStatus {
+	cur = cur.atLeastZero()
 	st := TierStatus{Relation: t.TiersRelation, Totals: cur}
+	p, _ := t.Periods(now)
 	if t.ResetType != TierResetNever {
-		p, _ := t.Periods(now)
 		st.StartDate, st.EndDate = p.Start, p.End
 		if t.ResetType == TierResetRolling {
 			st.EndDate = now.UTC()
 		}
 	}
-	held := t.reached(cur)
-	if t.BasePreviousPeriod == 1 && t.ResetType != TierResetNever {
-		held = max(held, t.reached(prev))
-	}
+	held := t.heldIn(p, cur, prev, ct)
 	if held >= 0 {
 		l := t.Levels[held]
 		st.Level = &l

@@ -1,6 +1,8 @@
 package loyalty
 
-import "context"
+import (
+	"context"
+)
 
 // TierService holds the rules of a business's tier programs: how they are
 // set up, that one at most is enabled, and where a customer stands.
@@ -49,6 +51,9 @@ func (s *TierService) Create(ctx context.Context, b Business, in TierInput) (Tie
 		if err := tx.InsertTier(ctx, &t); err != nil {
 			return err
 		}
+		if err := startPeriods(ctx, tx, t); err != nil {
+			return err
+		}
 		if t.Enabled {
 			return tx.DisableTiers(ctx, b.ID, t.ID)
 		}
@@ -75,11 +80,18 @@ func (s *TierService) Update(ctx context.Context, b Business, id int64, in TierI
 		for _, l := range t.Levels {
 			existing[l.ID] = true
 		}
+		was := t
 		if err := in.apply(&t, existing, false); err != nil {
 			return err
 		}
 		if err := tx.UpdateTier(ctx, &t); err != nil {
 			return err
+		}
+		if t.Enabled != was.Enabled || t.ResetType != was.ResetType || t.ResetPeriodMonth != was.ResetPeriodMonth {
+			// Periods counted anew: their ends run from the current one.
+			if err := startPeriods(ctx, tx, t); err != nil {
+				return err
+			}
 		}
 		out = t
 		if t.Enabled {
@@ -96,6 +108,14 @@ func (s *TierService) Status(ctx context.Context, businessID, customerID string,
 	return tierStatus(ctx, s.Store, businessID, customerID, t)
 }
 
+// startPeriods makes the current period the one a program's period ends
+// run from (RollTiers), as at its creation: none before it is ended. The
+// transaction's time is the business's (its sandbox clock included).
+func startPeriods(ctx context.Context, tx Tx, t Tier) error {
+	cur, _ := t.Periods(tx.Now())
+	return tx.SetTierRoll(ctx, t.ID, TierRoll{RolledTo: cur.Start})
+}
+
 // tierStatus is TierService.Status, shared with the customer's view.
 func tierStatus(ctx context.Context, st Store, businessID, customerID string, t Tier) (TierStatus, error) {
 	now := nowFor(ctx, st)
@@ -110,7 +130,15 @@ func tierStatus(ctx context.Context, st Store, businessID, customerID string, t 
 			return TierStatus{}, err
 		}
 	}
-	return TierProgress(now, t, cur, prev), nil
+	var ct CustomerTier
+	if t.keeps() {
+		held, err := st.CustomerTiers(ctx, businessID, t.ID, []string{customerID})
+		if err != nil {
+			return TierStatus{}, err
+		}
+		ct = held[customerID]
+	}
+	return TierProgressKept(now, t, cur, prev, ct), nil
 }
 
 func tierNotFound() error { return Errorf(ENotFound, "Tier not found.") }

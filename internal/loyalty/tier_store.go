@@ -17,6 +17,9 @@ type TierReader interface {
 	// ReferralProgramPage pages the referral programs of a business,
 	// oldest first.
 	ReferralProgramPage(ctx context.Context, businessID string, q ListQuery) ([]ReferralProgram, int, error)
+	// CustomerTiers reads what the tier keeper holds for these customers
+	// in a program; a customer without a row is left out.
+	CustomerTiers(ctx context.Context, businessID string, tierID int64, ids []string) (map[string]CustomerTier, error)
 	// Now is the store's clock, in UTC whole seconds: the time a read
 	// computes tier periods at, as a change would.
 	Now() time.Time

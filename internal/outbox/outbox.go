@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/worker"
 )
 
 // Channels a message goes out on.
@@ -119,36 +120,15 @@ func orDefault[T comparable](v, def T) T {
 
 // Start runs the worker in the background until stop is called; stop
 // waits for the delivery under way to finish.
-func (w *Worker) Start(ctx context.Context) (stop func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		w.Run(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
-}
+func (w *Worker) Start(ctx context.Context) (stop func()) { return worker.Start(ctx, w.Run) }
 
 // Run delivers due messages until ctx is done.
 func (w *Worker) Run(ctx context.Context) {
-	poll := orDefault(w.Poll, time.Second)
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-w.wakeCh():
-		}
+	worker.Loop(ctx, orDefault(w.Poll, time.Second), w.wakeCh(), func(ctx context.Context) {
 		if _, err := w.Drain(ctx); err != nil && ctx.Err() == nil {
 			w.logger().ErrorContext(ctx, "outbox: delivery round failed", "err", err)
 		}
-		t.Reset(poll)
-	}
+	})
 }
 
 // Drain delivers messages until none is due or ctx is done, and returns

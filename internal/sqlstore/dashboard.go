@@ -97,14 +97,8 @@ func (d *DB) FoldDashboard(ctx context.Context, businessID, claim string, after 
 		return true, nil
 	}
 	err := d.runTx(ctx, func(t *tx) error {
-		res, err := t.ExecContext(ctx, `UPDATE event_cursors SET last_seq = $4, lease_until = $5
-			WHERE destination = $1 AND business_id = $2 AND claim = $3 AND last_seq = $6`,
-			loyalty.DashboardDestination, businessID, claim, page[len(page)-1].Seq, leaseUntil.UTC(), after)
-		if err != nil {
+		if err := t.moveCursor(ctx, loyalty.DashboardDestination, businessID, claim, after, page[len(page)-1].Seq, leaseUntil); err != nil {
 			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return errors.Join(err, errCursorMoved)
 		}
 		tz, err := timeZone(ctx, t, businessID)
 		if err != nil {
@@ -120,6 +114,40 @@ func (d *DB) FoldDashboard(ctx context.Context, businessID, claim string, after 
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// FollowTx runs fn in the transaction that moves a claimed cursor from
+// after to to: both or neither. It reports false, having done nothing,
+// when the cursor is no longer claim's at after.
+func (d *DB) FollowTx(ctx context.Context, destination, businessID, claim string, after, to int64,
+	leaseUntil time.Time, fn func(loyalty.Tx) error) (bool, error) {
+	err := d.runTx(ctx, func(t *tx) error {
+		if err := t.moveCursor(ctx, destination, businessID, claim, after, to, leaseUntil); err != nil {
+			return err
+		}
+		return fn(t)
+	})
+	if errors.Is(err, errCursorMoved) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// moveCursor moves a claimed cursor from after to to, first in its
+// transaction: on PostgreSQL the row stays locked to the commit, so a
+// second follower of the same page waits, then finds the cursor moved
+// (errCursorMoved).
+func (t *tx) moveCursor(ctx context.Context, destination, businessID, claim string, after, to int64, leaseUntil time.Time) error {
+	res, err := t.ExecContext(ctx, `UPDATE event_cursors SET last_seq = $4, lease_until = $5
+		WHERE destination = $1 AND business_id = $2 AND claim = $3 AND last_seq = $6`,
+		destination, businessID, claim, to, leaseUntil.UTC(), after)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return errors.Join(err, errCursorMoved)
+	}
+	return nil
 }
 
 // timeZone reads a business's time zone.

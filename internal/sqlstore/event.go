@@ -156,7 +156,7 @@ func (t *tx) lockSequence(ctx context.Context, businessID string) (int64, error)
 
 // UnsequencedBusinesses lists up to limit businesses with events to number.
 func (d *DB) UnsequencedBusinesses(ctx context.Context, limit int) ([]string, error) {
-	return d.textColumn(ctx, `SELECT DISTINCT business_id FROM events WHERE seq IS NULL LIMIT $1`, limit)
+	return textColumn(ctx, d.db, `SELECT DISTINCT business_id FROM events WHERE seq IS NULL LIMIT $1`, limit)
 }
 
 // Events returns a page of a business's numbered events after q.After.
@@ -198,7 +198,7 @@ func (d *DB) Events(ctx context.Context, businessID string, q loyalty.EventQuery
 // BehindCursors lists up to limit businesses whose numbered events go
 // beyond destination's cursor, which no claim but claim holds at now.
 func (d *DB) BehindCursors(ctx context.Context, destination, claim string, now time.Time, limit int) ([]string, error) {
-	return d.textColumn(ctx, `SELECT s.business_id FROM event_sequences s
+	return textColumn(ctx, d.db, `SELECT s.business_id FROM event_sequences s
 		LEFT JOIN event_cursors c ON c.destination = $1 AND c.business_id = s.business_id
 		WHERE s.last_seq > COALESCE(c.last_seq, 0) AND (c.lease_until IS NULL OR c.lease_until <= $2 OR c.claim = $4)
 		ORDER BY s.business_id LIMIT $3`, destination, now.UTC(), limit, claim)
@@ -268,22 +268,4 @@ func (d *DB) PruneEvents(ctx context.Context, before time.Time) (int, error) {
 			return total, nil
 		}
 	}
-}
-
-// textColumn runs a query of one text column.
-func (d *DB) textColumn(ctx context.Context, query string, args ...any) ([]string, error) {
-	rows, err := d.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, dbError(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, dbError(err)
-		}
-		out = append(out, s)
-	}
-	return out, dbError(rows.Err())
 }

@@ -77,7 +77,7 @@ func listWhere(fixed []string, args []any, q loyalty.ListQuery, columns map[stri
 }
 
 // placeholders returns "$k, $k+1, ..." for ids, appending them to args.
-func placeholders(args []any, ids []int64) (string, []any) {
+func placeholders[T any](args []any, ids []T) (string, []any) {
 	ph := make([]string, len(ids))
 	for i, id := range ids {
 		args = append(args, id)

@@ -270,7 +270,7 @@ func normDefault(fam, d string) string {
 func inspectSQLite(t *testing.T, db *sql.DB) schema {
 	t.Helper()
 	s := schema{}
-	for _, name := range queryStrings(t, db, `SELECT name FROM sqlite_schema WHERE type = 'table'
+	for _, name := range textColumn(t, db, `SELECT name FROM sqlite_schema WHERE type = 'table'
 		AND name NOT LIKE 'sqlite_%' AND name <> $1`, goose.DefaultTablename) {
 		tb := &table{cols: map[string]column{}, uniques: map[string][]string{}}
 		s[name] = tb
@@ -350,7 +350,7 @@ func inspectSQLite(t *testing.T, db *sql.DB) schema {
 		}
 		idx.Close()
 		for _, ix := range indexes {
-			cols := queryStrings(t, db, `SELECT coalesce(name, '(expression)') FROM pragma_index_info($1) ORDER BY seqno`, ix.name)
+			cols := textColumn(t, db, `SELECT coalesce(name, '(expression)') FROM pragma_index_info($1) ORDER BY seqno`, ix.name)
 			tb.addUnique(cols, ix.pred)
 		}
 	}
@@ -361,7 +361,7 @@ func inspectSQLite(t *testing.T, db *sql.DB) schema {
 func inspectPostgres(t *testing.T, db *sql.DB) schema {
 	t.Helper()
 	s := schema{}
-	for _, name := range queryStrings(t, db, `SELECT table_name FROM information_schema.tables
+	for _, name := range textColumn(t, db, `SELECT table_name FROM information_schema.tables
 		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> $1`, goose.DefaultTablename) {
 		s[name] = &table{cols: map[string]column{}, uniques: map[string][]string{}}
 	}
@@ -425,7 +425,7 @@ func inspectPostgres(t *testing.T, db *sql.DB) schema {
 }
 
 // queryStrings returns the single text column of a query's rows.
-func queryStrings(t *testing.T, db *sql.DB, query string, args ...any) []string {
+func textColumn(t *testing.T, db *sql.DB, query string, args ...any) []string {
 	t.Helper()
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {

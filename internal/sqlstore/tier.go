@@ -11,7 +11,7 @@ import (
 // tierSelect reads programs with their levels, one row per level (or one
 // row with NULL level columns for a program without levels).
 const tierSelect = `SELECT t.id, t.business_id, t.tiers_sequence, t.tiers_relation, t.reset_type, t.reset_period_month,
-	t.base_previous_period, t.enabled, l.id, l.name, l.reach_spend, l.reach_visits, l.reach_points,
+	t.base_previous_period, t.downgrade_policy, t.enabled, l.id, l.name, l.reach_spend, l.reach_visits, l.reach_points,
 	(SELECT b.time_zone FROM businesses b WHERE b.id = t.business_id)
 	FROM tiers t LEFT JOIN tier_levels l ON l.tier_id = t.id
 	WHERE t.business_id = $1`
@@ -30,7 +30,7 @@ func queryTiers(ctx context.Context, q querier, query string, args ...any) ([]lo
 		var name sql.NullString
 		var seq string
 		if err := rows.Scan(&t.ID, &t.BusinessID, &seq, &t.TiersRelation, &t.ResetType, &t.ResetPeriodMonth,
-			&t.BasePreviousPeriod, &t.Enabled, &lid, &name, &spend, &visits, &points, &t.TimeZone); err != nil {
+			&t.BasePreviousPeriod, &t.DowngradePolicy, &t.Enabled, &lid, &name, &spend, &visits, &points, &t.TimeZone); err != nil {
 			return nil, dbError(err)
 		}
 		if len(out) == 0 || out[len(out)-1].ID != t.ID {
@@ -110,9 +110,10 @@ func (t *tx) LockPrograms(ctx context.Context, businessID string) error {
 // InsertTier stores a new program and its levels.
 func (t *tx) InsertTier(ctx context.Context, tr *loyalty.Tier) error {
 	err := t.QueryRowContext(ctx, `INSERT INTO tiers (business_id, tiers_sequence, tiers_relation, reset_type, reset_period_month,
-		base_previous_period, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+		base_previous_period, downgrade_policy, enabled, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		RETURNING id`,
 		tr.BusinessID, strings.Join(tr.Sequence, ","), tr.TiersRelation, tr.ResetType, tr.ResetPeriodMonth, tr.BasePreviousPeriod,
-		tr.Enabled, t.now, t.now).Scan(&tr.ID)
+		policyOf(*tr), tr.Enabled, t.now, t.now).Scan(&tr.ID)
 	if err != nil {
 		return dbError(err)
 	}
@@ -132,9 +133,10 @@ func (t *tx) insertLevel(ctx context.Context, tierID int64, position int, l *loy
 // UpdateTier stores a program's fields and replaces its levels.
 func (t *tx) UpdateTier(ctx context.Context, tr *loyalty.Tier) error {
 	if _, err := t.ExecContext(ctx, `UPDATE tiers SET tiers_relation = $1, reset_type = $2, reset_period_month = $3,
-		base_previous_period = $4, enabled = $5, updated_at = $6, tiers_sequence = $7 WHERE business_id = $8 AND id = $9`,
+		base_previous_period = $4, enabled = $5, updated_at = $6, tiers_sequence = $7, downgrade_policy = $8
+		WHERE business_id = $9 AND id = $10`,
 		tr.TiersRelation, tr.ResetType, tr.ResetPeriodMonth, tr.BasePreviousPeriod, tr.Enabled, t.now,
-		strings.Join(tr.Sequence, ","), tr.BusinessID, tr.ID); err != nil {
+		strings.Join(tr.Sequence, ","), policyOf(*tr), tr.BusinessID, tr.ID); err != nil {
 		return dbError(err)
 	}
 	old, err := oneTier(ctx, t.Tx, tr.BusinessID, tr.ID)
@@ -167,6 +169,14 @@ func (t *tx) UpdateTier(ctx context.Context, tr *loyalty.Tier) error {
 		}
 	}
 	return nil
+}
+
+// policyOf is a program's downgrade policy, recompute when unset.
+func policyOf(t loyalty.Tier) string {
+	if t.DowngradePolicy == "" {
+		return loyalty.DowngradeRecompute
+	}
+	return t.DowngradePolicy
 }
 
 // DisableTiers disables every program of the business but exceptID.

@@ -22,6 +22,9 @@ func tierFields() []setupField {
 			Options: []option{{"0", "Never"}, {"1", "Every calendar period"}, {"2", "Over a rolling window"}}},
 		{Name: "reset_period_month", Label: "Period (months)", Kind: kindInt, Row: "r"},
 		{Name: "base_previous_period", Label: "Keep the level of the previous period", Kind: kindBool},
+		{Name: "downgrade_policy", Label: "When a calendar period ends", Kind: kindSelect,
+			Options: []option{{loyalty.DowngradeRecompute, "Level from the new period's progress"},
+				{loyalty.DowngradeKeep, "Keep the level held"}, {loyalty.DowngradeOneDown, "Drop one level at most"}}},
 		enabledField,
 	}
 	for i := range tierLevelRows {
@@ -54,7 +57,7 @@ var tierKind = &setupKind{Path: "tiers", Title: "Tiers", One: "tier program", To
 		t, err := s.Program.Services.Tiers.Get(ctx, b, intID(id))
 		form := map[string]string{"tiers_relation": strconv.Itoa(t.TiersRelation), "reset_type": strconv.Itoa(t.ResetType),
 			"reset_period_month": strconv.Itoa(t.ResetPeriodMonth), "base_previous_period": boolText(t.BasePreviousPeriod == 1),
-			"enabled": boolText(t.Enabled)}
+			"downgrade_policy": t.DowngradePolicy, "enabled": boolText(t.Enabled)}
 		for i, l := range t.Levels {
 			p := "tier_levels." + strconv.Itoa(i) + "."
 			form[p+"id"], form[p+"name"], form[p+"reach_spend"] = intText(l.ID), l.Name, moneyText(l.ReachSpend)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/worker"
 )
 
 // Destination is the name of the webhooks' cursor in every business's feed.
@@ -73,8 +74,8 @@ type Fanout struct {
 // Start runs the fan-out until stop is called, then gives up its
 // cursors' leases.
 func (f *Fanout) Start(ctx context.Context) (stop func()) {
-	return start(ctx, func(ctx context.Context) {
-		loop(ctx, orDefault(f.Every, 200*time.Millisecond), nil, func(ctx context.Context) {
+	return worker.Start(ctx, func(ctx context.Context) {
+		worker.Loop(ctx, orDefault(f.Every, 200*time.Millisecond), nil, func(ctx context.Context) {
 			if _, err := f.Drain(ctx); err != nil && ctx.Err() == nil {
 				logger(f.Logger).ErrorContext(ctx, "webhooks: fan-out failed", "err", err)
 			}
@@ -175,38 +176,6 @@ func deliveriesOf(page []loyalty.Event, endpoints []loyalty.WebhookEndpoint) ([]
 		}
 	}
 	return out, nil
-}
-
-// start runs run in the background until the returned stop is called;
-// stop waits for the round under way.
-func start(ctx context.Context, run func(context.Context)) (stop func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		run(ctx)
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
-}
-
-// loop calls round at once and then every every, or when wake fires,
-// until ctx is done.
-func loop(ctx context.Context, every time.Duration, wake <-chan struct{}, round func(context.Context)) {
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-wake:
-		}
-		round(ctx)
-		t.Reset(every)
-	}
 }
 
 func now(clock func() time.Time) time.Time {

@@ -18,6 +18,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/worker"
 )
 
 // DefaultBackoff is the wait after each failed attempt, the first after
@@ -111,8 +112,8 @@ func (w *Worker) Wake() {
 func (w *Worker) Start(ctx context.Context) (stop func()) {
 	w.init()
 	var pruned time.Time
-	return start(ctx, func(ctx context.Context) {
-		loop(ctx, orDefault(w.Poll, time.Second), w.wake, func(ctx context.Context) {
+	return worker.Start(ctx, func(ctx context.Context) {
+		worker.Loop(ctx, orDefault(w.Poll, time.Second), w.wake, func(ctx context.Context) {
 			if _, err := w.Drain(ctx); err != nil && ctx.Err() == nil {
 				logger(w.Logger).ErrorContext(ctx, "webhooks: delivery round failed", "err", err)
 			}

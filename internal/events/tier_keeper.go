@@ -1,0 +1,166 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/worker"
+)
+
+// TierDestination names the tier keeper's cursor in event_cursors.
+const TierDestination = "tiers"
+
+// TierKeeperStore is what the tier keeper reads and writes.
+type TierKeeperStore interface {
+	loyalty.CursorStore
+	Events(ctx context.Context, businessID string, q loyalty.EventQuery) ([]loyalty.Event, error)
+	FeedEnd(ctx context.Context, businessID string) (int64, error)
+	AdvanceCursor(ctx context.Context, destination, businessID, claim string, seq int64, leaseUntil time.Time) (bool, error)
+	// FollowTx runs fn in the transaction that moves a claimed cursor
+	// from after to to; false, with nothing done, when the cursor is no
+	// longer the claim's at after.
+	FollowTx(ctx context.Context, destination, businessID, claim string, after, to int64, leaseUntil time.Time,
+		fn func(loyalty.Tx) error) (bool, error)
+	Business(ctx context.Context, id string) (loyalty.Business, error)
+	Tiers(ctx context.Context, businessID string) ([]loyalty.Tier, error)
+}
+
+// TierKeeper announces the tier levels transactions move: it follows each
+// business's event log and, for the customers of a page's transaction
+// events, writes a tier.changed event where the level held now differs
+// from the one last announced (loyalty.KeepTiers), in the transaction
+// that moves its cursor past the page: each change is announced once,
+// even when a keeper dies or two race. A reward is never slowed by it:
+// the change is announced within seconds of the entry's commit.
+//
+// While a period end of the business's program is due and not done, it
+// waits for the points scheduler, which announces what the period's end
+// changes (loyalty.RollTiers).
+type TierKeeper struct {
+	Store  TierKeeperStore
+	Logger *slog.Logger
+	Clock  func() time.Time
+	// Lease is how long a claimed cursor stays this keeper's without an
+	// advance; default 30 seconds.
+	Lease time.Duration
+	// Every is how often it looks for events; default 2s.
+	Every time.Duration
+	// Page is how many events one transaction takes; default 500.
+	Page int
+
+	follower *loyalty.Follower
+}
+
+// Start runs the keeper in the background until stop is called.
+func (k *TierKeeper) Start(ctx context.Context) (stop func()) { return worker.Start(ctx, k.Run) }
+
+// Run keeps until ctx is done, then gives up its cursors' leases.
+func (k *TierKeeper) Run(ctx context.Context) {
+	follow(ctx, orDefault(k.Every, 2*time.Second), k.followed(), k.Drain, k.Logger, "keeping the tiers")
+}
+
+// Drain takes the events of every business whose tier cursor is behind,
+// and returns how many it took.
+func (k *TierKeeper) Drain(ctx context.Context) (int, error) {
+	return k.followed().Round(ctx, k.keep)
+}
+
+func (k *TierKeeper) followed() *loyalty.Follower {
+	if k.follower == nil {
+		k.follower = &loyalty.Follower{Store: k.Store, Destination: TierDestination, Clock: k.Clock, Lease: k.Lease}
+	}
+	return k.follower
+}
+
+func (k *TierKeeper) now() time.Time {
+	if k.Clock != nil {
+		return k.Clock()
+	}
+	return time.Now()
+}
+
+// keep takes a business's events after seq, a page per transaction.
+func (k *TierKeeper) keep(ctx context.Context, businessID string, seq int64, until func() time.Time) (int, int64, bool, error) {
+	claim := k.followed().Claim()
+	// The end is read before the program: a program enabled after that
+	// read announces from its first change after.
+	end, err := k.Store.FeedEnd(ctx, businessID)
+	if err != nil {
+		return 0, seq, true, err
+	}
+	tiers, err := k.Store.Tiers(ctx, businessID)
+	if err != nil {
+		return 0, seq, true, err
+	}
+	t, ok := loyalty.EnabledTier(tiers)
+	if !ok {
+		// No program, no level to announce: skip to the end of the feed.
+		if end <= seq {
+			return 0, seq, true, nil
+		}
+		held, err := k.Store.AdvanceCursor(ctx, TierDestination, businessID, claim, end, until())
+		return 0, end, held, err
+	}
+	b, err := k.Store.Business(ctx, businessID)
+	if err != nil {
+		return 0, seq, true, err
+	}
+	total, size := 0, orDefault(k.Page, 500)
+	for ctx.Err() == nil {
+		page, err := k.Store.Events(ctx, businessID, loyalty.EventQuery{After: seq, Limit: size})
+		if err != nil || len(page) == 0 {
+			return total, seq, true, err
+		}
+		ids, err := movers(page)
+		if err != nil {
+			return total, seq, true, err
+		}
+		now := k.now().Add(b.ClockOffset)
+		to := page[len(page)-1].Seq
+		held, err := k.Store.FollowTx(ctx, TierDestination, businessID, claim, seq, to, until(), func(tx loyalty.Tx) error {
+			_, err := loyalty.KeepTiers(ctx, tx, businessID, t.ID, now, ids)
+			return err
+		})
+		if errors.Is(err, loyalty.ErrTierRollPending) {
+			// The scheduler ends the period first; this page waits.
+			return total, seq, true, nil
+		}
+		if err != nil || !held {
+			return total, seq, held, err
+		}
+		total, seq = total+len(page), to
+		if len(page) < size {
+			return total, seq, true, nil
+		}
+	}
+	return total, seq, true, ctx.Err()
+}
+
+// movers lists, once each and in order, the customers of a page's
+// transaction events: the ones whose tier totals moved.
+func movers(page []loyalty.Event) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range page {
+		if e.Type != loyalty.EventTransactionCreated && e.Type != loyalty.EventTransactionCancelled {
+			continue
+		}
+		var data struct {
+			Customer struct {
+				ID string `json:"id"`
+			} `json:"customer"`
+		}
+		if err := json.Unmarshal(e.Data, &data); err != nil {
+			return nil, err
+		}
+		if id := data.Customer.ID; id != "" && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}

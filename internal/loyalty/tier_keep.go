@@ -1,0 +1,370 @@
+package loyalty
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// The tier keeper: what a customer's level was last announced as, the
+// level a downgrade policy keeps through a period, and the tier.changed
+// events. Two things change a level. A transaction moves the totals: the
+// keeper (events.TierKeeper) follows the event log and announces the
+// customers whose level it moved. A calendar period ends: the points
+// scheduler takes every customer into the new period (RollTiers), keeping
+// what the downgrade policy keeps and announcing each level it lowers.
+// Both run in transactions that lock the program's row, one at a time per
+// business, so a level is announced once.
+
+// CustomerTier is what the keeper holds for a customer in a program.
+type CustomerTier struct {
+	// Known is whether the keeper holds a row: without one, the level
+	// announced is the one a new customer holds (Tier.base).
+	Known bool
+	// LevelID is the level last announced; 0 for none.
+	LevelID int64
+	// FloorID is the level the downgrade policy keeps through the period
+	// that starts at FloorFrom; 0 for none.
+	FloorID   int64
+	FloorFrom time.Time
+}
+
+// same reports whether two holdings are the same.
+func (ct CustomerTier) same(o CustomerTier) bool {
+	return ct.Known == o.Known && ct.LevelID == o.LevelID && ct.FloorID == o.FloorID && ct.FloorFrom.Equal(o.FloorFrom)
+}
+
+// TierRoll is how far a program's period ends have been done.
+type TierRoll struct {
+	// RolledTo is the start of the period the program's customers were
+	// last taken into; zero when that was never done.
+	RolledTo time.Time
+	// After is, while a period end is under way, the last customer id
+	// taken into the new period.
+	After string
+}
+
+// TierKeepTx is the part of a transaction the keeper and the period ends
+// use.
+type TierKeepTx interface {
+	// LockTierRoll locks a program's row until the commit and returns the
+	// program and how far its period ends have been done.
+	LockTierRoll(ctx context.Context, businessID string, tierID int64) (Tier, TierRoll, error)
+	// SetTierRoll stores how far a program's period ends have been done.
+	SetTierRoll(ctx context.Context, tierID int64, r TierRoll) error
+	// CustomerIDsAfter lists up to limit active customers of a business
+	// with an id after after, in id order.
+	CustomerIDsAfter(ctx context.Context, businessID, after string, limit int) ([]string, error)
+	// TierTotalsOf sums each customer's tier spend, points and visits in
+	// [from, to); a customer without entries there is left out.
+	TierTotalsOf(ctx context.Context, businessID string, ids []string, from, to time.Time) (map[string]TierTotals, error)
+	// CustomerTiers reads what the keeper holds for these customers in a
+	// program; a customer without a row is left out.
+	CustomerTiers(ctx context.Context, businessID string, tierID int64, ids []string) (map[string]CustomerTier, error)
+	// PutCustomerTier stores what the keeper holds for a customer.
+	PutCustomerTier(ctx context.Context, businessID string, tierID int64, customerID string, ct CustomerTier) error
+}
+
+// TierRollStore finds the programs whose period ends may be due.
+type TierRollStore interface {
+	// TiersToRoll lists the live businesses whose enabled calendar
+	// program was last taken into a period that began before since (or
+	// never): only they can have a period end due.
+	TiersToRoll(ctx context.Context, since time.Time, limit int) ([]string, error)
+}
+
+// The reasons of a tier.changed event.
+const (
+	TierChangeActivity  = "activity"   // a transaction moved the totals
+	TierChangePeriodEnd = "period_end" // a calendar period ended
+)
+
+// ErrTierRollPending is KeepTiers' answer while a period end of the
+// program is due and not done: the keeper waits for the scheduler.
+var ErrTierRollPending = errors.New("loyalty: a tier period end is under way")
+
+// keeps reports whether the program keeps levels across a period's end.
+func (t Tier) keeps() bool {
+	return t.DowngradePolicy == DowngradeKeep || t.DowngradePolicy == DowngradeOneDown
+}
+
+// kept is the level the downgrade policy keeps through the next period
+// of one held when a period ends; -1 for none.
+func (t Tier) kept(held int) int {
+	switch t.DowngradePolicy {
+	case DowngradeKeep:
+		return held
+	case DowngradeOneDown:
+		return max(held-1, -1)
+	}
+	return -1
+}
+
+// base is the level a customer holds with nothing counted (a first level
+// without thresholds), or -1.
+func (t Tier) base() int { return t.reached(TierTotals{}) }
+
+// levelIndex is the index of the level with this id, or -1.
+func (t Tier) levelIndex(id int64) int {
+	for i, l := range t.Levels {
+		if id != 0 && l.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// levelID is the id of the level at index i, or 0 for none.
+func (t Tier) levelID(i int) int64 {
+	if i < 0 || i >= len(t.Levels) {
+		return 0
+	}
+	return t.Levels[i].ID
+}
+
+// floorIn is the level ct keeps through the period starting at start, or -1.
+func (t Tier) floorIn(ct CustomerTier, start time.Time) int {
+	if ct.FloorID == 0 || !ct.FloorFrom.Equal(start) {
+		return -1
+	}
+	return t.levelIndex(ct.FloorID)
+}
+
+// announced is the level last announced for ct.
+func (t Tier) announced(ct CustomerTier) int {
+	if !ct.Known {
+		return t.base()
+	}
+	return t.levelIndex(ct.LevelID)
+}
+
+// heldIn is the level held in period p with its totals cur, the previous
+// period's prev and what ct keeps: the highest of what cur reaches, what
+// prev reaches under base_previous_period 1, and the level kept.
+func (t Tier) heldIn(p TierPeriod, cur, prev TierTotals, ct CustomerTier) int {
+	held := t.reached(cur.atLeastZero())
+	if t.BasePreviousPeriod == 1 && t.ResetType != TierResetNever {
+		held = max(held, t.reached(prev))
+	}
+	return max(held, t.floorIn(ct, p.Start))
+}
+
+// atLeastZero is totals with each value at least zero: returns of earlier
+// spend do not make a period's totals negative.
+func (totals TierTotals) atLeastZero() TierTotals {
+	return TierTotals{Amount: max(totals.Amount, 0), Points: max(totals.Points, 0), Visits: max(totals.Visits, 0)}
+}
+
+// tierChangeJSON is the data of a tier.changed event: the customer, the
+// level held now and the one before (each as the API shows a tier level,
+// null for none), and why.
+type tierChangeJSON struct {
+	Customer          idJSON         `json:"customer"`
+	TierID            int64          `json:"tier_id"`
+	TierLevel         *TierLevelJSON `json:"tier_level"`
+	PreviousTierLevel *TierLevelJSON `json:"previous_tier_level"`
+	Direction         string         `json:"direction"` // up or down
+	Reason            string         `json:"reason"`    // TierChangeActivity or TierChangePeriodEnd
+	ChangedAt         string         `json:"changed_at"`
+}
+
+// announce records a customer's change of level from one index to another.
+func (t Tier) announce(ctx context.Context, tx Tx, customerID string, from, to int, reason string, at time.Time) error {
+	level := func(i int) *TierLevelJSON {
+		if i < 0 {
+			return nil
+		}
+		l := NewTierLevelJSON(t.Levels[i])
+		return &l
+	}
+	dir := "up"
+	if to < from {
+		dir = "down"
+	}
+	return record(ctx, tx, t.BusinessID, EventTierChanged, tierChangeJSON{Customer: idJSON{ID: customerID}, TierID: t.ID,
+		TierLevel: level(to), PreviousTierLevel: level(from), Direction: dir, Reason: reason, ChangedAt: FormatTime(at)})
+}
+
+// rollDue reports whether a calendar program has a period end due at now.
+func (t Tier) rollDue(r TierRoll, now time.Time) bool {
+	if t.ResetType != TierResetCalendar || !t.Enabled {
+		return false
+	}
+	cur, _ := t.Periods(now)
+	return r.RolledTo.Before(cur.Start)
+}
+
+// KeepTiers announces, in tx and at now, the customers whose level their
+// transactions moved: those whose level held now differs from the one
+// last announced. It returns how many changed, or ErrTierRollPending
+// while a period end of the program is due and not done.
+func KeepTiers(ctx context.Context, tx Tx, businessID string, tierID int64, now time.Time, ids []string) (int, error) {
+	t, r, err := tx.LockTierRoll(ctx, businessID, tierID)
+	if err != nil || !t.Enabled || len(ids) == 0 {
+		return 0, err
+	}
+	if t.rollDue(r, now) {
+		return 0, ErrTierRollPending
+	}
+	cur, prev := t.Periods(now)
+	tot, err := tx.TierTotalsOf(ctx, businessID, ids, cur.Start, cur.End)
+	if err != nil {
+		return 0, err
+	}
+	before := map[string]TierTotals{}
+	if t.BasePreviousPeriod == 1 && !prev.IsZero() {
+		if before, err = tx.TierTotalsOf(ctx, businessID, ids, prev.Start, prev.End); err != nil {
+			return 0, err
+		}
+	}
+	held, err := tx.CustomerTiers(ctx, businessID, t.ID, ids)
+	if err != nil {
+		return 0, err
+	}
+	changed := 0
+	for _, id := range ids {
+		ct := held[id]
+		level, was := t.heldIn(cur, tot[id], before[id], ct), t.announced(ct)
+		if level == was {
+			continue
+		}
+		if err := t.announce(ctx, tx, id, was, level, TierChangeActivity, now); err != nil {
+			return changed, err
+		}
+		ct.Known, ct.LevelID = true, t.levelID(level)
+		if err := tx.PutCustomerTier(ctx, businessID, t.ID, id, ct); err != nil {
+			return changed, err
+		}
+		changed++
+	}
+	return changed, nil
+}
+
+// RollTiers takes the customers of a business ("" for every live
+// business whose period end may be due) into each calendar period of
+// its enabled tier program that began by now, in order, batch customers
+// to a transaction. It returns how many levels it announced.
+func RollTiers(ctx context.Context, st Store, businessID string, now time.Time, batch int) (int, error) {
+	ids := []string{businessID}
+	if businessID == "" {
+		// A period is a month at least: a program taken into one that
+		// began within the last 27 days has no end due.
+		var err error
+		if ids, err = st.TiersToRoll(ctx, now.AddDate(0, 0, -27), 1000); err != nil {
+			return 0, err
+		}
+	}
+	total := 0
+	for _, id := range ids {
+		tiers, err := st.Tiers(ctx, id)
+		if err != nil {
+			return total, err
+		}
+		t, ok := EnabledTier(tiers)
+		if !ok || t.ResetType != TierResetCalendar {
+			continue
+		}
+		for more := true; more; {
+			var n int
+			n, more, err = rollBatch(ctx, st, id, t.ID, now, orDefault(batch, 500))
+			total += n
+			if err != nil {
+				return total, err
+			}
+		}
+	}
+	return total, nil
+}
+
+// rollBatch takes the next batch of customers into the period after the
+// one the program stands in, and reports whether more is due.
+func rollBatch(ctx context.Context, st Store, businessID string, tierID int64, now time.Time, batch int) (changed int, more bool, err error) {
+	err = st.WithTx(ctx, func(tx Tx) error {
+		changed, more = 0, false
+		t, r, err := tx.LockTierRoll(ctx, businessID, tierID)
+		if err != nil || !t.rollDue(r, now) {
+			return err
+		}
+		if r.RolledTo.IsZero() {
+			// Never taken into a period (a program older than period
+			// ends): it starts from the current one.
+			cur, _ := t.Periods(now)
+			return tx.SetTierRoll(ctx, t.ID, TierRoll{RolledTo: cur.Start})
+		}
+		ended, before := t.Periods(r.RolledTo)
+		ids, err := tx.CustomerIDsAfter(ctx, businessID, r.After, batch)
+		if err != nil {
+			return err
+		}
+		if changed, err = t.rollCustomers(ctx, tx, ended, before, ids); err != nil {
+			return err
+		}
+		if len(ids) == batch {
+			r.After, more = ids[len(ids)-1], true
+		} else {
+			r = TierRoll{RolledTo: ended.End}
+			more = t.rollDue(r, now)
+		}
+		return tx.SetTierRoll(ctx, t.ID, r)
+	})
+	return changed, more, err
+}
+
+// rollCustomers takes customers from the period ended into the next: the
+// level each held when it ended (announced first if the keeper had not
+// yet), what the downgrade policy keeps of it, and the level each holds
+// as the next begins, announced when lower.
+func (t Tier) rollCustomers(ctx context.Context, tx Tx, ended, before TierPeriod, ids []string) (int, error) {
+	tot, err := tx.TierTotalsOf(ctx, t.BusinessID, ids, ended.Start, ended.End)
+	if err != nil {
+		return 0, err
+	}
+	prev := map[string]TierTotals{}
+	if t.BasePreviousPeriod == 1 {
+		if prev, err = tx.TierTotalsOf(ctx, t.BusinessID, ids, before.Start, before.End); err != nil {
+			return 0, err
+		}
+	}
+	held, err := tx.CustomerTiers(ctx, t.BusinessID, t.ID, ids)
+	if err != nil {
+		return 0, err
+	}
+	next, changed := ended.End, 0
+	for _, id := range ids {
+		ct := held[id]
+		atEnd, was := t.heldIn(ended, tot[id], prev[id], ct), t.announced(ct)
+		floor := t.kept(atEnd)
+		if floor <= t.base() {
+			floor = -1
+		}
+		atStart := max(t.base(), floor)
+		if t.BasePreviousPeriod == 1 {
+			atStart = max(atStart, t.reached(tot[id].atLeastZero()))
+		}
+		level := was
+		for _, step := range []struct {
+			to     int
+			reason string
+		}{{atEnd, TierChangeActivity}, {atStart, TierChangePeriodEnd}} {
+			if step.to == level {
+				continue
+			}
+			if err := t.announce(ctx, tx, id, level, step.to, step.reason, next); err != nil {
+				return changed, err
+			}
+			level = step.to
+			changed++
+		}
+		after := CustomerTier{Known: true, LevelID: t.levelID(level), FloorID: t.levelID(floor)}
+		if floor >= 0 {
+			after.FloorFrom = next
+		}
+		if after.same(ct) || (!ct.Known && level == t.base() && floor < 0) {
+			continue
+		}
+		if err := tx.PutCustomerTier(ctx, t.BusinessID, t.ID, id, after); err != nil {
+			return changed, err
+		}
+	}
+	return changed, nil
+}

@@ -1,0 +1,130 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// The tier keeper's rows (customer_tiers) and how far each program's
+// period ends have been done (tiers.rolled_to, roll_after); see
+// loyalty.TierKeepTx and migration 00023.
+
+// LockTierRoll locks a program's row (a no-op update, which both engines
+// support) and reads the program and its roll.
+func (t *tx) LockTierRoll(ctx context.Context, businessID string, tierID int64) (loyalty.Tier, loyalty.TierRoll, error) {
+	var r loyalty.TierRoll
+	var rolled sql.NullTime
+	err := t.QueryRowContext(ctx, `UPDATE tiers SET roll_after = roll_after WHERE business_id = $1 AND id = $2
+		RETURNING rolled_to, roll_after`, businessID, tierID).Scan(&rolled, &r.After)
+	if err == sql.ErrNoRows {
+		return loyalty.Tier{}, r, loyalty.Errorf(loyalty.ENotFound, "Tier not found.")
+	} else if err != nil {
+		return loyalty.Tier{}, r, dbError(err)
+	}
+	if rolled.Valid {
+		r.RolledTo = rolled.Time.UTC()
+	}
+	tr, err := oneTier(ctx, t.Tx, businessID, tierID)
+	return tr, r, err
+}
+
+// SetTierRoll stores how far a program's period ends have been done.
+func (t *tx) SetTierRoll(ctx context.Context, tierID int64, r loyalty.TierRoll) error {
+	_, err := t.ExecContext(ctx, `UPDATE tiers SET rolled_to = $1, roll_after = $2 WHERE id = $3`,
+		r.RolledTo.UTC(), r.After, tierID)
+	return dbError(err)
+}
+
+// CustomerIDsAfter lists up to limit active customers of a business after
+// an id, in id order: the primary key's range.
+func (t *tx) CustomerIDsAfter(ctx context.Context, businessID, after string, limit int) ([]string, error) {
+	return textColumn(ctx, t.Tx, `SELECT c.user_id FROM customers c WHERE c.business_id = $1 AND c.user_id > $2
+		AND c.deleted_at IS NULL ORDER BY c.user_id LIMIT $3`, businessID, after, limit)
+}
+
+// TierTotalsOf sums each customer's tier totals in [from, to), in the
+// transaction.
+func (t *tx) TierTotalsOf(ctx context.Context, businessID string, ids []string, from, to time.Time) (map[string]loyalty.TierTotals, error) {
+	return tierTotalsOf(ctx, t.Tx, businessID, ids, from, to)
+}
+
+// CustomerTiers reads the keeper's rows of these customers in a program.
+func (d *DB) CustomerTiers(ctx context.Context, businessID string, tierID int64, ids []string) (map[string]loyalty.CustomerTier, error) {
+	return customerTiers(ctx, d.db, businessID, tierID, ids)
+}
+
+// CustomerTiers reads the keeper's rows of these customers in a program.
+func (t *tx) CustomerTiers(ctx context.Context, businessID string, tierID int64, ids []string) (map[string]loyalty.CustomerTier, error) {
+	return customerTiers(ctx, t.Tx, businessID, tierID, ids)
+}
+
+func customerTiers(ctx context.Context, q querier, businessID string, tierID int64, ids []string) (map[string]loyalty.CustomerTier, error) {
+	out := map[string]loyalty.CustomerTier{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, args := placeholders([]any{businessID, tierID}, ids)
+	rows, err := q.QueryContext(ctx, `SELECT customer_id, level_id, floor_level_id, floor_from FROM customer_tiers
+		WHERE business_id = $1 AND tier_id = $2 AND customer_id IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var level, floor sql.NullInt64
+		var from sql.NullTime
+		if err := rows.Scan(&id, &level, &floor, &from); err != nil {
+			return nil, dbError(err)
+		}
+		ct := loyalty.CustomerTier{Known: true, LevelID: level.Int64, FloorID: floor.Int64}
+		if from.Valid {
+			ct.FloorFrom = from.Time.UTC()
+		}
+		out[id] = ct
+	}
+	return out, dbError(rows.Err())
+}
+
+// PutCustomerTier writes the keeper's row of a customer in a program.
+func (t *tx) PutCustomerTier(ctx context.Context, businessID string, tierID int64, customerID string, ct loyalty.CustomerTier) error {
+	var from any
+	if !ct.FloorFrom.IsZero() {
+		from = ct.FloorFrom.UTC()
+	}
+	_, err := t.ExecContext(ctx, `INSERT INTO customer_tiers (business_id, customer_id, tier_id, level_id, floor_level_id, floor_from, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (business_id, tier_id, customer_id) DO UPDATE SET level_id = excluded.level_id,
+		floor_level_id = excluded.floor_level_id, floor_from = excluded.floor_from, updated_at = excluded.updated_at`,
+		businessID, customerID, tierID, nullInt(ct.LevelID), nullInt(ct.FloorID), from, t.now)
+	return dbError(err)
+}
+
+// TiersToRoll lists the live businesses whose enabled calendar program
+// was last taken into a period that began before since, or never.
+func (d *DB) TiersToRoll(ctx context.Context, since time.Time, limit int) ([]string, error) {
+	return textColumn(ctx, d.db, `SELECT t.business_id FROM tiers t JOIN businesses b ON b.id = t.business_id
+		WHERE t.enabled AND t.reset_type = $1 AND (t.rolled_to IS NULL OR t.rolled_to < $2) AND NOT b.sandbox
+		ORDER BY t.business_id LIMIT $3`, loyalty.TierResetCalendar, since.UTC(), limit)
+}
+
+// textColumn runs a query of one text column and returns its values.
+func textColumn(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, dbError(err)
+		}
+		out = append(out, s)
+	}
+	return out, dbError(rows.Err())
+}

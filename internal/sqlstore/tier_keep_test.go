@@ -1,0 +1,296 @@
+package sqlstore_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/events"
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/sqlstore"
+)
+
+// tierWorld is a business with a monthly calendar tier program (Member,
+// then Silver at 100.00, Gold at 500.00, Platinum at 1,000.00 spent in
+// the month), its keeper and its customers.
+type tierWorld struct {
+	t      *testing.T
+	db     *sqlstore.DB
+	b      loyalty.Business
+	tiers  *loyalty.TierService
+	tier   loyalty.Tier
+	ledger *tierLedger
+	keeper *events.TierKeeper
+	now    time.Time
+}
+
+func newTierWorld(t *testing.T, db *sqlstore.DB, start time.Time, in loyalty.TierInput) *tierWorld {
+	t.Helper()
+	w := &tierWorld{t: t, db: db, b: loyalty.Business{ID: createBusiness(t, db, "").BusinessID}, tiers: &loyalty.TierService{Store: db}}
+	w.at(start)
+	in.ResetType, in.ResetPeriodMonth = loyalty.Some(loyalty.TierResetCalendar), loyalty.Some(1)
+	in.TierLevels = tierLevelInputs("Member", 0, "Silver", 10000, "Gold", 50000, "Platinum", 100000)
+	tr, err := w.tiers.Create(ctx, w.b, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.tier, w.ledger = tr, newTierLedger(t, db, w.b.ID)
+	w.keeper = &events.TierKeeper{Store: db, Clock: func() time.Time { return w.now }}
+	return w
+}
+
+// at moves the store's clock.
+func (w *tierWorld) at(when time.Time) {
+	w.now = when
+	setClock(w.db, when)
+}
+
+func (w *tierWorld) customer(email string) string {
+	return createCustomer(w.t, w.db, w.b.ID, loyalty.CustomerInput{Email: loyalty.Some(email)}).ID
+}
+
+// spend rewards a customer's spend at the world's time.
+func (w *tierWorld) spend(customerID string, cents loyalty.Money) {
+	w.ledger.at(w.now, customerID, tierReward(cents))
+}
+
+// keep numbers the events and runs the keeper once.
+func (w *tierWorld) keep() {
+	w.t.Helper()
+	if _, err := w.db.SequenceEvents(ctx, w.b.ID); err != nil {
+		w.t.Fatal(err)
+	}
+	if _, err := w.keeper.Drain(ctx); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// roll runs the period ends due at the world's time, two customers to a
+// transaction.
+func (w *tierWorld) roll() int {
+	w.t.Helper()
+	n, err := loyalty.RollTiers(ctx, w.db, w.b.ID, w.now, 2)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return n
+}
+
+// level is the name of the level a customer holds now ("" for none).
+func (w *tierWorld) level(customerID string) string {
+	w.t.Helper()
+	tr, err := w.tiers.Get(ctx, w.b, w.tier.ID)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	st, err := w.tiers.Status(ctx, w.b.ID, customerID, tr)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if st.Level == nil {
+		return ""
+	}
+	return st.Level.Name
+}
+
+// changes lists a customer's tier.changed events as "from>to (reason)".
+func (w *tierWorld) changes(customerID string) []string {
+	w.t.Helper()
+	if _, err := w.db.SequenceEvents(ctx, w.b.ID); err != nil {
+		w.t.Fatal(err)
+	}
+	list, err := w.db.Events(ctx, w.b.ID, loyalty.EventQuery{Types: []string{loyalty.EventTierChanged}, Limit: 100})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var out []string
+	for _, e := range list {
+		var d struct {
+			Customer          struct{ ID string }
+			TierLevel         *struct{ Name string } `json:"tier_level"`
+			PreviousTierLevel *struct{ Name string } `json:"previous_tier_level"`
+			Direction, Reason string
+		}
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			w.t.Fatal(err)
+		}
+		if d.Customer.ID != customerID {
+			continue
+		}
+		name := func(l *struct{ Name string }) string {
+			if l == nil {
+				return "-"
+			}
+			return l.Name
+		}
+		out = append(out, fmt.Sprintf("%s>%s (%s)", name(d.PreviousTierLevel), name(d.TierLevel), d.Reason))
+	}
+	return out
+}
+
+// TestTierDowngradePolicies: a Platinum customer of January who spends
+// nothing after, under each policy, month by month; the period ends are
+// written once however often (and by however many) they run, and a
+// clock that jumps two months ends both periods in order.
+func TestTierDowngradePolicies(t *testing.T) {
+	jan := time.Date(2027, time.January, 1, 0, 0, 0, 0, time.UTC)
+	feb, mar := jan.AddDate(0, 1, 0), jan.AddDate(0, 2, 0)
+	for _, tc := range []struct {
+		policy       string
+		feb, mar     string
+		events       []string
+		basePrevious int
+	}{
+		{loyalty.DowngradeKeep, "Platinum", "Platinum", []string{"Member>Platinum (activity)"}, 0},
+		{loyalty.DowngradeOneDown, "Gold", "Silver", []string{"Member>Platinum (activity)",
+			"Platinum>Gold (period_end)", "Gold>Silver (period_end)"}, 0},
+		{loyalty.DowngradeRecompute, "Member", "Member", []string{"Member>Platinum (activity)", "Platinum>Member (period_end)"}, 0},
+		// Kept through February by base_previous_period, Gold in March.
+		{loyalty.DowngradeOneDown, "Platinum", "Gold", []string{"Member>Platinum (activity)", "Platinum>Gold (period_end)"}, 1},
+	} {
+		t.Run(fmt.Sprintf("%s/base_previous_%d", tc.policy, tc.basePrevious), func(t *testing.T) {
+			eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+				w := newTierWorld(t, db, jan, loyalty.TierInput{DowngradePolicy: loyalty.Some(tc.policy),
+					BasePreviousPeriod: loyalty.Some(tc.basePrevious)})
+				plat, quiet := w.customer("plat@x.example"), w.customer("quiet@x.example")
+				w.customer("third@x.example") // three customers: batches of two
+				w.at(jan.Add(time.Hour))
+				w.spend(plat, 100000)
+				w.keep()
+				if got := w.level(plat); got != "Platinum" {
+					t.Fatalf("January: %q, want Platinum", got)
+				}
+
+				w.at(feb.Add(time.Minute))
+				var wg sync.WaitGroup
+				for range 2 { // two instances end the period together
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if _, err := loyalty.RollTiers(ctx, db, w.b.ID, w.now, 2); err != nil {
+							t.Error(err)
+						}
+					}()
+				}
+				wg.Wait()
+				if n := w.roll(); n != 0 {
+					t.Errorf("February's end ran again: %d changes", n)
+				}
+				if got := w.level(plat); got != tc.feb {
+					t.Errorf("February: %q, want %q", got, tc.feb)
+				}
+				w.at(mar.Add(time.Minute))
+				w.roll()
+				if got := w.level(plat); got != tc.mar {
+					t.Errorf("March: %q, want %q", got, tc.mar)
+				}
+				if got := w.changes(plat); strings.Join(got, ", ") != strings.Join(tc.events, ", ") {
+					t.Errorf("events %q, want %q", got, tc.events)
+				}
+				if got := w.changes(quiet); len(got) != 0 || w.level(quiet) != "Member" {
+					t.Errorf("a customer who never moved: %q, %q", got, w.level(quiet))
+				}
+			})
+		})
+	}
+
+	// The same one_down customer, the clock jumping from January to
+	// March: both period ends, in order.
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		w := newTierWorld(t, db, jan, loyalty.TierInput{DowngradePolicy: loyalty.Some(loyalty.DowngradeOneDown)})
+		plat := w.customer("plat@x.example")
+		w.at(jan.Add(time.Hour))
+		w.spend(plat, 100000)
+		// The keeper has not run: the first period end announces the
+		// rise before the fall.
+		w.at(mar.Add(time.Minute))
+		if n := w.roll(); n != 3 {
+			t.Errorf("two period ends made %d changes, want 3", n)
+		}
+		w.keep()
+		want := []string{"Member>Platinum (activity)", "Platinum>Gold (period_end)", "Gold>Silver (period_end)"}
+		if got := w.changes(plat); strings.Join(got, ", ") != strings.Join(want, ", ") || w.level(plat) != "Silver" {
+			t.Errorf("events %q, level %q; want %q, Silver", got, w.level(plat), want)
+		}
+	})
+}
+
+// TestTierKeeperAnnouncesMoves: a transaction that moves a customer's
+// level is announced once, after the entry; one that does not move it,
+// not at all; and while a period end is due, the keeper waits for it.
+func TestTierKeeperAnnouncesMoves(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		jan := time.Date(2027, time.January, 1, 0, 0, 0, 0, time.UTC)
+		w := newTierWorld(t, db, jan, loyalty.TierInput{DowngradePolicy: loyalty.Some(loyalty.DowngradeKeep)})
+		c := w.customer("mover@x.example")
+		w.at(jan.Add(time.Hour))
+		w.spend(c, 5000) // Member still
+		w.spend(c, 6000) // Silver
+		e := w.ledger.at(jan.Add(2*time.Hour), c, tierReward(45000))
+		w.keep()
+		w.keep() // again: nothing new
+		if got := strings.Join(w.changes(c), ", "); got != "Member>Gold (activity)" {
+			t.Errorf("events %q: the keeper takes a page at once, so Silver and Gold in one page are one change", got)
+		}
+		// A cancellation takes the customer back down to Silver.
+		w.at(jan.Add(3 * time.Hour))
+		if _, err := w.ledger.svc.Cancel(ctx, w.ledger.b, e.ID); err != nil {
+			t.Fatal(err)
+		}
+		w.keep()
+		if got := strings.Join(w.changes(c), ", "); got != "Member>Gold (activity), Gold>Silver (activity)" {
+			t.Errorf("after the cancellation: %q", got)
+		}
+
+		// February has begun and its period end has not run: the keeper
+		// waits, then announces from the new period.
+		w.at(time.Date(2027, time.February, 1, 0, 0, 30, 0, time.UTC))
+		w.spend(c, 60000)
+		w.keep()
+		if got := w.changes(c); len(got) != 2 {
+			t.Fatalf("the keeper announced %q before the period end", got)
+		}
+		// The points scheduler of a live business ends the period.
+		sched := &loyalty.PointsScheduler{Store: db, Holder: "one"}
+		if _, err := sched.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		w.keep() // the keeper goes on only once the period has ended
+		want := "Member>Gold (activity), Gold>Silver (activity), Silver>Gold (activity)"
+		if got := strings.Join(w.changes(c), ", "); got != want || w.level(c) != "Gold" {
+			t.Errorf("events %q, level %q; want %q, Gold (kept Silver, reached Gold)", got, w.level(c), want)
+		}
+	})
+}
+
+// TestTierDowngradePolicyInput: the policy is one of three, and keep or
+// one_down only on calendar periods.
+func TestTierDowngradePolicyInput(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		b := loyalty.Business{ID: createBusiness(t, db, "").BusinessID}
+		svc := &loyalty.TierService{Store: db}
+		_, err := svc.Create(ctx, b, loyalty.TierInput{DowngradePolicy: loyalty.Some("never"), ResetType: loyalty.Some(1),
+			TierLevels: tierLevelInputs("Silver", 100)})
+		wantInvalid(t, err, "downgrade_policy")
+		_, err = svc.Create(ctx, b, loyalty.TierInput{DowngradePolicy: loyalty.Some(loyalty.DowngradeKeep),
+			TierLevels: tierLevelInputs("Silver", 100)})
+		wantInvalid(t, err, "downgrade_policy")
+		tr, err := svc.Create(ctx, b, loyalty.TierInput{TierLevels: tierLevelInputs("Silver", 100)})
+		if err != nil || tr.DowngradePolicy != loyalty.DowngradeRecompute {
+			t.Fatalf("default policy %q, %v", tr.DowngradePolicy, err)
+		}
+		tr, err = svc.Update(ctx, b, tr.ID, loyalty.TierInput{ResetType: loyalty.Some(1), DowngradePolicy: loyalty.Some(loyalty.DowngradeOneDown)})
+		if err != nil || tr.DowngradePolicy != loyalty.DowngradeOneDown {
+			t.Fatalf("update: %q, %v", tr.DowngradePolicy, err)
+		}
+		// Leaving calendar periods with the policy kept is refused.
+		_, err = svc.Update(ctx, b, tr.ID, loyalty.TierInput{ResetType: loyalty.Some(2)})
+		wantInvalid(t, err, "downgrade_policy")
+		if got, _ := svc.Get(ctx, b, tr.ID); got.DowngradePolicy != loyalty.DowngradeOneDown || got.ResetType != 1 {
+			t.Errorf("stored %+v after a refused update", got)
+		}
+	})
+}
