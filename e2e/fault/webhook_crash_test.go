@@ -3,12 +3,14 @@ package fault
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -18,15 +20,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/events"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 	"github.com/loyalty/loyalty/internal/testenv"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestWebhooksSurviveSIGKILL kills the service with SIGKILL while
 // customers are being created and their events delivered to a webhook
-// receiver, then starts it again: the receiver ends up with every event
-// of GET /events (deduplicated by webhook-id), which lists them numbered
-// without a gap, and the database holds one delivery per event.
+// receiver and published to NATS JetStream, then starts it again: the
+// receiver ends up with every event of GET /events (deduplicated by
+// webhook-id), which lists them numbered without a gap, the database
+// holds one delivery per event, and the stream exactly one message per
+// event (LOYALTY_TEST_NATS_URL=off leaves NATS out).
 func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
 		t.Skip("needs PostgreSQL; LOYALTY_TEST_POSTGRES=off")
@@ -57,6 +64,11 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	defer receiver.Close()
 
 	args := []string{"--db", dsn, "--data-dir", dataDir, "--webhooks-allow-private"}
+	natsURL := os.Getenv("LOYALTY_TEST_NATS_URL")
+	if natsURL != "off" {
+		natsURL = testenv.NATSURL(t)
+		args = append(args, "--events-nats", natsURL)
+	}
 	proc, base := startKillable(t, bin, args...)
 	hc := &http.Client{Timeout: 10 * time.Second}
 	form := url.Values{"grant_type": {"password"}, "client_id": {str(app["client_id"])}, "client_secret": {str(app["client_secret"])},
@@ -178,6 +190,66 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	t.Logf("%d events, all delivered; %d delivered more than once (at least once on the wire)", len(ids), dup)
 	if rows != len(ids) || distinct != len(ids) {
 		t.Errorf("%d deliveries queued for %d distinct events, want one per each of the %d events", rows, distinct, len(ids))
+	}
+	if natsURL == "off" {
+		return
+	}
+	// JetStream: one message per event, retries after the kill deduplicated by Nats-Msg-Id.
+	var msgs map[string]int
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if msgs = streamed(t, natsURL, str(biz["business_id"])); len(msgs) >= len(ids) || time.Now().After(deadline) {
+			break
+		}
+	}
+	total := 0
+	for _, n := range msgs {
+		total += n
+	}
+	for _, id := range ids {
+		if msgs[id] != 1 {
+			t.Errorf("event %s is in the stream %d times, want once", id, msgs[id])
+		}
+	}
+	if total != len(ids) {
+		t.Errorf("the stream holds %d messages of the business, want one per each of the %d events", total, len(ids))
+	}
+}
+
+// streamed reads the messages of the service's stream on a business's
+// subjects: event id (Nats-Msg-Id) -> how many messages carry it.
+func streamed(t *testing.T, url, businessID string) map[string]int {
+	t.Helper()
+	nc, err := nats.Connect(url, nats.Timeout(3*time.Second))
+	if err != nil {
+		t.Fatalf("NATS at %s: %v", url, err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	ctx := context.Background()
+	c, err := js.OrderedConsumer(ctx, events.DefaultStream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{"loyalty." + businessID + ".>"}})
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return out
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		batch, err := c.Fetch(200, jetstream.FetchMaxWait(500*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for m := range batch.Messages() {
+			out[m.Headers().Get(jetstream.MsgIDHeader)]++
+			n++
+		}
+		if n == 0 {
+			return out
+		}
 	}
 }
 
