@@ -45,6 +45,10 @@ type Event struct {
 	Type       string
 	CreatedAt  time.Time
 	Data       json.RawMessage // the resource as the API shows it
+	// EntryID, when set, is the ledger entry the event shows: the store
+	// keeps the reference, not a copy, and reads render the entry into
+	// Data (transaction.created of the reward batch's entries).
+	EntryID int64
 }
 
 // NewEvent builds an event of a business, with data rendered as JSON.
@@ -121,10 +125,11 @@ func appendEntry(ctx context.Context, tx Tx, e *Transaction) error {
 	return record(ctx, tx, e.BusinessID, EventTransactionCreated, NewTransactionJSON(*e))
 }
 
-// entryEvent builds the event of an entry written by Store.AppendAlone,
-// at the time of the change.
-func entryEvent(at time.Time) func(Transaction) (Event, error) {
+// EntryEvent builds the event of an entry written by Store.AppendAlone,
+// at the time of the change: a reference to the entry, which reads
+// render as GET /transactions shows it (an entry is never changed).
+func EntryEvent(at time.Time) func(Transaction) (Event, error) {
 	return func(t Transaction) (Event, error) {
-		return NewEvent(t.BusinessID, EventTransactionCreated, at, NewTransactionJSON(t))
+		return Event{ID: NewID(), BusinessID: t.BusinessID, Type: EventTransactionCreated, CreatedAt: at.UTC(), EntryID: t.ID}, nil
 	}
 }

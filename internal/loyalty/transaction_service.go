@@ -184,7 +184,7 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 	}
 	r.earned = true
 	r.b.Loaded.Rules.settle(&r.entry)
-	r.entry.Event = entryEvent(s.Store.Now())
+	r.entry.Event = EntryEvent(s.Store.Now())
 	done, err := s.Store.AppendAlone(ctx, &r.entry)
 	// The transactional path records the entry's event itself (appendEntry).
 	r.entry.Event = nil

@@ -252,7 +252,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		rows, err = b.db.db.QueryContext(context.Background(), batchSQL, pgx.QueryExecModeExec, ord, text[0], text[1], text[2], text[3], typeCode, text[4],
 			amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
 			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12], pending, activates, expires,
-			notices, ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data)
+			notices, ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data, ev.entry)
 	}
 	if err == nil {
 		for rows.Next() {

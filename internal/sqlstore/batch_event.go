@@ -11,6 +11,7 @@ type batchEvents struct {
 	ord                     []int32
 	id, business, typ, data []string
 	created                 []time.Time
+	entry                   []int64 // 0: none
 }
 
 // batchEventsOf builds the events of a batch's entries (loyalty.Transaction.Event)
@@ -34,6 +35,7 @@ func batchEventsOf(batch []*pendingAppend, ids []int64) ([]*pendingAppend, []int
 		ev.ord = append(ev.ord, int32(len(kept)))
 		ev.id, ev.business, ev.typ = append(ev.id, event.ID), append(ev.business, event.BusinessID), append(ev.typ, event.Type)
 		ev.created, ev.data = append(ev.created, event.CreatedAt.UTC()), append(ev.data, string(event.Data))
+		ev.entry = append(ev.entry, event.EntryID)
 		kept, keptIDs = append(kept, p), append(keptIDs, ids[i])
 	}
 	return kept, keptIDs, ev

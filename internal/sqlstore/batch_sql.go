@@ -56,8 +56,8 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	FROM v JOIN c ON c.ord = v.ord
 ), x AS (
 	SELECT x.*, row_number() OVER (PARTITION BY x.business_id ORDER BY x.id) AS rn
-	FROM unnest($33::integer[], $34::text[], $35::text[], $36::text[], $37::timestamptz[], $38::text[])
-		AS x(ord, id, business_id, type, created_at, data)
+	FROM unnest($33::integer[], $34::text[], $35::text[], $36::text[], $37::timestamptz[], $38::text[], $39::bigint[])
+		AS x(ord, id, business_id, type, created_at, data, entry_id)
 	JOIN c ON c.ord = x.ord
 ), k AS (
 	UPDATE event_sequences s SET last_seq = s.last_seq + g.n
@@ -65,8 +65,8 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	WHERE s.business_id = g.business_id
 	RETURNING s.business_id, s.last_seq - g.n AS base
 ), e AS (
-	INSERT INTO events (id, business_id, seq, type, created_at, data)
-	SELECT x.id, x.business_id, k.base + x.rn, x.type, x.created_at, x.data
+	INSERT INTO events (id, business_id, seq, type, created_at, data, entry_id)
+	SELECT x.id, x.business_id, k.base + x.rn, x.type, x.created_at, x.data, NULLIF(x.entry_id, 0)
 	FROM x JOIN k ON k.business_id = x.business_id
 )
 SELECT ord, id, points, giftcard, pending_points FROM c`

@@ -331,23 +331,8 @@ func pendingFolds(ctx context.Context, t *sql.Tx, businessID string, cursor int6
 
 // eventsAfter reads up to limit numbered events of a business after seq.
 func eventsAfter(ctx context.Context, q querier, businessID string, seq int64, limit int) ([]loyalty.Event, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, business_id, seq, type, created_at, data FROM events
+	return readEvents(ctx, q, businessID, `SELECT `+eventColumns+` FROM events
 		WHERE business_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, businessID, seq, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []loyalty.Event
-	for rows.Next() {
-		var e loyalty.Event
-		var data string
-		if err := rows.Scan(&e.ID, &e.BusinessID, &e.Seq, &e.Type, &e.CreatedAt, &data); err != nil {
-			return nil, err
-		}
-		e.CreatedAt, e.Data = e.CreatedAt.UTC(), []byte(data)
-		out = append(out, e)
-	}
-	return out, rows.Err()
 }
 
 // pointValues lists the money and points of the business's catalog items

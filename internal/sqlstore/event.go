@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -72,7 +73,8 @@ func (t *tx) insertEvents(ctx context.Context, events []loyalty.Event) error {
 		}
 	}
 	for i, e := range events {
-		if _, err := t.stmt(ctx, insertEvent).ExecContext(ctx, e.ID, e.BusinessID, seqs[i], e.Type, e.CreatedAt.UTC(), string(e.Data)); err != nil {
+		if _, err := t.stmt(ctx, insertEvent).ExecContext(ctx, e.ID, e.BusinessID, seqs[i], e.Type, e.CreatedAt.UTC(), string(e.Data),
+			nullInt(e.EntryID)); err != nil {
 			return dbError(err)
 		}
 	}
@@ -82,7 +84,7 @@ func (t *tx) insertEvents(ctx context.Context, events []loyalty.Event) error {
 // insertEvent writes an event; takeSequence takes SQLite's next $2
 // numbers of business $1 and returns the last.
 const (
-	insertEvent  = `INSERT INTO events (id, business_id, seq, type, created_at, data) VALUES ($1, $2, $3, $4, $5, $6)`
+	insertEvent  = `INSERT INTO events (id, business_id, seq, type, created_at, data, entry_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`
 	takeSequence = `INSERT INTO event_sequences (business_id, last_seq) VALUES ($1, $2)
 		ON CONFLICT (business_id) DO UPDATE SET last_seq = event_sequences.last_seq + excluded.last_seq RETURNING last_seq`
 )
@@ -176,23 +178,75 @@ func (d *DB) Events(ctx context.Context, businessID string, q loyalty.EventQuery
 		cond = " AND type " + op + " (" + strings.Join(marks, ", ") + ")"
 	}
 	args = append(args, q.Limit)
-	rows, err := d.db.QueryContext(ctx, `SELECT id, business_id, seq, type, created_at, data FROM events
+	return readEvents(ctx, d.db, businessID, `SELECT `+eventColumns+` FROM events
 		WHERE business_id = $1 AND seq > $2`+cond+fmt.Sprintf(` ORDER BY seq LIMIT $%d`, len(args)), args...)
+}
+
+// eventColumns are what readEvents scans.
+const eventColumns = `id, business_id, seq, type, created_at, data, entry_id`
+
+// readEvents runs a query of eventColumns of a business's events and
+// renders the entries the events that name one show, with one more
+// query on q.
+func readEvents(ctx context.Context, q querier, businessID, query string, args ...any) ([]loyalty.Event, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, dbError(err)
 	}
 	defer rows.Close()
 	var out []loyalty.Event
+	var entries []int64
 	for rows.Next() {
 		var e loyalty.Event
 		var data string
-		if err := rows.Scan(&e.ID, &e.BusinessID, &e.Seq, &e.Type, &e.CreatedAt, &data); err != nil {
+		var entry sql.NullInt64
+		if err := rows.Scan(&e.ID, &e.BusinessID, &e.Seq, &e.Type, &e.CreatedAt, &data, &entry); err != nil {
 			return nil, dbError(err)
 		}
-		e.CreatedAt, e.Data = e.CreatedAt.UTC(), []byte(data)
+		e.CreatedAt, e.Data, e.EntryID = e.CreatedAt.UTC(), []byte(data), entry.Int64
+		if e.EntryID != 0 && data == "" {
+			entries = append(entries, e.EntryID)
+		}
 		out = append(out, e)
 	}
-	return out, dbError(rows.Err())
+	if err := rows.Err(); err != nil || len(entries) == 0 {
+		return out, dbError(err)
+	}
+	rows.Close()
+	return out, renderEntries(ctx, q, businessID, entries, out)
+}
+
+// renderEntries sets the data of the events that name an entry to the
+// entry as GET /transactions shows it.
+func renderEntries(ctx context.Context, q querier, businessID string, ids []int64, events []loyalty.Event) error {
+	in, args := placeholders([]any{businessID}, ids)
+	rows, err := q.QueryContext(ctx, `SELECT `+transactionColumns+` FROM transactions t WHERE t.business_id = $1 AND t.id IN (`+in+`)`, args...)
+	if err != nil {
+		return dbError(err)
+	}
+	defer rows.Close()
+	shown := map[int64][]byte{}
+	for rows.Next() {
+		t, err := scanTransaction(rows)
+		if err != nil {
+			return dbError(err)
+		}
+		if shown[t.ID], err = json.Marshal(loyalty.NewTransactionJSON(t)); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return dbError(err)
+	}
+	for i, e := range events {
+		if e.EntryID == 0 || len(e.Data) > 0 {
+			continue
+		}
+		if events[i].Data = shown[e.EntryID]; events[i].Data == nil {
+			return fmt.Errorf("sqlstore: event %s names entry %d, which is not in the ledger", e.ID, e.EntryID)
+		}
+	}
+	return nil
 }
 
 // BehindCursors lists up to limit businesses whose numbered events go

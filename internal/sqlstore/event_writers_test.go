@@ -17,14 +17,13 @@ func loneReward(db *sqlstore.DB, businessID, customerID string) *loyalty.Transac
 	now := db.Now()
 	return &loyalty.Transaction{BusinessID: businessID, CustomerID: customerID, Intent: loyalty.IntentReward,
 		TypeCode: loyalty.TypeCodeReward, Name: "Reward", Points: 10, Visits: 1, TierPoints: 10, CreatedAt: now,
-		Event: func(t loyalty.Transaction) (loyalty.Event, error) {
-			return loyalty.NewEvent(t.BusinessID, loyalty.EventTransactionCreated, now, loyalty.NewTransactionJSON(t))
-		}}
+		Event: loyalty.EntryEvent(now)}
 }
 
 // TestAppendAloneWritesItsEvent checks that an entry written on its own
 // (SQLite: the batch's transaction; PostgreSQL: the batch statement) writes its
-// event with it, with the entry's id in the data, that an entry the store
+// event with it, read back as the entry as GET /transactions shows it
+// (the event keeps a reference to the entry, not a copy), that an entry the store
 // refuses writes no event, and that an event that cannot be built keeps
 // the entry from being written.
 func TestAppendAloneWritesItsEvent(t *testing.T) {
