@@ -34,10 +34,8 @@ func (s *Sequencer) Start(ctx context.Context) (stop func()) { return worker.Sta
 // Run numbers and prunes until ctx is done.
 func (s *Sequencer) Run(ctx context.Context) {
 	pruneEvery := orDefault(s.PruneEvery, time.Hour)
-	tick := time.NewTicker(orDefault(s.Every, 200*time.Millisecond))
-	defer tick.Stop()
 	var pruned time.Time
-	for {
+	worker.Loop(ctx, orDefault(s.Every, 200*time.Millisecond), nil, func(ctx context.Context) {
 		if _, err := s.Sequence(ctx); err != nil && ctx.Err() == nil {
 			s.logger().ErrorContext(ctx, "events: numbering failed", "err", err)
 		}
@@ -49,12 +47,7 @@ func (s *Sequencer) Run(ctx context.Context) {
 			}
 			pruned = now
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	})
 }
 
 // Sequence numbers the pending events of every business that has some,

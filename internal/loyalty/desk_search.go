@@ -275,11 +275,9 @@ func (d *CustomerDesk) levels(ctx context.Context, businessID string, t Tier, li
 			return nil, err
 		}
 	}
-	held := map[string]CustomerTier{}
-	if t.keeps() {
-		if held, err = d.Store.CustomerTiers(ctx, businessID, t.ID, ids); err != nil {
-			return nil, err
-		}
+	held, err := keptLevels(ctx, d.Store, t, ids)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]int, len(list))
 	for i, id := range ids {

@@ -122,12 +122,24 @@ func (t Tier) levelID(i int) int64 {
 	return t.Levels[i].ID
 }
 
-// floorIn is the level ct keeps through the period starting at start, or -1.
+// floorIn is the level ct keeps through the period starting at start, or
+// -1: none unless the program keeps levels (a program switched back to
+// recompute ignores the levels it kept before).
 func (t Tier) floorIn(ct CustomerTier, start time.Time) int {
-	if ct.FloorID == 0 || !ct.FloorFrom.Equal(start) {
+	if !t.keeps() || ct.FloorID == 0 || !ct.FloorFrom.Equal(start) {
 		return -1
 	}
 	return t.levelIndex(ct.FloorID)
+}
+
+// keptLevels reads what the keeper holds for customers of t, for a read
+// of their levels: nothing unless the program keeps levels, as only a
+// kept level changes what they hold (Tier.floorIn).
+func keptLevels(ctx context.Context, r TierReader, t Tier, ids []string) (map[string]CustomerTier, error) {
+	if !t.keeps() {
+		return map[string]CustomerTier{}, nil
+	}
+	return r.CustomerTiers(ctx, t.BusinessID, t.ID, ids)
 }
 
 // announced is the level last announced for ct.
@@ -329,15 +341,15 @@ func (t Tier) rollCustomers(ctx context.Context, tx Tx, ended, before TierPeriod
 	if err != nil {
 		return 0, err
 	}
-	next, changed := ended.End, 0
+	next, base, changed := ended.End, t.base(), 0
 	for _, id := range ids {
 		ct := held[id]
 		atEnd, was := t.heldIn(ended, tot[id], prev[id], ct), t.announced(ct)
 		floor := t.kept(atEnd)
-		if floor <= t.base() {
+		if floor <= base {
 			floor = -1
 		}
-		atStart := max(t.base(), floor)
+		atStart := max(base, floor)
 		if t.BasePreviousPeriod == 1 {
 			atStart = max(atStart, t.reached(tot[id].atLeastZero()))
 		}
@@ -359,7 +371,7 @@ func (t Tier) rollCustomers(ctx context.Context, tx Tx, ended, before TierPeriod
 		if floor >= 0 {
 			after.FloorFrom = next
 		}
-		if after.same(ct) || (!ct.Known && level == t.base() && floor < 0) {
+		if after.same(ct) || (!ct.Known && level == base && floor < 0) {
 			continue
 		}
 		if err := tx.PutCustomerTier(ctx, t.BusinessID, t.ID, id, after); err != nil {

@@ -130,15 +130,11 @@ func tierStatus(ctx context.Context, st Store, businessID, customerID string, t 
 			return TierStatus{}, err
 		}
 	}
-	var ct CustomerTier
-	if t.keeps() {
-		held, err := st.CustomerTiers(ctx, businessID, t.ID, []string{customerID})
-		if err != nil {
-			return TierStatus{}, err
-		}
-		ct = held[customerID]
+	kept, err := keptLevels(ctx, st, t, []string{customerID})
+	if err != nil {
+		return TierStatus{}, err
 	}
-	return TierProgressKept(now, t, cur, prev, ct), nil
+	return TierProgressKept(now, t, cur, prev, kept[customerID]), nil
 }
 
 func tierNotFound() error { return Errorf(ENotFound, "Tier not found.") }

@@ -193,6 +193,15 @@ func TestTierDowngradePolicies(t *testing.T) {
 				if got := w.changes(quiet); len(got) != 0 || w.level(quiet) != "Member" {
 					t.Errorf("a customer who never moved: %q, %q", got, w.level(quiet))
 				}
+				if tc.policy == loyalty.DowngradeKeep {
+					// Back to recompute: the level kept no longer counts.
+					if _, err := w.tiers.Update(ctx, w.b, w.tier.ID, loyalty.TierInput{DowngradePolicy: loyalty.Some(loyalty.DowngradeRecompute)}); err != nil {
+						t.Fatal(err)
+					}
+					if got := w.level(plat); got != "Member" {
+						t.Errorf("under recompute again: %q, want Member", got)
+					}
+				}
 			})
 		})
 	}
