@@ -65,7 +65,7 @@ func (r *Rollup) followed() *loyalty.Follower {
 func (r *Rollup) fold(ctx context.Context, businessID string, seq int64, until func() time.Time) (int, int64, bool, error) {
 	total, fold, size := 0, loyalty.Fold(), orDefault(r.Page, 500)
 	for {
-		page, err := r.Store.Events(ctx, businessID, loyalty.EventQuery{After: seq, Limit: size})
+		page, err := r.Store.Events(ctx, businessID, loyalty.EventQuery{After: seq, Limit: size, Refs: true})
 		if err != nil || len(page) == 0 {
 			return total, seq, true, err
 		}

@@ -95,8 +95,7 @@ type DashboardReader interface {
 
 // eventRef is the part of an event's data the fold reads.
 type eventRef struct {
-	ID        json.RawMessage `json:"id"`
-	CreatedAt string          `json:"created_at"`
+	CreatedAt string `json:"created_at"`
 }
 
 // FoldEvent returns what an event adds to the rollups of its business,
@@ -106,16 +105,16 @@ type eventRef struct {
 func FoldEvent(ctx context.Context, r DashboardReader, loc *time.Location, e Event) ([]DayFold, error) {
 	var ref eventRef
 	switch e.Type {
-	case EventTransactionCreated, EventCustomerCreated, EventCustomerDeleted:
+	case EventCustomerCreated, EventCustomerDeleted:
 		if err := json.Unmarshal(e.Data, &ref); err != nil {
 			return nil, fmt.Errorf("dashboard: event %s: %w", e.ID, err)
 		}
 	}
 	switch e.Type {
 	case EventTransactionCreated:
-		var id int64
-		if err := json.Unmarshal(ref.ID, &id); err != nil {
-			return nil, fmt.Errorf("dashboard: event %s: entry id: %w", e.ID, err)
+		id, err := e.Entry()
+		if err != nil {
+			return nil, err
 		}
 		entry, err := r.Entry(ctx, id)
 		if err != nil {

@@ -3,6 +3,7 @@ package loyalty
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -49,6 +50,24 @@ type Event struct {
 	// keeps the reference, not a copy, and reads render the entry into
 	// Data (transaction.created of the reward batch's entries).
 	EntryID int64
+}
+
+// Entry returns the id of the ledger entry a transaction event shows:
+// its reference, or the id in its data.
+func (e Event) Entry() (int64, error) {
+	if e.EntryID != 0 {
+		return e.EntryID, nil
+	}
+	var ref struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(e.Data, &ref); err != nil {
+		return 0, fmt.Errorf("event %s: entry id: %w", e.ID, err)
+	}
+	if ref.ID == 0 {
+		return 0, fmt.Errorf("event %s names no entry", e.ID)
+	}
+	return ref.ID, nil
 }
 
 // NewEvent builds an event of a business, with data rendered as JSON.
@@ -106,6 +125,10 @@ type EventQuery struct {
 	Types []string // only these types; all when empty
 	Not   bool     // Types lists the types left out instead
 	Limit int
+	// Refs leaves the events that name a ledger entry as the reference
+	// (EntryID set, Data empty) instead of rendering the entry: for a
+	// follower that reads the entries it needs itself.
+	Refs bool
 }
 
 // record writes an event of the change tx makes.

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -51,13 +50,11 @@ func (r *entryReader) prefetch(ctx context.Context, events []loyalty.Event) erro
 		if e.Type != loyalty.EventTransactionCreated {
 			continue
 		}
-		var ref struct {
-			ID int64 `json:"id"`
-		}
-		if json.Unmarshal(e.Data, &ref) != nil || ref.ID == 0 {
+		id, err := e.Entry()
+		if err != nil {
 			continue // FoldEvent reports it
 		}
-		ids = append(ids, ref.ID)
+		ids = append(ids, id)
 		marks = append(marks, fmt.Sprintf("$%d", len(ids)))
 	}
 	r.read = make(map[int64]loyalty.Transaction, len(ids))
@@ -96,16 +93,20 @@ func (d *DB) FoldDashboard(ctx context.Context, businessID, claim string, after 
 	if len(page) == 0 {
 		return true, nil
 	}
-	err := d.runTx(ctx, func(t *tx) error {
+	// The page is folded before the transaction, which on SQLite holds
+	// the one writer: what it reads (the entries, append-only, and the
+	// time zone) does not depend on the cursor, and a page folded for a
+	// cursor that moved meanwhile is dropped by moveCursor.
+	tz, err := timeZone(ctx, d.db, businessID)
+	if err != nil {
+		return false, dbError(err)
+	}
+	folds, err := foldEvents(ctx, entryReader{q: d.db, businessID: businessID}, tz, page, fold)
+	if err != nil {
+		return false, dbError(err)
+	}
+	err = d.runTx(ctx, func(t *tx) error {
 		if err := t.moveCursor(ctx, loyalty.DashboardDestination, businessID, claim, after, page[len(page)-1].Seq, leaseUntil); err != nil {
-			return err
-		}
-		tz, err := timeZone(ctx, t, businessID)
-		if err != nil {
-			return err
-		}
-		folds, err := foldEvents(ctx, entryReader{q: t, businessID: businessID}, tz, page, fold)
-		if err != nil {
 			return err
 		}
 		return applyFolds(ctx, t, businessID, folds)
@@ -175,7 +176,7 @@ func foldEvents(ctx context.Context, r entryReader, tz string, events []loyalty.
 
 // applyFolds adds folds to the day rows, one write per day and branch,
 // and moves each visitor's last visit day forward.
-func applyFolds(ctx context.Context, q querier, businessID string, folds []loyalty.DayFold) error {
+func applyFolds(ctx context.Context, t *tx, businessID string, folds []loyalty.DayFold) error {
 	type key struct{ day, branch string }
 	days := map[key]*loyalty.Figures{}
 	var order []key
@@ -193,26 +194,33 @@ func applyFolds(ctx context.Context, q querier, businessID string, folds []loyal
 	}
 	for _, k := range order {
 		f := days[k]
-		if _, err := q.ExecContext(ctx, `INSERT INTO dashboard_days (business_id, branch_id, day, members_new, visits, revenue,
-				points_issued, points_redeemed, referrals_paid) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-			ON CONFLICT (business_id, day, branch_id) DO UPDATE SET members_new = dashboard_days.members_new + excluded.members_new,
-				visits = dashboard_days.visits + excluded.visits, revenue = dashboard_days.revenue + excluded.revenue,
-				points_issued = dashboard_days.points_issued + excluded.points_issued,
-				points_redeemed = dashboard_days.points_redeemed + excluded.points_redeemed,
-				referrals_paid = dashboard_days.referrals_paid + excluded.referrals_paid`,
-			businessID, k.branch, k.day, f.MembersNew, f.Visits, int64(f.Revenue), f.PointsIssued, f.PointsRedeemed, f.ReferralsPaid); err != nil {
+		if _, err := t.stmt(ctx, foldDay).ExecContext(ctx, businessID, k.branch, k.day, f.MembersNew, f.Visits, int64(f.Revenue), f.PointsIssued, f.PointsRedeemed, f.ReferralsPaid); err != nil {
 			return err
 		}
 	}
 	for customer, day := range visits {
-		if _, err := q.ExecContext(ctx, `INSERT INTO dashboard_members (business_id, customer_id, last_visit_day) VALUES ($1, $2, $3)
-			ON CONFLICT (business_id, customer_id) DO UPDATE SET last_visit_day = excluded.last_visit_day
-			WHERE dashboard_members.last_visit_day < excluded.last_visit_day`, businessID, customer, day); err != nil {
+		if _, err := t.stmt(ctx, foldVisit).ExecContext(ctx, businessID, customer, day); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// foldDay adds figures to a day row; foldVisit moves a visitor's last
+// visit day forward. Prepared on SQLite's writer (txStatements): a page
+// of events runs them hundreds of times.
+const (
+	foldDay = `INSERT INTO dashboard_days (business_id, branch_id, day, members_new, visits, revenue,
+			points_issued, points_redeemed, referrals_paid) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		ON CONFLICT (business_id, day, branch_id) DO UPDATE SET members_new = dashboard_days.members_new + excluded.members_new,
+			visits = dashboard_days.visits + excluded.visits, revenue = dashboard_days.revenue + excluded.revenue,
+			points_issued = dashboard_days.points_issued + excluded.points_issued,
+			points_redeemed = dashboard_days.points_redeemed + excluded.points_redeemed,
+			referrals_paid = dashboard_days.referrals_paid + excluded.referrals_paid`
+	foldVisit = `INSERT INTO dashboard_members (business_id, customer_id, last_visit_day) VALUES ($1, $2, $3)
+		ON CONFLICT (business_id, customer_id) DO UPDATE SET last_visit_day = excluded.last_visit_day
+		WHERE dashboard_members.last_visit_day < excluded.last_visit_day`
+)
 
 // DashboardSnapshot reads the rollups of a period, the live totals and
 // the events past the dashboard cursor, folded, in one read-only
@@ -331,7 +339,7 @@ func pendingFolds(ctx context.Context, t *sql.Tx, businessID string, cursor int6
 
 // eventsAfter reads up to limit numbered events of a business after seq.
 func eventsAfter(ctx context.Context, q querier, businessID string, seq int64, limit int) ([]loyalty.Event, error) {
-	return readEvents(ctx, q, businessID, `SELECT `+eventColumns+` FROM events
+	return readEvents(ctx, q, businessID, false, `SELECT `+eventColumns+` FROM events
 		WHERE business_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, businessID, seq, limit)
 }
 

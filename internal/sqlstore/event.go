@@ -178,17 +178,17 @@ func (d *DB) Events(ctx context.Context, businessID string, q loyalty.EventQuery
 		cond = " AND type " + op + " (" + strings.Join(marks, ", ") + ")"
 	}
 	args = append(args, q.Limit)
-	return readEvents(ctx, d.db, businessID, `SELECT `+eventColumns+` FROM events
+	return readEvents(ctx, d.db, businessID, !q.Refs, `SELECT `+eventColumns+` FROM events
 		WHERE business_id = $1 AND seq > $2`+cond+fmt.Sprintf(` ORDER BY seq LIMIT $%d`, len(args)), args...)
 }
 
 // eventColumns are what readEvents scans.
 const eventColumns = `id, business_id, seq, type, created_at, data, entry_id`
 
-// readEvents runs a query of eventColumns of a business's events and
-// renders the entries the events that name one show, with one more
-// query on q.
-func readEvents(ctx context.Context, q querier, businessID, query string, args ...any) ([]loyalty.Event, error) {
+// readEvents runs a query of eventColumns of a business's events and,
+// when render is set, renders the entries the events that name one show,
+// with one more query on q.
+func readEvents(ctx context.Context, q querier, businessID string, render bool, query string, args ...any) ([]loyalty.Event, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, dbError(err)
@@ -204,7 +204,7 @@ func readEvents(ctx context.Context, q querier, businessID, query string, args .
 			return nil, dbError(err)
 		}
 		e.CreatedAt, e.Data, e.EntryID = e.CreatedAt.UTC(), []byte(data), entry.Int64
-		if e.EntryID != 0 && data == "" {
+		if render && e.EntryID != 0 && data == "" {
 			entries = append(entries, e.EntryID)
 		}
 		out = append(out, e)

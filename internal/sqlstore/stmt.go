@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"sync"
 )
 
@@ -116,8 +117,9 @@ func (d *DB) txStatements(ctx context.Context) map[string]*sql.Stmt {
 	if m := d.txPrepared.Load(); m != nil {
 		return *m
 	}
-	out := make(map[string]*sql.Stmt, len(eventStatements))
-	for _, q := range eventStatements {
+	queries := append(slices.Clone(eventStatements), foldDay, foldVisit)
+	out := make(map[string]*sql.Stmt, len(queries))
+	for _, q := range queries {
 		st, err := d.writeStmt(ctx, q)
 		if err != nil {
 			return nil
