@@ -178,24 +178,26 @@ func (d *DB) Events(ctx context.Context, businessID string, q loyalty.EventQuery
 		cond = " AND type " + op + " (" + strings.Join(marks, ", ") + ")"
 	}
 	args = append(args, q.Limit)
-	return readEvents(ctx, d.db, businessID, !q.Refs, `SELECT `+eventColumns+` FROM events
+	out, err := readEvents(ctx, d.db, `SELECT `+eventColumns+` FROM events
 		WHERE business_id = $1 AND seq > $2`+cond+fmt.Sprintf(` ORDER BY seq LIMIT $%d`, len(args)), args...)
+	if err != nil || q.Refs {
+		return out, err
+	}
+	return out, d.renderEntries(ctx, businessID, out)
 }
 
 // eventColumns are what readEvents scans.
 const eventColumns = `id, business_id, seq, type, created_at, data, entry_id`
 
-// readEvents runs a query of eventColumns of a business's events and,
-// when render is set, renders the entries the events that name one show,
-// with one more query on q.
-func readEvents(ctx context.Context, q querier, businessID string, render bool, query string, args ...any) ([]loyalty.Event, error) {
+// readEvents runs a query of eventColumns of a business's events; an
+// event that names an entry keeps the reference (see renderEntries).
+func readEvents(ctx context.Context, q querier, query string, args ...any) ([]loyalty.Event, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, dbError(err)
 	}
 	defer rows.Close()
 	var out []loyalty.Event
-	var entries []int64
 	for rows.Next() {
 		var e loyalty.Event
 		var data string
@@ -204,23 +206,25 @@ func readEvents(ctx context.Context, q querier, businessID string, render bool, 
 			return nil, dbError(err)
 		}
 		e.CreatedAt, e.Data, e.EntryID = e.CreatedAt.UTC(), []byte(data), entry.Int64
-		if render && e.EntryID != 0 && data == "" {
-			entries = append(entries, e.EntryID)
-		}
 		out = append(out, e)
 	}
-	if err := rows.Err(); err != nil || len(entries) == 0 {
-		return out, dbError(err)
-	}
-	rows.Close()
-	return out, renderEntries(ctx, q, businessID, entries, out)
+	return out, dbError(rows.Err())
 }
 
 // renderEntries sets the data of the events that name an entry to the
-// entry as GET /transactions shows it.
-func renderEntries(ctx context.Context, q querier, businessID string, ids []int64, events []loyalty.Event) error {
-	in, args := placeholders([]any{businessID}, ids)
-	rows, err := q.QueryContext(ctx, `SELECT `+transactionColumns+` FROM transactions t WHERE t.business_id = $1 AND t.id IN (`+in+`)`, args...)
+// entry as GET /transactions shows it, read in one query.
+func (d *DB) renderEntries(ctx context.Context, businessID string, events []loyalty.Event) error {
+	var ids []int64
+	for _, e := range events {
+		if e.EntryID != 0 && len(e.Data) == 0 {
+			ids = append(ids, e.EntryID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	in, args := oneOfIDs(d.dialect, []any{businessID}, ids)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+transactionColumns+` FROM transactions t WHERE t.business_id = $1 AND t.id `+in, args...)
 	if err != nil {
 		return dbError(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -84,6 +85,27 @@ func placeholders[T any](args []any, ids []T) (string, []any) {
 		ph[i] = fmt.Sprintf("$%d", len(args))
 	}
 	return strings.Join(ph, ", "), args
+}
+
+// oneOfIDs is the condition "is one of ids" with one parameter, appended to
+// args: the statement's text, and its prepared plan, are then the same
+// for any number of ids (a page of events names hundreds of entries,
+// which as one parameter each cost PostgreSQL more to parse and plan than
+// to read). PostgreSQL compares with an array, SQLite reads a JSON array.
+func oneOfIDs(dialect string, args []any, ids []int64) (string, []any) {
+	if dialect == Postgres {
+		return fmt.Sprintf("= ANY($%d::bigint[])", len(args)+1), append(args, ids)
+	}
+	list := make([]byte, 0, 8*len(ids)+2)
+	list = append(list, '[')
+	for i, id := range ids {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		list = strconv.AppendInt(list, id, 10)
+	}
+	list = append(list, ']')
+	return fmt.Sprintf("IN (SELECT value FROM json_each($%d))", len(args)+1), append(args, string(list))
 }
 
 // linkMap reads the (id, value) pairs of a link table for the given ids,
