@@ -64,3 +64,6 @@ func CustomerPageSQL(dialect string) string {
 // AccessGeneration counts the changes that ended the token cache,
 // including those heard from the database's notifications.
 func (d *DB) AccessGeneration() uint64 { return d.tokens.gen.Load() }
+
+// DueMessagesSQL is the outbox's poll, for its plan test.
+const DueMessagesSQL = dueMessagesSQL
