@@ -27,24 +27,26 @@ func (t *tx) EnqueueMessage(ctx context.Context, m *loyalty.Message) error {
 	return dbError(err)
 }
 
-// dueMessagesSQL lists the due messages ($1 pending, $2 now, $3 sending,
-// $4 the limit); see DueMessages.
+// dueMessagesSQL lists the due messages ($1 pending, $2 now, $3 the
+// limit); see DueMessages.
 const dueMessagesSQL = `SELECT id FROM (
 		SELECT * FROM (SELECT id, next_attempt_at AS due FROM outbox WHERE status = $1 AND next_attempt_at <= $2
-			ORDER BY next_attempt_at LIMIT $4) AS p
+			ORDER BY next_attempt_at LIMIT $3) AS p
 		UNION ALL
-		SELECT * FROM (SELECT id, lease_until AS due FROM outbox WHERE status = $3 AND lease_until <= $2 LIMIT $4) AS s
-	) AS d ORDER BY due, id LIMIT $4`
+		SELECT * FROM (SELECT id, lease_until AS due FROM outbox WHERE status = '` + outboxSending + `' AND lease_until <= $2
+			ORDER BY lease_until LIMIT $3) AS s
+	) AS d ORDER BY due, id LIMIT $3`
 
 // DueMessages returns the ids of up to limit messages due at now, the
 // longest due first: pending ones whose next attempt has come, and
-// claimed ones whose lease ran out. Each half is a range of the index on
-// (status, next_attempt_at) whatever the planner's statistics say; one
+// claimed ones whose lease ran out. Each half is a range of an index
+// read in its order (outbox_due, outbox_leased) whatever the planner's
+// statistics say; one
 // condition with OR, ordered by id, was read on a table never analysed
 // by walking every message ever sent in id order.
 func (d *DB) DueMessages(ctx context.Context, now time.Time, limit int) ([]int64, error) {
 	now = now.UTC()
-	rows, err := d.db.QueryContext(ctx, dueMessagesSQL, outboxPending, now, outboxSending, limit)
+	rows, err := d.db.QueryContext(ctx, dueMessagesSQL, outboxPending, now, limit)
 	if err != nil {
 		return nil, dbError(err)
 	}
