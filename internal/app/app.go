@@ -75,9 +75,11 @@ type Config struct {
 	Program string
 	// TokenCache is how long this process may reuse what it read for an
 	// access token (the token, its key, its business's rules) while it
-	// commits no change itself: the longest a token revoked, or rules
-	// changed, by another instance sharing the database can go unseen here.
-	// Zero means DefaultTokenCache; a negative value reads every time.
+	// cannot hear the changes of other instances sharing the database
+	// (SQLite, or PostgreSQL's listening connection down; while it hears
+	// them, a minute): the longest a token revoked, or rules changed,
+	// elsewhere can go unseen here. Zero means DefaultTokenCache; a
+	// negative value reads every time.
 	TokenCache time.Duration
 }
 

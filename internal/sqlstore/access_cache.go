@@ -29,7 +29,9 @@ import (
 // token, for one, which no lookup can have read yet). Customers, sign-ins,
 // the ledger and the outbox leave the cache alone.
 //
-// Changes made by another instance sharing the database are not seen here;
+// Changes made by another instance sharing the database are heard on
+// PostgreSQL (notify.go), and entries then live up to heardCacheTTL; when
+// they cannot be heard (SQLite, or the listening connection down),
 // DB.TokenCacheTTL bounds how long an entry lives, and so how long such a
 // change can go unnoticed.
 type accessCache struct {
@@ -52,7 +54,7 @@ type accessKey struct {
 type accessEntry struct {
 	t       oauth.Token
 	b       loyalty.Business
-	expires time.Time
+	read    time.Time
 }
 
 // maxAccessEntries bounds the cache; past it, it starts over.
@@ -61,12 +63,13 @@ const maxAccessEntries = 50_000
 // changed ends every cached entry; call it after a change commits.
 func (c *accessCache) changed() { c.gen.Add(1) }
 
-// get returns a cached lookup that is still good.
-func (c *accessCache) get(k accessKey) (accessEntry, bool) {
+// get returns a cached lookup read less than maxAge ago that no change
+// has ended.
+func (c *accessCache) get(k accessKey, maxAge time.Duration) (accessEntry, bool) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	e, ok := c.entries[k]
-	if !ok || c.of != c.gen.Load() || !time.Now().Before(e.expires) {
+	if !ok || c.of != c.gen.Load() || time.Since(e.read) >= maxAge {
 		return accessEntry{}, false
 	}
 	return e, true
@@ -85,20 +88,25 @@ func (c *accessCache) put(k accessKey, gen uint64, e accessEntry) {
 	c.entries[k] = e
 }
 
-// cachedAccess runs access through the cache when TokenCacheTTL allows.
+// cachedAccess runs access through the cache when TokenCacheTTL allows:
+// an entry lives TokenCacheTTL, or heardCacheTTL while this instance hears
+// every other's changes (notify.go).
 func (d *DB) cachedAccess(ctx context.Context, accessHash []byte, appKey string, withBusiness bool) (oauth.Token, loyalty.Business, error) {
 	ttl := d.TokenCacheTTL
 	if ttl <= 0 {
 		return d.access(ctx, accessHash, appKey, withBusiness)
 	}
+	if d.listener.hearing() {
+		ttl = max(ttl, heardCacheTTL)
+	}
 	k := accessKey{string(accessHash), appKey, withBusiness}
-	if e, ok := d.tokens.get(k); ok {
+	if e, ok := d.tokens.get(k, ttl); ok {
 		return e.t, e.b, nil
 	}
 	gen := d.tokens.gen.Load()
 	t, b, err := d.access(ctx, accessHash, appKey, withBusiness)
 	if err == nil {
-		d.tokens.put(k, gen, accessEntry{t: t, b: b, expires: time.Now().Add(ttl)})
+		d.tokens.put(k, gen, accessEntry{t: t, b: b, read: time.Now()})
 	}
 	return t, b, err
 }

@@ -28,10 +28,29 @@ const accessChannel = "loyalty_access"
 // down the cache lives by its TTL alone, as without a listener; on every
 // (re)connection the cache is ended once, for what was missed meanwhile.
 type accessListener struct {
-	up   atomic.Bool  // listening now
-	pid  atomic.Int32 // the listening connection's server process (tests cut it)
+	up    atomic.Bool  // listening now
+	heard atomic.Int64 // when the channel last delivered this schema's notification (UnixNano)
+	pid   atomic.Int32 // the listening connection's server process (tests cut it)
 	stop context.CancelFunc
 	done chan struct{}
+}
+
+// While the listener hears the channel, cached lookups may live up to
+// heardCacheTTL: every change that ends them is heard within
+// milliseconds. To know that it still hears, each instance sends a ping
+// on the channel every pingEvery through its own pool; a listener that has
+// heard nothing, ping or change, for heardWithin counts as deaf (a
+// connection gone without a word: a cable, a failover), and the cache
+// lives by TokenCacheTTL alone again.
+const (
+	heardCacheTTL = time.Minute
+	pingEvery     = time.Second
+	heardWithin   = 3 * pingEvery
+)
+
+// hearing reports whether the listener hears the channel now.
+func (l *accessListener) hearing() bool {
+	return l != nil && l.up.Load() && time.Since(time.Unix(0, l.heard.Load())) < heardWithin
 }
 
 // listenConfig is the listener's connection: the one of dsn, or of the
@@ -97,15 +116,35 @@ func (d *DB) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, l *accessListe
 		return err
 	}
 	l.pid.Store(int32(conn.PgConn().PID()))
+	l.heard.Store(time.Now().UnixNano())
 	l.up.Store(true)
 	d.tokens.changed()
+	ping := "ping " + schema
+	pctx, stopPings := context.WithCancel(ctx)
+	defer stopPings()
+	go func() {
+		for {
+			select {
+			case <-pctx.Done():
+				return
+			case <-time.After(pingEvery):
+			}
+			// A ping that fails (the database away) is missed, which is
+			// what a deaf listener must notice.
+			_, _ = d.db.ExecContext(pctx, `SELECT pg_notify($1, $2)`, accessChannel, ping)
+		}
+	}()
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return err
 		}
-		if n.Payload == schema {
+		switch n.Payload {
+		case schema:
 			d.tokens.changed()
+			l.heard.Store(time.Now().UnixNano())
+		case ping:
+			l.heard.Store(time.Now().UnixNano())
 		}
 	}
 }
@@ -116,7 +155,8 @@ func (l *accessListener) close() {
 	<-l.done
 }
 
-// AccessListening reports whether this instance hears, right now, the
+// AccessListening reports whether this instance hears, right now (see
+// hearing), the
 // changes other instances make to what token lookups read (PostgreSQL);
 // false on SQLite, whose store is one process's.
-func (d *DB) AccessListening() bool { return d.listener != nil && d.listener.up.Load() }
+func (d *DB) AccessListening() bool { return d.listener.hearing() }

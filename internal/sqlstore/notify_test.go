@@ -135,6 +135,61 @@ func TestListenDSN(t *testing.T) {
 	}
 }
 
+// TestDeafListenerFallsBackToTTL: while the listener hears the channel
+// (every instance's pings arrive), a cached lookup outlives the cache time
+// (200 ms here): a change made behind the store's back, with no
+// notification, stays unseen. Once the listening connection goes silent
+// without closing (a network dropping packets), the store notices within
+// seconds that it hears nothing and the lookup lives by the cache time
+// again, so the change shows.
+func TestDeafListenerFallsBackToTTL(t *testing.T) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
+		t.Skip("listening is PostgreSQL's; LOYALTY_TEST_POSTGRES=off")
+	}
+	dsn := testenv.DSN(t, sqlstore.Postgres)
+	listen, proxy := testenv.Proxied(t, dsn)
+	db, err := sqlstore.OpenWith(ctx, dsn, sqlstore.Options{ListenDSN: listen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db.TokenCacheTTL = 200 * time.Millisecond
+	waitListening(t, db)
+	w := newSignInWorld(t, db)
+	tok, err := w.signIn(cachePassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey); got.AppStatus != oauth.AppApproved {
+		t.Fatalf("app status %v, want approved", got.AppStatus)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `UPDATE apps SET status = $1 WHERE client_id = $2`, oauth.AppSuspended, w.app.ClientID); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if got, _ := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey); got.AppStatus != oauth.AppApproved {
+		t.Fatalf("hearing the channel, the lookup was read again after the cache time (status %v)", got.AppStatus)
+	}
+
+	proxy.Silence()
+	start := time.Now()
+	for db.AccessListening() {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the listening connection silent for 10s still counts as hearing")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("silence noticed after %v", time.Since(start))
+	if got, _ := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey); got.AppStatus != oauth.AppSuspended {
+		t.Fatalf("deaf, the lookup outlived the cache time (status %v)", got.AppStatus)
+	}
+	proxy.Restore()
+	waitListening(t, db)
+}
+
 // TestListenDSNRefused: a listen DSN on SQLite, or one that is not a
 // PostgreSQL URL, is refused when the store opens.
 func TestListenDSNRefused(t *testing.T) {
