@@ -52,9 +52,9 @@ type accessKey struct {
 }
 
 type accessEntry struct {
-	t       oauth.Token
-	b       loyalty.Business
-	read    time.Time
+	t    oauth.Token
+	b    loyalty.Business
+	read time.Time
 }
 
 // maxAccessEntries bounds the cache; past it, it starts over.

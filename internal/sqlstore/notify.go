@@ -31,8 +31,8 @@ type accessListener struct {
 	up    atomic.Bool  // listening now
 	heard atomic.Int64 // when the channel last delivered this schema's notification (UnixNano)
 	pid   atomic.Int32 // the listening connection's server process (tests cut it)
-	stop context.CancelFunc
-	done chan struct{}
+	stop  context.CancelFunc
+	done  chan struct{}
 }
 
 // While the listener hears the channel, cached lookups may live up to
