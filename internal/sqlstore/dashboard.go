@@ -64,8 +64,8 @@ func (r *entryReader) prefetch(ctx context.Context, events []loyalty.Event) erro
 	// business as well, SQLite without statistics walks the index that
 	// starts with it, every entry of the business (seconds at 10,000,000,
 	// inside the single writer's transaction).
-	in, args := oneOfIDs(r.dialect, nil, ids)
-	rows, err := r.q.QueryContext(ctx, `SELECT `+transactionColumns+` FROM transactions t WHERE t.id `+in, args...)
+	from, args := entriesByID(r.dialect, nil, ids)
+	rows, err := r.q.QueryContext(ctx, `SELECT `+transactionColumns+` FROM `+from, args...)
 	if err != nil {
 		return dbError(err)
 	}

@@ -223,8 +223,8 @@ func (d *DB) renderEntries(ctx context.Context, businessID string, events []loya
 	if len(ids) == 0 {
 		return nil
 	}
-	in, args := oneOfIDs(d.dialect, []any{businessID}, ids)
-	rows, err := d.db.QueryContext(ctx, `SELECT `+transactionColumns+` FROM transactions t WHERE t.business_id = $1 AND t.id `+in, args...)
+	from, args := entriesByID(d.dialect, []any{businessID}, ids)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+transactionColumns+` FROM `+from+` WHERE t.business_id = $1`, args...)
 	if err != nil {
 		return dbError(err)
 	}

@@ -67,3 +67,10 @@ func (d *DB) AccessGeneration() uint64 { return d.tokens.gen.Load() }
 
 // DueMessagesSQL is the outbox's poll, for its plan test.
 const DueMessagesSQL = dueMessagesSQL
+
+// EntriesByIDSQL is the read of ledger entries by id of the event
+// readers, for its plan test: its one parameter is $1.
+func EntriesByIDSQL(dialect string) string {
+	from, _ := entriesByID(dialect, nil, nil)
+	return `SELECT ` + transactionColumns + ` FROM ` + from
+}

@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 	"github.com/loyalty/loyalty/internal/testenv"
 )
@@ -120,6 +122,88 @@ func TestDueMessagesReadsTheIndex(t *testing.T) {
 	if err != nil || len(ids) != 4 {
 		t.Errorf("DueMessages = %v, %v; want the 4 pending", ids, err)
 	}
+}
+
+// TestEntriesByIDReadTheKey plans the read of a page's ledger entries by
+// id (the dashboard's follower, GET /events) over a ledger of 20,000
+// entries with statistics that say so, as PostgreSQL plans it for a
+// page's 500 ids (custom and generic plans) and as SQLite does: each id
+// is looked up by primary key. Written as t.id = ANY($1), PostgreSQL read
+// the whole ledger for it in the production load test; written as a
+// lateral lookup it may flatten, it hashes the whole ledger here.
+func TestEntriesByIDReadTheKey(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		biz := createBusiness(t, db, "").BusinessID
+		c := createCustomer(t, db, biz, loyalty.CustomerInput{Email: loyalty.Some("ledger@example.com")})
+		series := `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < 20000) SELECT n FROM g`
+		if db.Dialect() == sqlstore.Postgres {
+			series = `SELECT n FROM generate_series(1, 20000) AS g(n)`
+		}
+		if _, err := db.SQL().ExecContext(ctx, `INSERT INTO transactions (business_id, customer_id, intent, type_code, name, amount, points,
+				visits, tier_amount, tier_points, created_at)
+			SELECT $1, $2, 'reward', 4, 'Reward', 100, 1, 1, 100, 1, $3 FROM (`+series+`) AS s`, biz, c.ID, db.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SQL().ExecContext(ctx, `ANALYZE`); err != nil {
+			t.Fatal(err)
+		}
+		query := sqlstore.EntriesByIDSQL(db.Dialect())
+		var p string
+		if db.Dialect() == sqlstore.Postgres {
+			conn, err := db.SQL().Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := conn.ExecContext(ctx, `PREPARE entries(bigint[]) AS `+query); err != nil {
+				t.Fatal(err)
+			}
+			defer conn.ExecContext(ctx, `DEALLOCATE entries; RESET plan_cache_mode`)
+			// A page's 500 ids, planned for them (the first runs of a
+			// prepared statement) and generically (the plan kept after).
+			ids := make([]string, 500)
+			for i := range ids {
+				ids[i] = strconv.Itoa(i*40 + 1)
+			}
+			for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
+				if _, err := conn.ExecContext(ctx, `SET plan_cache_mode = `+mode); err != nil {
+					t.Fatal(err)
+				}
+				p = explain(t, conn, `EXPLAIN EXECUTE entries('{`+strings.Join(ids, ",")+`}')`)
+				if !strings.Contains(p, "Index Scan using transactions_pkey") || strings.Contains(p, "Seq Scan on transactions") {
+					t.Errorf("%s: the entries are not read by key:\n%s", mode, p)
+				}
+			}
+			return
+		}
+		p = explainSQLite(t, db, strings.ReplaceAll(query, "$1", "'[1,2,3]'"))
+		if !strings.Contains(p, "SEARCH t USING INTEGER PRIMARY KEY") {
+			t.Errorf("the entries are not read by key:\n%s", p)
+		}
+	})
+}
+
+// explainSQLite returns SQLite's query plan of query, a line per step.
+func explainSQLite(t *testing.T, db *sqlstore.DB, query string) string {
+	t.Helper()
+	rows, err := db.SQL().QueryContext(ctx, `EXPLAIN QUERY PLAN `+query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
 }
 
 // explain runs an EXPLAIN on q and returns the plan's lines.
