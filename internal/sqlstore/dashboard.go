@@ -104,14 +104,19 @@ func (d *DB) FoldDashboard(ctx context.Context, businessID, claim string, after 
 	if err != nil {
 		return false, dbError(err)
 	}
+	var visits map[string]string
 	err = d.runTx(ctx, func(t *tx) error {
 		if err := t.moveCursor(ctx, loyalty.DashboardDestination, businessID, claim, after, page[len(page)-1].Seq, leaseUntil); err != nil {
 			return err
 		}
-		return applyFolds(ctx, t, businessID, folds)
+		visits, err = applyFolds(ctx, t, businessID, folds, &d.visits)
+		return err
 	})
 	if errors.Is(err, errCursorMoved) {
 		return false, nil
+	}
+	if err == nil {
+		d.visits.record(businessID, visits)
 	}
 	return err == nil, err
 }
@@ -174,8 +179,9 @@ func foldEvents(ctx context.Context, r entryReader, tz string, events []loyalty.
 }
 
 // applyFolds adds folds to the day rows, one write per day and branch,
-// and moves each visitor's last visit day forward.
-func applyFolds(ctx context.Context, t *tx, businessID string, folds []loyalty.DayFold) error {
+// and moves each visitor's last visit day forward (but for the days known
+// stored, see visitCache); it returns the visit days it wrote.
+func applyFolds(ctx context.Context, t *tx, businessID string, folds []loyalty.DayFold, known *visitCache) (map[string]string, error) {
 	type key struct{ day, branch string }
 	days := map[key]*loyalty.Figures{}
 	var order []key
@@ -187,14 +193,14 @@ func applyFolds(ctx context.Context, t *tx, businessID string, folds []loyalty.D
 			order = append(order, k)
 		}
 		days[k].Add(f.Figures)
-		if f.Visitor != "" && f.Day > visits[f.Visitor] {
+		if f.Visitor != "" && f.Day > visits[f.Visitor] && !known.known(businessID, f.Visitor, f.Day) {
 			visits[f.Visitor] = f.Day
 		}
 	}
 	for _, k := range order {
 		f := days[k]
 		if _, err := t.stmt(ctx, foldDay).ExecContext(ctx, businessID, k.branch, k.day, f.MembersNew, f.Visits, int64(f.Revenue), f.PointsIssued, f.PointsRedeemed, f.ReferralsPaid); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	customers := slices.Sorted(maps.Keys(visits))
@@ -209,14 +215,14 @@ func applyFolds(ctx context.Context, t *tx, businessID string, folds []loyalty.D
 			SELECT $1, v.customer, v.day FROM unnest($2::text[], $3::text[]) AS v(customer, day)
 			ON CONFLICT (business_id, customer_id) DO UPDATE SET last_visit_day = excluded.last_visit_day
 			WHERE dashboard_members.last_visit_day < excluded.last_visit_day`, businessID, customers, daysOf)
-		return err
+		return visits, err
 	}
 	for _, customer := range customers {
 		if _, err := t.stmt(ctx, foldVisit).ExecContext(ctx, businessID, customer, visits[customer]); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return visits, nil
 }
 
 // foldDay adds figures to a day row; foldVisit moves a visitor's last
