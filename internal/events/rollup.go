@@ -48,9 +48,14 @@ func (r *Rollup) Run(ctx context.Context) {
 	follow(ctx, orDefault(r.Every, 2*time.Second), r.followed(), r.Drain, r.Logger, "folding the dashboard")
 }
 
-// Drain folds the numbered events of every business whose dashboard
-// cursor is behind, and returns how many it folded.
+// Drain folds the history of the businesses that predate the event log
+// (once; see DashboardStore.BackfillDashboards), then the numbered events
+// of every business whose dashboard cursor is behind, and returns how
+// many events it folded.
 func (r *Rollup) Drain(ctx context.Context) (int, error) {
+	if _, err := r.Store.BackfillDashboards(ctx, loyalty.Fold()); err != nil {
+		return 0, err
+	}
 	return r.followed().Round(ctx, r.fold)
 }
 

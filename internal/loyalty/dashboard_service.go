@@ -20,6 +20,10 @@ type DashboardStore interface {
 	// nothing and reports false when the claim no longer holds the
 	// cursor or the cursor is no longer at after.
 	FoldDashboard(ctx context.Context, businessID, claim string, after int64, page []Event, leaseUntil time.Time, fold FoldFunc) (bool, error)
+	// BackfillDashboards folds into the rollups, for the businesses whose
+	// history predates the event log, what no event stands for, once,
+	// and returns how many businesses it did.
+	BackfillDashboards(ctx context.Context, fold FoldFunc) (int, error)
 	// DashboardSnapshot reads, in one consistent snapshot, the rollups of
 	// q and the events past the dashboard cursor, folded with fold.
 	DashboardSnapshot(ctx context.Context, businessID string, q DashboardQuery, fold FoldFunc) (DashboardData, error)

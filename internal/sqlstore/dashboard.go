@@ -182,47 +182,68 @@ func foldEvents(ctx context.Context, r entryReader, tz string, events []loyalty.
 // and moves each visitor's last visit day forward (but for the days known
 // stored, see visitCache); it returns the visit days it wrote.
 func applyFolds(ctx context.Context, t *tx, businessID string, folds []loyalty.DayFold, known *visitCache) (map[string]string, error) {
-	type key struct{ day, branch string }
-	days := map[key]*loyalty.Figures{}
-	var order []key
-	visits := map[string]string{}
+	var sum foldSum
+	sum.add(businessID, folds, known)
+	return sum.visits, sum.write(ctx, t, businessID)
+}
+
+// foldSum adds folds up: the figures per day and branch, and each
+// visitor's last visit day.
+type foldSum struct {
+	days   map[dayBranch]*loyalty.Figures
+	order  []dayBranch
+	visits map[string]string
+}
+
+type dayBranch struct{ day, branch string }
+
+// add adds folds of a business, leaving out the visits known stored
+// (known may be nil).
+func (s *foldSum) add(businessID string, folds []loyalty.DayFold, known *visitCache) {
+	if s.days == nil {
+		s.days, s.visits = map[dayBranch]*loyalty.Figures{}, map[string]string{}
+	}
 	for _, f := range folds {
-		k := key{f.Day, f.BranchID}
-		if days[k] == nil {
-			days[k] = &loyalty.Figures{}
-			order = append(order, k)
+		k := dayBranch{f.Day, f.BranchID}
+		if s.days[k] == nil {
+			s.days[k] = &loyalty.Figures{}
+			s.order = append(s.order, k)
 		}
-		days[k].Add(f.Figures)
-		if f.Visitor != "" && f.Day > visits[f.Visitor] && !known.known(businessID, f.Visitor, f.Day) {
-			visits[f.Visitor] = f.Day
+		s.days[k].Add(f.Figures)
+		if f.Visitor != "" && f.Day > s.visits[f.Visitor] && (known == nil || !known.known(businessID, f.Visitor, f.Day)) {
+			s.visits[f.Visitor] = f.Day
 		}
 	}
-	for _, k := range order {
-		f := days[k]
+}
+
+// write adds the sums to the business's rollups in t.
+func (s *foldSum) write(ctx context.Context, t *tx, businessID string) error {
+	for _, k := range s.order {
+		f := s.days[k]
 		if _, err := t.stmt(ctx, foldDay).ExecContext(ctx, businessID, k.branch, k.day, f.MembersNew, f.Visits, int64(f.Revenue), f.PointsIssued, f.PointsRedeemed, f.ReferralsPaid); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	customers := slices.Sorted(maps.Keys(visits))
+	customers := slices.Sorted(maps.Keys(s.visits))
 	if !t.sqlite {
-		// One statement for the page's visitors: a round trip each was
-		// most of what folding cost PostgreSQL.
+		// One statement for the visitors: a round trip each was most of
+		// what folding cost PostgreSQL.
 		daysOf := make([]string, len(customers))
 		for i, c := range customers {
-			daysOf[i] = visits[c]
+			daysOf[i] = s.visits[c]
 		}
 		_, err := t.ExecContext(ctx, `INSERT INTO dashboard_members (business_id, customer_id, last_visit_day)
 			SELECT $1, v.customer, v.day FROM unnest($2::text[], $3::text[]) AS v(customer, day)
 			ON CONFLICT (business_id, customer_id) DO UPDATE SET last_visit_day = excluded.last_visit_day
 			WHERE dashboard_members.last_visit_day < excluded.last_visit_day`, businessID, customers, daysOf)
-		return visits, err
+		return err
 	}
 	for _, customer := range customers {
-		if _, err := t.stmt(ctx, foldVisit).ExecContext(ctx, businessID, customer, visits[customer]); err != nil {
-			return nil, err
+		if _, err := t.stmt(ctx, foldVisit).ExecContext(ctx, businessID, customer, s.visits[customer]); err != nil {
+			return err
 		}
 	}
-	return visits, nil
+	return nil
 }
 
 // foldDay adds figures to a day row; foldVisit moves a visitor's last
