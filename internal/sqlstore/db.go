@@ -52,7 +52,7 @@ type DB struct {
 	txPrepared atomic.Pointer[map[string]*sql.Stmt]
 	batch      *appendBatch // AppendAlone's group writer
 	tokens     accessCache
-	visits     visitCache                    // see dashboard_visits.go
+	visits     visitCache                    // see dashboard_sum.go
 	webhookKey atomic.Pointer[webhookCipher] // see webhook_secret.go
 	// TokenCacheTTL is how long a token lookup may be reused (see
 	// accessCache); zero reads every time.
