@@ -76,8 +76,8 @@ type Config struct {
 	// TokenCache is how long this process may reuse what it read for an
 	// access token (the token, its key, its business's rules) while it
 	// cannot hear the changes of other instances sharing the database
-	// (SQLite, or PostgreSQL's listening connection down; while it hears
-	// them, a minute): the longest a token revoked, or rules changed,
+	// (PostgreSQL's listening connection down, or SQLite's count of
+	// changes unreadable; while it hears them, a minute): the longest a token revoked, or rules changed,
 	// elsewhere can go unseen here. Zero means DefaultTokenCache; a
 	// negative value reads every time.
 	TokenCache time.Duration

@@ -29,9 +29,10 @@ import (
 // token, for one, which no lookup can have read yet). Customers, sign-ins,
 // the ledger and the outbox leave the cache alone.
 //
-// Changes made by another instance sharing the database are heard on
-// PostgreSQL (notify.go), and entries then live up to heardCacheTTL; when
-// they cannot be heard (SQLite, or the listening connection down),
+// Changes made by another instance sharing the database are heard
+// (PostgreSQL: notify.go; SQLite: access_watch.go), and entries then live
+// up to heardCacheTTL; when they cannot be heard (the listening connection
+// down, the count unreadable),
 // DB.TokenCacheTTL bounds how long an entry lives, and so how long such a
 // change can go unnoticed.
 type accessCache struct {
@@ -96,7 +97,7 @@ func (d *DB) cachedAccess(ctx context.Context, accessHash []byte, appKey string,
 	if ttl <= 0 {
 		return d.access(ctx, accessHash, appKey, withBusiness)
 	}
-	if d.listener.hearing() {
+	if d.hearing() {
 		ttl = max(ttl, heardCacheTTL)
 	}
 	k := accessKey{string(accessHash), appKey, withBusiness}

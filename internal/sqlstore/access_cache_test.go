@@ -59,14 +59,13 @@ func TestTokenLookupCache(t *testing.T) {
 		if err := db.WithTx(ctx, func(tx loyalty.Tx) error { return tx.SaveRules(ctx, rules) }); err != nil {
 			t.Fatal(err)
 		}
-		if db.Dialect() == sqlstore.Postgres {
-			// The change's notification comes back to this instance's
-			// own listener too, and ends the cache a second time when it
-			// arrives: let it arrive before the timed part below.
-			for start := time.Now(); db.AccessGeneration() < gen+2; time.Sleep(time.Millisecond) {
-				if time.Since(start) > 5*time.Second {
-					t.Fatal("the rules change's notification never came back")
-				}
+		// The change comes back to this instance's own listener
+		// (PostgreSQL's notification, SQLite's count of changes) too, and
+		// ends the cache a second time when it arrives: let it arrive
+		// before the timed part below.
+		for start := time.Now(); db.AccessGeneration() < gen+2; time.Sleep(time.Millisecond) {
+			if time.Since(start) > 5*time.Second {
+				t.Fatal("the rules change never came back to this instance's listener")
 			}
 		}
 		if _, got := lookup(); got.Loaded.Rules.RewardRatio != 7 {
@@ -133,14 +132,12 @@ func openPair(t *testing.T, dsn string, ttl time.Duration) (db, other *sqlstore.
 	return db, other
 }
 
-// settle waits, on PostgreSQL, until db listens for other instances'
-// changes: its listener ends every cached lookup once when it connects,
-// which would otherwise land in the middle of a test.
+// settle waits until db hears other instances' (SQLite: processes')
+// changes: its listener ends every cached lookup once when it starts
+// hearing, which would otherwise land in the middle of a test.
 func settle(t *testing.T, db *sqlstore.DB) {
 	t.Helper()
-	if db.Dialect() == sqlstore.Postgres {
-		waitListening(t, db)
-	}
+	waitListening(t, db)
 }
 
 // TestTokenLookupCacheKeptByOtherWrites: the writes that cannot change a

@@ -44,9 +44,12 @@ type DB struct {
 	// listener hears other instances' changes to what token lookups read
 	// (PostgreSQL).
 	listener *accessListener
-	dialect  string
-	stmts    stmts // prepared on db
-	wstmts   stmts // prepared on wdb, for SQLite's hot writes
+	// watch hears other processes' changes to what token lookups read
+	// (SQLite).
+	watch   *accessWatch
+	dialect string
+	stmts   stmts // prepared on db
+	wstmts  stmts // prepared on wdb, for SQLite's hot writes
 	// txPrepared are the statements of wstmts every transaction may use
 	// (txStatements), once they could be prepared.
 	txPrepared atomic.Pointer[map[string]*sql.Stmt]
@@ -148,6 +151,11 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 		d.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)
 	}
+	if d.dialect == SQLite {
+		// After the first connection made the file a WAL database, which
+		// a second connection doing so at once would find locked.
+		d.watchAccess()
+	}
 	return d, nil
 }
 
@@ -188,6 +196,9 @@ func (d *DB) Close() error {
 		d.batch.close()
 		if d.listener != nil {
 			d.listener.close()
+		}
+		if d.watch != nil {
+			d.watch.stop()
 		}
 		d.closeStmts()
 		d.closeErr = d.db.Close()
@@ -299,6 +310,9 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	if err == nil && t.access && d.dialect == Postgres {
 		// Delivered at commit to every instance's listener.
 		_, err = t.ExecContext(ctx, `SELECT pg_notify('`+accessChannel+`', current_schema())`)
+	} else if err == nil && t.access {
+		// Read by every process's watcher (access_watch.go).
+		_, err = t.ExecContext(ctx, `UPDATE access_generation SET n = n + 1 WHERE id = 1`)
 	}
 	if err != nil {
 		_ = stx.Rollback()

@@ -155,8 +155,12 @@ func (l *accessListener) close() {
 	<-l.done
 }
 
-// AccessListening reports whether this instance hears, right now (see
-// hearing), the
-// changes other instances make to what token lookups read (PostgreSQL);
-// false on SQLite, whose store is one process's.
-func (d *DB) AccessListening() bool { return d.listener.hearing() }
+// AccessListening reports whether this instance hears, right now, the
+// changes other instances (PostgreSQL: the listener, while it hears its
+// pings) or other processes (SQLite: the watcher, access_watch.go) make
+// to what token lookups read.
+func (d *DB) AccessListening() bool { return d.hearing() }
+
+// hearing reports whether this instance hears other instances' (or, on
+// SQLite, other processes') changes to what token lookups read.
+func (d *DB) hearing() bool { return d.listener.hearing() || d.watch.hearing() }

@@ -233,3 +233,35 @@ func TestSimpleProtocolRefused(t *testing.T) {
 	}
 	db.Close()
 }
+
+// TestAccessChangesHeardAcrossProcesses: on SQLite, a change another
+// process makes to what token lookups read (an admin command beside the
+// service; here a second store on the same file) ends this store's cached
+// lookup within a fraction of a second, long before its cache time (an
+// hour here).
+func TestAccessChangesHeardAcrossProcesses(t *testing.T) {
+	db, other := openPair(t, testenv.DSN(t, sqlstore.SQLite), time.Hour)
+	w := newSignInWorld(t, db)
+	tok, err := w.signIn(cachePassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitListening(t, db)
+	if got, _ := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey); got.AppStatus != oauth.AppApproved {
+		t.Fatalf("app status %v, want approved", got.AppStatus)
+	}
+	if err := other.SetAppStatus(ctx, w.app.ClientID, oauth.AppSuspended); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for {
+		if got, _ := w.lookup(t, tok.AccessToken, w.biz.ApplicationKey); got.AppStatus == oauth.AppSuspended {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("a change through another process not seen after 5s (cache time 1h)")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Logf("seen after %v", time.Since(start))
+}
