@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -120,9 +121,13 @@ func (d *DB) listenOnce(ctx context.Context, cfg *pgx.ConnConfig, l *accessListe
 	l.up.Store(true)
 	d.tokens.changed()
 	ping := "ping " + schema
+	var pings sync.WaitGroup
+	defer pings.Wait()
 	pctx, stopPings := context.WithCancel(ctx)
-	defer stopPings()
+	defer stopPings() // before the wait
+	pings.Add(1)
 	go func() {
+		defer pings.Done()
 		for {
 			select {
 			case <-pctx.Done():
