@@ -59,13 +59,15 @@ func TestTokenLookupCache(t *testing.T) {
 		if err := db.WithTx(ctx, func(tx loyalty.Tx) error { return tx.SaveRules(ctx, rules) }); err != nil {
 			t.Fatal(err)
 		}
-		// The change comes back to this instance's own listener
-		// (PostgreSQL's notification, SQLite's count of changes) too, and
-		// ends the cache a second time when it arrives: let it arrive
-		// before the timed part below.
-		for start := time.Now(); db.AccessGeneration() < gen+2; time.Sleep(time.Millisecond) {
-			if time.Since(start) > 5*time.Second {
-				t.Fatal("the rules change never came back to this instance's listener")
+		if db.Dialect() == sqlstore.Postgres {
+			// The change's notification comes back to this instance's
+			// own listener too, and ends the cache a second time when it
+			// arrives: let it arrive before the timed part below.
+			// (SQLite's watcher knows its own process's changes.)
+			for start := time.Now(); db.AccessGeneration() < gen+2; time.Sleep(time.Millisecond) {
+				if time.Since(start) > 5*time.Second {
+					t.Fatal("the rules change's notification never came back")
+				}
 			}
 		}
 		if _, got := lookup(); got.Loaded.Rules.RewardRatio != 7 {

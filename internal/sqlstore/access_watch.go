@@ -18,6 +18,8 @@ import (
 // the cache lives by TokenCacheTTL alone.
 type accessWatch struct {
 	heard atomic.Int64 // when the count was last read (UnixNano)
+	last  atomic.Int64 // the count the cache reflects
+	read  bool         // the last read succeeded (the watcher's own)
 	stop  func()
 }
 
@@ -27,25 +29,37 @@ const watchEvery = 100 * time.Millisecond
 // watchAccess starts the watcher of a SQLite store.
 func (d *DB) watchAccess() {
 	w := &accessWatch{}
-	last, read := int64(0), false
 	w.stop = worker.Start(context.Background(), func(ctx context.Context) {
 		worker.Loop(ctx, watchEvery, nil, func(ctx context.Context) {
 			var n int64
 			if err := d.db.QueryRowContext(ctx, `SELECT n FROM access_generation WHERE id = 1`).Scan(&n); err != nil {
 				// Not migrated yet, or the file unreadable: not heard.
-				read = false
+				w.read = false
 				return
 			}
 			// The first read, or the first after a failure, ends the
 			// cache too: what changed before it went unheard.
-			if n != last || !read {
+			if last := w.last.Load(); n > last || !w.read {
 				d.tokens.changed()
-				last, read = n, true
+				w.last.CompareAndSwap(last, n)
+				w.read = true
 			}
 			w.heard.Store(time.Now().UnixNano())
 		})
 	})
 	d.watch = w
+}
+
+// own records a count this process's change moved the generation to; it
+// ended the cache at its commit, which covers every count up to it, so
+// the watcher need not end it again.
+func (w *accessWatch) own(n int64) {
+	for {
+		last := w.last.Load()
+		if n <= last || w.last.CompareAndSwap(last, n) {
+			return
+		}
+	}
 }
 
 // hearing reports whether the watcher read the count lately.

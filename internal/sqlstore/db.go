@@ -310,9 +310,11 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	if err == nil && t.access && d.dialect == Postgres {
 		// Delivered at commit to every instance's listener.
 		_, err = t.ExecContext(ctx, `SELECT pg_notify('`+accessChannel+`', current_schema())`)
-	} else if err == nil && t.access {
+	}
+	var generation int64
+	if err == nil && t.access && d.dialect == SQLite {
 		// Read by every process's watcher (access_watch.go).
-		_, err = t.ExecContext(ctx, `UPDATE access_generation SET n = n + 1 WHERE id = 1`)
+		err = t.QueryRowContext(ctx, `UPDATE access_generation SET n = n + 1 WHERE id = 1 RETURNING n`).Scan(&generation)
 	}
 	if err != nil {
 		_ = stx.Rollback()
@@ -329,6 +331,9 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	}
 	if t.access {
 		d.tokens.changed()
+		if d.watch != nil {
+			d.watch.own(generation)
+		}
 	}
 	return nil
 }
