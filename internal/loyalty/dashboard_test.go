@@ -42,6 +42,36 @@ func (w *world) ledgerFigures(tb testing.TB, b loyalty.Business) loyalty.Summary
 	return s
 }
 
+// farBusiness creates a business in a zone far from UTC, so that the
+// day of the entries is the business's.
+func (w *world) farBusiness(t *testing.T) loyalty.Business {
+	t.Helper()
+	b := w.business(t, "US")
+	if _, err := w.db.SQL().ExecContext(w.ctx, `UPDATE businesses SET time_zone = 'Pacific/Kiritimati' WHERE id = $1`, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// ledgerOf returns the business with its rules, the ledger's service, and
+// run, which writes one POST /transactions body through it.
+func (w *world) ledgerOf(t *testing.T, b loyalty.Business) (loyalty.Business, *loyalty.TransactionService, func(string) loyalty.Transaction) {
+	t.Helper()
+	loaded, err := w.db.BusinessWithRules(w.ctx, b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger := &loyalty.TransactionService{Store: w.db, Customers: w.svc}
+	return loaded, ledger, func(body string) loyalty.Transaction {
+		t.Helper()
+		e, _, err := ledger.Create(w.ctx, loaded, txInput(t, body), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		return e
+	}
+}
+
 // TestDashboardMatchesLedger checks that the dashboard's figures equal
 // the sums over the ledger after rewards, redemptions, cancellations, new
 // customers and a paid referral — both when the follower folded every
@@ -49,30 +79,14 @@ func (w *world) ledgerFigures(tb testing.TB, b loyalty.Business) loyalty.Summary
 // the follower run again, or a page folded twice, counts nothing twice.
 func TestDashboardMatchesLedger(t *testing.T) {
 	eachEngine(t, func(t *testing.T, w *world) {
-		b := w.business(t, "US")
-		// A zone far from UTC: the day of the entries is the business's.
-		if _, err := w.db.SQL().ExecContext(w.ctx, `UPDATE businesses SET time_zone = 'Pacific/Kiritimati' WHERE id = $1`, b.ID); err != nil {
-			t.Fatal(err)
-		}
+		b := w.farBusiness(t)
 		now := time.Now().UTC()
 		if _, err := w.db.SQL().ExecContext(w.ctx, `INSERT INTO rewards (business_id, kind, title, points, enabled, created_at,
 			updated_at, type_id, amount, real_value) VALUES ($1, 'catalog_item', 'Coffee', 40, TRUE, $2, $2, 15, 0, 350),
 			($1, 'catalog_item', '5 off', 100, TRUE, $2, $2, 16, 500, 0)`, b.ID, now); err != nil {
 			t.Fatal(err)
 		}
-		loaded, err := w.db.BusinessWithRules(w.ctx, b.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ledger := &loyalty.TransactionService{Store: w.db, Customers: w.svc}
-		run := func(body string) loyalty.Transaction {
-			t.Helper()
-			e, _, err := ledger.Create(w.ctx, loaded, txInput(t, body), nil)
-			if err != nil {
-				t.Fatalf("%s: %v", body, err)
-			}
-			return e
-		}
+		loaded, ledger, run := w.ledgerOf(t, b)
 		follower := &events.Rollup{Store: w.db, Page: 3}
 		dash := &loyalty.DashboardService{Store: w.db}
 		check := func(what string) {
@@ -200,23 +214,8 @@ func TestDashboardMatchesLedger(t *testing.T) {
 // event). A customer deleted in the history counts nowhere.
 func TestDashboardBackfillsHistory(t *testing.T) {
 	eachEngine(t, func(t *testing.T, w *world) {
-		b := w.business(t, "US")
-		if _, err := w.db.SQL().ExecContext(w.ctx, `UPDATE businesses SET time_zone = 'Pacific/Kiritimati' WHERE id = $1`, b.ID); err != nil {
-			t.Fatal(err)
-		}
-		loaded, err := w.db.BusinessWithRules(w.ctx, b.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ledger := &loyalty.TransactionService{Store: w.db, Customers: w.svc}
-		run := func(body string) loyalty.Transaction {
-			t.Helper()
-			e, _, err := ledger.Create(w.ctx, loaded, txInput(t, body), nil)
-			if err != nil {
-				t.Fatalf("%s: %v", body, err)
-			}
-			return e
-		}
+		b := w.farBusiness(t)
+		loaded, ledger, run := w.ledgerOf(t, b)
 		// The history.
 		referrer := w.create(t, b, `{"email":"old-referrer@example.com"}`)
 		run(`{"intent":"reward","amount":120,"customer":{"id":"` + referrer.ID + `"}}`)

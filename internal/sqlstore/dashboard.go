@@ -192,17 +192,24 @@ func applyFolds(ctx context.Context, t *tx, businessID string, folds []loyalty.D
 // What the follower commits meanwhile is therefore counted either in the
 // rollups or among the pending events, never in both.
 func (d *DB) DashboardSnapshot(ctx context.Context, businessID string, q loyalty.DashboardQuery, fold loyalty.FoldFunc) (loyalty.DashboardData, error) {
-	var opts *sql.TxOptions
-	if d.dialect == Postgres {
-		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-	}
-	stx, err := d.db.BeginTx(ctx, opts)
+	stx, err := d.snapshotTx(ctx)
 	if err != nil {
 		return loyalty.DashboardData{}, dbError(err)
 	}
 	defer func() { _ = stx.Rollback() }()
 	out, err := d.snapshot(ctx, stx, businessID, q, fold)
 	return out, dbError(err)
+}
+
+// snapshotTx begins a read-only transaction that sees one state of the
+// database throughout: a repeatable-read snapshot on PostgreSQL, a read
+// transaction on SQLite (WAL).
+func (d *DB) snapshotTx(ctx context.Context) (*sql.Tx, error) {
+	var opts *sql.TxOptions
+	if d.dialect == Postgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	return d.db.BeginTx(ctx, opts)
 }
 
 func (d *DB) snapshot(ctx context.Context, t *sql.Tx, businessID string, q loyalty.DashboardQuery, fold loyalty.FoldFunc) (loyalty.DashboardData, error) {

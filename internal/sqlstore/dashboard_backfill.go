@@ -52,11 +52,7 @@ func (d *DB) BackfillDashboards(ctx context.Context, fold loyalty.FoldFunc) (int
 // backfill folds one business's history without events and writes it.
 func (d *DB) backfill(ctx context.Context, businessID string, fold loyalty.FoldFunc) error {
 	var sum foldSum
-	var opts *sql.TxOptions
-	if d.dialect == Postgres {
-		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
-	}
-	stx, err := d.db.BeginTx(ctx, opts)
+	stx, err := d.snapshotTx(ctx)
 	if err != nil {
 		return dbError(err)
 	}
@@ -108,20 +104,18 @@ func (d *DB) foldHistory(ctx context.Context, q *sql.Tx, businessID string, fold
 			break
 		}
 		r.read = make(map[int64]loyalty.Transaction, len(page))
-		var events []loyalty.Event
 		for _, e := range page {
-			r.read[e.ID] = e
+			r.read[e.ID] = e // a cancellation on the page reads what it reverses from here
+		}
+		for _, e := range page {
 			if !seen[subject{loyalty.EventTransactionCreated, strconv.FormatInt(e.ID, 10)}] {
-				events = append(events, loyalty.Event{ID: "history", BusinessID: businessID, Type: loyalty.EventTransactionCreated, EntryID: e.ID})
+				history = append(history, loyalty.Event{ID: "history", BusinessID: businessID, Type: loyalty.EventTransactionCreated, EntryID: e.ID})
 			}
 		}
-		for _, e := range events {
-			folds, err := fold(ctx, r, tz, e)
-			if err != nil {
-				return err
-			}
-			sum.add(businessID, folds, nil)
+		if err := foldAll(ctx, fold, r, tz, businessID, history, sum); err != nil {
+			return err
 		}
+		history = history[:0]
 		after = page[len(page)-1].ID
 	}
 	// The customers who joined: a customer deleted since counts if the
@@ -172,7 +166,12 @@ func (d *DB) foldHistory(ctx context.Context, q *sql.Tx, businessID string, fold
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for _, e := range history {
+	return foldAll(ctx, fold, r, tz, businessID, history, sum)
+}
+
+// foldAll adds the folds of events to sum.
+func foldAll(ctx context.Context, fold loyalty.FoldFunc, r entryReader, tz, businessID string, events []loyalty.Event, sum *foldSum) error {
+	for _, e := range events {
 		folds, err := fold(ctx, r, tz, e)
 		if err != nil {
 			return err

@@ -30,19 +30,7 @@ func TestBackfillListsBusinessesWithoutEvents(t *testing.T) {
 		if _, err := db.Migrate(ctx); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := db.SQL().QueryContext(ctx, `SELECT business_id FROM dashboard_backfills`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var listed []string
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				t.Fatal(err)
-			}
-			listed = append(listed, id)
-		}
+		listed := textColumn(t, db.SQL(), `SELECT business_id FROM dashboard_backfills`)
 		if !slices.Equal(listed, []string{history}) || slices.Contains(listed, empty) {
 			t.Errorf("listed %v, want only %s (with events %s, empty %s)", listed, history, withEvents, empty)
 		}

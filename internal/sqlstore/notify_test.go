@@ -85,15 +85,7 @@ func TestListenDSN(t *testing.T) {
 		t.Skip("listening is PostgreSQL's; LOYALTY_TEST_POSTGRES=off")
 	}
 	dsn := testenv.DSN(t, sqlstore.Postgres)
-	listen, proxy := testenv.Proxied(t, dsn)
-	db, err := sqlstore.OpenWith(ctx, dsn, sqlstore.Options{ListenDSN: listen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, proxy := openProxiedListener(t, dsn)
 	db.TokenCacheTTL = time.Hour
 	waitListening(t, db)
 
@@ -147,15 +139,7 @@ func TestDeafListenerFallsBackToTTL(t *testing.T) {
 		t.Skip("listening is PostgreSQL's; LOYALTY_TEST_POSTGRES=off")
 	}
 	dsn := testenv.DSN(t, sqlstore.Postgres)
-	listen, proxy := testenv.Proxied(t, dsn)
-	db, err := sqlstore.OpenWith(ctx, dsn, sqlstore.Options{ListenDSN: listen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db, proxy := openProxiedListener(t, dsn)
 	db.TokenCacheTTL = 200 * time.Millisecond
 	waitListening(t, db)
 	w := newSignInWorld(t, db)
@@ -188,6 +172,22 @@ func TestDeafListenerFallsBackToTTL(t *testing.T) {
 	}
 	proxy.Restore()
 	waitListening(t, db)
+}
+
+// openProxiedListener opens and migrates a PostgreSQL store on dsn whose
+// listening connection goes through a proxy the test can cut or silence.
+func openProxiedListener(t *testing.T, dsn string) (*sqlstore.DB, *testenv.Proxy) {
+	t.Helper()
+	listen, proxy := testenv.Proxied(t, dsn)
+	db, err := sqlstore.OpenWith(ctx, dsn, sqlstore.Options{ListenDSN: listen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db, proxy
 }
 
 // TestListenDSNRefused: a listen DSN on SQLite, or one that is not a
