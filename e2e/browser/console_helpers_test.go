@@ -146,14 +146,21 @@ func (b *tab) check(page string) {
 
 var tokenLine = regexp.MustCompile(`(?m)^Token: (\S+)\r?$`)
 
-// mail waits for the file outbox's e-mail to address whose subject
-// contains subject, and returns its body and the token on its Token: line.
+// mail waits for the file outbox's newest e-mail to address whose subject
+// contains subject and that no earlier call returned, and returns its body
+// and the token on its Token: line.
 func (s *site) mail(t *testing.T, address, subject string) (body, token string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		files, _ := filepath.Glob(filepath.Join(s.dir, "outbox", "*.eml"))
 		for i := len(files) - 1; i >= 0; i-- {
+			if _, done := s.read.Load(files[i]); done {
+				// Already read: a second reset asked for while its
+				// e-mail is still on the way must not get the first's
+				// spent token.
+				continue
+			}
 			f, err := os.Open(files[i])
 			if err != nil {
 				continue
@@ -171,6 +178,7 @@ func (s *site) mail(t *testing.T, address, subject string) (body, token string) 
 				}
 				f.Close()
 				if tm := tokenLine.FindStringSubmatch(sb.String()); tm != nil {
+					s.read.Store(files[i], true)
 					return sb.String(), tm[1]
 				}
 				t.Fatalf("the e-mail to %s has no Token: line:\n%s", address, sb.String())

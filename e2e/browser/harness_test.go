@@ -92,6 +92,7 @@ type site struct {
 	url   string
 	owner owner
 	n     atomic.Int64
+	read  sync.Map // the outbox's files mail has returned: each message is read once
 }
 
 // owner is a business and its owner's credentials.
