@@ -87,6 +87,7 @@ func main() {
 	flag.IntVar(&p.seedClients, "seed-clients", 32, "production: concurrent clients creating the customers")
 	flag.IntVar(&p.rewardConns, "reward-c", 16, "production: wrk connections of the reward runs (-c: of the read runs)")
 	flag.IntVar(&p.runs, "runs", 1, "production: runs of each kind, interleaved with the bare server's; the medians are reported")
+	flag.StringVar(&p.only, "only", "", "production: run only this kind (read or reward)")
 	flag.StringVar(&p.target, "target", "", "production: drive a running deployment at this URL (e.g. HAProxy of deploy/local-cluster.sh) instead of an in-process server; -db is its database, for creating the businesses; no bare runs")
 	flag.StringVar(&p.targetCA, "target-ca", "", "production: PEM certificate the -target's TLS certificate is checked against")
 	serverPIDs := flag.String("server-pids", "", "production with -target: the serving processes (pids or pid files, comma-separated) whose CPU and peak memory to report")

@@ -27,6 +27,7 @@ type productionOptions struct {
 	seedClients                   int
 	readConns, rewardConns        int
 	runs                          int
+	only                          string // read or reward: that kind of run alone
 	// target, when set, is a running deployment to drive instead of an
 	// in-process server (targetCA: its certificate's issuer; serverPIDs:
 	// its processes, "self" for this one's, to measure).
@@ -47,6 +48,9 @@ func productionScenario(ctx context.Context, dsn string, o options) error {
 	p := o.production
 	if p.businesses < 1 || p.tokens < 1 || p.customers < p.businesses || p.runs < 1 {
 		return fmt.Errorf("production: want at least one business, token and run, and a customer per business")
+	}
+	if p.only != "" && p.only != "read" && p.only != "reward" {
+		return fmt.Errorf("production: -only is read or reward, not %q", p.only)
 	}
 	sink, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
@@ -109,6 +113,9 @@ func productionScenario(ctx context.Context, dsn string, o options) error {
 		{"read", "GET /customers/{id}?include=balance", "net/http + token SELECT + customer SELECT", p.readConns, "/customers"},
 		{"reward", "POST /transactions, reward by amount", "net/http + token SELECT + UPDATE balance, INSERT entry in a transaction", p.rewardConns, "/transactions"},
 	} {
+		if p.only != "" && p.only != ph.mode {
+			continue
+		}
 		script, err := writeScript(dir, ph.mode, tenants)
 		if err != nil {
 			return err
