@@ -17,7 +17,7 @@ const userColumns = `u.id, COALESCE(u.email, ''), COALESCE(u.phone, ''), u.count
 // person, never the person's record that other businesses share.
 const customerColumns = `c.user_id, COALESCE(c.email, ''), COALESCE(c.phone, ''), c.country_code, c.first_name, c.last_name,
 	c.birth_date, c.language, c.gender, '', c.created_at, c.updated_at, c.business_id, c.enabled, ` + balanceColumns + `,
-	c.street, c.city, c.region, c.country, c.address_country_code, c.zip_code, c.lat, c.long, c.created_at, c.updated_at, c.deleted_at`
+	c.street, c.city, c.region, c.country, c.address_country_code, c.zip_code, c.lat, c.long, c.deleted_at`
 
 type scanner interface{ Scan(...any) error }
 
@@ -42,7 +42,7 @@ func scanCustomer(row scanner) (loyalty.Customer, error) {
 	a := &c.Address
 	dest := append(userDest(&c.User), &c.BusinessID, &c.Enabled)
 	dest = append(append(dest, balanceDest(&c.Balance)...), &a.Street, &a.City, &a.Region, &a.Country, &a.CountryCode, &a.ZipCode,
-		&lat, &long, &c.CreatedAt, &c.UpdatedAt, &deleted)
+		&lat, &long, &deleted)
 	if err := row.Scan(dest...); err != nil {
 		if err == sql.ErrNoRows {
 			return c, loyalty.Errorf(loyalty.ENotFound, "Customer not found.")
@@ -55,6 +55,8 @@ func scanCustomer(row scanner) (loyalty.Customer, error) {
 	if long.Valid {
 		a.Long = &long.Float64
 	}
+	// The membership's times are its profile's (read once).
+	c.CreatedAt, c.UpdatedAt = c.User.CreatedAt, c.User.UpdatedAt
 	c.Deleted = deleted.Valid
 	return c, nil
 }
