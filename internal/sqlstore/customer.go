@@ -63,10 +63,13 @@ func scanCustomer(row scanner) (loyalty.Customer, error) {
 
 // Customer returns an active customer of a business.
 func (d *DB) Customer(ctx context.Context, businessID, customerID string) (loyalty.Customer, error) {
-	c, err := scanCustomer(d.row(ctx, `SELECT `+customerColumns+` FROM customers c
-		WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL`, businessID, customerID))
+	c, err := scanCustomer(d.row(ctx, customerByKey, businessID, customerID))
 	return c, dbError(err)
 }
+
+// customerByKey reads an active customer $2 of business $1.
+const customerByKey = `SELECT ` + customerColumns + ` FROM customers c
+	WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL`
 
 // activeCustomers is the condition on customers c that leaves the
 // deleted out of a list. On PostgreSQL it is not written `deleted_at IS

@@ -74,3 +74,6 @@ func EntriesByIDSQL(dialect string) string {
 	from, _ := entriesByID(dialect, nil, nil)
 	return `SELECT ` + transactionColumns + ` FROM ` + from
 }
+
+// CustomerByKeySQL is DB.Customer's statement.
+const CustomerByKeySQL = customerByKey

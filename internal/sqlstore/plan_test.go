@@ -229,3 +229,48 @@ func explain(t *testing.T, q interface {
 	}
 	return strings.Join(plan, "\n")
 }
+
+// TestCustomerReadWalksItsLots: the read behind GET /customers/{id}
+// finds the balance's next expiry through point_lots_customer, never by
+// reading the lots of every customer: on PostgreSQL as the generic plan a
+// connection keeps once the statement has run a few times, made on a new
+// (never analysed, empty) database, and again after ANALYZE saw the lots
+// of 2,000 customers; on SQLite as it plans it.
+func TestCustomerReadWalksItsLots(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		if db.Dialect() == sqlstore.SQLite {
+			p := explainSQLite(t, db, strings.NewReplacer("$1", "'b'", "$2", "'u'").Replace(sqlstore.CustomerByKeySQL))
+			if !strings.Contains(p, "SEARCH l USING") || !strings.Contains(p, "point_lots_customer") || strings.Contains(p, "SCAN l") {
+				t.Errorf("the read does not look the customer's lots up by key:\n%s", p)
+			}
+			return
+		}
+		conn, err := db.SQL().Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, `SET plan_cache_mode = force_generic_plan`); err != nil {
+			t.Fatal(err)
+		}
+		defer conn.ExecContext(ctx, `RESET plan_cache_mode`)
+		check := func(when string) {
+			t.Helper()
+			if _, err := conn.ExecContext(ctx, `PREPARE customer_read(text, text) AS `+sqlstore.CustomerByKeySQL); err != nil {
+				t.Fatal(err)
+			}
+			defer conn.ExecContext(ctx, `DEALLOCATE customer_read`)
+			p := explain(t, conn, `EXPLAIN EXECUTE customer_read('b', 'u')`)
+			if strings.Contains(p, "Seq Scan on point_lots") || !strings.Contains(p, "point_lots_customer") {
+				t.Errorf("%s: the generic plan does not look the customer's lots up by key:\n%s", when, p)
+			}
+		}
+		check("new database")
+		biz := createBusiness(t, db, "").BusinessID
+		seedCustomersWithLots(t, db, biz, 2000)
+		if _, err := conn.ExecContext(ctx, `ANALYZE point_lots`); err != nil {
+			t.Fatal(err)
+		}
+		check("2,000 customers, analysed")
+	})
+}
