@@ -13,11 +13,26 @@ import (
 const userColumns = `u.id, COALESCE(u.email, ''), COALESCE(u.phone, ''), u.country_code, u.first_name, u.last_name,
 	u.birth_date, u.language, u.gender, u.profile_photo, u.created_at, u.updated_at`
 
-// customerColumns read a membership: the business's own profile of the
-// person, never the person's record that other businesses share.
-const customerColumns = `c.user_id, COALESCE(c.email, ''), COALESCE(c.phone, ''), c.country_code, c.first_name, c.last_name,
-	c.birth_date, c.language, c.gender, '', c.created_at, c.updated_at, c.business_id, c.enabled, ` + balanceColumns + `,
+// customerColumns read a membership (alias c) on dialect: the business's
+// own profile of the person, never the person's record that other
+// businesses share.
+func customerColumns(dialect string) string {
+	if dialect == Postgres {
+		return customerColumnsPostgres
+	}
+	return customerColumnsSQLite
+}
+
+var (
+	customerColumnsPostgres = customerColumnsOf(Postgres)
+	customerColumnsSQLite   = customerColumnsOf(SQLite)
+)
+
+func customerColumnsOf(dialect string) string {
+	return `c.user_id, COALESCE(c.email, ''), COALESCE(c.phone, ''), c.country_code, c.first_name, c.last_name,
+	c.birth_date, c.language, c.gender, '', c.created_at, c.updated_at, c.business_id, c.enabled, ` + balanceColumns(dialect) + `,
 	c.street, c.city, c.region, c.country, c.address_country_code, c.zip_code, c.lat, c.long, c.deleted_at`
+}
 
 type scanner interface{ Scan(...any) error }
 
@@ -63,13 +78,15 @@ func scanCustomer(row scanner) (loyalty.Customer, error) {
 
 // Customer returns an active customer of a business.
 func (d *DB) Customer(ctx context.Context, businessID, customerID string) (loyalty.Customer, error) {
-	c, err := scanCustomer(d.row(ctx, customerByKey, businessID, customerID))
+	c, err := scanCustomer(d.row(ctx, customerByKey(d.dialect), businessID, customerID))
 	return c, dbError(err)
 }
 
 // customerByKey reads an active customer $2 of business $1.
-const customerByKey = `SELECT ` + customerColumns + ` FROM customers c
+func customerByKey(dialect string) string {
+	return `SELECT ` + customerColumns(dialect) + ` FROM customers c
 	WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL`
+}
 
 // activeCustomers is the condition on customers c that leaves the
 // deleted out of a list. On PostgreSQL it is not written `deleted_at IS
@@ -111,7 +128,7 @@ func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQue
 		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) `+from, args...).Scan(&total); err != nil {
 			return nil, 0, dbError(err)
 		}
-		err := d.pageRowsLate(ctx, total, "c", customerColumns, from, order, args, q, scan)
+		err := d.pageRowsLate(ctx, total, "c", customerColumns(d.dialect), from, order, args, q, scan)
 		return out, total, err
 	}
 	// All of the business's customers: their number is kept in
@@ -120,7 +137,7 @@ func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQue
 	if err := d.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM customer_counts WHERE business_id = $1`, businessID).Scan(&total); err != nil {
 		return nil, 0, dbError(err)
 	}
-	err = d.pageRowsLate(ctx, total, "c", customerColumns, from, order, args, q, scan)
+	err = d.pageRowsLate(ctx, total, "c", customerColumns(d.dialect), from, order, args, q, scan)
 	return out, total, err
 }
 
@@ -195,7 +212,7 @@ func (t *tx) UpdateUser(ctx context.Context, u *loyalty.User) error {
 
 // CustomerAny returns a membership, deleted or not.
 func (t *tx) CustomerAny(ctx context.Context, businessID, userID string) (loyalty.Customer, error) {
-	c, err := scanCustomer(t.QueryRowContext(ctx, `SELECT `+customerColumns+`
+	c, err := scanCustomer(t.QueryRowContext(ctx, `SELECT `+customerColumns(t.dialect())+`
 		FROM customers c WHERE c.business_id = $1 AND c.user_id = $2`, businessID, userID))
 	return c, dbError(err)
 }
@@ -207,7 +224,7 @@ func (t *tx) CustomerByContact(ctx context.Context, businessID, email, phone str
 	if email == "" {
 		col, v = "phone", phone
 	}
-	c, err := scanCustomer(t.QueryRowContext(ctx, `SELECT `+customerColumns+` FROM customers c
+	c, err := scanCustomer(t.QueryRowContext(ctx, `SELECT `+customerColumns(t.dialect())+` FROM customers c
 		WHERE c.business_id = $1 AND c.`+col+` = $2 AND c.deleted_at IS NULL`, businessID, v))
 	return c, dbError(err)
 }

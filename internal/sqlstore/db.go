@@ -279,6 +279,14 @@ type tx struct {
 	pg       bool // on PostgreSQL (else SQLite, whose one writer needs no row locks)
 }
 
+// dialect is the engine the transaction runs on.
+func (t *tx) dialect() string {
+	if t.pg {
+		return Postgres
+	}
+	return SQLite
+}
+
 // Now returns the time of the whole change.
 func (t *tx) Now() time.Time { return t.now }
 

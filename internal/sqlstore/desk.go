@@ -74,7 +74,7 @@ func (d *DB) SearchCustomers(ctx context.Context, businessID string, f loyalty.C
 	}
 	var out []loyalty.Customer
 	n := len(args)
-	err := each(ctx, d, latePage("c", customerColumns, from, "c.created_at DESC, c.user_id DESC", n),
+	err := each(ctx, d, latePage("c", customerColumns(d.dialect), from, "c.created_at DESC, c.user_id DESC", n),
 		append(args, limit, offset), scanCustomer, func(c loyalty.Customer) error {
 			out = append(out, c)
 			return nil
@@ -87,7 +87,7 @@ func (d *DB) SearchCustomers(ctx context.Context, businessID string, f loyalty.C
 // them all.
 func (d *DB) EachCustomer(ctx context.Context, businessID string, f loyalty.CustomerFilter, fn func(loyalty.Customer) error) error {
 	from, args := customerSearch(d.dialect, businessID, f)
-	return each(ctx, d, `SELECT `+customerColumns+from+` ORDER BY c.created_at, c.user_id`, args, scanCustomer, fn)
+	return each(ctx, d, `SELECT `+customerColumns(d.dialect)+from+` ORDER BY c.created_at, c.user_id`, args, scanCustomer, fn)
 }
 
 // EachTransaction calls fn for each ledger entry of a business made in

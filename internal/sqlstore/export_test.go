@@ -75,5 +75,5 @@ func EntriesByIDSQL(dialect string) string {
 	return `SELECT ` + transactionColumns + ` FROM ` + from
 }
 
-// CustomerByKeySQL is DB.Customer's statement.
-const CustomerByKeySQL = customerByKey
+// CustomerByKeySQL is DB.Customer's statement on dialect.
+func CustomerByKeySQL(dialect string) string { return customerByKey(dialect) }

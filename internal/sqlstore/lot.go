@@ -4,37 +4,70 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-// balanceColumns are a membership's balance (alias c), in balanceDest's
-// order: with the time its next lot expires and the points of the lots
-// expiring then (active lots always hold points: one emptied is spent).
-// The points are the first group, in expiry order, of the customer's
-// expiring lots: one walk of point_lots_customer where a sum of the lots
-// at the earliest time (found by a subquery) took two; every read of a
-// customer pays for these (BenchmarkCustomerRead).
-const balanceColumns = `c.points, c.giftcard, c.pending_points, c.expired_points,
-	(SELECT MIN(l.expires_at) FROM point_lots l WHERE l.business_id = c.business_id AND l.customer_id = c.user_id AND l.state = 'active'),
-	COALESCE((SELECT SUM(l.remaining) FROM point_lots l WHERE l.business_id = c.business_id AND l.customer_id = c.user_id
-		AND l.state = 'active' AND l.expires_at IS NOT NULL GROUP BY l.expires_at ORDER BY l.expires_at LIMIT 1), 0)`
-
-func balanceDest(b *loyalty.Balance) []any {
-	return []any{&b.Points, &b.Giftcard, &b.Pending, &b.Expired, timeInto{&b.ExpiringAt}, &b.Expiring}
+// balanceColumns are a membership's balance (alias c) on dialect, in
+// balanceDest's order: the sums of the row, then the time its next lots
+// expire with the points they hold (active lots always hold points: one
+// emptied is spent), as one "<time>|<points>" value, NULL when none
+// expires. Those are the first group, in expiry order, of the customer's
+// expiring lots: one walk of point_lots_customer, where a minimum and a
+// sum at it took three (every read of a customer pays for it:
+// BenchmarkCustomerRead). PostgreSQL writes the time in UTC whatever the
+// session's settings; SQLite stores it so already.
+func balanceColumns(dialect string) string {
+	if dialect == Postgres {
+		return balanceColumnsPostgres
+	}
+	return balanceColumnsSQLite
 }
 
-// timeInto scans a time whose column type the engine may lose (an
-// aggregate), NULL as zero, into t.
-type timeInto struct{ t *time.Time }
+const (
+	balanceSums  = `c.points, c.giftcard, c.pending_points, c.expired_points, `
+	expiringLots = ` FROM point_lots l WHERE l.business_id = c.business_id AND l.customer_id = c.user_id
+		AND l.state = 'active' AND l.expires_at IS NOT NULL GROUP BY l.expires_at ORDER BY l.expires_at LIMIT 1)`
+	balanceColumnsPostgres = balanceSums + `(SELECT to_char(l.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') || '+00:00|'
+		|| SUM(l.remaining)` + expiringLots
+	balanceColumnsSQLite = balanceSums + `(SELECT l.expires_at || '|' || SUM(l.remaining)` + expiringLots
+)
+
+func balanceDest(b *loyalty.Balance) []any {
+	return []any{&b.Points, &b.Giftcard, &b.Pending, &b.Expired, expiringInto{b}}
+}
+
+// expiringInto scans balanceColumns' next expiry into a balance.
+type expiringInto struct{ b *loyalty.Balance }
 
 // Scan implements sql.Scanner.
-func (s timeInto) Scan(v any) error {
+func (s expiringInto) Scan(v any) error {
+	s.b.ExpiringAt, s.b.Expiring = time.Time{}, 0
+	var text string
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		text = x
+	case []byte:
+		text = string(x)
+	default:
+		return fmt.Errorf("sqlstore: cannot scan %T as the next expiry", v)
+	}
+	at, points, ok := strings.Cut(text, "|")
+	n, err := strconv.ParseInt(points, 10, 64)
+	if !ok || err != nil {
+		return fmt.Errorf("sqlstore: unreadable next expiry %q", text)
+	}
 	var l looseTime
-	err := l.Scan(v)
-	*s.t = l.Time
-	return err
+	if err := l.Scan(at); err != nil {
+		return err
+	}
+	s.b.ExpiringAt, s.b.Expiring = l.Time.UTC(), n
+	return nil
 }
 
 // States of a lot: pending until it activates, active while it has

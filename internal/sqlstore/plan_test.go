@@ -239,7 +239,7 @@ func explain(t *testing.T, q interface {
 func TestCustomerReadWalksItsLots(t *testing.T) {
 	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
 		if db.Dialect() == sqlstore.SQLite {
-			p := explainSQLite(t, db, strings.NewReplacer("$1", "'b'", "$2", "'u'").Replace(sqlstore.CustomerByKeySQL))
+			p := explainSQLite(t, db, strings.NewReplacer("$1", "'b'", "$2", "'u'").Replace(sqlstore.CustomerByKeySQL(db.Dialect())))
 			if !strings.Contains(p, "SEARCH l USING") || !strings.Contains(p, "point_lots_customer") || strings.Contains(p, "SCAN l") {
 				t.Errorf("the read does not look the customer's lots up by key:\n%s", p)
 			}
@@ -256,7 +256,7 @@ func TestCustomerReadWalksItsLots(t *testing.T) {
 		defer conn.ExecContext(ctx, `RESET plan_cache_mode`)
 		check := func(when string) {
 			t.Helper()
-			if _, err := conn.ExecContext(ctx, `PREPARE customer_read(text, text) AS `+sqlstore.CustomerByKeySQL); err != nil {
+			if _, err := conn.ExecContext(ctx, `PREPARE customer_read(text, text) AS `+sqlstore.CustomerByKeySQL(db.Dialect())); err != nil {
 				t.Fatal(err)
 			}
 			defer conn.ExecContext(ctx, `DEALLOCATE customer_read`)

@@ -271,7 +271,7 @@ func (d *DB) CustomersByID(ctx context.Context, businessID string, ids []string)
 		args = append(args, id)
 		marks[i] = fmt.Sprintf("$%d", i+2)
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT `+customerColumns+` FROM customers c
+	rows, err := d.db.QueryContext(ctx, `SELECT `+customerColumns(d.dialect)+` FROM customers c
 		WHERE c.business_id = $1 AND c.user_id IN (`+strings.Join(marks, ", ")+`)`, args...)
 	if err != nil {
 		return nil, dbError(err)

@@ -84,7 +84,7 @@ func (d *DB) Memberships(ctx context.Context, userID string, businessIDs []strin
 		return nil, nil
 	}
 	marks, args := inIDs(1, businessIDs)
-	rows, err := d.db.QueryContext(ctx, `SELECT `+businessColumns+`, `+balanceColumns+` FROM customers c
+	rows, err := d.db.QueryContext(ctx, `SELECT `+businessColumns+`, `+balanceColumns(d.dialect)+` FROM customers c
 		JOIN businesses b ON b.id = c.business_id
 		WHERE c.user_id = $1 AND c.deleted_at IS NULL AND c.business_id IN (`+marks+`)`, append([]any{userID}, args...)...)
 	if err != nil {
