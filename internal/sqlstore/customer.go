@@ -84,9 +84,18 @@ func (d *DB) Customer(ctx context.Context, businessID, customerID string) (loyal
 
 // customerByKey reads an active customer $2 of business $1.
 func customerByKey(dialect string) string {
-	return `SELECT ` + customerColumns(dialect) + ` FROM customers c
-	WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL`
+	if dialect == Postgres {
+		return customerByKeyPostgres
+	}
+	return customerByKeySQLite
 }
+
+var (
+	customerByKeyPostgres = `SELECT ` + customerColumnsPostgres + customerByKeyWhere
+	customerByKeySQLite   = `SELECT ` + customerColumnsSQLite + customerByKeyWhere
+)
+
+const customerByKeyWhere = ` FROM customers c WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL`
 
 // activeCustomers is the condition on customers c that leaves the
 // deleted out of a list. On PostgreSQL it is not written `deleted_at IS
