@@ -17,18 +17,6 @@ const userColumns = `u.id, COALESCE(u.email, ''), COALESCE(u.phone, ''), u.count
 // own profile of the person, never the person's record that other
 // businesses share.
 func customerColumns(dialect string) string {
-	if dialect == Postgres {
-		return customerColumnsPostgres
-	}
-	return customerColumnsSQLite
-}
-
-var (
-	customerColumnsPostgres = customerColumnsOf(Postgres)
-	customerColumnsSQLite   = customerColumnsOf(SQLite)
-)
-
-func customerColumnsOf(dialect string) string {
 	return `c.user_id, COALESCE(c.email, ''), COALESCE(c.phone, ''), c.country_code, c.first_name, c.last_name,
 	c.birth_date, c.language, c.gender, '', c.created_at, c.updated_at, c.business_id, c.enabled, ` + balanceColumns(dialect) + `,
 	c.street, c.city, c.region, c.country, c.address_country_code, c.zip_code, c.lat, c.long, c.deleted_at`
@@ -78,24 +66,18 @@ func scanCustomer(row scanner) (loyalty.Customer, error) {
 
 // Customer returns an active customer of a business.
 func (d *DB) Customer(ctx context.Context, businessID, customerID string) (loyalty.Customer, error) {
-	c, err := scanCustomer(d.row(ctx, customerByKey(d.dialect), businessID, customerID))
+	c, err := scanCustomer(d.row(ctx, customerByKey[d.dialect], businessID, customerID))
 	return c, dbError(err)
 }
 
-// customerByKey reads an active customer $2 of business $1.
-func customerByKey(dialect string) string {
-	if dialect == Postgres {
-		return customerByKeyPostgres
-	}
-	return customerByKeySQLite
+// customerByKey reads an active customer $2 of business $1, by engine:
+// built once, as it is the statement of every GET /customers/{id}.
+var customerByKey = map[string]string{Postgres: customerByKeyOn(Postgres), SQLite: customerByKeyOn(SQLite)}
+
+func customerByKeyOn(dialect string) string {
+	return `SELECT ` + customerColumns(dialect) + ` FROM customers c
+	WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL`
 }
-
-var (
-	customerByKeyPostgres = `SELECT ` + customerColumnsPostgres + customerByKeyWhere
-	customerByKeySQLite   = `SELECT ` + customerColumnsSQLite + customerByKeyWhere
-)
-
-const customerByKeyWhere = ` FROM customers c WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL`
 
 // activeCustomers is the condition on customers c that leaves the
 // deleted out of a list. On PostgreSQL it is not written `deleted_at IS

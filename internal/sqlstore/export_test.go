@@ -76,4 +76,4 @@ func EntriesByIDSQL(dialect string) string {
 }
 
 // CustomerByKeySQL is DB.Customer's statement on dialect.
-func CustomerByKeySQL(dialect string) string { return customerByKey(dialect) }
+func CustomerByKeySQL(dialect string) string { return customerByKey[dialect] }

@@ -29,15 +29,7 @@ func TestCustomerKeyLookupsKeepTheirIndex(t *testing.T) {
 		t.Skip("PostgreSQL's planner; LOYALTY_TEST_POSTGRES=off")
 	}
 	db := testenv.Open(t, sqlstore.Postgres)
-	conn, err := db.SQL().Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `SET plan_cache_mode = force_generic_plan`); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.ExecContext(ctx, `RESET plan_cache_mode`)
+	conn := genericPlans(t, db)
 	index := regexp.MustCompile(`(?:Index|Index Only) Scan using (\S+) on customers`)
 	for name, q := range map[string]string{
 		"foreign-key check": `SELECT 1 FROM ONLY customers x WHERE business_id OPERATOR(pg_catalog.=) $1 AND user_id OPERATOR(pg_catalog.=) $2 FOR KEY SHARE OF x`,
@@ -245,15 +237,7 @@ func TestCustomerReadWalksItsLots(t *testing.T) {
 			}
 			return
 		}
-		conn, err := db.SQL().Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, `SET plan_cache_mode = force_generic_plan`); err != nil {
-			t.Fatal(err)
-		}
-		defer conn.ExecContext(ctx, `RESET plan_cache_mode`)
+		conn := genericPlans(t, db)
 		check := func(when string) {
 			t.Helper()
 			if _, err := conn.ExecContext(ctx, `PREPARE customer_read(text, text) AS `+sqlstore.CustomerByKeySQL(db.Dialect())); err != nil {
@@ -273,4 +257,23 @@ func TestCustomerReadWalksItsLots(t *testing.T) {
 		}
 		check("2,000 customers, analysed")
 	})
+}
+
+// genericPlans is a connection of db on which every prepared statement is
+// planned generically: the plan a connection keeps for good once a
+// statement has run a few times. It is closed when the test ends.
+func genericPlans(t *testing.T, db *sqlstore.DB) *sql.Conn {
+	t.Helper()
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn.ExecContext(context.Background(), `RESET plan_cache_mode`)
+		conn.Close()
+	})
+	if _, err := conn.ExecContext(ctx, `SET plan_cache_mode = force_generic_plan`); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
