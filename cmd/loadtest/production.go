@@ -16,9 +16,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/loyalty/loyalty/internal/app"
 	"github.com/loyalty/loyalty/internal/events"
 	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/sqlstore"
 )
 
 // productionOptions are the sizes of the production scenario.
@@ -104,6 +107,8 @@ func productionScenario(ctx context.Context, dsn string, o options) error {
 		defer bareSrv.Close()
 		bareBase = "http://" + bln.Addr().String()
 	}
+	// PostgreSQL's CPU counts in the figures when it runs on this machine.
+	localPG := a.DB.Dialect() == sqlstore.Postgres && onThisMachine(dsn)
 	var limited, failed bool
 	for _, ph := range []struct {
 		mode, what, bare string
@@ -126,7 +131,7 @@ func productionScenario(ctx context.Context, dsn string, o options) error {
 			if err != nil {
 				return err
 			}
-			m, err := runWrk(base+ph.target, script, ph.conns, o.threads, o.dur, srv.pids)
+			m, err := runWrk(base+ph.target, script, ph.conns, o.threads, o.dur, srv.pids, localPG)
 			stop()
 			if err != nil {
 				return err
@@ -135,7 +140,7 @@ func productionScenario(ctx context.Context, dsn string, o options) error {
 			if p.target != "" {
 				continue // the bare server reads the in-process database
 			}
-			b, err := runWrk(bareBase+ph.target, script, ph.conns, o.threads, o.dur, []string{"self"})
+			b, err := runWrk(bareBase+ph.target, script, ph.conns, o.threads, o.dur, []string{"self"}, localPG)
 			if err != nil {
 				return err
 			}
@@ -149,7 +154,7 @@ func productionScenario(ctx context.Context, dsn string, o options) error {
 			b := median(bare)
 			fmt.Printf("%-6s bare     %s   (%s)\n", ph.mode, b, ph.bare)
 			fmt.Printf("%-6s ratio    %.2f× throughput, p99 %.2f× the bare server's, CPU %.2f× per request   [%s]\n",
-				ph.mode, f.rps/b.rps, float64(f.p99)/float64(b.p99), float64(f.cpuPerReq)/float64(max(b.cpuPerReq, 1)), ph.what)
+				ph.mode, f.rps/b.rps, float64(f.p99)/float64(b.p99), float64(f.cpuPerReq+max(f.dbCPUPerReq, 0))/float64(max(b.cpuPerReq+max(b.dbCPUPerReq, 0), 1)), ph.what)
 		}
 		for _, m := range append(full, bare...) {
 			limited, failed = limited || m.limited > 0, failed || m.failed > 0
@@ -229,6 +234,26 @@ func median(ms []measure) measure {
 		return 0
 	})
 	return s[len(s)/2]
+}
+
+// onThisMachine reports whether every host of a PostgreSQL URL is this
+// machine: a loopback address or a Unix socket.
+func onThisMachine(dsn string) bool {
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return false
+	}
+	hosts := []string{cfg.Host}
+	for _, f := range cfg.Fallbacks {
+		hosts = append(hosts, f.Host)
+	}
+	for _, h := range hosts {
+		ip := net.ParseIP(h)
+		if !strings.HasPrefix(h, "/") && h != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return false
+		}
+	}
+	return true
 }
 
 // rates shows rates per second, rounded.

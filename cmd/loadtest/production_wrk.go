@@ -84,14 +84,15 @@ func writeScript(dir, mode string, tenants []*tenant) (string, error) {
 }
 
 // measure is one wrk run's figures, with the serving process's CPU and
-// peak memory over it.
+// peak memory over it, and the local PostgreSQL server's CPU.
 type measure struct {
 	rps             float64
 	p50, p99        time.Duration
 	requests        int64
 	limited, failed int64
 	cpuPerReq       time.Duration
-	peakRSS         int64 // kB
+	dbCPUPerReq     time.Duration // -1: not measured (SQLite, or a server on another machine)
+	peakRSS         int64         // kB
 }
 
 var loadtestLine = regexp.MustCompile(`LOADTEST requests=(\d+) p50=(\d+) p99=(\d+) limited=(\d+) failed=(\d+)`)
@@ -99,8 +100,9 @@ var loadtestLine = regexp.MustCompile(`LOADTEST requests=(\d+) p50=(\d+) p99=(\d
 // runWrk drives target with script for dur and measures the serving
 // processes meanwhile (pids: pids, pid files or "self"): CPU time from
 // /proc/PID/stat and peak resident memory (VmHWM, reset before the run),
-// summed.
-func runWrk(target, script string, conns, threads int, dur time.Duration, pids []string) (measure, error) {
+// summed. With db, it also measures the CPU time of this machine's
+// PostgreSQL server (postgresCPU).
+func runWrk(target, script string, conns, threads int, dur time.Duration, pids []string, db bool) (measure, error) {
 	procs, err := procDirs(pids)
 	if err != nil {
 		return measure{}, err
@@ -112,15 +114,23 @@ func runWrk(target, script string, conns, threads int, dur time.Duration, pids [
 	if err != nil {
 		return measure{}, err
 	}
+	var db0 time.Duration
+	if db {
+		db0 = postgresCPU()
+	}
 	out, err := exec.Command("wrk", "-t", fmt.Sprint(threads), "-c", fmt.Sprint(conns), "-d", dur.String(),
 		"-s", script, target).CombinedOutput()
 	if err != nil {
 		return measure{}, fmt.Errorf("wrk (apt-get install wrk): %v: %s", err, out)
 	}
-	var m measure
+	m := measure{dbCPUPerReq: -1}
 	cpu1, err := processCPU(procs)
 	if err != nil {
 		return measure{}, err
+	}
+	var db1 time.Duration
+	if db {
+		db1 = postgresCPU()
 	}
 	rps := reqsRe.FindStringSubmatch(string(out))
 	line := loadtestLine.FindStringSubmatch(string(out))
@@ -133,6 +143,9 @@ func runWrk(target, script string, conns, threads int, dur time.Duration, pids [
 	m.limited, m.failed = n(4), n(5)
 	if m.requests > 0 {
 		m.cpuPerReq = (cpu1 - cpu0) / time.Duration(m.requests)
+		if db {
+			m.dbCPUPerReq = (db1 - db0) / time.Duration(m.requests)
+		}
 	}
 	for _, p := range procs {
 		m.peakRSS += statusKB(p, "VmHWM:")
@@ -179,6 +192,35 @@ func processCPU(procs []string) (time.Duration, error) {
 	return total, nil
 }
 
+// postgresCPU is the CPU time the processes named postgres on this
+// machine have used: the server and its backends, and, through the
+// server's count of its children's time, the backends that ended. It
+// counts every database of the server, so it is a figure for a machine
+// that runs nothing else on PostgreSQL meanwhile.
+func postgresCPU() time.Duration {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var total time.Duration
+	for _, p := range dirs {
+		b, err := os.ReadFile(p + "/stat")
+		if err != nil {
+			continue // ended meanwhile
+		}
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open || s[open+1:end] != "postgres" {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		var ticks int64
+		for _, i := range []int{11, 12, 13, 14} { // utime, stime, cutime, cstime
+			v, _ := strconv.ParseInt(f[i], 10, 64)
+			ticks += v
+		}
+		total += time.Duration(ticks) * clockTick
+	}
+	return total
+}
+
 // statusKB reads a kB figure of /proc/PID/status, 0 when unknown.
 func statusKB(proc, field string) int64 {
 	f, err := os.Open(proc + "/status")
@@ -199,7 +241,11 @@ func statusKB(proc, field string) int64 {
 func (m measure) String() string {
 	s := fmt.Sprintf("%8.0f req/s  p50 %-8s p99 %-8s", m.rps, m.p50.Round(10*time.Microsecond), m.p99.Round(10*time.Microsecond))
 	if m.peakRSS > 0 {
-		s += fmt.Sprintf(" CPU %4d µs/req  peak RSS %d MB", m.cpuPerReq.Microseconds(), m.peakRSS/1024)
+		s += fmt.Sprintf(" CPU %4d µs/req", m.cpuPerReq.Microseconds())
+		if m.dbCPUPerReq >= 0 {
+			s += fmt.Sprintf(" + PostgreSQL %4d µs/req", m.dbCPUPerReq.Microseconds())
+		}
+		s += fmt.Sprintf("  peak RSS %d MB", m.peakRSS/1024)
 	}
 	if m.limited > 0 || m.failed > 0 {
 		s += fmt.Sprintf("  (%d answered 429, %d other errors)", m.limited, m.failed)
