@@ -87,3 +87,22 @@ func TestProductionScenarioSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOnThisMachine: PostgreSQL's CPU is added to the report only when
+// every host of the URL is this machine.
+func TestOnThisMachine(t *testing.T) {
+	for dsn, want := range map[string]bool{
+		"postgres://postgres@127.0.0.1:5432/test":                          true,
+		"postgres://postgres@localhost/test":                               true,
+		"postgres://postgres@[::1]:5432/test":                              true,
+		"postgres:///test?host=/var/run/postgresql":                        true,
+		"postgres://postgres@127.0.0.1:5432,127.0.0.1:5433/test":           true,
+		"postgres://postgres@db.example:5432/test":                         false,
+		"postgres://postgres@127.0.0.1:5432,10.0.0.7:5432/test":            false,
+		"postgres://postgres@127.0.0.1:5432/test?connect_timeout=nonsense": false,
+	} {
+		if got := onThisMachine(dsn); got != want {
+			t.Errorf("onThisMachine(%q) = %v, want %v", dsn, got, want)
+		}
+	}
+}
