@@ -154,7 +154,7 @@ func productionScenario(ctx context.Context, dsn string, o options) error {
 			b := median(bare)
 			fmt.Printf("%-6s bare     %s   (%s)\n", ph.mode, b, ph.bare)
 			fmt.Printf("%-6s ratio    %.2f× throughput, p99 %.2f× the bare server's, CPU %.2f× per request   [%s]\n",
-				ph.mode, f.rps/b.rps, float64(f.p99)/float64(b.p99), float64(f.cpuPerReq+max(f.dbCPUPerReq, 0))/float64(max(b.cpuPerReq+max(b.dbCPUPerReq, 0), 1)), ph.what)
+				ph.mode, f.rps/b.rps, float64(f.p99)/float64(b.p99), float64(f.allCPUPerReq())/float64(max(b.allCPUPerReq(), 1)), ph.what)
 		}
 		for _, m := range append(full, bare...) {
 			limited, failed = limited || m.limited > 0, failed || m.failed > 0

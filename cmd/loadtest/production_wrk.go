@@ -179,17 +179,40 @@ func procDirs(pids []string) ([]string, error) {
 func processCPU(procs []string) (time.Duration, error) {
 	var total time.Duration
 	for _, p := range procs {
-		b, err := os.ReadFile(p + "/stat")
+		_, f, err := procStat(p)
 		if err != nil {
 			return 0, fmt.Errorf("CPU time needs Linux's /proc: %w", err)
 		}
-		// The command name (field 2) may hold spaces; fields count from ")".
-		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-		utime, _ := strconv.ParseInt(f[11], 10, 64)
-		stime, _ := strconv.ParseInt(f[12], 10, 64)
-		total += time.Duration(utime+stime) * clockTick
+		total += cpuTime(f, 11, 12) // utime, stime
 	}
 	return total, nil
+}
+
+// procStat reads /proc/PID/stat: the command name, and the fields after
+// it, counted from 0 (the command name may hold spaces and parentheses).
+func procStat(proc string) (string, []string, error) {
+	b, err := os.ReadFile(proc + "/stat")
+	if err != nil {
+		return "", nil, err
+	}
+	s := string(b)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return "", nil, fmt.Errorf("%s/stat: unreadable", proc)
+	}
+	return s[open+1 : end], strings.Fields(s[end+1:]), nil
+}
+
+// cpuTime adds up fields of procStat that count clock ticks.
+func cpuTime(f []string, fields ...int) time.Duration {
+	var ticks int64
+	for _, i := range fields {
+		if i < len(f) {
+			v, _ := strconv.ParseInt(f[i], 10, 64)
+			ticks += v
+		}
+	}
+	return time.Duration(ticks) * clockTick
 }
 
 // postgresCPU is the CPU time the processes named postgres on this
@@ -201,22 +224,10 @@ func postgresCPU() time.Duration {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	var total time.Duration
 	for _, p := range dirs {
-		b, err := os.ReadFile(p + "/stat")
-		if err != nil {
-			continue // ended meanwhile
+		// A process that ended meanwhile is left out.
+		if comm, f, err := procStat(p); err == nil && comm == "postgres" {
+			total += cpuTime(f, 11, 12, 13, 14) // utime, stime, cutime, cstime
 		}
-		s := string(b)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open || s[open+1:end] != "postgres" {
-			continue
-		}
-		f := strings.Fields(s[end+1:])
-		var ticks int64
-		for _, i := range []int{11, 12, 13, 14} { // utime, stime, cutime, cstime
-			v, _ := strconv.ParseInt(f[i], 10, 64)
-			ticks += v
-		}
-		total += time.Duration(ticks) * clockTick
 	}
 	return total
 }
@@ -237,6 +248,10 @@ func statusKB(proc, field string) int64 {
 	}
 	return 0
 }
+
+// allCPUPerReq is the serving processes' CPU per request and, when
+// measured, PostgreSQL's.
+func (m measure) allCPUPerReq() time.Duration { return m.cpuPerReq + max(m.dbCPUPerReq, 0) }
 
 func (m measure) String() string {
 	s := fmt.Sprintf("%8.0f req/s  p50 %-8s p99 %-8s", m.rps, m.p50.Round(10*time.Microsecond), m.p99.Round(10*time.Microsecond))
