@@ -120,7 +120,7 @@ func feedUnderConcurrentWriters(t *testing.T, db *sqlstore.DB) {
 			default:
 			}
 			if _, err := db.SequenceEvents(ctx, b); err != nil {
-				t.Errorf("background SequenceEvents: %v", err)
+				t.Errorf("background SequenceEvents: %v (cause: %v)", err, errors.Unwrap(err))
 				return
 			}
 		}
@@ -131,7 +131,7 @@ func feedUnderConcurrentWriters(t *testing.T, db *sqlstore.DB) {
 	last, seen := before, map[string]bool{}
 	read := func() int {
 		if _, err := db.SequenceEvents(ctx, b); err != nil {
-			t.Fatalf("SequenceEvents: %v", err)
+			t.Fatalf("SequenceEvents: %v (cause: %v)", err, errors.Unwrap(err))
 		}
 		page, err := db.Events(ctx, b, loyalty.EventQuery{After: last, Limit: 100})
 		if err != nil {
