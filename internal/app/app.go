@@ -33,9 +33,10 @@ type Config struct {
 	Redis   string // redis:// URL for limits shared between instances; empty: in memory
 	Logger  *slog.Logger
 	Limits  httpapi.Limits // zero: the spec's limits
-	// DBListen (PostgreSQL) is a direct URL for the one connection that
-	// listens for other instances' changes, when DB goes through a pooler
-	// in transaction mode; empty: DB (see sqlstore.Options.ListenDSN).
+	// DBListen (PostgreSQL) is a direct URL for the connections that need
+	// a session (the one that listens for other instances' changes and the
+	// rewards' group writer), when DB goes through a pooler in transaction
+	// mode; empty: DB (see sqlstore.Options.ListenDSN).
 	DBListen string
 	// TLSCert and TLSKey (PEM files) make Serve answer HTTPS.
 	TLSCert, TLSKey string

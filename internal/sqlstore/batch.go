@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -42,6 +41,7 @@ type appendBatch struct {
 	db        *DB
 	sequences map[string]bool // businesses whose event_sequences row exists
 	ids       []int64         // ledger ids reserved from the sequence, not yet used
+	conn      *batchConn      // PostgreSQL: the writer's own connection, or nil
 	queue     chan *pendingAppend
 	quit      chan struct{}
 	once      sync.Once
@@ -63,8 +63,14 @@ const (
 	batchWriters = 1   // batches written at once
 )
 
-func newAppendBatch(d *DB) *appendBatch {
-	return &appendBatch{db: d, sequences: map[string]bool{}, queue: make(chan *pendingAppend, maxBatch), quit: make(chan struct{})}
+// newAppendBatch is d's group writer; on PostgreSQL it writes through a
+// connection of its own made with cfg (see batchConn) when cfg allows.
+func newAppendBatch(d *DB, cfg *pgx.ConnConfig) *appendBatch {
+	b := &appendBatch{db: d, sequences: map[string]bool{}, queue: make(chan *pendingAppend, maxBatch), quit: make(chan struct{})}
+	if cfg != nil {
+		b.conn = newBatchConn(cfg)
+	}
+	return b
 }
 
 var errClosed = errors.New("sqlstore: database closed")
@@ -94,6 +100,9 @@ func (b *appendBatch) append(ctx context.Context, e *loyalty.Transaction) (bool,
 func (b *appendBatch) close() {
 	close(b.quit)
 	b.done.Wait()
+	if b.conn != nil {
+		b.conn.drop()
+	}
 	for {
 		select {
 		case p := <-b.queue:
@@ -237,36 +246,16 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	}
 	// The statement serves several requests, so no one request's context
 	// may cancel it; close waits for it to end.
-	written := map[int64]loyalty.Balance{}
-	var rows *sql.Rows
+	var written map[int64]loyalty.Balance
 	if testHookBatch != nil {
 		err = testHookBatch(false)
 	}
 	if err == nil {
-		// Planned afresh each time (exec mode: an unnamed statement, so
-		// a custom plan): a prepared statement's generic plan, cached
-		// when the connection first ran it, keeps the table sizes of that
-		// moment, and one made while customers was small joins it by a
-		// sequential scan for ever after (0.24x the bare server's rewards
-		// once it held 20,000 customers; 0.70x planned afresh).
-		rows, err = b.db.db.QueryContext(context.Background(), batchSQL, pgx.QueryExecModeExec, ord, text[0], text[1], text[2], text[3], typeCode, text[4],
+		args := []any{ord, text[0], text[1], text[2], text[3], typeCode, text[4],
 			amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
 			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12], pending, activates, expires,
-			notices, ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data, ev.entry)
-	}
-	if err == nil {
-		for rows.Next() {
-			var i int32
-			var id, pts, gc, pend int64
-			if err = rows.Scan(&i, &id, &pts, &gc, &pend); err != nil {
-				break
-			}
-			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc), Pending: pend}
-		}
-		rows.Close()
-		if err == nil {
-			err = rows.Err()
-		}
+			notices, ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data, ev.entry}
+		written, err = b.send(args)
 	}
 	if err == nil && testHookBatch != nil {
 		err = testHookBatch(true)
@@ -289,6 +278,57 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		p.e.ID = ids[i]
 	}
 	b.finish(batch, written)
+}
+
+// send runs batchSQL with args and returns the balances it wrote, by
+// entry id: on the writer's own connection with its prepared statement
+// (batchConn), or else through the pool planned afresh (exec mode: an
+// unnamed statement, so a custom plan; a prepared statement's generic plan,
+// cached when the connection first ran it, would keep the table sizes of
+// that moment for ever, and one made while customers was small joins it
+// by a sequential scan: 0.24x the bare server's rewards once it held
+// 20,000 customers).
+func (b *appendBatch) send(args []any) (map[int64]loyalty.Balance, error) {
+	type rowsOf interface {
+		Next() bool
+		Scan(...any) error
+		Err() error
+	}
+	var rows rowsOf
+	var closeRows func()
+	if b.conn != nil {
+		r, err := b.conn.query(context.Background(), args...)
+		if err != nil {
+			return nil, err
+		}
+		rows, closeRows = r, r.Close
+	} else {
+		r, err := b.db.db.QueryContext(context.Background(), batchSQL, append([]any{pgx.QueryExecModeExec}, args...)...)
+		if err != nil {
+			return nil, err
+		}
+		rows, closeRows = r, func() { r.Close() }
+	}
+	written := map[int64]loyalty.Balance{}
+	var err error
+	for rows.Next() {
+		var i int32
+		var id, pts, gc, pend int64
+		if err = rows.Scan(&i, &id, &pts, &gc, &pend); err != nil {
+			break
+		}
+		written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc), Pending: pend}
+	}
+	closeRows()
+	if err == nil {
+		err = rows.Err()
+	}
+	if err != nil && b.conn != nil {
+		// Lost, or refused (read-only after a failover, say): the next
+		// batch connects anew, where the pool's settings lead.
+		b.conn.drop()
+	}
+	return written, err
 }
 
 // finish wakes a batch's callers: an entry whose id is in written was

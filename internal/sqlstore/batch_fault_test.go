@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -56,5 +57,75 @@ func TestBatchLostConnectionWritesOnce(t *testing.T) {
 		if err := db.SQL().QueryRowContext(ctx, `SELECT id FROM transactions WHERE customer_id = $1`, c.ID).Scan(&id); err != nil || id != e.ID {
 			t.Fatalf("%s: the ledger holds entry %d (%v), the reply named %d", lost.name, id, err, e.ID)
 		}
+	}
+}
+
+// TestBatchWriterReconnects: the group writer's own connection
+// (PostgreSQL, where its statement is prepared) is terminated by the
+// server between batches; the next lone appends are still written, each
+// once, and the writer connects again, so that its batches keep their
+// prepared statement rather than falling back for good.
+func TestBatchWriterReconnects(t *testing.T) {
+	needPostgres(t)
+	dsn := testenv.DSN(t, sqlstore.Postgres)
+	if strings.Contains(dsn, "default_query_exec_mode=exec") {
+		t.Skip("in exec mode (behind a transaction pooler) the writer has no connection of its own")
+	}
+	app := "writer-" + loyalty.NewID()[:12]
+	db := openMigrated(t, testenv.DSN(t, sqlstore.Postgres)+"&application_name="+app)
+	biz := createBusiness(t, db, "")
+	b, err := db.BusinessWithRules(ctx, biz.BusinessID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := loyalty.TransactionService{Store: db, Customers: &loyalty.CustomerService{Store: db}}
+	c := createCustomer(t, db, b.ID, loyalty.CustomerInput{Email: loyalty.Some(loyalty.NewID() + "@example.com")})
+	// reward goes the way of POST /transactions: a lone append, or the
+	// transactional path when its batch could not be written.
+	reward := func() {
+		t.Helper()
+		var in loyalty.TransactionInput
+		in.Intent, in.Points = loyalty.Some(loyalty.IntentReward), loyalty.Some(int64(10))
+		in.Customer = loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)})
+		if _, _, err := svc.Create(ctx, b, in, nil); err != nil {
+			t.Fatalf("reward: %v", err)
+		}
+	}
+	// writers are the backends whose last statement was a batch's.
+	writers := func() (pids []int) {
+		t.Helper()
+		rows, err := db.SQL().QueryContext(ctx, `SELECT pid FROM pg_stat_activity
+			WHERE application_name = $1 AND query LIKE 'WITH v AS MATERIALIZED%'`, app)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var pid int
+			if err := rows.Scan(&pid); err != nil {
+				t.Fatal(err)
+			}
+			pids = append(pids, pid)
+		}
+		return pids
+	}
+	reward()
+	before := writers()
+	if len(before) != 1 {
+		t.Fatalf("backends of the group writer: %v, want one", before)
+	}
+	var ok bool
+	if err := db.SQL().QueryRowContext(ctx, `SELECT pg_terminate_backend($1)`, before[0]).Scan(&ok); err != nil || !ok {
+		t.Fatalf("pg_terminate_backend(%d) = %v, %v", before[0], ok, err)
+	}
+	for range 3 {
+		reward()
+	}
+	after := writers()
+	if len(after) != 1 || after[0] == before[0] {
+		t.Fatalf("backends of the group writer after the first was terminated: %v (was %v), want one new", after, before)
+	}
+	if bal, n := balanceOf(t, db, biz.BusinessID, c.ID); bal.Points != 40 || n != 4 {
+		t.Fatalf("balance %d in %d entries, want 40 in 4", bal.Points, n)
 	}
 }

@@ -19,8 +19,9 @@ package sqlstore
 // Every join is between the statement's own rows (arrays and CTEs) and
 // the tables are reached by primary key, but whether the planner walks
 // customers' key for each row or hashes the whole table still depends on
-// how big it believes the table is: the statement is planned at each run
-// (see run), never from a plan cached when the table was small.
+// how big it believes the table is: the plan the writer runs is at most a
+// second old (batchConn), or made afresh for each batch (send), never one
+// cached when the table was small.
 var batchSQL = `WITH v AS MATERIALIZED (
 	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],

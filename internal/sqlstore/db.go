@@ -82,6 +82,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 		return nil, err
 	}
 	d := &DB{Clock: time.Now}
+	var session *pgx.ConnConfig // PostgreSQL: the connections that need a session (ListenDSN)
 	if o.ListenDSN != "" && parsed.Dialect != Postgres {
 		return nil, errors.New("a listen DSN is for PostgreSQL only")
 	}
@@ -109,6 +110,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 		}
 		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool), Postgres
 		d.listenAccess(listen)
+		session = listen
 		// database/sql keeps only 2 idle connections by default; churning
 		// the rest loses pgx's per-connection statement cache.
 		d.db.SetMaxOpenConns(int(cfg.MaxConns))
@@ -146,7 +148,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if d.wdb == nil {
 		d.wdb = d.db
 	}
-	d.batch = newAppendBatch(d)
+	d.batch = newAppendBatch(d, session)
 	if err := d.db.PingContext(ctx); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("connect to database: %w", err)

@@ -24,12 +24,16 @@ type DSN struct {
 
 // Options are the settings of OpenWith beyond the database itself.
 type Options struct {
-	// ListenDSN (PostgreSQL) is where the connection that hears other
-	// instances' changes goes (see accessListener); empty: the database
-	// itself. LISTEN holds a session, so when dsn goes through a pooler in
-	// transaction mode (pgbouncer), ListenDSN must reach PostgreSQL
-	// directly. It may name several hosts; the listener picks the one that
-	// accepts writes, where the notifications are sent.
+	// ListenDSN (PostgreSQL) is where the two connections that need a
+	// session of their own go: the one that hears other instances'
+	// changes (see accessListener) and the group writer's, whose
+	// statement stays prepared (see batchConn); empty: the database
+	// itself. When dsn goes through a pooler in transaction mode
+	// (pgbouncer), ListenDSN must reach PostgreSQL directly; without it,
+	// the group writer plans each batch afresh, at about twice
+	// PostgreSQL's CPU per reward. It may name several hosts; both pick
+	// the one that accepts writes, where the notifications are sent and
+	// the batches written.
 	ListenDSN string
 }
 

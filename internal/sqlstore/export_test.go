@@ -77,3 +77,6 @@ func EntriesByIDSQL(dialect string) string {
 
 // CustomerByKeySQL is DB.Customer's statement on dialect.
 func CustomerByKeySQL(dialect string) string { return customerByKey[dialect] }
+
+// BatchSQL is the statement of PostgreSQL's group writer.
+func BatchSQL() string { return batchSQL }

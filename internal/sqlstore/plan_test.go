@@ -277,3 +277,25 @@ func genericPlans(t *testing.T, db *sqlstore.DB) *sql.Conn {
 	}
 	return conn
 }
+
+// TestBatchPlanReachesCustomersByKey plans the group writer's statement
+// as the writer runs it on PostgreSQL, generically (batchConn), on a
+// never-analysed database after a bulk load of 200,000 customers: each
+// entry's customer is reached by its key, never by reading the table.
+func TestBatchPlanReachesCustomersByKey(t *testing.T) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
+		t.Skip("PostgreSQL's planner; LOYALTY_TEST_POSTGRES=off")
+	}
+	db := testenv.Open(t, sqlstore.Postgres)
+	biz := createBusiness(t, db, "")
+	seedCustomers(t, db, biz.BusinessID, 0, 200_000)
+	conn := genericPlans(t, db)
+	if _, err := conn.ExecContext(ctx, `PREPARE batch AS `+sqlstore.BatchSQL()); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `DEALLOCATE batch`)
+	p := explain(t, conn, `EXPLAIN EXECUTE batch(`+strings.Repeat("NULL, ", 38)+`NULL)`)
+	if strings.Contains(p, "Seq Scan on customers") || !strings.Contains(p, "customers_pkey") {
+		t.Errorf("the generic plan of a batch does not reach the customers by key:\n%s", p)
+	}
+}

@@ -1,0 +1,94 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// batchConn is the PostgreSQL group writer's own connection, where
+// batchSQL is a prepared statement run with its generic plan: planned
+// once, not at every batch. Parsing and planning the statement cost about
+// as much as writing a batch of eight entries, all of it in the one
+// backend that writes every batch.
+//
+// A generic plan keeps the table sizes of the moment it was made, and
+// whether the statement reaches customers by its key or by hashing the
+// whole table depends on how big the planner believes it is (the current
+// number of pages; not the statistics, which may be stale). So the
+// statement is prepared afresh every replanAfter: the plan follows the
+// tables as they grow, as a custom plan would, for one planning a second
+// instead of one per batch.
+//
+// Measured with the production load test on PostgreSQL (20,000
+// customers, 16 clients): 5,193 rewards/s and 146 µs of PostgreSQL's CPU
+// each, against 2,755/s and 317 µs planned at each batch.
+//
+// The connection is made with the settings of the store's session
+// connections (Options.ListenDSN, or else the pool's) plus
+// plan_cache_mode, so only this statement is planned this way; it is one
+// more than the pool's pool_max_conns. When those settings go through a
+// transaction pooler (default_query_exec_mode=exec or describe_exec: no
+// server-side statement survives a transaction) there is no batchConn
+// and each batch is planned afresh through the pool (appendBatch.send).
+type batchConn struct {
+	cfg      *pgx.ConnConfig
+	conn     *pgx.Conn
+	prepared time.Time // when batchSQL was last prepared on conn
+}
+
+const (
+	batchStatement = "loyalty_append_batch"
+	replanAfter    = time.Second
+	connectTimeout = 10 * time.Second
+)
+
+// newBatchConn is the writer's connection for cfg, or nil when cfg's
+// statements cannot outlive their transaction.
+func newBatchConn(cfg *pgx.ConnConfig) *batchConn {
+	switch cfg.DefaultQueryExecMode {
+	case pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe:
+	default:
+		return nil
+	}
+	c := cfg.Copy()
+	c.RuntimeParams["plan_cache_mode"] = "force_generic_plan"
+	return &batchConn{cfg: c}
+}
+
+// query runs batchSQL with args, connecting and preparing as needed.
+func (c *batchConn) query(ctx context.Context, args ...any) (pgx.Rows, error) {
+	if c.conn == nil || c.conn.IsClosed() {
+		connect, cancel := context.WithTimeout(ctx, connectTimeout)
+		conn, err := pgx.ConnectConfig(connect, c.cfg)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		c.conn, c.prepared = conn, time.Time{}
+	}
+	if !c.prepared.IsZero() && time.Since(c.prepared) > replanAfter {
+		if err := c.conn.Deallocate(ctx, batchStatement); err != nil {
+			c.drop()
+			return nil, err
+		}
+		c.prepared = time.Time{}
+	}
+	if c.prepared.IsZero() {
+		if _, err := c.conn.Prepare(ctx, batchStatement, batchSQL); err != nil {
+			c.drop()
+			return nil, err
+		}
+		c.prepared = time.Now()
+	}
+	return c.conn.Query(ctx, batchStatement, args...)
+}
+
+// drop closes the connection after an error; the next batch connects anew.
+func (c *batchConn) drop() {
+	if c.conn != nil {
+		c.conn.Close(context.Background())
+		c.conn = nil
+	}
+}
