@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -66,6 +67,14 @@ func scanCustomer(row scanner) (loyalty.Customer, error) {
 
 // Customer returns an active customer of a business.
 func (d *DB) Customer(ctx context.Context, businessID, customerID string) (loyalty.Customer, error) {
+	if d.dialect == Postgres {
+		var c loyalty.Customer
+		err := d.native(ctx, func(conn *pgx.Conn) (err error) {
+			c, err = scanCustomer(nativeRow{conn.QueryRow(ctx, customerByKey[Postgres], businessID, customerID)})
+			return err
+		})
+		return c, dbError(err)
+	}
 	c, err := scanCustomer(d.row(ctx, customerByKey[d.dialect], businessID, customerID))
 	return c, dbError(err)
 }
