@@ -23,7 +23,8 @@ func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if rel["tier_levels"] && !include["tiers"] {
 		return loyalty.Errorf(loyalty.EBadRequest, "The relationship tier_levels needs include=tiers.")
 	}
-	v, err := s.Customers.View(r.Context(), loyalty.Business{ID: rc.businessID}, r.PathValue("id"), include)
+	b := loyalty.Business{ID: rc.businessID, NeverExpires: rc.tenant.NeverExpires}
+	v, err := s.Customers.View(r.Context(), b, r.PathValue("id"), include)
 	if err != nil {
 		return err
 	}

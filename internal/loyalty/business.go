@@ -27,6 +27,11 @@ type Business struct {
 	Sandbox     bool           // a business for testing, whose clock can be moved forward
 	ClockOffset time.Duration  // how far the business's clock is ahead of the real one (sandbox only)
 	Loaded      *BusinessState // what was read with the business for a transaction, if it was
+	// NeverExpires: no point of the business has ever had an expiry, as
+	// the request's token lookup read it (Tenant.NeverExpires); false
+	// when not known. A customer's read then skips looking for expiring
+	// points.
+	NeverExpires bool
 }
 
 // BusinessState is what the ledger needs of a business, read in the same
@@ -77,6 +82,10 @@ type Tenant struct {
 	BusinessID  string        // set for a business key
 	CoalitionID string        // set for a coalition key
 	ClockOffset time.Duration // how far the business's clock is ahead (a sandbox business)
+	// NeverExpires is true when no point of the business has ever been
+	// given an expiry (its rules never had one), so that no customer has
+	// points expiring; false when they may, or when it is not known.
+	NeverExpires bool
 }
 
 // ID returns the id of the business or coalition the key belongs to.

@@ -31,6 +31,9 @@ func (s *CustomerService) Get(ctx context.Context, b Business, id string) (Custo
 	if err != nil {
 		return Customer{}, err
 	}
+	if b.NeverExpires {
+		return s.Store.CustomerNeverExpiring(ctx, b.ID, id)
+	}
 	return s.Store.Customer(ctx, b.ID, id)
 }
 

@@ -41,6 +41,10 @@ type Store interface {
 type CustomerReader interface {
 	// Customer returns an active customer of the business, or ENotFound.
 	Customer(ctx context.Context, businessID, customerID string) (Customer, error)
+	// CustomerNeverExpiring is Customer for a business none of whose
+	// points has ever had an expiry (Business.NeverExpires): it does not
+	// look for expiring points, leaving the balance's next expiry empty.
+	CustomerNeverExpiring(ctx context.Context, businessID, customerID string) (Customer, error)
 	// Customers lists the active customers of a business.
 	Customers(ctx context.Context, businessID string, q ListQuery) ([]Customer, int, error)
 	// Tiers lists the tiers of a business, with their levels.

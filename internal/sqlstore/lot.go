@@ -34,6 +34,8 @@ const (
 	balanceColumnsPostgres = balanceSums + `(SELECT to_char(l.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') || '+00:00|'
 		|| SUM(l.remaining)` + expiringLots
 	balanceColumnsSQLite = balanceSums + `(SELECT l.expires_at || '|' || SUM(l.remaining)` + expiringLots
+	// balanceNeverExpiring is balanceColumns where no lot expires.
+	balanceNeverExpiring = balanceSums + `NULL`
 )
 
 func balanceDest(b *loyalty.Balance) []any {

@@ -157,7 +157,7 @@ func (d *DB) AccessWithBusiness(ctx context.Context, accessHash []byte, appKey s
 // with its ledger state.
 const (
 	accessSelect = `SELECT ` + tokenColumns + `, COALESCE(k.key, ''), COALESCE(k.business_id, ''), COALESCE(k.coalition_id, ''),
-		COALESCE(kb.clock_offset_seconds, 0)`
+		COALESCE(kb.clock_offset_seconds, 0), COALESCE(NOT kb.points_may_expire, FALSE)`
 	accessFrom = ` FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
 		LEFT JOIN application_keys k ON k.key = $1 AND k.revoked_at IS NULL LEFT JOIN businesses kb ON kb.id = k.business_id`
 	accessQuery         = accessSelect + accessFrom + ` WHERE t.access_hash = $2`
@@ -171,7 +171,8 @@ func (d *DB) access(ctx context.Context, accessHash []byte, appKey string, withB
 	var revoked, used sql.NullTime
 	var l businessWithRules
 	var offset int64
-	dest := append(tokenDest(&t, &revoked, &used), &t.Key.Key, &t.Key.BusinessID, &t.Key.CoalitionID, &offset)
+	dest := append(tokenDest(&t, &revoked, &used), &t.Key.Key, &t.Key.BusinessID, &t.Key.CoalitionID, &offset,
+		&t.Key.NeverExpires)
 	query := accessQuery
 	if withBusiness {
 		query, dest = accessBusinessQuery, append(dest, l.dest()...)

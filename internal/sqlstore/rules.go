@@ -78,5 +78,11 @@ func (t *tx) SaveRules(ctx context.Context, r loyalty.Rules) error {
 		return dbError(err)
 	}
 	_, err = t.ExecContext(ctx, `UPDATE businesses SET time_zone = $1 WHERE id = $2 AND time_zone <> $1`, r.TimeZone, r.BusinessID)
+	if err != nil || r.PointsExpireAfter.Never() {
+		return dbError(err)
+	}
+	// From now on points may carry an expiry, and keep it whatever the
+	// rules become: customer reads look for expiring lots for good.
+	_, err = t.ExecContext(ctx, `UPDATE businesses SET points_may_expire = TRUE WHERE id = $1 AND NOT points_may_expire`, r.BusinessID)
 	return dbError(err)
 }
