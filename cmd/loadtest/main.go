@@ -225,13 +225,21 @@ func startSite(ctx context.Context, dsn string) (*site, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := app.Open(ctx, app.Config{DB: dsn, Logger: slog.New(slog.NewJSONHandler(sink, nil)), Limits: limits})
+	// The outbox's files and images go to a directory of the run's own,
+	// not to ./data wherever the command or a benchmark runs.
+	dir, err := os.MkdirTemp("", "loyalty-loadtest")
 	if err != nil {
 		sink.Close()
 		return nil, err
 	}
+	a, err := app.Open(ctx, app.Config{DB: dsn, DataDir: dir, Logger: slog.New(slog.NewJSONHandler(sink, nil)), Limits: limits})
+	if err != nil {
+		sink.Close()
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	sctx, stop := context.WithCancel(ctx)
-	st := &site{app: a, close: func() { stop(); a.Close(); sink.Close() }}
+	st := &site{app: a, close: func() { stop(); a.Close(); sink.Close(); os.RemoveAll(dir) }}
 	if st.key, st.token, st.customer, err = bootstrap(ctx, a); err != nil {
 		st.close()
 		return nil, err
