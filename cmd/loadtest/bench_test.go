@@ -156,8 +156,8 @@ func BenchmarkCreateCustomerBySize(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var main string
-		if err := s.app.DB.SQL().QueryRowContext(ctx, `SELECT id FROM branches WHERE business_id = $1 AND is_main`, biz.ID).Scan(&main); err != nil {
+		main, err := mainBranch(ctx, s.app, biz.ID)
+		if err != nil {
 			b.Fatal(err)
 		}
 		const big = 200_000

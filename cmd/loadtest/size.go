@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/loyalty/loyalty/internal/app"
+	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 )
 
@@ -39,8 +40,8 @@ func sizeScenario(ctx context.Context, st *site, o options) error {
 	if err != nil {
 		return err
 	}
-	var main string
-	if err := a.DB.SQL().QueryRowContext(ctx, `SELECT id FROM branches WHERE business_id = $1 AND is_main`, b.ID).Scan(&main); err != nil {
+	main, err := mainBranch(ctx, a, b.ID)
+	if err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp("", "loyalty-size")
@@ -95,6 +96,18 @@ func sizeScenario(ctx context.Context, st *site, o options) error {
 		fmt.Printf("  %-24s %.2f\n", op+":", results[o.customers][i]/results[small][i])
 	}
 	return nil
+}
+
+// mainBranch is the id of a business's main branch, where seeded entries
+// are written.
+func mainBranch(ctx context.Context, a *app.App, businessID string) (string, error) {
+	var id string
+	err := a.DB.WithTx(ctx, func(tx loyalty.Tx) error {
+		m, err := tx.MainBranch(ctx, businessID)
+		id = m.ID
+		return err
+	})
+	return id, err
 }
 
 // sizeID is the id of seeded customer n: 32 hex digits, as NewID's.

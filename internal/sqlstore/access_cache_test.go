@@ -39,14 +39,7 @@ func TestTokenLookupCache(t *testing.T) {
 		b := createBusiness(t, db, "")
 		app := insertApp(t, db, oauth.AppApproved)
 		tok := insertToken(t, db, app, b, "")
-		lookup := func() (oauth.Token, loyalty.Business) {
-			t.Helper()
-			got, biz, err := db.AccessWithBusiness(ctx, tok.AccessHash, b.ApplicationKey)
-			if err != nil {
-				t.Fatalf("AccessWithBusiness: %v", err)
-			}
-			return got, biz
-		}
+		lookup := accessLookup(t, db, tok, b)
 		first, firstBiz := lookup()
 		if firstBiz.ID != b.BusinessID || firstBiz.Loaded == nil || first.Key.BusinessID != b.BusinessID || first.Revoked {
 			t.Fatalf("lookup = %+v, %+v", first, firstBiz)

@@ -280,57 +280,6 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	b.finish(batch, written)
 }
 
-// send runs batchSQL with args and returns the balances it wrote, by
-// entry id: on the writer's own connection with its prepared statement
-// (batchConn), or else through the pool planned afresh (exec mode: an
-// unnamed statement, so a custom plan; a prepared statement's generic plan,
-// cached when the connection first ran it, would keep the table sizes of
-// that moment for ever, and one made while customers was small joins it
-// by a sequential scan: 0.24x the bare server's rewards once it held
-// 20,000 customers).
-func (b *appendBatch) send(args []any) (map[int64]loyalty.Balance, error) {
-	type rowsOf interface {
-		Next() bool
-		Scan(...any) error
-		Err() error
-	}
-	var rows rowsOf
-	var closeRows func()
-	if b.conn != nil {
-		r, err := b.conn.query(context.Background(), args...)
-		if err != nil {
-			return nil, err
-		}
-		rows, closeRows = r, r.Close
-	} else {
-		r, err := b.db.db.QueryContext(context.Background(), batchSQL, append([]any{pgx.QueryExecModeExec}, args...)...)
-		if err != nil {
-			return nil, err
-		}
-		rows, closeRows = r, func() { r.Close() }
-	}
-	written := map[int64]loyalty.Balance{}
-	var err error
-	for rows.Next() {
-		var i int32
-		var id, pts, gc, pend int64
-		if err = rows.Scan(&i, &id, &pts, &gc, &pend); err != nil {
-			break
-		}
-		written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc), Pending: pend}
-	}
-	closeRows()
-	if err == nil {
-		err = rows.Err()
-	}
-	if err != nil && b.conn != nil {
-		// Lost, or refused (read-only after a failover, say): the next
-		// batch connects anew, where the pool's settings lead.
-		b.conn.drop()
-	}
-	return written, err
-}
-
 // finish wakes a batch's callers: an entry whose id is in written was
 // written with that balance; the others go the transactional way.
 func (b *appendBatch) finish(batch []*pendingAppend, written map[int64]loyalty.Balance) {

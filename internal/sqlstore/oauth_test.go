@@ -411,3 +411,16 @@ func TestOwnerAndUserLogin(t *testing.T) {
 		}
 	})
 }
+
+// accessLookup is a token lookup with its business (AccessWithBusiness)
+// of tok sent with b's Application Key, failing the test on an error.
+func accessLookup(t *testing.T, db *sqlstore.DB, tok oauth.Token, b testBusiness) func() (oauth.Token, loyalty.Business) {
+	return func() (oauth.Token, loyalty.Business) {
+		t.Helper()
+		got, biz, err := db.AccessWithBusiness(ctx, tok.AccessHash, b.ApplicationKey)
+		if err != nil {
+			t.Fatalf("AccessWithBusiness: %v", err)
+		}
+		return got, biz
+	}
+}

@@ -18,14 +18,7 @@ func TestNeverExpiresFollowsTheRules(t *testing.T) {
 	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
 		b := createBusiness(t, db, "")
 		tok := insertToken(t, db, insertApp(t, db, oauth.AppApproved), b, "")
-		lookup := func() (oauth.Token, loyalty.Business) {
-			t.Helper()
-			got, biz, err := db.AccessWithBusiness(ctx, tok.AccessHash, b.ApplicationKey)
-			if err != nil {
-				t.Fatalf("AccessWithBusiness: %v", err)
-			}
-			return got, biz
-		}
+		lookup := accessLookup(t, db, tok, b)
 		first, biz := lookup()
 		if !first.Key.NeverExpires {
 			t.Fatal("a new business's points may expire, says the token lookup; want never")
