@@ -151,6 +151,9 @@ default_pool_size = 20
 server_connect_timeout = 3
 server_login_retry = 1
 query_wait_timeout = 2
+; a server connection keeps its foreign-key checks' plans, sized for the
+; tables of when it made them, until it closes (README, "Topology")
+server_lifetime = 300
 logfile = $DIR/pgbouncer$n.log
 pidfile = $DIR/pgbouncer$n.pid
 EOF

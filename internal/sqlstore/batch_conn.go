@@ -17,18 +17,21 @@ import (
 // A generic plan keeps the table sizes of the moment it was made, and
 // whether the statement reaches customers by its key or by hashing the
 // whole table depends on how big the planner believes it is (the current
-// number of pages; not the statistics, which may be stale). So the
-// statement is prepared afresh every replanAfter: the plan follows the
-// tables as they grow, as a custom plan would, for one planning a second
-// instead of one per batch.
-//
-// Measured with the production load test on PostgreSQL (20,000
-// customers, 16 clients): 5,193 rewards/s and 146 µs of PostgreSQL's CPU
-// each, against 2,755/s and 317 µs planned at each batch.
+// number of pages; not the statistics, which may be stale). The same goes
+// for the foreign-key checks of the rows it inserts (a lot names its
+// entry), which the backend plans once and keeps. So the connection
+// discards its plans every replanAfter (DISCARD PLANS, see plans.go): the
+// plans follow the tables as they grow, as custom plans would, for one
+// planning a second instead of one per batch. Before the foreign-key
+// checks were included, a writer that had first checked a lot's entry
+// while the ledger was empty (and analysed so) read the whole ledger for
+// each lot from then on: BenchmarkRewardByAmount/postgres fell to 1,100
+// rewards/s after 17,000 rewards, and lower the longer it ran.
 //
 // The connection is made with the settings of the store's session
 // connections (Options.ListenDSN, or else the pool's) plus
-// plan_cache_mode, so only this statement is planned this way; it is one
+// plan_cache_mode, so only this connection's statements are planned this
+// way; it is one
 // more than the pool's pool_max_conns. When those settings go through a
 // transaction pooler (default_query_exec_mode=exec or describe_exec: no
 // server-side statement survives a transaction) there is no batchConn
@@ -36,7 +39,7 @@ import (
 type batchConn struct {
 	cfg      *pgx.ConnConfig
 	conn     *pgx.Conn
-	prepared time.Time // when batchSQL was last prepared on conn
+	prepared bool // batchSQL is prepared on conn
 }
 
 const (
@@ -48,9 +51,7 @@ const (
 // newBatchConn is the writer's connection for cfg, or nil when cfg's
 // statements cannot outlive their transaction.
 func newBatchConn(cfg *pgx.ConnConfig) *batchConn {
-	switch cfg.DefaultQueryExecMode {
-	case pgx.QueryExecModeCacheStatement, pgx.QueryExecModeCacheDescribe:
-	default:
+	if !plansKept(cfg) {
 		return nil
 	}
 	c := cfg.Copy()
@@ -67,21 +68,18 @@ func (c *batchConn) query(ctx context.Context, args ...any) (pgx.Rows, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.conn, c.prepared = conn, time.Time{}
+		c.conn, c.prepared = conn, false
 	}
-	if !c.prepared.IsZero() && time.Since(c.prepared) > replanAfter {
-		if err := c.conn.Deallocate(ctx, batchStatement); err != nil {
-			c.drop()
-			return nil, err
-		}
-		c.prepared = time.Time{}
-	}
-	if c.prepared.IsZero() {
+	if !c.prepared {
 		if _, err := c.conn.Prepare(ctx, batchStatement, batchSQL); err != nil {
 			c.drop()
 			return nil, err
 		}
-		c.prepared = time.Now()
+		c.prepared = true
+	}
+	if err := stalePlans(ctx, c.conn, replanAfter); err != nil {
+		c.drop()
+		return nil, err
 	}
 	return c.conn.Query(ctx, batchStatement, args...)
 }

@@ -3,6 +3,7 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -104,11 +105,21 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 		if cfg.MaxConns < 16 {
 			cfg.MaxConns = 16
 		}
+		var opts []stdlib.OptionOpenDB
+		if plansKept(cfg.ConnConfig) {
+			age := cmp.Or(o.PlanAge, planAge)
+			cfg.PrepareConn = func(ctx context.Context, c *pgx.Conn) (bool, error) {
+				return stalePlans(ctx, c, age) == nil, nil
+			}
+			opts = append(opts, stdlib.OptionResetSession(func(ctx context.Context, c *pgx.Conn) error {
+				return stalePlans(ctx, c, age)
+			}))
+		}
 		pool, err := pgxpool.NewWithConfig(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
-		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool), Postgres
+		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool, opts...), Postgres
 		d.listenAccess(listen)
 		session = listen
 		// database/sql keeps only 2 idle connections by default; churning

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // DSNForms names the database settings Open accepts, for error messages.
@@ -35,6 +36,10 @@ type Options struct {
 	// the one that accepts writes, where the notifications are sent and
 	// the batches written.
 	ListenDSN string
+	// PlanAge (PostgreSQL) is how old the pool's connections' cached
+	// plans may grow before they are made again (see plans.go); zero:
+	// planAge.
+	PlanAge time.Duration
 }
 
 // ParseDSN reads a database setting: a postgres:// or postgresql:// URL, a

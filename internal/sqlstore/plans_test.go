@@ -1,0 +1,170 @@
+package sqlstore_test
+
+import (
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/sqlstore"
+	"github.com/loyalty/loyalty/internal/testenv"
+)
+
+// keptPlans skips t where connections keep no prepared statement (exec
+// mode, as behind a transaction pooler) and returns the DSN of a fresh
+// PostgreSQL database.
+func keptPlans(t *testing.T) string {
+	t.Helper()
+	needPostgres(t)
+	dsn := testenv.DSN(t, sqlstore.Postgres)
+	if strings.Contains(dsn, "default_query_exec_mode=exec") {
+		t.Skip("in exec mode (behind a transaction pooler) no connection keeps a plan")
+	}
+	return dsn
+}
+
+// loadLedger appends n entries of a customer in one statement, as an
+// import would, without statistics.
+func loadLedger(t *testing.T, db *sqlstore.DB, businessID, customerID string, n int) {
+	t.Helper()
+	if _, err := db.SQL().ExecContext(ctx, `INSERT INTO transactions (business_id, customer_id, intent, type_code, name, amount, points,
+			visits, tier_amount, tier_points, created_at)
+		SELECT $1, $2, 'reward', 4, 'Reward', 100, 1, 1, 100, 1, $3 FROM generate_series(1, $4::int)`,
+		businessID, customerID, db.Now(), n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWriterPlansFollowTheLedger: the group writer's connection
+// (PostgreSQL) checks each new lot's entry (a foreign key) with a plan it
+// made while the ledger was empty, and analysed so. 50,000 entries are
+// then loaded without statistics; a second later the next rewards check
+// their entries by key, not by reading the ledger: the writer's backend,
+// once it ends (which flushes its counters), has not read the ledger
+// through.
+func TestWriterPlansFollowTheLedger(t *testing.T) {
+	app := "writer-" + loyalty.NewID()[:12]
+	db := openMigrated(t, keptPlans(t)+"&application_name="+app)
+	biz := createBusiness(t, db, "")
+	b, err := db.BusinessWithRules(ctx, biz.BusinessID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := loyalty.TransactionService{Store: db, Customers: &loyalty.CustomerService{Store: db}}
+	c := createCustomer(t, db, b.ID, loyalty.CustomerInput{Email: loyalty.Some(loyalty.NewID() + "@example.com")})
+	reward := func() {
+		t.Helper()
+		var in loyalty.TransactionInput
+		in.Intent, in.Points = loyalty.Some(loyalty.IntentReward), loyalty.Some(int64(10))
+		in.Customer = loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)})
+		if _, _, err := svc.Create(ctx, b, in, nil); err != nil {
+			t.Fatalf("reward: %v", err)
+		}
+	}
+	if _, err := db.SQL().ExecContext(ctx, `ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		reward()
+	}
+	const loaded = 50_000
+	loadLedger(t, db, b.ID, c.ID, loaded)
+	time.Sleep(time.Second + 200*time.Millisecond) // the writer's plans are a second old at most
+	for range 20 {
+		reward()
+	}
+	var pid int
+	if err := db.SQL().QueryRowContext(ctx, `SELECT pid FROM pg_stat_activity
+		WHERE application_name = $1 AND query LIKE 'WITH v AS MATERIALIZED%'`, app).Scan(&pid); err != nil {
+		t.Fatalf("the group writer's backend: %v", err)
+	}
+	// With a timeout, pg_terminate_backend waits for the backend to end,
+	// after it flushed its counters.
+	var ended bool
+	if err := db.SQL().QueryRowContext(ctx, `SELECT pg_terminate_backend($1, 10000)`, pid).Scan(&ended); err != nil || !ended {
+		t.Fatalf("pg_terminate_backend(%d) = %v, %v", pid, ended, err)
+	}
+	var read int64
+	if err := db.SQL().QueryRowContext(ctx, `SELECT seq_tup_read FROM pg_stat_user_tables WHERE relid = 'transactions'::regclass`).
+		Scan(&read); err != nil {
+		t.Fatal(err)
+	}
+	if read >= loaded {
+		t.Errorf("the ledger's rows read by sequential scans: %d, want fewer than the %d loaded (20 rewards checked their entries by reading it)", read, loaded)
+	}
+	if bal, n := balanceOf(t, db, b.ID, c.ID); bal.Points != 280 || n != loaded+28 {
+		t.Errorf("balance %d in %d entries, want 280 in %d", bal.Points, n, loaded+28)
+	}
+}
+
+// TestPoolPlansFollowTheTables: a pool connection keeps a prepared
+// lookup of an entry by id whose generic plan was made while the ledger
+// was empty (and analysed so): a sequential scan. After 50,000 entries
+// are loaded and the store's plan age (Options.PlanAge) has passed, the
+// connection, handed out again, plans the lookup by key.
+func TestPoolPlansFollowTheTables(t *testing.T) {
+	dsn := keptPlans(t)
+	db, err := sqlstore.OpenWith(ctx, dsn, sqlstore.Options{PlanAge: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	biz := createBusiness(t, db, "")
+	c := createCustomer(t, db, biz.BusinessID, loyalty.CustomerInput{Email: loyalty.Some("pool@example.com")})
+	if _, err := db.SQL().ExecContext(ctx, `ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, `PREPARE entry(bigint) AS SELECT points FROM transactions WHERE id = $1`); err != nil {
+		t.Fatal(err)
+	}
+	for range 6 { // the sixth run makes the generic plan, kept from then on
+		if _, err := conn.ExecContext(ctx, `EXECUTE entry(1)`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := explain(t, conn, `EXPLAIN EXECUTE entry(1)`); !strings.Contains(p, "Seq Scan on transactions") {
+		t.Logf("the plan kept while the ledger was empty does not read it whole, as it did when this test was written:\n%s", p)
+	}
+	conn.Close()
+	loadLedger(t, db, biz.BusinessID, c.ID, 50_000)
+	time.Sleep(400 * time.Millisecond)
+	// Hold every connection the store may open, so the one that prepared
+	// the lookup is among them, handed out again.
+	var held []*sql.Conn
+	defer func() {
+		for _, c := range held {
+			c.ExecContext(ctx, `DEALLOCATE ALL`)
+			c.Close()
+		}
+	}()
+	found := false
+	for range 16 {
+		c, err := db.SQL().Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+		var n int
+		if err := c.QueryRowContext(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE name = 'entry'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			continue
+		}
+		found = true
+		if p := explain(t, c, `EXPLAIN EXECUTE entry(1)`); !strings.Contains(p, "Index Scan using transactions_pkey") {
+			t.Errorf("after 50,000 entries and the plan age, the connection still looks an entry up by:\n%s", p)
+		}
+	}
+	if !found {
+		t.Fatal("no connection of the store holds the prepared lookup")
+	}
+}
