@@ -30,7 +30,14 @@ import (
 // each of them twice on the hot path.
 //
 // On SQLite, whose one writer commits transactions one after the other,
-// InsertEvent numbers an event as it writes it under the same row.
+// InsertEvent numbers an event as it writes it, after the business's
+// newest, and the table is keyed by (business_id, seq)
+// (migrations/sqlite/00030): no event is ever unnumbered there. The
+// newest event holds the business's last number, so the event_sequences
+// row is not written at each commit (a page more in the WAL for every
+// batch of rewards): it lists the business, and keeps the last number
+// only as of the last prune, which may remove every event of a business
+// (see lastSeqSQL).
 //
 // The cost on PostgreSQL is a short delay before a transaction's event is
 // readable: GET /events numbers a business's pending events before
@@ -43,15 +50,15 @@ const sequenceBatch = 1000
 // InsertEvent writes an event of the transaction's change. On
 // PostgreSQL it is not numbered yet (see SequenceEvents). On SQLite it is
 // numbered at once: SQLite has one writer, whose transactions commit one
-// after the other, so holding the business's sequence row to the commit
-// makes no writer wait that would not have waited anyway, and saves the
-// sequencer's second write of every event.
+// after the other, so numbering in the transaction makes no writer wait
+// that would not have waited anyway, and saves the sequencer's second
+// write of every event.
 func (t *tx) InsertEvent(ctx context.Context, e *loyalty.Event) error {
 	return t.insertEvents(ctx, []loyalty.Event{*e})
 }
 
-// insertEvents writes events in their order; on SQLite it numbers them,
-// taking each business's numbers with one statement.
+// insertEvents writes events in their order; on SQLite it numbers them
+// after each business's last number.
 func (t *tx) insertEvents(ctx context.Context, events []loyalty.Event) error {
 	seqs := make([]sql.NullInt64, len(events))
 	if t.sqlite {
@@ -60,43 +67,100 @@ func (t *tx) insertEvents(ctx context.Context, events []loyalty.Event) error {
 			counts[e.BusinessID]++
 		}
 		next := map[string]int64{}
-		for business, n := range counts {
-			var last int64
-			if err := t.stmt(ctx, takeSequence).QueryRowContext(ctx, business, n).Scan(&last); err != nil {
+		for business := range counts {
+			var newest int64
+			var kept sql.NullInt64
+			if err := t.stmt(ctx, lastSequence).QueryRowContext(ctx, business).Scan(&newest, &kept); err != nil {
 				return dbError(err)
 			}
-			next[business] = last - n + 1
+			if !kept.Valid { // the business's first event: list it
+				if _, err := t.ExecContext(ctx, `INSERT INTO event_sequences (business_id, last_seq) VALUES ($1, 0)`, business); err != nil {
+					return dbError(err)
+				}
+			}
+			next[business] = max(newest, kept.Int64) + 1
 		}
 		for i, e := range events {
 			seqs[i] = sql.NullInt64{Int64: next[e.BusinessID], Valid: true}
 			next[e.BusinessID]++
 		}
 	}
-	for i, e := range events {
-		if _, err := t.stmt(ctx, insertEvent).ExecContext(ctx, e.ID, e.BusinessID, seqs[i], e.Type, e.CreatedAt.UTC(), string(e.Data),
-			nullInt(e.EntryID)); err != nil {
+	// A statement per run of rows, the longest that fits first: a reward
+	// batch's events take a few statements instead of one each.
+	for len(events) > 0 {
+		k := len(eventRows) - 1
+		for len(events) < 1<<k {
+			k--
+		}
+		n := 1 << k
+		args := make([]any, 0, n*eventArgs)
+		for i, e := range events[:n] {
+			args = append(args, e.ID, e.BusinessID, seqs[i], e.Type, e.CreatedAt.UTC(), string(e.Data), nullInt(e.EntryID))
+		}
+		if _, err := t.stmt(ctx, eventRows[k]).ExecContext(ctx, args...); err != nil {
 			return dbError(err)
 		}
+		events, seqs = events[n:], seqs[n:]
 	}
 	return nil
 }
 
-// insertEvent writes an event; takeSequence takes SQLite's next $2
-// numbers of business $1 and returns the last.
+// eventRows[k] writes 1<<k events; lastSequence reads, on SQLite, the
+// number of business $1's newest event (0: none) and its event_sequences
+// row's (NULL: no row).
+var eventRows = eventInserts(6)
+
 const (
-	insertEvent  = `INSERT INTO events (id, business_id, seq, type, created_at, data, entry_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	takeSequence = `INSERT INTO event_sequences (business_id, last_seq) VALUES ($1, $2)
-		ON CONFLICT (business_id) DO UPDATE SET last_seq = event_sequences.last_seq + excluded.last_seq RETURNING last_seq`
+	eventArgs    = 7 // the columns of an event row
+	lastSequence = `SELECT COALESCE((SELECT seq FROM events WHERE business_id = $1 ORDER BY seq DESC LIMIT 1), 0),
+		(SELECT last_seq FROM event_sequences WHERE business_id = $1)`
 )
+
+// lastSeqSQL is the SQL of the last number of the business of
+// event_sequences row s: the row's on PostgreSQL; on SQLite the larger of
+// the row's (as of the last prune) and the newest event's.
+func (d *DB) lastSeqSQL() string {
+	if d.dialect == SQLite {
+		return `MAX(s.last_seq, COALESCE((SELECT e.seq FROM events e WHERE e.business_id = s.business_id ORDER BY e.seq DESC LIMIT 1), 0))`
+	}
+	return `s.last_seq`
+}
+
+// eventInserts are the statements that insert 1, 2, 4... 1<<(n-1) events.
+func eventInserts(n int) []string {
+	out := make([]string, n)
+	for k := range out {
+		var b strings.Builder
+		b.WriteString(`INSERT INTO events (id, business_id, seq, type, created_at, data, entry_id) VALUES `)
+		for row := range 1 << k {
+			if row > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(")
+			for col := range eventArgs {
+				if col > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "$%d", row*eventArgs+col+1)
+			}
+			b.WriteString(")")
+		}
+		out[k] = b.String()
+	}
+	return out
+}
 
 // eventStatements are the statements a transaction writes events with,
 // prepared on SQLite's writer (see DB.writeStmt) before the transaction
 // takes it.
-var eventStatements = []string{insertEvent, takeSequence}
+var eventStatements = append([]string{lastSequence}, eventRows...)
 
 // SequenceEvents numbers the committed, unnumbered events of a business
 // in id order, after its last number, and returns how many it numbered.
 func (d *DB) SequenceEvents(ctx context.Context, businessID string) (int, error) {
+	if d.dialect == SQLite {
+		return 0, nil // numbered as written
+	}
 	// Most calls (a reader polling GET /events) find nothing to number: a
 	// read says so without taking the writer (SQLite) or the sequence row.
 	var pending int
@@ -158,6 +222,9 @@ func (t *tx) lockSequence(ctx context.Context, businessID string) (int64, error)
 
 // UnsequencedBusinesses lists up to limit businesses with events to number.
 func (d *DB) UnsequencedBusinesses(ctx context.Context, limit int) ([]string, error) {
+	if d.dialect == SQLite {
+		return nil, nil // numbered as written
+	}
 	return textColumn(ctx, d.db, `SELECT DISTINCT business_id FROM events WHERE seq IS NULL LIMIT $1`, limit)
 }
 
@@ -258,7 +325,7 @@ func (d *DB) renderEntries(ctx context.Context, businessID string, events []loya
 func (d *DB) BehindCursors(ctx context.Context, destination, claim string, now time.Time, limit int) ([]string, error) {
 	return textColumn(ctx, d.db, `SELECT s.business_id FROM event_sequences s
 		LEFT JOIN event_cursors c ON c.destination = $1 AND c.business_id = s.business_id
-		WHERE s.last_seq > COALESCE(c.last_seq, 0) AND (c.lease_until IS NULL OR c.lease_until <= $2 OR c.claim = $4)
+		WHERE `+d.lastSeqSQL()+` > COALESCE(c.last_seq, 0) AND (c.lease_until IS NULL OR c.lease_until <= $2 OR c.claim = $4)
 		ORDER BY s.business_id LIMIT $3`, destination, now.UTC(), limit, claim)
 }
 
@@ -303,27 +370,84 @@ func (d *DB) ReleaseCursor(ctx context.Context, destination, businessID, claim s
 	return dbError(err)
 }
 
-// PruneEvents removes the numbered events created before t. Ids are
-// UUIDv7 in hex, which begin with their creation time in milliseconds, so
-// the primary key finds them in id order, a bounded batch per statement:
-// no index on created_at is kept for it, and no plan rests on statistics.
+// pruneBatch bounds the events one pruning statement removes.
+const pruneBatch = 5000
+
+// PruneEvents removes the numbered events created before t. On
+// PostgreSQL, ids are UUIDv7 in hex, which begin with their creation time
+// in milliseconds, so the primary key finds them in id order, a bounded
+// batch per statement: no index on created_at is kept for it, and no plan
+// rests on statistics. SQLite's events are keyed by business and number
+// (pruneSQLite).
 func (d *DB) PruneEvents(ctx context.Context, before time.Time) (int, error) {
-	const batch = 5000
+	if d.dialect == SQLite {
+		return d.pruneSQLite(ctx, before)
+	}
 	cutoff := fmt.Sprintf("%012x%020d", before.UnixMilli(), 0)
 	total := 0
 	for {
 		res, err := d.wdb.ExecContext(ctx, `DELETE FROM events WHERE id IN (
-			SELECT id FROM events WHERE id < $1 AND seq IS NOT NULL ORDER BY id LIMIT $2)`, cutoff, batch)
+			SELECT id FROM events WHERE id < $1 AND seq IS NOT NULL ORDER BY id LIMIT $2)`, cutoff, pruneBatch)
+		n, err := affected(res, err)
 		if err != nil {
-			return total, dbError(err)
+			return total, err
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return total, dbError(err)
-		}
-		total += int(n)
-		if n < batch {
+		if total += n; n < pruneBatch {
 			return total, nil
 		}
 	}
+}
+
+// pruneSQLite removes each business's events from its oldest, a window of
+// pruneBatch numbers per statement, up to the first event of the window
+// created at or after before, until its oldest event is that one. Numbers follow commits, whose times follow
+// their events' within the moment a batch waits: an event created before
+// the cutoff but numbered after a later one waits for the next prune.
+// Every step walks the primary key from the business's oldest event.
+func (d *DB) pruneSQLite(ctx context.Context, before time.Time) (int, error) {
+	businesses, err := textColumn(ctx, d.db, `SELECT business_id FROM event_sequences ORDER BY business_id`)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, business := range businesses {
+		for {
+			var low sql.NullInt64
+			if err := d.db.QueryRowContext(ctx, `SELECT MIN(seq) FROM events WHERE business_id = $1`, business).Scan(&low); err != nil {
+				return total, dbError(err)
+			}
+			if !low.Valid {
+				break
+			}
+			n := 0
+			err := d.runTx(ctx, func(t *tx) error {
+				// The business's last number outlives its newest event.
+				if _, err := t.ExecContext(ctx, `UPDATE event_sequences AS s SET last_seq = `+d.lastSeqSQL()+`
+					WHERE s.business_id = $1 AND s.last_seq < `+d.lastSeqSQL(), business); err != nil {
+					return err
+				}
+				res, err := t.ExecContext(ctx, `DELETE FROM events WHERE business_id = $1 AND seq >= $2 AND seq < $3
+					AND seq < COALESCE((SELECT y.seq FROM events y WHERE y.business_id = $1 AND y.seq >= $2 AND y.seq < $3
+						AND y.created_at >= $4 ORDER BY y.seq LIMIT 1), $3)`, business, low.Int64, low.Int64+pruneBatch, before.UTC())
+				n, err = affected(res, err)
+				return err
+			})
+			if err != nil {
+				return total, dbError(err)
+			}
+			if total += n; n == 0 {
+				break // the oldest event is not old enough
+			}
+		}
+	}
+	return total, nil
+}
+
+// affected is the rows a statement's result changed.
+func affected(res sql.Result, err error) (int, error) {
+	if err != nil {
+		return 0, dbError(err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), dbError(err)
 }

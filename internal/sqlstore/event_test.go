@@ -105,6 +105,45 @@ func TestEventsNumberedPerBusiness(t *testing.T) {
 	})
 }
 
+// TestManyEventsInOneTransaction: a batch's events, more than one
+// statement takes and of two businesses interleaved, are each written
+// once and numbered per business in the order given.
+func TestManyEventsInOneTransaction(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		a, b := createBusiness(t, db, "").BusinessID, createBusiness(t, db, "").BusinessID
+		writeEvent(t, db, a, "before")
+		want := map[string][]string{a: {}, b: {}}
+		var batch []loyalty.Event
+		for i := range 77 {
+			biz := a
+			if i%3 == 0 {
+				biz = b
+			}
+			e, err := loyalty.NewEvent(biz, "many", time.Now(), map[string]int{"i": i})
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch, want[biz] = append(batch, e), append(want[biz], e.ID)
+		}
+		if err := db.InsertEvents(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+		for biz, first := range map[string]int64{a: 2, b: 1} {
+			got := readAll(t, db, biz, first-1)
+			var ids []string
+			for i, e := range got {
+				if e.Seq != first+int64(i) {
+					t.Errorf("event %d of %s numbered %d, want %d", i, biz, e.Seq, first+int64(i))
+				}
+				ids = append(ids, e.ID)
+			}
+			if !slices.Equal(ids, want[biz]) {
+				t.Errorf("events of %s: %d, want the %d written in order", biz, len(ids), len(want[biz]))
+			}
+		}
+	})
+}
+
 // TestEventCursorLease checks the delivery cursor: one claim at a time,
 // taken over once its lease ran out, advanced only by its holder.
 func TestEventCursorLease(t *testing.T) {
@@ -159,22 +198,88 @@ func TestEventCursorLease(t *testing.T) {
 }
 
 // TestPruneEvents checks that pruning removes numbered events older than
-// the cutoff and keeps the rest.
+// the cutoff and keeps the rest, business by business: one with old and
+// new events, one with only old ones, one with only new ones; numbering
+// goes on after a prune.
 func TestPruneEvents(t *testing.T) {
 	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
-		a := createBusiness(t, db, "").BusinessID
-		old := writeEvent(t, db, a, "x")
-		readAll(t, db, a, 0)
-		time.Sleep(5 * time.Millisecond)
-		cutoff := time.Now()
-		time.Sleep(5 * time.Millisecond)
-		kept := writeEvent(t, db, a, "x")
-		if n, err := db.PruneEvents(ctx, cutoff); err != nil || n != 1 {
-			t.Fatalf("PruneEvents = %d, %v", n, err)
+		mixed, gone, young := createBusiness(t, db, "").BusinessID, createBusiness(t, db, "").BusinessID, createBusiness(t, db, "").BusinessID
+		var old []string
+		for range 3 {
+			old = append(old, writeEvent(t, db, mixed, "x").ID, writeEvent(t, db, gone, "x").ID)
 		}
+		readAll(t, db, mixed, 0)
+		readAll(t, db, gone, 0)
+		// Events keep their time to the second (the ledger's clock): the
+		// cutoff is the next whole second, and the young events come after.
+		cutoff := time.Now().Truncate(time.Second).Add(time.Second)
+		time.Sleep(time.Until(cutoff) + 5*time.Millisecond)
+		kept := writeEvent(t, db, mixed, "x")
+		fresh := writeEvent(t, db, young, "x")
+		if n, err := db.PruneEvents(ctx, cutoff); err != nil || n != len(old) {
+			t.Fatalf("PruneEvents = %d, %v; want %d", n, err, len(old))
+		}
+		got := readAll(t, db, mixed, 0)
+		if len(got) != 1 || got[0].ID != kept.ID || got[0].Seq != 4 {
+			t.Fatalf("after prune, business with old and new events: %+v", got)
+		}
+		if got := readAll(t, db, gone, 0); len(got) != 0 {
+			t.Fatalf("after prune, business with only old events: %+v", got)
+		}
+		if got := readAll(t, db, young, 0); len(got) != 1 || got[0].ID != fresh.ID {
+			t.Fatalf("after prune, business with only new events: %+v", got)
+		}
+		if n, err := db.PruneEvents(ctx, cutoff); err != nil || n != 0 {
+			t.Fatalf("second PruneEvents = %d, %v", n, err)
+		}
+		next := writeEvent(t, db, gone, "x")
+		if got := readAll(t, db, gone, 0); len(got) != 1 || got[0].ID != next.ID || got[0].Seq != 4 {
+			t.Fatalf("a business whose events were all pruned numbers on from 4: %+v", got)
+		}
+	})
+}
+
+// TestEventsBySequenceMigration: migration 00030 (SQLite's event log keyed
+// by business and number) keeps every event, numbers one an older writer
+// left unnumbered after the business's last, and numbering goes on from
+// there; on PostgreSQL it changes nothing.
+func TestEventsBySequenceMigration(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		a, b := createBusiness(t, db, "").BusinessID, createBusiness(t, db, "").BusinessID
+		var want []string
+		for range 2 {
+			want = append(want, writeEvent(t, db, a, "x").ID)
+			writeEvent(t, db, b, "x")
+		}
+		readAll(t, db, a, 0)
+		if err := db.MigrateDownTo(ctx, 29); err != nil {
+			t.Fatal(err)
+		}
+		left, err := loyalty.NewEvent(a, "left", time.Now(), map[string]string{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SQL().ExecContext(ctx, `INSERT INTO events (id, business_id, seq, type, created_at, data) VALUES ($1, $2, NULL, $3, $4, $5)`,
+			left.ID, a, left.Type, left.CreatedAt, string(left.Data)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, left.ID, writeEvent(t, db, a, "x").ID)
 		got := readAll(t, db, a, 0)
-		if len(got) != 1 || got[0].ID != kept.ID || got[0].ID == old.ID || got[0].Seq != 2 {
-			t.Fatalf("after prune: %+v", got)
+		var ids []string
+		for i, e := range got {
+			if e.Seq != int64(i+1) {
+				t.Errorf("event %s numbered %d, want %d", e.ID, e.Seq, i+1)
+			}
+			ids = append(ids, e.ID)
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("after 00030: %v, want %v", ids, want)
+		}
+		if got := readAll(t, db, b, 0); len(got) != 2 || got[1].Seq != 2 {
+			t.Errorf("the other business after 00030: %+v", got)
 		}
 	})
 }

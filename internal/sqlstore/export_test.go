@@ -4,6 +4,8 @@ import (
 	"context"
 	"io/fs"
 
+	"github.com/loyalty/loyalty/internal/loyalty"
+
 	"github.com/pressly/goose/v3"
 )
 
@@ -80,3 +82,9 @@ func CustomerByKeySQL(dialect string) string { return customerByKey[dialect] }
 
 // BatchSQL is the statement of PostgreSQL's group writer.
 func BatchSQL() string { return batchSQL }
+
+// InsertEvents writes events in one transaction the way a batch of lone
+// appends writes its entries' events.
+func (d *DB) InsertEvents(ctx context.Context, events []loyalty.Event) error {
+	return d.runTx(ctx, func(t *tx) error { return t.insertEvents(ctx, events) })
+}

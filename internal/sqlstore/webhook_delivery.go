@@ -78,7 +78,7 @@ func (d *DB) RequeueDelivery(ctx context.Context, businessID, endpointID, eventI
 // is committed (0 when none is).
 func (d *DB) FeedEnd(ctx context.Context, businessID string) (int64, error) {
 	var last int64
-	err := d.db.QueryRowContext(ctx, `SELECT last_seq FROM event_sequences WHERE business_id = $1`, businessID).Scan(&last)
+	err := d.db.QueryRowContext(ctx, `SELECT `+d.lastSeqSQL()+` FROM event_sequences s WHERE s.business_id = $1`, businessID).Scan(&last)
 	if err == sql.ErrNoRows {
 		return 0, nil
 	}
