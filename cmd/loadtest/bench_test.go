@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/testenv"
 )
 
@@ -42,6 +43,16 @@ func newBenchSite(b *testing.B, engine string) *benchSite {
 		MaxIdleConns: 64, MaxIdleConnsPerHost: 64, DisableCompression: true}}
 	b.Cleanup(client.CloseIdleConnections)
 	return &benchSite{site: st, client: client}
+}
+
+// business is the site's business, the one its key belongs to.
+func (s *benchSite) business(b *testing.B) loyalty.Business {
+	b.Helper()
+	biz, err := businessOfKey(context.Background(), s.app, s.key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return biz
 }
 
 // do sends one request and fails on any status but 200.
@@ -77,10 +88,7 @@ const clients = 16
 func BenchmarkRewardByAmount(b *testing.B) {
 	for _, engine := range testenv.Engines() {
 		s := newBenchSite(b, engine)
-		biz, err := businessOfKey(context.Background(), s.app, s.key)
-		if err != nil {
-			b.Fatal(err)
-		}
+		biz := s.business(b)
 		ids, err := rewardCustomerIDs(context.Background(), s.app, biz, s.customer)
 		if err != nil {
 			b.Fatal(err)
@@ -110,15 +118,13 @@ func BenchmarkHistoryPage1(b *testing.B) {
 	for _, engine := range testenv.Engines() {
 		s := newBenchSite(b, engine)
 		ctx := context.Background()
-		biz, err := businessOfKey(ctx, s.app, s.key)
-		if err != nil {
-			b.Fatal(err)
-		}
+		biz := s.business(b)
 		// Both histories are written before either is read, so neither
 		// run pays for the other's writing (WAL, autovacuum).
 		sizes := []int{100, 100_000}
 		ids := map[int]string{}
 		for _, n := range sizes {
+			var err error
 			if ids[n], err = seed(ctx, s.app, biz, fmt.Sprintf("history-%d@example.com", n), n); err != nil {
 				b.Fatal(err)
 			}
@@ -152,10 +158,7 @@ func BenchmarkCreateCustomerBySize(b *testing.B) {
 	for _, engine := range testenv.Engines() {
 		s := newBenchSite(b, engine)
 		ctx := context.Background()
-		biz, err := businessOfKey(ctx, s.app, s.key)
-		if err != nil {
-			b.Fatal(err)
-		}
+		biz := s.business(b)
 		main, err := mainBranch(ctx, s.app, biz.ID)
 		if err != nil {
 			b.Fatal(err)

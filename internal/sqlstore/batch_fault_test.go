@@ -3,7 +3,6 @@ package sqlstore_test
 import (
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -60,29 +59,32 @@ func TestBatchLostConnectionWritesOnce(t *testing.T) {
 	}
 }
 
-// TestBatchWriterReconnects: the group writer's own connection
-// (PostgreSQL, where its statement is prepared) is terminated by the
-// server between batches; the next lone appends are still written, each
-// once, and the writer connects again, so that its batches keep their
-// prepared statement rather than falling back for good.
-func TestBatchWriterReconnects(t *testing.T) {
-	needPostgres(t)
-	dsn := testenv.DSN(t, sqlstore.Postgres)
-	if strings.Contains(dsn, "default_query_exec_mode=exec") {
-		t.Skip("in exec mode (behind a transaction pooler) the writer has no connection of its own")
-	}
-	app := "writer-" + loyalty.NewID()[:12]
-	db := openMigrated(t, testenv.DSN(t, sqlstore.Postgres)+"&application_name="+app)
-	biz := createBusiness(t, db, "")
-	b, err := db.BusinessWithRules(ctx, biz.BusinessID)
+// writerSite is a PostgreSQL store whose connections carry an
+// application name of their own, so that its group writer's backend can
+// be found, with a business and a customer.
+type writerSite struct {
+	db                     *sqlstore.DB
+	app                    string
+	businessID, customerID string
+	reward                 func() // 10 points, the way of POST /transactions
+}
+
+// newWriterSite opens a writerSite; t is skipped where the writer keeps
+// no connection of its own (exec mode, see keptPlans).
+func newWriterSite(t *testing.T) writerSite {
+	t.Helper()
+	w := writerSite{app: "writer-" + loyalty.NewID()[:12]}
+	w.db = openMigrated(t, keptPlans(t)+"&application_name="+w.app)
+	b, err := w.db.BusinessWithRules(ctx, createBusiness(t, w.db, "").BusinessID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := loyalty.TransactionService{Store: db, Customers: &loyalty.CustomerService{Store: db}}
-	c := createCustomer(t, db, b.ID, loyalty.CustomerInput{Email: loyalty.Some(loyalty.NewID() + "@example.com")})
-	// reward goes the way of POST /transactions: a lone append, or the
-	// transactional path when its batch could not be written.
-	reward := func() {
+	svc := loyalty.TransactionService{Store: w.db, Customers: &loyalty.CustomerService{Store: w.db}}
+	c := createCustomer(t, w.db, b.ID, loyalty.CustomerInput{Email: loyalty.Some(loyalty.NewID() + "@example.com")})
+	w.businessID, w.customerID = b.ID, c.ID
+	// A lone append, or the transactional path when its batch could not
+	// be written.
+	w.reward = func() {
 		t.Helper()
 		var in loyalty.TransactionInput
 		in.Intent, in.Points = loyalty.Some(loyalty.IntentReward), loyalty.Some(int64(10))
@@ -91,41 +93,52 @@ func TestBatchWriterReconnects(t *testing.T) {
 			t.Fatalf("reward: %v", err)
 		}
 	}
-	// writers are the backends whose last statement was a batch's.
-	writers := func() (pids []int) {
-		t.Helper()
-		rows, err := db.SQL().QueryContext(ctx, `SELECT pid FROM pg_stat_activity
-			WHERE application_name = $1 AND query LIKE 'WITH v AS MATERIALIZED%'`, app)
-		if err != nil {
+	return w
+}
+
+// writers are the backends whose last statement was a batch's.
+func (w writerSite) writers(t *testing.T) (pids []int) {
+	t.Helper()
+	rows, err := w.db.SQL().QueryContext(ctx, `SELECT pid FROM pg_stat_activity
+		WHERE application_name = $1 AND query LIKE 'WITH v AS MATERIALIZED%'`, w.app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pid int
+		if err := rows.Scan(&pid); err != nil {
 			t.Fatal(err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var pid int
-			if err := rows.Scan(&pid); err != nil {
-				t.Fatal(err)
-			}
-			pids = append(pids, pid)
-		}
-		return pids
+		pids = append(pids, pid)
 	}
-	reward()
-	before := writers()
+	return pids
+}
+
+// TestBatchWriterReconnects: the group writer's own connection
+// (PostgreSQL, where its statement is prepared) is terminated by the
+// server between batches; the next lone appends are still written, each
+// once, and the writer connects again, so that its batches keep their
+// prepared statement rather than falling back for good.
+func TestBatchWriterReconnects(t *testing.T) {
+	w := newWriterSite(t)
+	w.reward()
+	before := w.writers(t)
 	if len(before) != 1 {
 		t.Fatalf("backends of the group writer: %v, want one", before)
 	}
 	var ok bool
-	if err := db.SQL().QueryRowContext(ctx, `SELECT pg_terminate_backend($1)`, before[0]).Scan(&ok); err != nil || !ok {
+	if err := w.db.SQL().QueryRowContext(ctx, `SELECT pg_terminate_backend($1)`, before[0]).Scan(&ok); err != nil || !ok {
 		t.Fatalf("pg_terminate_backend(%d) = %v, %v", before[0], ok, err)
 	}
 	for range 3 {
-		reward()
+		w.reward()
 	}
-	after := writers()
+	after := w.writers(t)
 	if len(after) != 1 || after[0] == before[0] {
 		t.Fatalf("backends of the group writer after the first was terminated: %v (was %v), want one new", after, before)
 	}
-	if bal, n := balanceOf(t, db, biz.BusinessID, c.ID); bal.Points != 40 || n != 4 {
+	if bal, n := balanceOf(t, w.db, w.businessID, w.customerID); bal.Points != 40 || n != 4 {
 		t.Fatalf("balance %d in %d entries, want 40 in 4", bal.Points, n)
 	}
 }
