@@ -16,8 +16,9 @@ import (
 // errCursorMoved ends a fold whose claim or starting point no longer holds.
 var errCursorMoved = errors.New("dashboard cursor moved")
 
-// entryReader reads ledger entries of a business inside a transaction;
-// those of a page of events are read ahead in one query (prefetch).
+// entryReader reads ledger entries of a business inside a transaction,
+// the columns a fold reads (foldColumns); those of a page of events are
+// read ahead in one query (prefetch).
 type entryReader struct {
 	q          querier
 	dialect    string
@@ -31,12 +32,27 @@ func (r entryReader) Entry(ctx context.Context, id int64) (loyalty.Transaction, 
 		return e, nil
 	}
 	// By key alone, as prefetch reads.
-	e, err := scanTransaction(r.q.QueryRowContext(ctx, `SELECT `+transactionColumns+` FROM transactions t
+	e, err := scanFoldEntry(r.q.QueryRowContext(ctx, `SELECT `+foldColumns+` FROM transactions t
 		WHERE t.id = $1`, id))
-	if err == nil && e.BusinessID != r.businessID {
-		err = sql.ErrNoRows
+	if err == sql.ErrNoRows || (err == nil && e.BusinessID != r.businessID) {
+		return e, loyalty.Errorf(loyalty.ENotFound, "Transaction not found.")
 	}
 	return e, dbError(err)
+}
+
+// foldColumns are the columns of an entry that loyalty.FoldEvent reads
+// (its figures, day, branch and visitor) and the business it checks; the
+// follower reads an entry for every reward, and the whole row is three
+// times as many columns.
+const foldColumns = `t.id, t.business_id, t.customer_id, COALESCE(t.branch_id, ''), t.intent, t.amount, t.points,
+	t.visits, COALESCE(t.reverses_id, 0), t.created_at`
+
+// scanFoldEntry scans foldColumns.
+func scanFoldEntry(row scanner) (loyalty.Transaction, error) {
+	var e loyalty.Transaction
+	err := row.Scan(&e.ID, &e.BusinessID, &e.CustomerID, &e.BranchID, &e.Intent, &e.Amount, &e.Points, &e.Visits,
+		&e.ReversesID, &e.CreatedAt)
+	return e, err
 }
 
 // prefetch reads, in one query by key, the entries of the page's
@@ -63,13 +79,13 @@ func (r *entryReader) prefetch(ctx context.Context, events []loyalty.Event) erro
 	// starts with it, every entry of the business (seconds at 10,000,000,
 	// inside the single writer's transaction).
 	from, args := entriesByID(r.dialect, nil, ids)
-	rows, err := r.q.QueryContext(ctx, `SELECT `+transactionColumns+` FROM `+from, args...)
+	rows, err := r.q.QueryContext(ctx, `SELECT `+foldColumns+` FROM `+from, args...)
 	if err != nil {
 		return dbError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		e, err := scanTransaction(rows)
+		e, err := scanFoldEntry(rows)
 		if err != nil {
 			return dbError(err)
 		}

@@ -181,9 +181,10 @@ func foldAll(ctx context.Context, fold loyalty.FoldFunc, r entryReader, tz, busi
 	return nil
 }
 
-// ledgerPage reads up to backfillPage entries of a business after id after.
+// ledgerPage reads up to backfillPage entries of a business after id
+// after, the columns a fold reads.
 func ledgerPage(ctx context.Context, q querier, businessID string, after int64) ([]loyalty.Transaction, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+transactionColumns+` FROM transactions t
+	rows, err := q.QueryContext(ctx, `SELECT `+foldColumns+` FROM transactions t
 		WHERE t.business_id = $1 AND t.id > $2 ORDER BY t.id LIMIT $3`, businessID, after, backfillPage)
 	if err != nil {
 		return nil, err
@@ -191,7 +192,7 @@ func ledgerPage(ctx context.Context, q querier, businessID string, after int64) 
 	defer rows.Close()
 	var out []loyalty.Transaction
 	for rows.Next() {
-		e, err := scanTransaction(rows)
+		e, err := scanFoldEntry(rows)
 		if err != nil {
 			return nil, err
 		}
