@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -27,6 +28,9 @@ type TierKeeperStore interface {
 		fn func(loyalty.Tx) error) (bool, error)
 	Business(ctx context.Context, id string) (loyalty.Business, error)
 	Tiers(ctx context.Context, businessID string) ([]loyalty.Tier, error)
+	// EntryCustomers returns the customer of each of the business's
+	// ledger entries ids, by entry id.
+	EntryCustomers(ctx context.Context, businessID string, ids []int64) (map[int64]string, error)
 }
 
 // TierKeeper announces the tier levels transactions move: it follows each
@@ -111,11 +115,13 @@ func (k *TierKeeper) keep(ctx context.Context, businessID string, seq int64, unt
 	}
 	total, size := 0, orDefault(k.Page, 500)
 	for ctx.Err() == nil {
-		page, err := k.Store.Events(ctx, businessID, loyalty.EventQuery{After: seq, Limit: size})
+		// An everyday reward's event names its entry (Refs): the keeper
+		// needs its customer, not the entry rendered.
+		page, err := k.Store.Events(ctx, businessID, loyalty.EventQuery{After: seq, Limit: size, Refs: true})
 		if err != nil || len(page) == 0 {
 			return total, seq, true, err
 		}
-		ids, err := movers(page)
+		ids, err := k.movers(ctx, businessID, page)
 		if err != nil {
 			return total, seq, true, err
 		}
@@ -141,12 +147,26 @@ func (k *TierKeeper) keep(ctx context.Context, businessID string, seq int64, unt
 }
 
 // movers lists, once each and in order, the customers of a page's
-// transaction events: the ones whose tier totals moved.
-func movers(page []loyalty.Event) ([]string, error) {
+// transaction events: the ones whose tier totals moved. An event that
+// names its entry (loyalty.EventQuery.Refs) has the entry's customer.
+func (k *TierKeeper) movers(ctx context.Context, businessID string, page []loyalty.Event) ([]string, error) {
+	var entries []int64
+	for _, e := range page {
+		if moves(e) && len(e.Data) == 0 && e.EntryID != 0 {
+			entries = append(entries, e.EntryID)
+		}
+	}
+	var of map[int64]string
+	if len(entries) > 0 {
+		var err error
+		if of, err = k.Store.EntryCustomers(ctx, businessID, entries); err != nil {
+			return nil, err
+		}
+	}
 	var out []string
 	seen := map[string]bool{}
 	for _, e := range page {
-		if e.Type != loyalty.EventTransactionCreated && e.Type != loyalty.EventTransactionCancelled {
+		if !moves(e) {
 			continue
 		}
 		var data struct {
@@ -154,7 +174,11 @@ func movers(page []loyalty.Event) ([]string, error) {
 				ID string `json:"id"`
 			} `json:"customer"`
 		}
-		if err := json.Unmarshal(e.Data, &data); err != nil {
+		if len(e.Data) == 0 && e.EntryID != 0 {
+			if data.Customer.ID = of[e.EntryID]; data.Customer.ID == "" {
+				return nil, fmt.Errorf("events: event %s names entry %d, which is not in the ledger", e.ID, e.EntryID)
+			}
+		} else if err := json.Unmarshal(e.Data, &data); err != nil {
 			return nil, err
 		}
 		if id := data.Customer.ID; id != "" && !seen[id] {
@@ -163,4 +187,10 @@ func movers(page []loyalty.Event) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// moves reports whether an event is of a transaction, which moves its
+// customer's tier totals.
+func moves(e loyalty.Event) bool {
+	return e.Type == loyalty.EventTransactionCreated || e.Type == loyalty.EventTransactionCancelled
 }

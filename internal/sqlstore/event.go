@@ -318,3 +318,24 @@ func (d *DB) renderEntries(ctx context.Context, businessID string, events []loya
 	}
 	return nil
 }
+
+// EntryCustomers returns the customer of each of the business's ledger
+// entries ids, by entry id, read in one query.
+func (d *DB) EntryCustomers(ctx context.Context, businessID string, ids []int64) (map[int64]string, error) {
+	from, args := entriesByID(d.dialect, []any{businessID}, ids)
+	rows, err := d.db.QueryContext(ctx, `SELECT t.id, t.customer_id FROM `+from+` WHERE t.business_id = $1`, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	out := make(map[int64]string, len(ids))
+	for rows.Next() {
+		var id int64
+		var customer string
+		if err := rows.Scan(&id, &customer); err != nil {
+			return nil, dbError(err)
+		}
+		out[id] = customer
+	}
+	return out, dbError(rows.Err())
+}

@@ -241,6 +241,11 @@ func TestTierKeeperAnnouncesMoves(t *testing.T) {
 		e := w.ledger.at(jan.Add(2*time.Hour), c, tierReward(45000))
 		w.keep()
 		w.keep() // again: nothing new
+		// The rewards' events name their entries: the keeper reads their customers.
+		refs, err := db.Events(ctx, w.b.ID, loyalty.EventQuery{Types: []string{loyalty.EventTransactionCreated}, Limit: 10, Refs: true})
+		if err != nil || len(refs) != 3 || refs[0].EntryID == 0 || len(refs[0].Data) != 0 {
+			t.Fatalf("reward events %+v (%v); want 3 naming their entries", refs, err)
+		}
 		if got := strings.Join(w.changes(c), ", "); got != "Member>Gold (activity)" {
 			t.Errorf("events %q: the keeper takes a page at once, so Silver and Gold in one page are one change", got)
 		}

@@ -191,7 +191,9 @@ type tierLedger struct {
 
 func newTierLedger(tb testing.TB, db *sqlstore.DB, businessID string) *tierLedger {
 	tb.Helper()
-	b, err := db.Business(ctx, businessID)
+	// With its rules loaded, as the API reads it: a reward goes the
+	// everyday way (Store.AppendAlone), whose event names its entry.
+	b, err := db.BusinessWithRules(ctx, businessID)
 	if err != nil {
 		tb.Fatal(err)
 	}
