@@ -282,12 +282,17 @@ func (t *tx) openLot(ctx context.Context, e *loyalty.Transaction) error {
 	if e.Pending > 0 {
 		state = lotPending
 	}
-	_, err := t.ExecContext(ctx, `INSERT INTO point_lots (business_id, customer_id, entry_id, earned, remaining, activates_at,
-		expires_at, state, notify_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+	_, err := t.stmt(ctx, insertLot).ExecContext(ctx,
 		e.BusinessID, e.CustomerID, e.ID, e.Points, e.Points, activation(e).UTC(), nullTime(e.Terms.ExpiresAt), state,
 		nullTime(e.Terms.NoticeAt))
 	return err
 }
+
+// insertLot opens a lot; prepared on SQLite's writer (txStatements):
+// every earning entry runs it, and parsing it was a tenth of the SQLite
+// group writer's time.
+const insertLot = `INSERT INTO point_lots (business_id, customer_id, entry_id, earned, remaining, activates_at,
+		expires_at, state, notify_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
 // activation is when the lot of an earning entry activates: its terms',
 // or the entry's own time when it has none.

@@ -117,7 +117,7 @@ func (d *DB) txStatements(ctx context.Context) map[string]*sql.Stmt {
 	if m := d.txPrepared.Load(); m != nil {
 		return *m
 	}
-	queries := append(slices.Clone(eventStatements), foldDay, foldVisit)
+	queries := append(slices.Clone(eventStatements), foldDay, foldVisit, insertLot)
 	out := make(map[string]*sql.Stmt, len(queries))
 	for _, q := range queries {
 		st, err := d.writeStmt(ctx, q)
