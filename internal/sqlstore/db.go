@@ -54,7 +54,8 @@ type DB struct {
 	// txPrepared are the statements of wstmts every transaction may use
 	// (txStatements), once they could be prepared.
 	txPrepared atomic.Pointer[map[string]*sql.Stmt]
-	batch      *appendBatch // AppendAlone's group writer
+	batch      *appendBatch  // AppendAlone's group writer
+	ckpt       *checkpointer // SQLite: checkpoints beside the writer (checkpoint.go)
 	tokens     accessCache
 	visits     visitCache                    // see dashboard_sum.go
 	webhookKey atomic.Pointer[webhookCipher] // see webhook_secret.go
@@ -133,7 +134,12 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 				return nil, fmt.Errorf("create database directory: %w", err)
 			}
 		}
-		q, err := sqliteOptions(opts)
+		q, err := sqliteOptions(opts, sqlitePragmas)
+		if err != nil {
+			return nil, err
+		}
+		// The writer leaves checkpoints to the checkpointer (checkpoint.go).
+		wq, err := sqliteOptions(opts, append(slices.Clone(sqlitePragmas), fmt.Sprintf("wal_autocheckpoint(%d)", writerAutocheckpoint)))
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +152,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 		// SQLite has one writer at a time. Queueing writers on one
 		// connection here is much faster than letting them collide in
 		// SQLite's busy handler, which sleeps and retries.
-		w, err := sql.Open("sqlite", "file:"+path+"?"+q)
+		w, err := sql.Open("sqlite", "file:"+path+"?"+wq)
 		if err != nil {
 			db.Close()
 			return nil, fmt.Errorf("open sqlite: %w", err)
@@ -168,6 +174,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 		// After the first connection made the file a WAL database, which
 		// a second connection doing so at once would find locked.
 		d.watchAccess()
+		d.startCheckpoints()
 	}
 	return d, nil
 }
@@ -175,17 +182,17 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 // sqlitePragmas are the pragmas of every SQLite connection.
 var sqlitePragmas = []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"}
 
-// sqliteOptions is the query of a SQLite DSN: the defaults, and the
-// options of the given DSN after its "?" (such as
+// sqliteOptions is the query of a SQLite DSN: the default pragmas, and
+// the options of the given DSN after its "?" (such as
 // _pragma=busy_timeout(500)), whose pragmas replace the defaults' of the
 // same name.
-func sqliteOptions(opts string) (string, error) {
+func sqliteOptions(opts string, pragmas []string) (string, error) {
 	extra, err := url.ParseQuery(opts)
 	if err != nil {
 		return "", fmt.Errorf("sqlite options: %w", err)
 	}
 	q := url.Values{"_txlock": {"immediate"}, "_time_format": {"sqlite"}}
-	for _, p := range sqlitePragmas {
+	for _, p := range pragmas {
 		name, _, _ := strings.Cut(p, "(")
 		if !slices.ContainsFunc(extra["_pragma"], func(e string) bool { return strings.HasPrefix(e, name+"(") }) {
 			q.Add("_pragma", p)
@@ -207,6 +214,7 @@ func (d *DB) SQL() *sql.DB { return d.db }
 func (d *DB) Close() error {
 	d.closed.Do(func() {
 		d.batch.close()
+		d.stopCheckpoints()
 		if d.listener != nil {
 			d.listener.close()
 		}
@@ -344,6 +352,7 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 	if err := stx.Commit(); err != nil {
 		return dbError(err)
 	}
+	d.wrote()
 	if written != nil {
 		written()
 	}
