@@ -96,6 +96,7 @@ func BenchmarkRewardByAmount(b *testing.B) {
 		b.Run(engine, func(b *testing.B) {
 			procs := runtime.GOMAXPROCS(0)
 			b.SetParallelism((clients + procs - 1) / procs)
+			cpu := startCPU(b, engine)
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
 					id := ids[rand.IntN(len(ids))]
@@ -107,7 +108,44 @@ func BenchmarkRewardByAmount(b *testing.B) {
 				}
 			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rewards/s")
+			cpu.report(b, "reward")
 		})
+	}
+}
+
+// benchCPU measures the CPU time a benchmark's operations take: this
+// process's (the service and its clients), and on PostgreSQL the server's
+// (postgresCPU; for a machine that runs nothing else on it meanwhile).
+// Unlike throughput, it does not depend on what else the machine's cores
+// were doing, so a change's cost shows through this machine's noise.
+type benchCPU struct {
+	engine     string
+	proc0, pg0 time.Duration
+	self       []string
+}
+
+func startCPU(b *testing.B, engine string) *benchCPU {
+	b.Helper()
+	c := &benchCPU{engine: engine, self: []string{"/proc/self"}}
+	var err error
+	if c.proc0, err = processCPU(c.self); err != nil {
+		b.Fatal(err)
+	}
+	if engine == "postgres" {
+		c.pg0 = postgresCPU()
+	}
+	return c
+}
+
+// report reports the CPU time per op ("µs-cpu/reward", "µs-pg/reward").
+func (c *benchCPU) report(b *testing.B, op string) {
+	proc1, err := processCPU(c.self)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64((proc1-c.proc0).Microseconds())/float64(b.N), "µs-cpu/"+op)
+	if c.engine == "postgres" {
+		b.ReportMetric(float64((postgresCPU()-c.pg0).Microseconds())/float64(b.N), "µs-pg/"+op)
 	}
 }
 
