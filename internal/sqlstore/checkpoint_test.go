@@ -1,6 +1,7 @@
 package sqlstore_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -38,7 +39,7 @@ func TestCheckpointsBesideTheWriter(t *testing.T) {
 	before := size(path)
 	b := createBusiness(t, db, "")
 	for i := range 30 {
-		createCustomer(t, db, b.BusinessID, loyalty.CustomerInput{Email: loyalty.Some("c" + string(rune('a'+i)) + "@ck.example")})
+		createCustomer(t, db, b.BusinessID, loyalty.CustomerInput{Email: loyalty.Some(fmt.Sprintf("c%d@ck.example", i))})
 	}
 	const frame = 4096 + 24 // a page and its frame header
 	if pages := size(path+"-wal") / frame; pages == 0 || pages >= 1000 {
