@@ -85,13 +85,13 @@ func (t *tx) insertEvents(ctx context.Context, events []loyalty.Event) error {
 		}
 	}
 	// A statement per run of rows, the longest that fits first: a reward
-	// batch's events take a few statements instead of one each.
+	// batch's events take one statement, or a few, instead of one each.
 	for len(events) > 0 {
-		k := len(eventRows) - 1
-		for len(events) < 1<<k {
+		k := len(eventRowCounts) - 1
+		for len(events) < eventRowCounts[k] {
 			k--
 		}
-		n := 1 << k
+		n := eventRowCounts[k]
 		args := make([]any, 0, n*eventArgs)
 		for i, e := range events[:n] {
 			args = append(args, e.ID, e.BusinessID, seqs[i], e.Type, e.CreatedAt.UTC(), string(e.Data), nullInt(e.EntryID))
@@ -104,10 +104,14 @@ func (t *tx) insertEvents(ctx context.Context, events []loyalty.Event) error {
 	return nil
 }
 
-// eventRows[k] writes 1<<k events; lastSequence reads, on SQLite, the
-// number of business $1's newest event (0: none) and its event_sequences
-// row's (NULL: no row).
-var eventRows = eventInserts(6)
+// eventRows[k] writes eventRowCounts[k] events: any number up to 8 (a
+// reward batch's, mostly) in one statement, larger runs in a few.
+// lastSequence reads, on SQLite, the number of business $1's newest event
+// (0: none) and its event_sequences row's (NULL: no row).
+var (
+	eventRowCounts = []int{1, 2, 3, 4, 5, 6, 7, 8, 16, 32}
+	eventRows      = eventInserts(eventRowCounts)
+)
 
 const (
 	eventArgs    = 7 // the columns of an event row
@@ -125,13 +129,13 @@ func (d *DB) lastSeqSQL() string {
 	return `s.last_seq`
 }
 
-// eventInserts are the statements that insert 1, 2, 4... 1<<(n-1) events.
-func eventInserts(n int) []string {
-	out := make([]string, n)
-	for k := range out {
+// eventInserts are the statements that insert counts[k] events.
+func eventInserts(counts []int) []string {
+	out := make([]string, len(counts))
+	for k, n := range counts {
 		var b strings.Builder
 		b.WriteString(`INSERT INTO events (id, business_id, seq, type, created_at, data, entry_id) VALUES `)
-		for row := range 1 << k {
+		for row := range n {
 			if row > 0 {
 				b.WriteString(", ")
 			}
