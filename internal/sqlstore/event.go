@@ -183,7 +183,7 @@ func (d *DB) SequenceEvents(ctx context.Context, businessID string) (int, error)
 			res, err := t.ExecContext(ctx, `UPDATE events SET seq = $2 + n.rn
 				FROM (SELECT p.id, row_number() OVER (ORDER BY p.id) AS rn FROM events p
 					WHERE p.business_id = $1 AND p.seq IS NULL ORDER BY p.id LIMIT $3) AS n
-				WHERE events.id = n.id`, businessID, last, sequenceBatch)
+				WHERE events.business_id = $1 AND events.seq IS NULL AND events.id = n.id`, businessID, last, sequenceBatch)
 			if err != nil {
 				return err
 			}

@@ -3,45 +3,23 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
 )
 
 // pruneBatch bounds the events one pruning statement removes.
 const pruneBatch = 5000
 
-// PruneEvents removes the numbered events created before t. On
-// PostgreSQL, ids are UUIDv7 in hex, which begin with their creation time
-// in milliseconds, so the primary key finds them in id order, a bounded
-// batch per statement: no index on created_at is kept for it, and no plan
-// rests on statistics. SQLite's events are keyed by business and number
-// (pruneSQLite).
+// PruneEvents removes the numbered events created before t: each
+// business's from its oldest, a window of pruneBatch numbers per
+// statement, up to the first event of the window created at or after
+// before, until its oldest event is that one. Numbers follow commits,
+// whose times follow their events' within the moment a batch waits: an
+// event created before the cutoff but numbered after a later one waits
+// for the next prune. Every step walks the business's numbered events by
+// number (SQLite's key, PostgreSQL's events_seq) from its oldest: no index
+// on created_at or on the id is kept for it, and no plan rests on
+// statistics. An unnumbered event (PostgreSQL) waits for its number.
 func (d *DB) PruneEvents(ctx context.Context, before time.Time) (int, error) {
-	if d.dialect == SQLite {
-		return d.pruneSQLite(ctx, before)
-	}
-	cutoff := fmt.Sprintf("%012x%020d", before.UnixMilli(), 0)
-	total := 0
-	for {
-		res, err := d.wdb.ExecContext(ctx, `DELETE FROM events WHERE id IN (
-			SELECT id FROM events WHERE id < $1 AND seq IS NOT NULL ORDER BY id LIMIT $2)`, cutoff, pruneBatch)
-		n, err := affected(res, err)
-		if err != nil {
-			return total, err
-		}
-		if total += n; n < pruneBatch {
-			return total, nil
-		}
-	}
-}
-
-// pruneSQLite removes each business's events from its oldest, a window of
-// pruneBatch numbers per statement, up to the first event of the window
-// created at or after before, until its oldest event is that one. Numbers follow commits, whose times follow
-// their events' within the moment a batch waits: an event created before
-// the cutoff but numbered after a later one waits for the next prune.
-// Every step walks the primary key from the business's oldest event.
-func (d *DB) pruneSQLite(ctx context.Context, before time.Time) (int, error) {
 	businesses, err := textColumn(ctx, d.db, `SELECT business_id FROM event_sequences ORDER BY business_id`)
 	if err != nil {
 		return 0, err

@@ -33,7 +33,6 @@ var schemaAllowed = map[string]string{
 	// PostgreSQL's transactions insert events unnumbered, for the
 	// sequencer; the id is a UUIDv7 the store makes, on both.
 	"events unique (business_id, seq)": sqliteEventsBySeq,
-	"events unique (id)":               sqliteEventsBySeq,
 	"events.seq NOT NULL":              sqliteEventsBySeq,
 
 	"application_keys.key NOT NULL":       sqliteNullablePK,
