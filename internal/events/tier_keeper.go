@@ -152,7 +152,7 @@ func (k *TierKeeper) keep(ctx context.Context, businessID string, seq int64, unt
 func (k *TierKeeper) movers(ctx context.Context, businessID string, page []loyalty.Event) ([]string, error) {
 	var entries []int64
 	for _, e := range page {
-		if moves(e) && len(e.Data) == 0 && e.EntryID != 0 {
+		if moves(e) && e.Unrendered() {
 			entries = append(entries, e.EntryID)
 		}
 	}
@@ -174,7 +174,7 @@ func (k *TierKeeper) movers(ctx context.Context, businessID string, page []loyal
 				ID string `json:"id"`
 			} `json:"customer"`
 		}
-		if len(e.Data) == 0 && e.EntryID != 0 {
+		if e.Unrendered() {
 			if data.Customer.ID = of[e.EntryID]; data.Customer.ID == "" {
 				return nil, fmt.Errorf("events: event %s names entry %d, which is not in the ledger", e.ID, e.EntryID)
 			}

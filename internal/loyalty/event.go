@@ -52,6 +52,10 @@ type Event struct {
 	EntryID int64
 }
 
+// Unrendered reports whether the event holds only the reference to its
+// ledger entry (EntryID), not the entry rendered into Data yet.
+func (e Event) Unrendered() bool { return e.EntryID != 0 && len(e.Data) == 0 }
+
 // Entry returns the id of the ledger entry a transaction event shows:
 // its reference, or the id in its data.
 func (e Event) Entry() (int64, error) {

@@ -286,7 +286,7 @@ func readEvents(ctx context.Context, q querier, query string, args ...any) ([]lo
 func (d *DB) renderEntries(ctx context.Context, businessID string, events []loyalty.Event) error {
 	var ids []int64
 	for _, e := range events {
-		if e.EntryID != 0 && len(e.Data) == 0 {
+		if e.Unrendered() {
 			ids = append(ids, e.EntryID)
 		}
 	}
@@ -313,7 +313,7 @@ func (d *DB) renderEntries(ctx context.Context, businessID string, events []loya
 		return dbError(err)
 	}
 	for i, e := range events {
-		if e.EntryID == 0 || len(e.Data) > 0 {
+		if !e.Unrendered() {
 			continue
 		}
 		if events[i].Data = shown[e.EntryID]; events[i].Data == nil {

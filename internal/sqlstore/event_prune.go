@@ -36,10 +36,13 @@ func (d *DB) PruneEvents(ctx context.Context, before time.Time) (int, error) {
 			}
 			n := 0
 			err := d.runTx(ctx, func(t *tx) error {
-				// The business's last number outlives its newest event.
-				if _, err := t.ExecContext(ctx, `UPDATE event_sequences AS s SET last_seq = `+d.lastSeqSQL()+`
-					WHERE s.business_id = $1 AND s.last_seq < `+d.lastSeqSQL(), business); err != nil {
-					return err
+				// The business's last number outlives its newest event
+				// (SQLite; PostgreSQL's row always holds it).
+				if d.dialect == SQLite {
+					if _, err := t.ExecContext(ctx, `UPDATE event_sequences AS s SET last_seq = `+d.lastSeqSQL()+`
+						WHERE s.business_id = $1 AND s.last_seq < `+d.lastSeqSQL(), business); err != nil {
+						return err
+					}
 				}
 				res, err := t.ExecContext(ctx, `DELETE FROM events WHERE business_id = $1 AND seq >= $2 AND seq < $3
 					AND seq < COALESCE((SELECT y.seq FROM events y WHERE y.business_id = $1 AND y.seq >= $2 AND y.seq < $3
