@@ -29,6 +29,7 @@ type PointLot struct {
 	Remaining   int64
 	ActivatesAt time.Time
 	ExpiresAt   time.Time
+	NotifyAt    time.Time // when its customer is told it expires soon; zero for never
 	State       string
 }
 

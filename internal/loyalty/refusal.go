@@ -2,8 +2,11 @@ package loyalty
 
 import "errors"
 
-// Refusal is why the store would not move a balance. The store decides
-// the reason, in the statement that moves the balance; the domain words it.
+// Refusal is why a balance move was refused. The store's conditional
+// update refuses a move that breaks the balance rule (see
+// TransactionTx.Append); the domain decides which part of the rule it
+// broke, from the customer's row as the store read it (RefusalFor), and
+// words it.
 type Refusal string
 
 // The reasons a balance move is refused.
@@ -36,6 +39,36 @@ func Refused(r Refusal) error {
 	}
 	err.Refusal = r
 	return err
+}
+
+// BalanceFacts are what the store read of a customer whose balance move
+// was refused: the row, and the facts of the entry's branch and reversal.
+type BalanceFacts struct {
+	Found    bool  // a customer of the business by that id
+	Deleted  bool  // deleted
+	Enabled  bool  // not deactivated
+	Giftcard Money // the gift-card balance
+	BranchOK bool  // the entry names no branch, or one of the business's
+	Reversed bool  // the entry it reverses (if any) was reversed already
+}
+
+// RefusalFor decides which part of the balance rule refused e's move: an
+// active customer of the business, the entry's branch one of the
+// business's, a reversal once only, neither balance below zero.
+func RefusalFor(f BalanceFacts, e *Transaction) error {
+	switch {
+	case !f.Found || f.Deleted:
+		return Refused(RefusedCustomer)
+	case !f.BranchOK:
+		return Refused(RefusedBranch)
+	case !f.Enabled:
+		return Refused(RefusedDisabled)
+	case f.Reversed:
+		return Refused(RefusedReversed)
+	case f.Giftcard+e.Giftcard < 0:
+		return Refused(RefusedGiftcard)
+	}
+	return Refused(RefusedPoints)
 }
 
 // RefusalOf returns the reason err refused a balance move, "" when it is

@@ -222,6 +222,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	offer, coupon, card, reverses := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	hasDetails, created := make([]bool, n), make([]time.Time, n)
 	pending, activates, expires, notices := make([]int64, n), make([]time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
+	lotState := make([]string, n) // the state of the lot the entry opens, "" for none
 	text := make([][]string, 13) // business, customer, branch, intent, name, external order, custom fields 1-5, receipt, comments
 	for k := range text {
 		text[k] = make([]string, n)
@@ -237,8 +238,13 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		tierAmount[i], tierPoints[i] = int64(e.TierAmount), e.TierPoints
 		offer[i], coupon[i], card[i], reverses[i] = e.OfferID, e.CouponID, e.GiftcardID, e.ReversesID
 		hasDetails[i], created[i] = e.Details != nil, e.CreatedAt.UTC()
-		pending[i], activates[i] = e.Pending, activation(e).UTC()
-		expires[i], notices[i] = optionalTime(e.Terms.ExpiresAt), optionalTime(e.Terms.NoticeAt)
+		pending[i], activates[i] = e.Pending, e.CreatedAt.UTC()
+		if open := loyalty.PlanLots(e).Open; len(open) == 1 {
+			// A batched entry opens its own lot at most (see loyalty.Batchable).
+			l := open[0]
+			lotState[i], activates[i] = l.State, l.ActivatesAt.UTC()
+			expires[i], notices[i] = optionalTime(l.ExpiresAt), optionalTime(l.NotifyAt)
+		}
 		for k, v := range []string{e.BusinessID, e.CustomerID, e.BranchID, e.Intent, e.Name, d.ExternalOrderID,
 			d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, e.Receipt, e.Comments} {
 			text[k][i] = v
@@ -254,7 +260,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		args := []any{ord, text[0], text[1], text[2], text[3], typeCode, text[4],
 			amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
 			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12], pending, activates, expires,
-			notices, ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data, ev.entry}
+			notices, lotState, ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data, ev.entry}
 		written, err = b.send(args)
 	}
 	if err == nil && testHookBatch != nil {

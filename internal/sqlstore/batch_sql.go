@@ -27,11 +27,11 @@ var batchSQL = `WITH v AS MATERIALIZED (
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
 		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
 		$24::boolean[], $25::timestamptz[], $26::bigint[], $27::text[], $28::text[], $29::bigint[], $30::timestamptz[],
-		$31::timestamptz[], $32::timestamptz[])
+		$31::timestamptz[], $32::timestamptz[], $33::text[])
 	AS v(ord, business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
 		tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
 		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at, id,
-		receipt_number, comments, pending_points, activates_at, expires_at, notify_at)
+		receipt_number, comments, pending_points, activates_at, expires_at, notify_at, lot_state)
 	ORDER BY v.business_id, v.customer_id
 ), c AS (
 	UPDATE customers cu SET points = cu.points + (v.points - v.pending_points), giftcard = cu.giftcard + v.giftcard,
@@ -40,11 +40,10 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND ` + aloneGuard("(v.points - v.pending_points)", "v.giftcard", "NULLIF(v.branch_id, '')") + `
 	RETURNING v.ord, v.id, cu.points, cu.giftcard, cu.pending_points
 ), l AS (
-	-- The lot of each earning entry written (see openLot).
+	-- The lot each written entry opens, as the domain planned it (loyalty.PlanLots).
 	INSERT INTO point_lots (business_id, customer_id, entry_id, earned, remaining, activates_at, expires_at, state, notify_at)
-	SELECT v.business_id, v.customer_id, v.id, v.points, v.points, v.activates_at, v.expires_at,
-		CASE WHEN v.pending_points > 0 THEN 'pending' ELSE 'active' END, v.notify_at
-	FROM v JOIN c ON c.ord = v.ord WHERE v.points > 0
+	SELECT v.business_id, v.customer_id, v.id, v.points, v.points, v.activates_at, v.expires_at, v.lot_state, v.notify_at
+	FROM v JOIN c ON c.ord = v.ord WHERE v.lot_state <> ''
 ), t AS (
 	INSERT INTO transactions (id, ` + entryColumns + `)
 	SELECT v.id, v.business_id, v.customer_id,
@@ -57,7 +56,7 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	FROM v JOIN c ON c.ord = v.ord
 ), x AS (
 	SELECT x.*, row_number() OVER (PARTITION BY x.business_id ORDER BY x.id) AS rn
-	FROM unnest($33::integer[], $34::text[], $35::text[], $36::text[], $37::timestamptz[], $38::text[], $39::bigint[])
+	FROM unnest($34::integer[], $35::text[], $36::text[], $37::text[], $38::timestamptz[], $39::text[], $40::bigint[])
 		AS x(ord, id, business_id, type, created_at, data, entry_id)
 	JOIN c ON c.ord = x.ord
 ), k AS (

@@ -47,8 +47,8 @@ func (b *appendBatch) writeSQLite(batch []*pendingAppend) {
 			if err := t.StmtContext(ctx, insert).QueryRowContext(ctx, entryArgs(&e)...).Scan(&e.ID); err != nil {
 				return err
 			}
-			// The entry's lot of points (an earning opens one).
-			if err := t.moveLots(ctx, &e, nil); err != nil {
+			// The entry's lot of points, as the domain plans it (an earning opens one).
+			if err := t.applyLots(ctx, &e, loyalty.PlanLots(&e)); err != nil {
 				return err
 			}
 			if e.Event != nil {

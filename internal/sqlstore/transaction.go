@@ -62,17 +62,19 @@ var appendUpdate = `UPDATE customers AS cu SET points = cu.points + $1, giftcard
 
 // Append moves the balance and writes a ledger entry in the same
 // transaction. The conditional update keeps balances at or above zero even
-// under concurrent redemptions; a move it refuses is explained by refusal.
-// The entry's points move lots too (moveLots): an earning opens one, a
-// spending takes from the active lots, first-expiring first, and a return
-// or cancellation first from the lots it names (planLots).
+// under concurrent redemptions; a move it refuses is explained by the
+// domain from the customer's row (refusal). The entry's points move lots
+// too, as the domain plans them: from the lots an entry names, read
+// under the customer's lock first (planNamed), else by loyalty.PlanLots.
 func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
-	var plan *lotPlan
-	if planned(e) {
+	var plan loyalty.LotPlan
+	if e.NamesLots() {
 		var err error
-		if plan, err = t.planLots(ctx, e); err != nil {
+		if plan, err = t.planNamed(ctx, e); err != nil {
 			return dbError(err)
 		}
+	} else {
+		plan = loyalty.PlanLots(e)
 	}
 	err := t.QueryRowContext(ctx, appendUpdate, e.Points-e.Pending, e.Giftcard, e.BusinessID, e.CustomerID, nullString(e.BranchID), e.Pending).
 		Scan(&e.Balance.Points, &e.Balance.Giftcard, &e.Balance.Pending, &e.ReferralPending)
@@ -94,7 +96,7 @@ func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
 			return dbError(err)
 		}
 	}
-	return dbError(t.moveLots(ctx, e, plan))
+	return dbError(t.applyLots(ctx, e, plan))
 }
 
 // aloneUpdate moves the balance for AppendAlone on SQLite under
@@ -124,33 +126,21 @@ func (d *DB) AppendAlone(ctx context.Context, e *loyalty.Transaction) (bool, err
 // aloneInsert writes the entry of a lone append (SQLite).
 const aloneInsert = `INSERT INTO transactions (` + entryColumns + `) VALUES (` + entryValues + `) RETURNING id`
 
-// refusal finds which part of balanceGuard refused a move, as the reason
-// the domain words.
+// refusal reads the customer's row as the refused move found it, for
+// the domain to say which part of the balance rule refused it.
 func (t *tx) refusal(ctx context.Context, e *loyalty.Transaction) error {
-	var enabled, deleted, branchOK, reversed bool
-	var points int64
-	var giftcard loyalty.Money
-	err := t.QueryRowContext(ctx, `SELECT cu.enabled, cu.deleted_at IS NOT NULL, cu.points, cu.giftcard,
+	f := loyalty.BalanceFacts{Found: true}
+	err := t.QueryRowContext(ctx, `SELECT cu.enabled, cu.deleted_at IS NOT NULL, cu.giftcard,
 		CAST($3 AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM branches br WHERE br.business_id = cu.business_id AND br.id = $3),
 		EXISTS (SELECT 1 FROM transactions r WHERE r.business_id = cu.business_id AND r.reverses_id = $4)
 		FROM customers cu WHERE cu.business_id = $1 AND cu.user_id = $2`,
-		e.BusinessID, e.CustomerID, nullString(e.BranchID), e.ReversesID).Scan(&enabled, &deleted, &points, &giftcard, &branchOK, &reversed)
-	switch {
-	case err == sql.ErrNoRows || (err == nil && deleted):
-		return loyalty.Refused(loyalty.RefusedCustomer)
-	case err != nil:
+		e.BusinessID, e.CustomerID, nullString(e.BranchID), e.ReversesID).Scan(&f.Enabled, &f.Deleted, &f.Giftcard, &f.BranchOK, &f.Reversed)
+	if err == sql.ErrNoRows {
+		f.Found = false
+	} else if err != nil {
 		return dbError(err)
-	case !branchOK:
-		return loyalty.Refused(loyalty.RefusedBranch)
-	case !enabled:
-		return loyalty.Refused(loyalty.RefusedDisabled)
-	case reversed:
-		return loyalty.Refused(loyalty.RefusedReversed)
-	case giftcard+e.Giftcard < 0:
-		return loyalty.Refused(loyalty.RefusedGiftcard)
-	default:
-		return loyalty.Refused(loyalty.RefusedPoints)
 	}
+	return loyalty.RefusalFor(f, e)
 }
 
 const transactionColumns = `t.id, t.business_id, t.customer_id, COALESCE(t.branch_id, ''), t.intent, t.type_code, t.name, t.amount,
