@@ -223,7 +223,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	hasDetails, created := make([]bool, n), make([]time.Time, n)
 	pending, activates, expires, notices := make([]int64, n), make([]time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
 	lotState := make([]string, n) // the state of the lot the entry opens, "" for none
-	text := make([][]string, 13) // business, customer, branch, intent, name, external order, custom fields 1-5, receipt, comments
+	text := make([][]string, 13)  // business, customer, branch, intent, name, external order, custom fields 1-5, receipt, comments
 	for k := range text {
 		text[k] = make([]string, n)
 	}
