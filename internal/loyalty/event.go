@@ -144,12 +144,21 @@ func record(ctx context.Context, tx Tx, businessID, typ string, data any) error 
 	return tx.InsertEvent(ctx, &e)
 }
 
-// appendEntry writes a ledger entry (Tx.Append) with its event.
+// appendEntry writes a ledger entry (Tx.Append) with its event: the one
+// its plan carries (e.Event, as the group writer writes it), else the
+// entry rendered as the reply shows it.
 func appendEntry(ctx context.Context, tx Tx, e *Transaction) error {
 	if err := tx.Append(ctx, e); err != nil {
 		return err
 	}
-	return record(ctx, tx, e.BusinessID, EventTransactionCreated, NewTransactionJSON(*e))
+	if e.Event == nil {
+		return record(ctx, tx, e.BusinessID, EventTransactionCreated, NewTransactionJSON(*e))
+	}
+	ev, err := e.Event(*e)
+	if err != nil {
+		return err
+	}
+	return tx.InsertEvent(ctx, &ev)
 }
 
 // EntryEvent builds the event of an entry written by Store.AppendAlone,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 )
 
 // rewardIntent earns points for a spend (through the earning rules and the
@@ -38,15 +39,19 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 		if err != nil {
 			return err
 		}
-		found, once, err := earn(ctx, tx, r.b, rules, r.in, e)
+		found, once, err := decideReward(ctx, tx, rules, r, tx.Now())
 		if err != nil {
 			return err
 		}
-		if err := useOffers(ctx, tx, rules.PointsForSpend(e.Amount), found, once, e); err != nil {
-			return err
+		if len(once) > 0 {
+			if err := useOffers(ctx, tx, rules.PointsForSpend(e.Amount), found, once, e); err != nil {
+				return err
+			}
+			// The points may have been counted again without an offer used meanwhile.
+			rules.settle(e)
 		}
 	}
-	if err := appendEarning(ctx, tx, r.b, e); err != nil {
+	if err := appendEntry(ctx, tx, e); err != nil {
 		return err
 	}
 	if !e.ReferralPending {
@@ -55,13 +60,29 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 	return s.payReferral(ctx, tx, r.b, e)
 }
 
+// decideReward is the one decision of a reward, whichever road applies
+// it (batched or in a transaction): the points it earns under the rules
+// and the offers active at its time (earn), the terms and pending share
+// of the lot it opens (settle), and its event, dated now. It returns the
+// offers found and, of those, the ones of one use per customer its points
+// count, whose uses must be recorded with it.
+func decideReward(ctx context.Context, offers OfferFinder, rules Rules, r *entryRequest, now time.Time) (found, once []Offer, err error) {
+	e := &r.entry
+	if found, once, err = earn(ctx, offers, r.b, rules, r.in, e); err != nil {
+		return nil, nil, err
+	}
+	rules.settle(e)
+	if rewardEvents {
+		e.Event = EntryEvent(now)
+	}
+	return found, once, nil
+}
+
 // earn sets the points a checked reward earns under the rules and, for a
 // spend, the points offers active at e.CreatedAt (see offerPoints). It is
 // the one place a reward's points are computed; a request computes them
 // once. It returns the offers found and, of those, the ones of one use
-// per customer that the points count: their uses must be recorded in the
-// entry's transaction (useOffers), so a reward that counts one never
-// takes the path outside a transaction.
+// per customer that the points count.
 func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *TransactionInput, e *Transaction) (found, once []Offer, err error) {
 	switch {
 	case in.Amount.Set:

@@ -164,36 +164,56 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 	return r.entry, nil, nil
 }
 
-// alone performs the everyday reward (a customer named by id, no
-// Idempotency-Key) as one change of its own, through Store.AppendAlone:
-// on PostgreSQL that is a share of one round trip instead of four. It
-// reports false when the store refuses the entry as the customer stands
-// (a referral to pay, a balance, a branch); the transactional path then
-// does what else the entry needs or explains the refusal, with the points
-// already earned here.
+// alone applies the change through the group writer (Store.AppendAlone)
+// when it may be batched: on PostgreSQL a share of one round trip instead
+// of four. Its decision is the reward's one (decideReward), the same the
+// transactional road makes. It reports false when the change may not be
+// batched, or the writer left it out as the customer stands (a referral
+// to pay, a balance, a branch); the transactional road then does what
+// else the entry needs or explains the refusal, with the points already
+// decided here.
 func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, error) {
-	if r.entry.Intent != IntentReward || r.entry.CustomerID == "" || r.b.Loaded == nil || importing(ctx) {
-		// An imported row's mark is written in the entry's transaction.
+	if !r.mayBatch(ctx) {
 		return false, nil
 	}
-	r.stamp(nowFor(ctx, s.Store))
-	_, once, err := earn(ctx, s.Store, r.b, r.b.Loaded.Rules, r.in, &r.entry)
-	if err != nil || len(once) > 0 {
-		// An offer of one use per customer is used in the entry's transaction.
+	now := nowFor(ctx, s.Store)
+	r.stamp(now)
+	_, once, err := decideReward(ctx, s.Store, r.b.Loaded.Rules, r, now)
+	if err != nil || !batchable(r, once) {
 		return false, err
 	}
 	r.earned = true
-	r.b.Loaded.Rules.settle(&r.entry)
-	if rewardEvents {
-		r.entry.Event = EntryEvent(s.Store.Now())
-	}
 	done, err := s.Store.AppendAlone(ctx, &r.entry)
-	// The transactional path records the entry's event itself (appendEntry).
-	r.entry.Event = nil
 	if !done {
 		r.entry.ID, r.entry.Balance = 0, Balance{}
 	}
 	return done, err
+}
+
+// mayBatch reports the part of batchable that the request alone decides,
+// before anything is computed: a reward of a customer named by id (no
+// one to create or welcome), the business's rules read with it, and no
+// imported row's mark to write with it (idempotent requests never come
+// here: their key commits with the change).
+func (r *entryRequest) mayBatch(ctx context.Context) bool {
+	return r.entry.Intent == IntentReward && r.entry.CustomerID != "" && r.b.Loaded != nil && !importing(ctx)
+}
+
+// batchable is the one predicate of whether a decided change may be
+// applied by the group writer instead of a transaction of its own. The
+// writer applies an entry, its balance move under the balance rule, the
+// one lot the entry opens and its event, and nothing else, with nothing
+// read under the customer's lock: so the change must be a reward that
+// mayBatch lets through, count no offer of one use per customer (its
+// use is recorded in the entry's transaction), and carry no catalog items
+// (their rows are written with the entry). An unpaid referral of the
+// customer is known only under the lock: the writer leaves such an entry
+// out, and the transactional road pays it.
+func batchable(r *entryRequest, once []Offer) bool {
+	e := &r.entry
+	p := PlanLots(e)
+	return e.Intent == IntentReward && len(once) == 0 && len(e.Items) == 0 && e.ReversesID == 0 &&
+		len(p.Moves) == 0 && p.Need == 0 && len(p.Open) <= 1
 }
 
 // rewardEvents is false only in a build for measuring the events' cost
