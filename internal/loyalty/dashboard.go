@@ -158,3 +158,84 @@ func BusinessLocation(name string) *time.Location {
 	}
 	return time.UTC
 }
+
+// FoldFunc returns what an event adds to the rollups, with days in the
+// business's time zone tz, reading what it needs through r.
+type FoldFunc func(ctx context.Context, r DashboardReader, tz string, e Event) ([]DayFold, error)
+
+// DashboardStore keeps the dashboard's rollups.
+type DashboardStore interface {
+	// SequenceEvents numbers the business's committed events (EventStore).
+	SequenceEvents(ctx context.Context, businessID string) (int, error)
+	// FoldDashboard applies to the rollups, in one transaction, what fold
+	// returns for each event of page (the business's events after
+	// sequence after, in order), and moves the dashboard cursor from
+	// after to the page's last sequence while claim holds it. It applies
+	// nothing and reports false when the claim no longer holds the
+	// cursor or the cursor is no longer at after.
+	FoldDashboard(ctx context.Context, businessID, claim string, after int64, page []Event, leaseUntil time.Time, fold FoldFunc) (bool, error)
+	// BackfillDashboards folds into the rollups, for the businesses whose
+	// history predates the event log, what no event stands for, once,
+	// and returns how many businesses it did.
+	BackfillDashboards(ctx context.Context, fold FoldFunc) (int, error)
+	// DashboardSnapshot reads, in one consistent snapshot, the rollups of
+	// q and the events past the dashboard cursor, folded with fold.
+	DashboardSnapshot(ctx context.Context, businessID string, q DashboardQuery, fold FoldFunc) (DashboardData, error)
+}
+
+// DashboardQuery selects a dashboard's period (days in the business's
+// time zone, both included) and branch ("" for all).
+type DashboardQuery struct {
+	From, To string
+	BranchID string
+	Now      time.Time // the active members are counted up to its day
+}
+
+// DashboardRow is a rollup row: a day's figures at a branch.
+type DashboardRow struct {
+	Day      string
+	BranchID string
+	Figures  Figures
+}
+
+// PointValue is what a reward gives in money for its points.
+type PointValue struct {
+	Value  Money
+	Points int64
+}
+
+// DashboardData is what a dashboard is computed from, read at one instant.
+type DashboardData struct {
+	TimeZone    string
+	Rows        []DashboardRow // of the period (the branch's and branch "" when one is chosen)
+	Pending     []DayFold      // the events past the cursor, folded
+	Members     int64          // active customers now
+	Outstanding int64          // Σ customers' points
+	// Active30 and Active90 count the customers whose last folded visit
+	// is on or after the first day of the last 30 (90) days; LastVisits
+	// gives the folded last visit day ("" for none) of each visitor of
+	// Pending, so that they count once.
+	Active30, Active90 int64
+	LastVisits         map[string]string
+	Values             []PointValue // the available rewards with a money value
+}
+
+// ActiveSince are the first days of the last 30 and 90 days at now in
+// tz, today included.
+func ActiveSince(now time.Time, tz string) (since30, since90 string) {
+	today := now.In(BusinessLocation(tz))
+	return today.AddDate(0, 0, -29).Format(DayFormat), today.AddDate(0, 0, -89).Format(DayFormat)
+}
+
+// Fold is the FoldFunc of FoldEvent, loading each time zone once.
+func Fold() FoldFunc {
+	zones := map[string]*time.Location{}
+	return func(ctx context.Context, r DashboardReader, tz string, e Event) ([]DayFold, error) {
+		loc, ok := zones[tz]
+		if !ok {
+			loc = BusinessLocation(tz)
+			zones[tz] = loc
+		}
+		return FoldEvent(ctx, r, loc, e)
+	}
+}

@@ -148,3 +148,5 @@ type Referral struct {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func itoa64(n int64) string { return itoa(int(n)) }

@@ -2,6 +2,7 @@ package loyalty
 
 import (
 	"context"
+	"time"
 )
 
 // TierService holds the rules of a business's tier programs: how they are
@@ -135,6 +136,52 @@ func tierStatus(ctx context.Context, st Store, businessID, customerID string, t 
 		return TierStatus{}, err
 	}
 	return TierProgressKept(now, t, cur, prev, kept[customerID]), nil
+}
+
+// TierLevelReader is what HeldLevels reads: the programs and their
+// keeper, the clock, and the ledger's tier totals of many customers at
+// once.
+type TierLevelReader interface {
+	TierReader
+	// TierTotalsOf sums, for each customer of ids, the spend, tier points
+	// and visits of the ledger in [from, to).
+	TierTotalsOf(ctx context.Context, businessID string, ids []string, from, to time.Time) (map[string]TierTotals, error)
+}
+
+// HeldLevels returns the index in t.Levels of the level each customer of
+// ids holds now (-1 for none), as TierService.Status computes one
+// customer's: TierProgressKept over the totals of the current and
+// previous periods and what the keeper holds.
+func HeldLevels(ctx context.Context, st TierLevelReader, t Tier, ids []string) ([]int, error) {
+	now := nowFor(ctx, st)
+	curP, prevP := t.Periods(now)
+	cur, err := st.TierTotalsOf(ctx, t.BusinessID, ids, curP.Start, curP.End)
+	if err != nil {
+		return nil, err
+	}
+	prev := map[string]TierTotals{}
+	if t.BasePreviousPeriod == 1 && !prevP.IsZero() {
+		if prev, err = st.TierTotalsOf(ctx, t.BusinessID, ids, prevP.Start, prevP.End); err != nil {
+			return nil, err
+		}
+	}
+	held, err := keptLevels(ctx, st, t, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		out[i] = -1
+		st := TierProgressKept(now, t, cur[id], prev[id], held[id])
+		if st.Level != nil {
+			for j, l := range t.Levels {
+				if l.ID == st.Level.ID {
+					out[i] = j
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 func tierNotFound() error { return Errorf(ENotFound, "Tier not found.") }
