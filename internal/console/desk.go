@@ -13,10 +13,11 @@ import (
 // Each action checks the actor's role, runs through the same services as
 // the API, and is written to the audit log in its own transaction.
 
-// DeskBackend is the storage the desk reads through.
+// DeskBackend is the storage the desk reads through: the domain's, and
+// the ledger one entry at a time for its exports.
 type DeskBackend interface {
 	loyalty.Store
-	loyalty.DeskStore
+	loyalty.TransactionExporter
 }
 
 // CustomerDesk is the console's customer search, profile and actions.

@@ -1,7 +1,6 @@
 package loyalty
 
 import (
-	"context"
 	"net/url"
 	"regexp"
 	"slices"
@@ -35,15 +34,6 @@ func (p BusinessProfile) Location() *time.Location {
 		return loc
 	}
 	return time.UTC
-}
-
-// ProfileStore keeps business profiles.
-type ProfileStore interface {
-	// BusinessProfile returns a business's profile, or ENotFound.
-	BusinessProfile(ctx context.Context, businessID string) (BusinessProfile, error)
-	// UpdateBusinessProfile replaces a business's profile with p when it
-	// still is old; EConflict otherwise.
-	UpdateBusinessProfile(ctx context.Context, businessID string, old, p BusinessProfile) error
 }
 
 var brandColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)

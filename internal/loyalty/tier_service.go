@@ -2,7 +2,6 @@ package loyalty
 
 import (
 	"context"
-	"time"
 )
 
 // TierService holds the rules of a business's tier programs: how they are
@@ -138,21 +137,11 @@ func tierStatus(ctx context.Context, st Store, businessID, customerID string, t 
 	return TierProgressKept(now, t, cur, prev, kept[customerID]), nil
 }
 
-// TierLevelReader is what HeldLevels reads: the programs and their
-// keeper, the clock, and the ledger's tier totals of many customers at
-// once.
-type TierLevelReader interface {
-	TierReader
-	// TierTotalsOf sums, for each customer of ids, the spend, tier points
-	// and visits of the ledger in [from, to).
-	TierTotalsOf(ctx context.Context, businessID string, ids []string, from, to time.Time) (map[string]TierTotals, error)
-}
-
 // HeldLevels returns the index in t.Levels of the level each customer of
 // ids holds now (-1 for none), as TierService.Status computes one
 // customer's: TierProgressKept over the totals of the current and
 // previous periods and what the keeper holds.
-func HeldLevels(ctx context.Context, st TierLevelReader, t Tier, ids []string) ([]int, error) {
+func HeldLevels(ctx context.Context, st TierReader, t Tier, ids []string) ([]int, error) {
 	now := nowFor(ctx, st)
 	curP, prevP := t.Periods(now)
 	cur, err := st.TierTotalsOf(ctx, t.BusinessID, ids, curP.Start, curP.End)

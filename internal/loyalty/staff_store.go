@@ -5,22 +5,6 @@ import (
 	"time"
 )
 
-// StaffMember is a person who signs in to a business's console with a
-// role. Until they accept their invitation they have no password.
-type StaffMember struct {
-	ID          string
-	BusinessID  string
-	Email       string
-	Role        string
-	InvitedBy   string // the e-mail of who invited them
-	CreatedAt   time.Time
-	JoinedAt    time.Time // zero while the invitation is pending
-	LockedUntil time.Time
-}
-
-// Joined reports whether the member accepted the invitation.
-func (m StaffMember) Joined() bool { return !m.JoinedAt.IsZero() }
-
 // StaffStore keeps a business's staff and their invitations.
 type StaffStore interface {
 	// Now is the store's clock, as a change would read it.
