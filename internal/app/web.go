@@ -7,7 +7,7 @@ import (
 	"net"
 	"net/http"
 
-	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/web"
 )
 
@@ -32,9 +32,9 @@ func (a *App) initWeb() error {
 		Admin:     a.Admin,
 		Store:     a.DB,
 		Customers: a.Services.Customers,
-		Desk:      &loyalty.CustomerDesk{Services: a.Services, Store: a.DB},
-		Program:   &loyalty.ProgramDesk{Services: a.Services, Store: a.DB},
-		Console: loyalty.NewConsole(a.DB, loyalty.ConsoleOptions{Admin: a.Admin, Apps: a.OAuth, Hash: a.Hasher,
+		Desk:      &console.CustomerDesk{Services: a.Services, Store: a.DB},
+		Program:   &console.ProgramDesk{Services: a.Services, Store: a.DB},
+		Console: console.New(a.DB, console.Options{Admin: a.Admin, Apps: a.OAuth, Hash: a.Hasher,
 			Notify: a.Outbox.Wake, Verify: func(ctx context.Context, kind, email, password string) error {
 				_, err := a.OAuth.SignIn(ctx, kind, email, password)
 				return err

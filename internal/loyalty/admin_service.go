@@ -22,30 +22,6 @@ type PasswordHasher interface {
 	Password(ctx context.Context, password string) (string, error)
 }
 
-// AdminStore is what support's operations need from storage.
-type AdminStore interface {
-	CreateCoalition(ctx context.Context, name, appKey string) (string, error)
-	CreateBusiness(ctx context.Context, n NewBusiness, passwordHash, appKey string) (CreatedBusiness, error)
-	// BusinessSummaries lists every business, oldest first.
-	BusinessSummaries(ctx context.Context) ([]BusinessSummary, error)
-	// BusinessSummary returns the business with id, or the business whose
-	// owner signs in with ownerEmail when id is empty; ENotFound otherwise.
-	BusinessSummary(ctx context.Context, id, ownerEmail string) (BusinessSummary, error)
-	// HasBusinesses reports whether any business exists.
-	HasBusinesses(ctx context.Context) (bool, error)
-	// Coalitions lists every coalition, oldest first.
-	Coalitions(ctx context.Context) ([]CoalitionSummary, error)
-	// ApplicationKey returns the live Application Key of a business.
-	ApplicationKey(ctx context.Context, businessID string) (string, error)
-	// RotateKey revokes the live key of a business or coalition and
-	// stores newKey in its place.
-	RotateKey(ctx context.Context, t Tenant, newKey string) error
-	// SetOwnerPassword stores an owner's new password hash, lifts any
-	// sign-in lock and ends the owner's portal sessions; a non-nil m is
-	// queued in the outbox in the same transaction.
-	SetOwnerPassword(ctx context.Context, ownerID, hash string, m *Message) error
-}
-
 // CreatedCoalition is what creating a coalition yields.
 type CreatedCoalition struct {
 	CoalitionID    string
@@ -90,7 +66,7 @@ func (s *AdminService) CreateCoalition(ctx context.Context, name string) (Create
 	if name == "" || len(name) > 200 {
 		return CreatedCoalition{}, Invalid("name", "The name is required (at most 200 characters).")
 	}
-	key := newToken()
+	key := NewToken()
 	id, err := s.Store.CreateCoalition(ctx, name, key)
 	if err != nil {
 		return CreatedCoalition{}, err
@@ -108,7 +84,7 @@ func (s *AdminService) CreateBusiness(ctx context.Context, n NewBusiness) (Creat
 	if err != nil {
 		return CreatedBusiness{}, err
 	}
-	return s.Store.CreateBusiness(ctx, n, hash, newToken())
+	return s.Store.CreateBusiness(ctx, n, hash, NewToken())
 }
 
 // Businesses lists every business, oldest first.
@@ -165,7 +141,7 @@ func (s *AdminService) RotateKey(ctx context.Context, businessID string) (string
 	if _, err := s.Business(ctx, businessID); err != nil {
 		return "", err
 	}
-	key := newToken()
+	key := NewToken()
 	if err := s.Store.RotateKey(ctx, Tenant{BusinessID: businessID}, key); err != nil {
 		return "", err
 	}
@@ -180,7 +156,7 @@ func (s *AdminService) RotateKey(ctx context.Context, businessID string) (string
 func (s *AdminService) ResetOwnerPassword(ctx context.Context, business, password string) (OwnerReset, error) {
 	emailed := password == ""
 	if emailed {
-		password = newToken()[:20]
+		password = NewToken()[:20]
 	} else if len(password) < 8 || len(password) > 200 {
 		return OwnerReset{}, Invalid("password", "The password must have 8 to 200 characters.")
 	}
@@ -211,7 +187,7 @@ func (s *AdminService) ResetOwnerPassword(ctx context.Context, business, passwor
 // ownerPasswordMessage tells an owner the password support set for them.
 func ownerPasswordMessage(b BusinessSummary, password string) *Message {
 	return &Message{Channel: ChannelEmail, To: b.OwnerEmail, Subject: "Your new " + b.Name + " password",
-		Body: greeting("") + "Loyalty support reset the password of the owner account of " + b.Name +
+		Body: Greeting("") + "Loyalty support reset the password of the owner account of " + b.Name +
 			". Sign in to the business portal (/business) with your e-mail address and this password:\n\n" +
 			"Password: " + password + "\n\n" +
 			"If you did not ask for this, contact Loyalty support.\n"}

@@ -24,13 +24,13 @@ func TestAdminService(t *testing.T) {
 				t.Fatalf("Empty on a new database = %v, %v", empty, err)
 			}
 			_, err := svc.CreateCoalition(ctx, "  ")
-			wantField(t, err, "name")
+			testenv.WantField(t, err, "name")
 			coal, err := svc.CreateCoalition(ctx, " Main Street ")
 			if err != nil || !loyalty.ValidID(coal.CoalitionID) || len(coal.ApplicationKey) < 40 {
 				t.Fatalf("CreateCoalition = %+v, %v", coal, err)
 			}
 			_, err = svc.CreateBusiness(ctx, loyalty.NewBusiness{Name: "Cafe", LoyaltyType: "per_drink", OwnerEmail: "x", OwnerPassword: "short"})
-			wantField(t, err, "loyalty_type")
+			testenv.WantField(t, err, "loyalty_type")
 			b, err := svc.CreateBusiness(ctx, loyalty.NewBusiness{Name: "Cafe", LoyaltyType: loyalty.PerSpend,
 				OwnerEmail: "Owner@Cafe.example", OwnerPassword: "first-password", CoalitionID: coal.CoalitionID})
 			if err != nil {
@@ -46,7 +46,7 @@ func TestAdminService(t *testing.T) {
 			}
 			for _, ref := range []string{"nobody@cafe.example", "not an id", loyalty.NewID()} {
 				_, err := svc.Business(ctx, ref)
-				wantNotFound(t, err)
+				testenv.WantNotFound(t, err)
 			}
 
 			key, err := svc.RotateKey(ctx, b.BusinessID)
@@ -60,11 +60,11 @@ func TestAdminService(t *testing.T) {
 				t.Errorf("ApplicationKey = %q, %v; want %q", live, err, key)
 			}
 			_, err = svc.RotateKey(ctx, loyalty.NewID())
-			wantNotFound(t, err)
+			testenv.WantNotFound(t, err)
 
 			// A given password is set as it is, and nothing is sent.
 			_, err = svc.ResetOwnerPassword(ctx, b.BusinessID, "short")
-			wantField(t, err, "password")
+			testenv.WantField(t, err, "password")
 			r, err := svc.ResetOwnerPassword(ctx, b.BusinessID, "second-password")
 			if err != nil || r.Emailed || r.OwnerEmail != "owner@cafe.example" || r.OwnerID != b.OwnerID || notified != 0 {
 				t.Fatalf("ResetOwnerPassword with a password = %+v, %v (notified %d)", r, err, notified)
@@ -93,23 +93,8 @@ func TestAdminService(t *testing.T) {
 			}
 			wantPassword(t, hasher, db, "owner@cafe.example", sent[1])
 			_, err = svc.ResetOwnerPassword(ctx, loyalty.NewID(), "")
-			wantNotFound(t, err)
+			testenv.WantNotFound(t, err)
 		})
-	}
-}
-
-func wantField(tb testing.TB, err error, field string) {
-	tb.Helper()
-	e, ok := err.(*loyalty.Error)
-	if !ok || e.Code != loyalty.EInvalid || len(e.Fields[field]) == 0 {
-		tb.Fatalf("error %v, want EInvalid naming %q", err, field)
-	}
-}
-
-func wantNotFound(tb testing.TB, err error) {
-	tb.Helper()
-	if loyalty.ErrorCode(err) != loyalty.ENotFound {
-		tb.Errorf("error %v, want ENotFound", err)
 	}
 }
 

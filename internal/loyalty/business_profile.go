@@ -1,7 +1,6 @@
 package loyalty
 
 import (
-	"context"
 	"net/url"
 	"regexp"
 	"slices"
@@ -29,12 +28,6 @@ type BusinessProfile struct {
 	BrandColor string // "#rrggbb", or "" for Loyalty's own
 }
 
-// fields is the profile as the audit log records it.
-func (p BusinessProfile) fields() map[string]string {
-	return map[string]string{"name": p.Name, "about": p.About, "logo": p.Logo, "cover": p.Cover, "category": p.Category,
-		"currency_symbol": p.Currency, "time_zone": p.TimeZone, "brand_color": p.BrandColor}
-}
-
 // Location is the profile's time zone, UTC when it has none.
 func (p BusinessProfile) Location() *time.Location {
 	if loc, err := time.LoadLocation(p.TimeZone); err == nil && p.TimeZone != "" {
@@ -43,62 +36,11 @@ func (p BusinessProfile) Location() *time.Location {
 	return time.UTC
 }
 
-// ProfileStore keeps business profiles.
-type ProfileStore interface {
-	// BusinessProfile returns a business's profile, or ENotFound.
-	BusinessProfile(ctx context.Context, businessID string) (BusinessProfile, error)
-	// UpdateBusinessProfile replaces a business's profile with p when it
-	// still is old; EConflict otherwise.
-	UpdateBusinessProfile(ctx context.Context, businessID string, old, p BusinessProfile) error
-}
-
-// ProfileService runs the rules of business profiles.
-type ProfileService struct {
-	Store ProfileStore
-}
-
-// Profile returns the profile of a business, as its public pages show it.
-func (s *ProfileService) Profile(ctx context.Context, businessID string) (BusinessProfile, error) {
-	return s.Store.BusinessProfile(ctx, businessID)
-}
-
-// Get returns the profile of the actor's business for editing.
-func (s *ProfileService) Get(ctx context.Context, a Actor) (BusinessProfile, error) {
-	if err := a.Require(PermManage); err != nil {
-		return BusinessProfile{}, err
-	}
-	return s.Store.BusinessProfile(ctx, a.BusinessID)
-}
-
-// Update changes the profile of the actor's business; the audit log
-// records each changed field before and after.
-func (s *ProfileService) Update(ctx context.Context, a Actor, p BusinessProfile) (BusinessProfile, error) {
-	if err := a.Require(PermManage); err != nil {
-		return BusinessProfile{}, err
-	}
-	if err := p.normalize(); err != nil {
-		return p, err
-	}
-	old, err := s.Store.BusinessProfile(ctx, a.BusinessID)
-	if err != nil || old == p {
-		return p, err
-	}
-	before, after := old.fields(), p.fields()
-	for k := range before {
-		if before[k] == after[k] {
-			delete(before, k)
-			delete(after, k)
-		}
-	}
-	return p, audited(ctx, a, AuditProfileUpdated, p.Name, before, after, func(ctx context.Context) error {
-		return s.Store.UpdateBusinessProfile(ctx, a.BusinessID, old, p)
-	})
-}
-
 var brandColor = regexp.MustCompile(`^#[0-9a-f]{6}$`)
 
-// normalize trims and checks every field, naming each bad one.
-func (p *BusinessProfile) normalize() error {
+// Normalize trims and checks every field of the profile, naming each
+// bad one: the rules a profile obeys before it is stored.
+func (p *BusinessProfile) Normalize() error {
 	v := Validation{}
 	p.Name = strings.TrimSpace(p.Name)
 	if p.Name == "" || utf8.RuneCountInString(p.Name) > 200 {

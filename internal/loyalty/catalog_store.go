@@ -34,6 +34,9 @@ type CatalogReader interface {
 	// AvailableCoupons pages the coupons of a customer that are Available
 	// at now, oldest first, each with its offer.
 	AvailableCoupons(ctx context.Context, businessID, customerID string, now time.Time, q ListQuery) ([]Coupon, int, error)
+	// CouponByCode returns the coupon of a business with the qrcode, or
+	// ENotFound.
+	CouponByCode(ctx context.Context, businessID, code string) (Coupon, error)
 }
 
 // CatalogTx is the part of a transaction that writes the catalog. Updates

@@ -44,6 +44,16 @@ func (s *CustomerService) welcome(ctx context.Context, tx Tx, b Business, u User
 	return nil
 }
 
+// Welcome queues the welcome message of a customer of the business
+// again, with new tokens to confirm each contact, in a change of its own.
+func (s *CustomerService) Welcome(ctx context.Context, b Business, u User) error {
+	err := s.Store.WithTx(ctx, func(tx Tx) error { return s.welcome(ctx, tx, b, u) })
+	if err == nil {
+		s.notify()
+	}
+	return err
+}
+
 // Create adds a customer to a business. A person already known by e-mail or
 // phone becomes a customer of this business too; one who already is gets a
 // 422 naming the taken field.
@@ -374,3 +384,9 @@ func customerIDOf(id string) (string, error) {
 }
 
 func customerNotFound() error { return Errorf(ENotFound, "Customer not found.") }
+
+// customerFields is a customer's details as the audit log records them.
+func customerFields(c Customer) map[string]string {
+	return map[string]string{"first_name": c.FirstName, "last_name": c.LastName, "email": c.Email, "phone": c.Phone,
+		"birth_date": c.BirthDate, "language": c.Language, "gender": c.Gender}
+}

@@ -25,16 +25,20 @@ func (s *CustomerService) List(ctx context.Context, b Business, q ListQuery) ([]
 	return s.Store.Customers(ctx, b.ID, q)
 }
 
-// Get returns one customer of the business.
+// Get returns one customer of the business; ENotFound says "Customer
+// not found.".
 func (s *CustomerService) Get(ctx context.Context, b Business, id string) (Customer, error) {
 	id, err := customerIDOf(id)
 	if err != nil {
 		return Customer{}, err
 	}
+	var c Customer
 	if b.NeverExpires {
-		return s.Store.CustomerNeverExpiring(ctx, b.ID, id)
+		c, err = s.Store.CustomerNeverExpiring(ctx, b.ID, id)
+	} else {
+		c, err = s.Store.Customer(ctx, b.ID, id)
 	}
-	return s.Store.Customer(ctx, b.ID, id)
+	return c, asNotFound(err, customerNotFound)
 }
 
 // CustomerView is a customer with the related objects that GET
@@ -66,7 +70,7 @@ type CustomerReferral struct {
 func (s *CustomerService) View(ctx context.Context, b Business, id string, include map[string]bool) (CustomerView, error) {
 	c, err := s.Get(ctx, b, id)
 	if err != nil {
-		return CustomerView{}, asNotFound(err, customerNotFound)
+		return CustomerView{}, err
 	}
 	v := CustomerView{Customer: c}
 	standing := include["tier_level"] || include["tier_progress"]

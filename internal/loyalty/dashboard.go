@@ -86,13 +86,6 @@ type DayFold struct {
 	Visitor  string // the customer who visited on Day, if any
 }
 
-// DashboardReader reads, inside the folding transaction, what an event's
-// data does not say.
-type DashboardReader interface {
-	// Entry returns a ledger entry of the business by id.
-	Entry(ctx context.Context, id int64) (Transaction, error)
-}
-
 // eventRef is the part of an event's data the fold reads.
 type eventRef struct {
 	CreatedAt string `json:"created_at"`
@@ -157,4 +150,65 @@ func BusinessLocation(name string) *time.Location {
 		return loc
 	}
 	return time.UTC
+}
+
+// FoldFunc returns what an event adds to the rollups, with days in the
+// business's time zone tz, reading what it needs through r.
+type FoldFunc func(ctx context.Context, r DashboardReader, tz string, e Event) ([]DayFold, error)
+
+// DashboardQuery selects a dashboard's period (days in the business's
+// time zone, both included) and branch ("" for all).
+type DashboardQuery struct {
+	From, To string
+	BranchID string
+	Now      time.Time // the active members are counted up to its day
+}
+
+// DashboardRow is a rollup row: a day's figures at a branch.
+type DashboardRow struct {
+	Day      string
+	BranchID string
+	Figures  Figures
+}
+
+// PointValue is what a reward gives in money for its points.
+type PointValue struct {
+	Value  Money
+	Points int64
+}
+
+// DashboardData is what a dashboard is computed from, read at one instant.
+type DashboardData struct {
+	TimeZone    string
+	Rows        []DashboardRow // of the period (the branch's and branch "" when one is chosen)
+	Pending     []DayFold      // the events past the cursor, folded
+	Members     int64          // active customers now
+	Outstanding int64          // Σ customers' points
+	// Active30 and Active90 count the customers whose last folded visit
+	// is on or after the first day of the last 30 (90) days; LastVisits
+	// gives the folded last visit day ("" for none) of each visitor of
+	// Pending, so that they count once.
+	Active30, Active90 int64
+	LastVisits         map[string]string
+	Values             []PointValue // the available rewards with a money value
+}
+
+// ActiveSince are the first days of the last 30 and 90 days at now in
+// tz, today included.
+func ActiveSince(now time.Time, tz string) (since30, since90 string) {
+	today := now.In(BusinessLocation(tz))
+	return today.AddDate(0, 0, -29).Format(DayFormat), today.AddDate(0, 0, -89).Format(DayFormat)
+}
+
+// Fold is the FoldFunc of FoldEvent, loading each time zone once.
+func Fold() FoldFunc {
+	zones := map[string]*time.Location{}
+	return func(ctx context.Context, r DashboardReader, tz string, e Event) ([]DayFold, error) {
+		loc, ok := zones[tz]
+		if !ok {
+			loc = BusinessLocation(tz)
+			zones[tz] = loc
+		}
+		return FoldEvent(ctx, r, loc, e)
+	}
 }

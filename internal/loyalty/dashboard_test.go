@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/events"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -12,9 +13,9 @@ import (
 // ledgerFigures computes a business's dashboard straight from the ledger
 // and the customers, with the rules loyalty.Figures states, for the days
 // of the business's time zone from..to (the test's entries are all today).
-func (w *world) ledgerFigures(tb testing.TB, b loyalty.Business) loyalty.Summary {
+func (w *world) ledgerFigures(tb testing.TB, b loyalty.Business) console.Summary {
 	tb.Helper()
-	var s loyalty.Summary
+	var s console.Summary
 	err := w.db.SQL().QueryRowContext(w.ctx, `SELECT COALESCE(SUM(t.visits), 0),
 			COALESCE(SUM(CASE WHEN t.intent = 'reward' THEN t.amount WHEN o.intent = 'reward' THEN -t.amount ELSE 0 END), 0),
 			COALESCE(SUM(CASE WHEN t.points > 0 AND t.intent IN ('cancellation', 'refund_redeemed_points') THEN 0
@@ -88,11 +89,11 @@ func TestDashboardMatchesLedger(t *testing.T) {
 		}
 		loaded, ledger, run := w.ledgerOf(t, b)
 		follower := &events.Rollup{Store: w.db, Page: 3}
-		dash := &loyalty.DashboardService{Store: w.db}
+		dash := &console.DashboardService{Store: w.db}
 		check := func(what string) {
 			t.Helper()
 			today := time.Now().In(loyalty.BusinessLocation("Pacific/Kiritimati")).Format(loyalty.DayFormat)
-			got, err := dash.Summary(w.ctx, b.ID, today, today, "", loyalty.ByDay)
+			got, err := dash.Summary(w.ctx, b.ID, today, today, "", console.ByDay)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,11 +190,11 @@ func TestDashboardMatchesLedger(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			all, err := dash.Summary(w.ctx, b.ID, today, today, "", loyalty.ByMonth)
+			all, err := dash.Summary(w.ctx, b.ID, today, today, "", console.ByMonth)
 			if err != nil {
 				t.Fatal(err)
 			}
-			at, err := dash.Summary(w.ctx, b.ID, today, today, harbour, loyalty.ByDay)
+			at, err := dash.Summary(w.ctx, b.ID, today, today, harbour, console.ByDay)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,11 +249,11 @@ func TestDashboardBackfillsHistory(t *testing.T) {
 		}
 
 		follower := &events.Rollup{Store: w.db, Page: 3}
-		dash := &loyalty.DashboardService{Store: w.db}
+		dash := &console.DashboardService{Store: w.db}
 		check := func(what string) {
 			t.Helper()
 			today := time.Now().In(loyalty.BusinessLocation("Pacific/Kiritimati")).Format(loyalty.DayFormat)
-			got, err := dash.Summary(w.ctx, b.ID, today, today, "", loyalty.ByDay)
+			got, err := dash.Summary(w.ctx, b.ID, today, today, "", console.ByDay)
 			if err != nil {
 				t.Fatal(err)
 			}

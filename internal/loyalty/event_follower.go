@@ -5,13 +5,6 @@ import (
 	"time"
 )
 
-// CursorStore is what a Follower keeps its cursors in (see EventStore).
-type CursorStore interface {
-	BehindCursors(ctx context.Context, destination, claim string, now time.Time, limit int) ([]string, error)
-	ClaimCursor(ctx context.Context, destination, businessID, claim string, now, leaseUntil time.Time) (int64, bool, error)
-	ReleaseCursor(ctx context.Context, destination, businessID, claim string) error
-}
-
 // FollowFunc takes a business's events after seq to a destination,
 // moving the cursor as it goes with leases that end at until(), and
 // returns how many events it took, the sequence the cursor stands at

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/sqlstore"
+	"github.com/loyalty/loyalty/internal/testenv"
 )
 
 var _ loyalty.ImportBackend = (*sqlstore.DB)(nil)
@@ -210,7 +211,7 @@ func TestImportFileRefused(t *testing.T) {
 		}
 		_, err := s.Upload(w.ctx, b, loyalty.ImportUpload{Kind: loyalty.ImportTransactions, BranchID: loyalty.NewID()},
 			strings.NewReader("intent\nreward\n"))
-		wantField(t, err, "options.branch_id")
+		testenv.WantField(t, err, "options.branch_id")
 	})
 }
 
@@ -224,15 +225,15 @@ func TestImportTenants(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = s.Get(w.ctx, other, im.ID)
-		wantNotFound(t, err)
+		testenv.WantNotFound(t, err)
 		_, err = s.Preview(w.ctx, other, im.ID)
-		wantNotFound(t, err)
+		testenv.WantNotFound(t, err)
 		_, err = s.Start(w.ctx, other, im.ID)
-		wantNotFound(t, err)
+		testenv.WantNotFound(t, err)
 		_, err = s.EachError(w.ctx, other, im.ID, func(loyalty.ImportRowError) error { return nil })
-		wantNotFound(t, err)
+		testenv.WantNotFound(t, err)
 		_, err = s.StartFile(w.ctx, other, im.FileID)
-		wantField(t, err, "file_id")
+		testenv.WantField(t, err, "file_id")
 		if list, err := s.List(w.ctx, other, 0, 10); err != nil || len(list) != 0 {
 			t.Errorf("other's list %+v, %v", list, err)
 		}

@@ -7,6 +7,19 @@ import (
 	"strings"
 )
 
+// ReferralProgram pays a referee and a referrer for a qualifying first purchase.
+type ReferralProgram struct {
+	ID                  int64
+	BusinessID          string
+	RuleName            string
+	CondMinAmount       Money
+	RefereeEarns        int64
+	RefererEarns        int64
+	ExpiresIn           int64 // days
+	Enabled             bool
+	LinkReferralEnabled bool
+}
+
 // Bounds and defaults of a referral program.
 const (
 	DefaultReferralRuleName = "REFERRAL_RULES_PURCHASE"

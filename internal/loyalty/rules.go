@@ -3,6 +3,7 @@ package loyalty
 import (
 	"context"
 	"encoding/json"
+	"strconv"
 )
 
 // Rules are a business's earning rules.
@@ -167,4 +168,11 @@ func (s *TransactionService) UpdateRules(ctx context.Context, b Business, in Rul
 		return tx.SaveRules(ctx, r)
 	})
 	return out, err
+}
+
+// fields are the rules as the audit log records them.
+func (r Rules) fields() map[string]string {
+	return map[string]string{"reward_ratio": strconv.FormatInt(r.RewardRatio, 10),
+		"reward_milestone_amount": r.RewardMilestoneAmount.String(), "round_up_points": strconv.FormatBool(r.RoundUpPoints),
+		"welcome_points": strconv.FormatInt(r.WelcomePoints, 10), "points_per_visit": strconv.FormatInt(r.PointsPerVisit, 10)}
 }

@@ -41,3 +41,7 @@ func CheckValues(what string, vs map[string][]string) error {
 	}
 	return nil
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func itoa64(n int64) string { return itoa(int(n)) }

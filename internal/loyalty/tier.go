@@ -70,6 +70,35 @@ const (
 	defaultResetPeriodMon = 12
 )
 
+// Tier is a business's tier program: how levels are reached and when
+// progress resets.
+type Tier struct {
+	ID                 int64
+	BusinessID         string
+	Sequence           []string // tiers_sequence: the criteria counted (Criterion*); empty for a program stored before it, see Criteria
+	TiersRelation      int      // 0: any criterion reaches a level, 1: all are needed
+	ResetType          int
+	ResetPeriodMonth   int
+	BasePreviousPeriod int
+	// DowngradePolicy is what a calendar period's end does to the levels
+	// held (Downgrade*).
+	DowngradePolicy string
+	Enabled         bool
+	Levels          []TierLevel
+	// TimeZone is the business's (its profile's time_zone), in which
+	// calendar periods begin; read with the program, never written by it.
+	TimeZone string
+}
+
+// TierLevel is one level of a tier program.
+type TierLevel struct {
+	ID          int64
+	Name        string
+	ReachSpend  Money
+	ReachVisits int64
+	ReachPoints int64
+}
+
 // TierInput is the body of POST /tiers and PUT /tiers/{id}. On update only
 // the fields sent change; tier_levels, when sent, replaces every level.
 //

@@ -137,6 +137,42 @@ func tierStatus(ctx context.Context, st Store, businessID, customerID string, t 
 	return TierProgressKept(now, t, cur, prev, kept[customerID]), nil
 }
 
+// HeldLevels returns the index in t.Levels of the level each customer of
+// ids holds now (-1 for none), as TierService.Status computes one
+// customer's: TierProgressKept over the totals of the current and
+// previous periods and what the keeper holds.
+func HeldLevels(ctx context.Context, st TierReader, t Tier, ids []string) ([]int, error) {
+	now := nowFor(ctx, st)
+	curP, prevP := t.Periods(now)
+	cur, err := st.TierTotalsOf(ctx, t.BusinessID, ids, curP.Start, curP.End)
+	if err != nil {
+		return nil, err
+	}
+	prev := map[string]TierTotals{}
+	if t.BasePreviousPeriod == 1 && !prevP.IsZero() {
+		if prev, err = st.TierTotalsOf(ctx, t.BusinessID, ids, prevP.Start, prevP.End); err != nil {
+			return nil, err
+		}
+	}
+	held, err := keptLevels(ctx, st, t, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		out[i] = -1
+		st := TierProgressKept(now, t, cur[id], prev[id], held[id])
+		if st.Level != nil {
+			for j, l := range t.Levels {
+				if l.ID == st.Level.ID {
+					out[i] = j
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
 func tierNotFound() error { return Errorf(ENotFound, "Tier not found.") }
 
 // asNotFound gives a not-found error the message of the resource asked for.

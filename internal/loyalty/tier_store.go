@@ -5,28 +5,28 @@ import (
 	"time"
 )
 
-// TierReader reads tier and referral programs outside a transaction.
+// TierReader reads tier programs, what the keeper holds and the ledger's
+// tier totals outside a transaction.
 type TierReader interface {
 	// Tier returns one tier program of a business with its levels, or ENotFound.
 	Tier(ctx context.Context, businessID string, id int64) (Tier, error)
-	// ReferralProgram returns one referral program of a business, or ENotFound.
-	ReferralProgram(ctx context.Context, businessID string, id int64) (ReferralProgram, error)
 	// TierPage pages the tier programs of a business, oldest first, with
 	// their levels.
 	TierPage(ctx context.Context, businessID string, q ListQuery) ([]Tier, int, error)
-	// ReferralProgramPage pages the referral programs of a business,
-	// oldest first.
-	ReferralProgramPage(ctx context.Context, businessID string, q ListQuery) ([]ReferralProgram, int, error)
 	// CustomerTiers reads what the tier keeper holds for these customers
 	// in a program; a customer without a row is left out.
 	CustomerTiers(ctx context.Context, businessID string, tierID int64, ids []string) (map[string]CustomerTier, error)
 	// Now is the store's clock, in UTC whole seconds: the time a read
 	// computes tier periods at, as a change would.
 	Now() time.Time
+	// Tiers lists the tiers of a business, with their levels.
+	Tiers(ctx context.Context, businessID string) ([]Tier, error)
+	// TierTotalsOf sums, for each customer of ids, the spend, tier points
+	// and visits of the ledger in [from, to).
+	TierTotalsOf(ctx context.Context, businessID string, ids []string, from, to time.Time) (map[string]TierTotals, error)
 }
 
-// TierTx is the part of a transaction that changes tier and referral
-// programs.
+// TierTx is the part of a transaction that changes tier programs.
 type TierTx interface {
 	// LockPrograms makes concurrent changes to a business's tier and
 	// referral programs wait for each other, so that "one enabled at a
@@ -43,11 +43,4 @@ type TierTx interface {
 	UpdateTier(ctx context.Context, t *Tier) error
 	// DisableTiers disables every program of the business but exceptID.
 	DisableTiers(ctx context.Context, businessID string, exceptID int64) error
-	// InsertReferralProgram stores a new referral program, setting its ID.
-	InsertReferralProgram(ctx context.Context, p *ReferralProgram) error
-	// UpdateReferralProgram stores a referral program's fields.
-	UpdateReferralProgram(ctx context.Context, p *ReferralProgram) error
-	// DisableReferralPrograms disables every referral program of the
-	// business but exceptID.
-	DisableReferralPrograms(ctx context.Context, businessID string, exceptID int64) error
 }

@@ -13,8 +13,8 @@ import (
 // "Code: <digits>", and a generated PIN on a line "PIN: <digits>", so that
 // people and programs can find them.
 
-// newToken returns a random single-use token of 32 bytes, base64url.
-func newToken() string {
+// NewToken returns a random single-use token of 32 bytes, base64url.
+func NewToken() string {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		panic(err)
@@ -49,8 +49,8 @@ func messageTo(kind, to, subject, body string) Message {
 	return m
 }
 
-// greeting opens a message with the person's first name when known.
-func greeting(firstName string) string {
+// Greeting opens a message with the person's first name when known.
+func Greeting(firstName string) string {
 	if firstName == "" {
 		return "Hello,\n\n"
 	}
@@ -66,7 +66,7 @@ func welcomeMessage(program, kind, to, firstName, token, pin string) Message {
 		what = "phone number"
 	}
 	if kind == ContactEmail {
-		b.WriteString(greeting(firstName))
+		b.WriteString(Greeting(firstName))
 		b.WriteString("Welcome to " + program + "! Your account is ready.\n\n")
 	} else {
 		b.WriteString("Welcome to " + program + "!\n")
@@ -88,7 +88,7 @@ func customerWelcomeMessage(program, kind, to, firstName, token string) Message 
 	if kind == ContactPhone {
 		what = "phone number"
 	} else {
-		b.WriteString(greeting(firstName))
+		b.WriteString(Greeting(firstName))
 	}
 	b.WriteString("Welcome to " + program + "'s rewards! You are now collecting points.\n")
 	b.WriteString("To sign in to the app, ask for a PIN reset with this " + what + ".\n\n")
@@ -109,7 +109,7 @@ func verifyMessage(program, kind, to, firstName, token string) Message {
 		what = "phone number"
 	}
 	if kind == ContactEmail {
-		b.WriteString(greeting(firstName))
+		b.WriteString(Greeting(firstName))
 	}
 	b.WriteString("Confirm your new " + what + " for " + program + " with this token (valid 24 hours):\n")
 	b.WriteString("Token: " + token + "\n")
@@ -121,7 +121,7 @@ func verifyMessage(program, kind, to, firstName, token string) Message {
 func resetTokenMessage(program, kind, to, firstName, token, link string) Message {
 	var b strings.Builder
 	if kind == ContactEmail {
-		b.WriteString(greeting(firstName))
+		b.WriteString(Greeting(firstName))
 	}
 	b.WriteString("A new PIN was requested for your " + program + " account. ")
 	b.WriteString("If it was not you, ignore this message.\n")
@@ -141,7 +141,7 @@ func resetTokenMessage(program, kind, to, firstName, token, link string) Message
 func resetCodeMessage(program, kind, to, firstName, code string) Message {
 	var b strings.Builder
 	if kind == ContactEmail {
-		b.WriteString(greeting(firstName))
+		b.WriteString(Greeting(firstName))
 	}
 	b.WriteString("Your " + program + " PIN reset code (valid 1 hour). If you did not ask for it, ignore this message.\n")
 	b.WriteString("Code: " + code + "\n")

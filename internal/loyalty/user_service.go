@@ -118,7 +118,7 @@ func (s *UserService) newSecret(ctx context.Context, tx Tx, userID, purpose, tar
 // newSecret stores a new secret of purpose for a person, hashed with hash,
 // and returns it in clear for the message that carries it.
 func newSecret(ctx context.Context, tx Tx, hash Hasher, userID, purpose, target string, ttl time.Duration) (string, error) {
-	secret := newToken()
+	secret := NewToken()
 	sum := hash.Token(secret)
 	if purpose == SecretResetCode {
 		secret = randomDigits(CodeDigits)

@@ -61,6 +61,10 @@ type UserReader interface {
 // UserTx is the part of a transaction that changes people, their secrets
 // and the outbox.
 type UserTx interface {
+	UserByEmail(ctx context.Context, email string) (User, error)
+	UserByPhone(ctx context.Context, phone string) (User, error)
+	InsertUser(ctx context.Context, u *User) error
+	UpdateUser(ctx context.Context, u *User) error
 	// Person returns a person's own record inside the transaction.
 	Person(ctx context.Context, id string) (Person, error)
 	// IsMember reports whether the person is an active customer of one of

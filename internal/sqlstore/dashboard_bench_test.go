@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 	"github.com/loyalty/loyalty/internal/testenv"
@@ -30,14 +31,14 @@ func BenchmarkDashboard(b *testing.B) {
 			db := testenv.Open(b, engine)
 			biz := createBusiness(b, db, "").BusinessID
 			seedDashboard(b, db, biz)
-			svc := &loyalty.DashboardService{Store: db}
+			svc := &console.DashboardService{Store: db}
 			today := time.Now().UTC()
 			from, to := today.AddDate(-1, 0, 1).Format(loyalty.DayFormat), today.Format(loyalty.DayFormat)
 			b.ResetTimer()
-			var s loyalty.Summary
+			var s console.Summary
 			for b.Loop() {
 				var err error
-				if s, err = svc.Summary(ctx, biz, from, to, "", loyalty.ByDay); err != nil {
+				if s, err = svc.Summary(ctx, biz, from, to, "", console.ByDay); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -68,23 +69,23 @@ func (s *Server) counter(w http.ResponseWriter, r *http.Request, a loyalty.Actor
 
 // servePage is the body of the counter_customer template.
 type servePage struct {
-	loyalty.CounterCustomer
+	console.CounterCustomer
 	Name     string
 	Currency string
 	Keys     map[string]string // a fresh Idempotency-Key per form
-	Preview  *loyalty.SalePreview
+	Preview  *console.SalePreview
 	Scanned  *loyalty.Coupon // the coupon whose code was scanned, when it can be claimed
 	Done     *loyalty.Transaction
 }
 
 // counterActions are the actions' forms, by the path's last segment.
-var counterActions = []string{loyalty.CounterSale, loyalty.CounterRedeem, loyalty.CounterClaim,
-	loyalty.CounterGiftcardSell, loyalty.CounterGiftcardPay}
+var counterActions = []string{console.CounterSale, console.CounterRedeem, console.CounterClaim,
+	console.CounterGiftcardSell, console.CounterGiftcardPay}
 
 // counterNotices are what the page says after each action.
 var counterNotices = map[string]string{
-	loyalty.CounterSale: "Sale recorded.", loyalty.CounterRedeem: "Reward redeemed.", loyalty.CounterClaim: "Coupon claimed.",
-	loyalty.CounterGiftcardSell: "Gift-card credit sold.", loyalty.CounterGiftcardPay: "Paid with the gift card.",
+	console.CounterSale: "Sale recorded.", console.CounterRedeem: "Reward redeemed.", console.CounterClaim: "Coupon claimed.",
+	console.CounterGiftcardSell: "Gift-card credit sold.", console.CounterGiftcardPay: "Paid with the gift card.",
 }
 
 // newKey is an Idempotency-Key for one rendered form.
@@ -174,7 +175,7 @@ func (s *Server) counterAct(w http.ResponseWriter, r *http.Request, a loyalty.Ac
 		return loyalty.Errorf(loyalty.ENotFound, "Not found.")
 	}
 	f := r.PostForm
-	in := loyalty.CounterAction{Amount: f.Get("amount")}
+	in := console.CounterAction{Amount: f.Get("amount")}
 	in.RewardID, _ = strconv.ParseInt(f.Get("reward"), 10, 64)
 	in.Quantity, _ = strconv.ParseInt(f.Get("quantity"), 10, 64)
 	in.CouponID, _ = strconv.ParseInt(f.Get("coupon"), 10, 64)

@@ -8,7 +8,7 @@ import (
 )
 
 // The managers' actions on one customer. Each posts, is carried out by
-// loyalty.CustomerDesk in one audited transaction, and redirects back to
+// console.CustomerDesk in one audited transaction, and redirects back to
 // the profile; the destructive ones ask first (see confirm.go).
 
 // customerPath is the profile's path of the customer the request names.

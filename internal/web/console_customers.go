@@ -7,12 +7,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // The console's customer pages: the search, and each customer's profile
 // with the actions a manager takes on it. Cashiers may search and read;
-// every action is the manager's (loyalty.CustomerDesk checks it again).
+// every action is the manager's (console.CustomerDesk checks it again).
 
 func (s *Server) customerRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business/customers", s.console(loyalty.PermCounter, s.customerSearch))
@@ -33,7 +34,7 @@ func (s *Server) customerRoutes(mux *http.ServeMux) {
 
 // searchPage is the body of the customers template.
 type searchPage struct {
-	loyalty.SearchResult
+	console.SearchResult
 	Searched bool
 	Currency string
 	Choices  []levelChoice // the tier filter's levels
@@ -54,7 +55,7 @@ func (s *Server) currency(r *http.Request, a loyalty.Actor) (loyalty.BusinessPro
 // with filters, 25 to a page.
 func (s *Server) customerSearch(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
 	q := r.URL.Query()
-	in := loyalty.CustomerSearch{Query: q.Get("q"), Tier: q.Get("tier"), Enabled: q.Get("enabled"),
+	in := console.CustomerSearch{Query: q.Get("q"), Tier: q.Get("tier"), Enabled: q.Get("enabled"),
 		JoinedFrom: q.Get("joined_from"), JoinedTo: q.Get("joined_to")}
 	in.Page, _ = strconv.Atoi(q.Get("page"))
 	prof, err := s.currency(r, a)
@@ -113,7 +114,7 @@ func (s *Server) customerSearch(w http.ResponseWriter, r *http.Request, a loyalt
 
 // customerPage is the body of the customer template.
 type customerPage struct {
-	loyalty.CustomerProfile
+	console.CustomerProfile
 	Currency string
 	Manager  bool        // the actor may take the managers' actions
 	Name     string      // how the page names the customer

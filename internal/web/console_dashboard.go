@@ -5,12 +5,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // dashboardPage is the body of the dashboard template.
 type dashboardPage struct {
-	loyalty.Summary
+	console.Summary
 	Currency  string
 	TimeZone  string
 	Branches  []loyalty.Branch
@@ -51,10 +52,10 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, a loyalty.Act
 	if from == "" && to == "" {
 		from, to = today.AddDate(0, 0, -29).Format(loyalty.DayFormat), today.Format(loyalty.DayFormat)
 	}
-	if by != loyalty.ByDay && by != loyalty.ByMonth {
-		by = loyalty.ByDay
+	if by != console.ByDay && by != console.ByMonth {
+		by = console.ByDay
 		if f, t, err := periodDays(from, to); err == nil && t.Sub(f) > 62*24*time.Hour {
-			by = loyalty.ByMonth
+			by = console.ByMonth
 		}
 	}
 	v := s.consoleView(r, a, "Dashboard")
@@ -66,7 +67,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, a loyalty.Act
 			known, p.Branch = true, br.Name
 		}
 	}
-	var sum loyalty.Summary
+	var sum console.Summary
 	if !known {
 		err = loyalty.Invalid("branch", "Choose one of your branches.")
 	} else {
@@ -103,7 +104,7 @@ func (p *dashboardPage) fill(currency string) {
 		p.Value = currency + p.PointValue.Value.String() + " for " + strconv.FormatInt(p.PointValue.Points, 10) + " points"
 	}
 	p.BucketCol = "Day"
-	if p.By == loyalty.ByMonth {
+	if p.By == console.ByMonth {
 		p.BucketCol = "Month"
 	}
 	n := len(p.Series)
@@ -116,7 +117,7 @@ func (p *dashboardPage) fill(currency string) {
 	}
 	count := func(v int64) string { return strconv.FormatInt(v, 10) }
 	money := func(v int64) string { return currency + loyalty.Money(v).String() }
-	per := "per " + map[string]string{loyalty.ByDay: "day", loyalty.ByMonth: "month"}[p.By]
+	per := "per " + map[string]string{console.ByDay: "day", console.ByMonth: "month"}[p.By]
 	period := " from " + p.From + " to " + p.To
 	p.Charts = []barChart{
 		newBarChart("chart-visits", "Visits "+per, "Visits "+per+period+": "+count(p.Visits)+" in all.", labels, count,

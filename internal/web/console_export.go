@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -62,7 +63,7 @@ func text(s string) string {
 
 func (s *Server) exportCustomers(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
 	q := r.URL.Query()
-	in := loyalty.CustomerSearch{Query: q.Get("q"), Tier: q.Get("tier"), Enabled: q.Get("enabled"),
+	in := console.CustomerSearch{Query: q.Get("q"), Tier: q.Get("tier"), Enabled: q.Get("enabled"),
 		JoinedFrom: q.Get("joined_from"), JoinedTo: q.Get("joined_to")}
 	loc, err := s.location(r, a)
 	if err != nil {

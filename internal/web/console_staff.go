@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -75,7 +76,7 @@ func (s *Server) siteURL(r *http.Request, trustHost bool) string {
 
 func (s *Server) staffInvite(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
 	f := r.PostForm
-	in := loyalty.StaffInvite{Email: f.Get("email"), Role: f.Get("role")}
+	in := console.StaffInvite{Email: f.Get("email"), Role: f.Get("role")}
 	_, err := s.Console.Staff.Invite(r.Context(), a, in, s.acceptURL(r))
 	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
 		return s.renderStaff(w, r, a, http.StatusUnprocessableEntity, e.Fields,

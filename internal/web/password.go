@@ -8,7 +8,7 @@ import (
 )
 
 // Password change (signed in) and reset by e-mail, for the accounts of
-// every portal. The rules are the domain's (loyalty.PasswordService).
+// every portal. The rules are the domain's (console.PasswordService).
 
 func (s *Server) passwordRoutes(mux *http.ServeMux) {
 	for _, p := range []portal{developers, support, business} {

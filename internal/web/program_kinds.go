@@ -11,7 +11,7 @@ import (
 )
 
 // setupKind is one part of the program's setup: its list, its form, and
-// how a form is saved through loyalty.ProgramDesk.
+// how a form is saved through console.ProgramDesk.
 type setupKind struct {
 	Path, Title, One, Lead string
 	Fields                 []setupField

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
 	"github.com/loyalty/loyalty/internal/ratelimit"
@@ -37,9 +38,9 @@ type Config struct {
 	Admin     *loyalty.AdminService // the business portal's Application Key
 	Store     Store
 	Customers *loyalty.CustomerService // joins through the referral page, the counter's look-up
-	Console   *loyalty.Console         // the merchant console's staff, access and audit log
-	Desk      *loyalty.CustomerDesk    // the console's customers and counter
-	Program   *loyalty.ProgramDesk     // the console's program setup
+	Console   *console.Services        // the merchant console's staff, access and audit log
+	Desk      *console.CustomerDesk    // the console's customers and counter
+	Program   *console.ProgramDesk     // the console's program setup
 	// PublicURL is the service's address as people reach it
 	// (https://loyalty.example.com), for links in e-mails. Without it an
 	// invitation links to the host the owner's browser used, and a
@@ -137,16 +138,16 @@ type portal struct {
 	Cookie  string
 	SignOut string
 	// Accounts are the portal's accounts as password resets see them.
-	Accounts loyalty.Portal
+	Accounts console.Portal
 }
 
 var (
 	developers = portal{Name: "Developers", Home: "/developers", Kind: oauth.KindDeveloper, Cookie: "loyalty_developer",
-		SignOut: "/developers/signout", Accounts: loyalty.DeveloperPortal}
+		SignOut: "/developers/signout", Accounts: console.DeveloperPortal}
 	support = portal{Name: "Support", Home: "/support", Kind: oauth.KindSupport, Cookie: "loyalty_support",
-		SignOut: "/support/signout", Accounts: loyalty.SupportPortal}
+		SignOut: "/support/signout", Accounts: console.SupportPortal}
 	business = portal{Name: "Business", Home: "/business", Kind: oauth.KindOwner, Cookie: "loyalty_owner",
-		SignOut: "/business/signout", Accounts: loyalty.BusinessPortal}
+		SignOut: "/business/signout", Accounts: console.BusinessPortal}
 )
 
 // view is what every template gets.

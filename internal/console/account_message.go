@@ -1,8 +1,10 @@
-package loyalty
+package console
 
 import (
 	"net/url"
 	"strings"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // The e-mails of the web portals' accounts: an invitation to a business's
@@ -23,9 +25,9 @@ func withToken(page, token string) string {
 }
 
 // invitationMessage invites a person to a business's staff.
-func invitationMessage(business, to, role, inviter, acceptURL, token string) Message {
+func invitationMessage(business, to, role, inviter, acceptURL, token string) loyalty.Message {
 	var b strings.Builder
-	b.WriteString(greeting(""))
+	b.WriteString(loyalty.Greeting(""))
 	b.WriteString(inviter + " invited you to join the team of " + business + " on Loyalty, as " + article(role) + " " + role + ".\n\n")
 	if link := withToken(acceptURL, token); link != "" {
 		b.WriteString("Choose your password here to accept (valid 72 hours, once):\n" + link + "\n\n")
@@ -35,14 +37,14 @@ func invitationMessage(business, to, role, inviter, acceptURL, token string) Mes
 	b.WriteString("Your invitation token:\n")
 	b.WriteString("Token: " + token + "\n\n")
 	b.WriteString("Then sign in to the business console with this e-mail address. If you did not expect this, ignore this message.\n")
-	return Message{Channel: ChannelEmail, To: to, Subject: "Join " + business + " on Loyalty", Body: b.String()}
+	return loyalty.Message{Channel: loyalty.ChannelEmail, To: to, Subject: "Join " + business + " on Loyalty", Body: b.String()}
 }
 
 // passwordResetMessage sends a password-reset token for an account of a
 // portal.
-func passwordResetMessage(portal, to, resetURL, resetPath, token string) Message {
+func passwordResetMessage(portal, to, resetURL, resetPath, token string) loyalty.Message {
 	var b strings.Builder
-	b.WriteString(greeting(""))
+	b.WriteString(loyalty.Greeting(""))
 	b.WriteString("A password reset was requested for your " + portal + " account. If it was not you, ignore this message: your password stays as it is.\n\n")
 	if link := withToken(resetURL, token); link != "" {
 		b.WriteString("Choose a new password here (valid 1 hour, once):\n" + link + "\n\n")
@@ -51,7 +53,7 @@ func passwordResetMessage(portal, to, resetURL, resetPath, token string) Message
 	}
 	b.WriteString("Your reset token:\n")
 	b.WriteString("Token: " + token + "\n")
-	return Message{Channel: ChannelEmail, To: to, Subject: "Reset your " + portal + " password", Body: b.String()}
+	return loyalty.Message{Channel: loyalty.ChannelEmail, To: to, Subject: "Reset your " + portal + " password", Body: b.String()}
 }
 
 // article is "a" or "an" before word.

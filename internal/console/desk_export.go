@@ -1,8 +1,10 @@
-package loyalty
+package console
 
 import (
 	"context"
 	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // Exports hand the customers or the ledger of a business to the owner or
@@ -10,17 +12,11 @@ import (
 // of any size holds one row in memory. Each export is in the audit log:
 // it takes the customers' personal data out of the service.
 
-// Audit actions of the exports.
-const (
-	AuditCustomersExported = "customers.exported"
-	AuditLedgerExported    = "ledger.exported"
-)
-
 // ExportCustomers calls fn for each customer matching the search's text,
 // state and joining dates (not its tier level, which is computed per
 // customer), oldest first.
-func (d *CustomerDesk) ExportCustomers(ctx context.Context, a Actor, in CustomerSearch, loc *time.Location, fn func(Customer) error) error {
-	if err := a.Require(PermManage); err != nil {
+func (d *CustomerDesk) ExportCustomers(ctx context.Context, a loyalty.Actor, in CustomerSearch, loc *time.Location, fn func(loyalty.Customer) error) error {
+	if err := a.Require(loyalty.PermManage); err != nil {
 		return err
 	}
 	b, err := d.business(ctx, a)
@@ -34,7 +30,7 @@ func (d *CustomerDesk) ExportCustomers(ctx context.Context, a Actor, in Customer
 	if err := v.Err(); err != nil {
 		return err
 	}
-	if err := d.logExport(ctx, a, AuditCustomersExported, "Customers"); err != nil {
+	if err := d.logExport(ctx, a, loyalty.AuditCustomersExported, "Customers"); err != nil {
 		return err
 	}
 	return d.Store.EachCustomer(ctx, b.ID, f, fn)
@@ -43,8 +39,8 @@ func (d *CustomerDesk) ExportCustomers(ctx context.Context, a Actor, in Customer
 // ExportLedger calls fn for each ledger entry of the business made
 // between the days from and to (YYYY-MM-DD in loc, both included; empty
 // for no bound), in the order they were written.
-func (d *CustomerDesk) ExportLedger(ctx context.Context, a Actor, from, to string, loc *time.Location, fn func(Transaction) error) error {
-	if err := a.Require(PermManage); err != nil {
+func (d *CustomerDesk) ExportLedger(ctx context.Context, a loyalty.Actor, from, to string, loc *time.Location, fn func(loyalty.Transaction) error) error {
+	if err := a.Require(loyalty.PermManage); err != nil {
 		return err
 	}
 	f, v := searchFilter(CustomerSearch{JoinedFrom: from, JoinedTo: to}, "", loc)
@@ -57,7 +53,7 @@ func (d *CustomerDesk) ExportLedger(ctx context.Context, a Actor, from, to strin
 	if err := v.Err(); err != nil {
 		return err
 	}
-	if err := d.logExport(ctx, a, AuditLedgerExported, "Ledger"); err != nil {
+	if err := d.logExport(ctx, a, loyalty.AuditLedgerExported, "Ledger"); err != nil {
 		return err
 	}
 	return d.Store.EachTransaction(ctx, a.BusinessID, f.JoinedFrom, f.JoinedBefore, fn)
@@ -65,8 +61,8 @@ func (d *CustomerDesk) ExportLedger(ctx context.Context, a Actor, from, to strin
 
 // logExport writes the export's audit entry in a transaction of its own,
 // before the first row is read.
-func (d *CustomerDesk) logExport(ctx context.Context, a Actor, action, target string) error {
-	return audited(ctx, a, action, target, nil, nil, func(ctx context.Context) error {
-		return d.Store.WithTx(ctx, func(Tx) error { return nil })
+func (d *CustomerDesk) logExport(ctx context.Context, a loyalty.Actor, action, target string) error {
+	return loyalty.Audited(ctx, a, action, target, nil, nil, func(ctx context.Context) error {
+		return d.Store.WithTx(ctx, func(loyalty.Tx) error { return nil })
 	})
 }

@@ -1,9 +1,11 @@
-package loyalty
+package console
 
 import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // TestSearchFilter: how the console's search box and filters read: an
@@ -18,18 +20,18 @@ func TestSearchFilter(t *testing.T) {
 	}
 	cases := []struct {
 		in   CustomerSearch
-		want CustomerFilter
+		want loyalty.CustomerFilter
 		bad  []string
 	}{
-		{in: CustomerSearch{Query: " Ann.Lee@ "}, want: CustomerFilter{EmailPrefix: "ann.lee@"}},
-		{in: CustomerSearch{Query: "+1 604-555"}, want: CustomerFilter{PhonePrefixes: []string{"+1604555"}}},
-		{in: CustomerSearch{Query: "0044 20"}, want: CustomerFilter{PhonePrefixes: []string{"+4420"}}},
-		{in: CustomerSearch{Query: "06 12 34"}, want: CustomerFilter{PhonePrefixes: []string{"+061234", "+3361234"}}},
-		{in: CustomerSearch{Query: "12"}, want: CustomerFilter{NamePrefix: "12"}},
-		{in: CustomerSearch{Query: "  Ann   LEE "}, want: CustomerFilter{NamePrefix: "ann lee"}},
-		{in: CustomerSearch{Enabled: "no"}, want: CustomerFilter{Enabled: new(bool)}},
+		{in: CustomerSearch{Query: " Ann.Lee@ "}, want: loyalty.CustomerFilter{EmailPrefix: "ann.lee@"}},
+		{in: CustomerSearch{Query: "+1 604-555"}, want: loyalty.CustomerFilter{PhonePrefixes: []string{"+1604555"}}},
+		{in: CustomerSearch{Query: "0044 20"}, want: loyalty.CustomerFilter{PhonePrefixes: []string{"+4420"}}},
+		{in: CustomerSearch{Query: "06 12 34"}, want: loyalty.CustomerFilter{PhonePrefixes: []string{"+061234", "+3361234"}}},
+		{in: CustomerSearch{Query: "12"}, want: loyalty.CustomerFilter{NamePrefix: "12"}},
+		{in: CustomerSearch{Query: "  Ann   LEE "}, want: loyalty.CustomerFilter{NamePrefix: "ann lee"}},
+		{in: CustomerSearch{Enabled: "no"}, want: loyalty.CustomerFilter{Enabled: new(bool)}},
 		{in: CustomerSearch{Enabled: "maybe"}, bad: []string{"enabled"}},
-		{in: CustomerSearch{JoinedFrom: "2026-03-01", JoinedTo: "2026-03-31"}, want: CustomerFilter{
+		{in: CustomerSearch{JoinedFrom: "2026-03-01", JoinedTo: "2026-03-31"}, want: loyalty.CustomerFilter{
 			JoinedFrom: time.Date(2026, 3, 1, 0, 0, 0, 0, paris), JoinedBefore: time.Date(2026, 4, 1, 0, 0, 0, 0, paris)}},
 		{in: CustomerSearch{JoinedFrom: "2026-03-02", JoinedTo: "2026-03-01"}, bad: []string{"joined_to"}},
 		{in: CustomerSearch{JoinedFrom: "01/03/2026"}, bad: []string{"joined_from"}},

@@ -1,9 +1,6 @@
 package loyalty
 
-import (
-	"context"
-	"slices"
-)
+import "slices"
 
 // Kinds of account that sign in to the web portals; a password reset or
 // an audit entry names its account by kind and id.
@@ -65,46 +62,4 @@ func (a Actor) Require(p Permission) error {
 		return nil
 	}
 	return Errorf(EForbidden, "Your role (%s) does not give access to this page or action.", a.Role)
-}
-
-// ConsoleStore is the storage of the console's services.
-type ConsoleStore interface {
-	StaffStore
-	AuditStore
-	PasswordStore
-	ProfileStore
-	DashboardStore
-}
-
-// Console is the services of the merchant console, built once and shared
-// by its pages.
-type Console struct {
-	Staff     *StaffService
-	Access    *AccessService
-	Audit     *AuditService
-	Passwords *PasswordService // every portal's, not only the console's
-	Profiles  *ProfileService
-	Dashboard *DashboardService
-}
-
-// ConsoleOptions are what the console's services need beyond the store.
-type ConsoleOptions struct {
-	Admin  *AdminService // the Application Key
-	Apps   AppRevoker    // the connected apps
-	Hash   Hasher        // passwords and tokens
-	Notify func()        // wakes the outbox worker; may be nil
-	// Verify checks an account's password under the sign-in lockout.
-	Verify func(ctx context.Context, kind, email, password string) error
-}
-
-// NewConsole builds the console's services over store.
-func NewConsole(store ConsoleStore, opt ConsoleOptions) *Console {
-	return &Console{
-		Staff:     &StaffService{Store: store, Hash: opt.Hash, Notify: opt.Notify},
-		Access:    &AccessService{Admin: opt.Admin, Apps: opt.Apps},
-		Audit:     &AuditService{Store: store},
-		Passwords: &PasswordService{Store: store, Hash: opt.Hash, Verify: opt.Verify, Notify: opt.Notify},
-		Profiles:  &ProfileService{Store: store},
-		Dashboard: &DashboardService{Store: store},
-	}
 }

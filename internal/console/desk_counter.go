@@ -1,8 +1,11 @@
-package loyalty
+package console
 
 import (
 	"context"
+	"strconv"
 	"strings"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // The counter is where a cashier serves the customer in front of them:
@@ -14,15 +17,15 @@ import (
 
 // CounterMatch is what a code typed or scanned at the counter found.
 type CounterMatch struct {
-	Customers []Customer
-	Coupon    *Coupon // the coupon whose code it was, with its offer
+	Customers []loyalty.Customer
+	Coupon    *loyalty.Coupon // the coupon whose code it was, with its offer
 }
 
 // Find looks up what a cashier typed or scanned: an e-mail address, a
 // phone number, a customer code (the customer's id, as the customer's app
 // shows it) or a coupon's qrcode.
-func (d *CustomerDesk) Find(ctx context.Context, a Actor, code string) (CounterMatch, error) {
-	if err := a.Require(PermCounter); err != nil {
+func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (CounterMatch, error) {
+	if err := a.Require(loyalty.PermCounter); err != nil {
 		return CounterMatch{}, err
 	}
 	b, err := d.business(ctx, a)
@@ -33,45 +36,45 @@ func (d *CustomerDesk) Find(ctx context.Context, a Actor, code string) (CounterM
 	var m CounterMatch
 	switch {
 	case code == "":
-		return m, Invalid("code", "Type or scan an e-mail address, a phone number, a customer code or a coupon code.")
+		return m, loyalty.Invalid("code", "Type or scan an e-mail address, a phone number, a customer code or a coupon code.")
 	case strings.Contains(code, "@") || isPhoneLike(code):
 		m.Customers, err = d.Services.Customers.Lookup(ctx, b, code)
 		return m, fieldsAs(err, map[string]string{"q": "code"})
-	case ValidID(strings.ToLower(code)):
+	case loyalty.ValidID(strings.ToLower(code)):
 		c, err := d.Services.Customers.Get(ctx, b, code)
-		if ErrorCode(err) == ENotFound {
+		if loyalty.ErrorCode(err) == loyalty.ENotFound {
 			return m, nil
 		}
-		m.Customers = []Customer{c}
+		m.Customers = []loyalty.Customer{c}
 		return m, err
 	}
 	cp, err := d.Store.CouponByCode(ctx, b.ID, strings.ToUpper(code))
-	if ErrorCode(err) == ENotFound {
+	if loyalty.ErrorCode(err) == loyalty.ENotFound {
 		return m, nil
 	} else if err != nil {
 		return m, err
 	}
 	c, err := d.Services.Customers.Get(ctx, b, cp.CustomerID)
-	if ErrorCode(err) == ENotFound {
+	if loyalty.ErrorCode(err) == loyalty.ENotFound {
 		return m, nil
 	} else if err != nil {
 		return m, err
 	}
-	m.Customers, m.Coupon = []Customer{c}, &cp
+	m.Customers, m.Coupon = []loyalty.Customer{c}, &cp
 	return m, nil
 }
 
 // SalePreview is what a sale would earn.
 type SalePreview struct {
-	Amount Money
+	Amount loyalty.Money
 	Points int64
-	Base   int64   // the points of the earning rules alone
-	Offers []Offer // the active offers the points count
+	Base   int64           // the points of the earning rules alone
+	Offers []loyalty.Offer // the active offers the points count
 }
 
 // PreviewSale computes what a purchase of amount would earn the customer
 // now, under the rules and active offers, writing nothing.
-func (d *CustomerDesk) PreviewSale(ctx context.Context, a Actor, customerID, amount string) (SalePreview, error) {
+func (d *CustomerDesk) PreviewSale(ctx context.Context, a loyalty.Actor, customerID, amount string) (SalePreview, error) {
 	b, c, err := d.forCounter(ctx, a, customerID)
 	if err != nil {
 		return SalePreview{}, err
@@ -80,7 +83,7 @@ func (d *CustomerDesk) PreviewSale(ctx context.Context, a Actor, customerID, amo
 	if err != nil {
 		return SalePreview{}, err
 	}
-	in := TransactionInput{Intent: Some(IntentReward), Amount: Some(m), Customer: Some(CustomerRef{ID: Some(c.ID)})}
+	in := loyalty.TransactionInput{Intent: loyalty.Some(loyalty.IntentReward), Amount: loyalty.Some(m), Customer: loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)})}
 	e, offers, err := d.Services.Transactions.Preview(ctx, b, in)
 	if err != nil {
 		return SalePreview{}, err
@@ -93,25 +96,25 @@ func (d *CustomerDesk) PreviewSale(ctx context.Context, a Actor, customerID, amo
 }
 
 // parseAmount reads a sum of money typed in a form.
-func parseAmount(s string) (Money, error) {
-	m, err := ParseMoney(strings.TrimSpace(s))
+func parseAmount(s string) (loyalty.Money, error) {
+	m, err := loyalty.ParseMoney(strings.TrimSpace(s))
 	if err != nil || m <= 0 {
-		return 0, Invalid("amount", "Enter an amount greater than 0, such as 12.50.")
+		return 0, loyalty.Invalid("amount", "Enter an amount greater than 0, such as 12.50.")
 	}
 	return m, nil
 }
 
 // forCounter reads the customer a counter action is on.
-func (d *CustomerDesk) forCounter(ctx context.Context, a Actor, id string) (Business, Customer, error) {
-	if err := a.Require(PermCounter); err != nil {
-		return Business{}, Customer{}, err
+func (d *CustomerDesk) forCounter(ctx context.Context, a loyalty.Actor, id string) (loyalty.Business, loyalty.Customer, error) {
+	if err := a.Require(loyalty.PermCounter); err != nil {
+		return loyalty.Business{}, loyalty.Customer{}, err
 	}
 	b, err := d.business(ctx, a)
 	if err != nil {
-		return Business{}, Customer{}, err
+		return loyalty.Business{}, loyalty.Customer{}, err
 	}
 	c, err := d.Services.Customers.Get(ctx, b, id)
-	return b, c, asNotFound(err, customerNotFound)
+	return b, c, err
 }
 
 // CounterAction is one action at the counter, as its form sends it.
@@ -134,36 +137,36 @@ const (
 
 // counterIntents are each counter action's intent and audit action.
 var counterIntents = map[string][2]string{
-	CounterSale: {IntentReward, AuditSaleRecorded}, CounterRedeem: {IntentRedeem, AuditRewardRedeemed},
-	CounterClaim: {IntentClaimCoupon, AuditCouponClaimed}, CounterGiftcardSell: {IntentGiftcardBuy, AuditGiftcardSold},
-	CounterGiftcardPay: {IntentGiftcardPay, AuditGiftcardPaid},
+	CounterSale: {loyalty.IntentReward, loyalty.AuditSaleRecorded}, CounterRedeem: {loyalty.IntentRedeem, loyalty.AuditRewardRedeemed},
+	CounterClaim: {loyalty.IntentClaimCoupon, loyalty.AuditCouponClaimed}, CounterGiftcardSell: {loyalty.IntentGiftcardBuy, loyalty.AuditGiftcardSold},
+	CounterGiftcardPay: {loyalty.IntentGiftcardPay, loyalty.AuditGiftcardPaid},
 }
 
 // Act performs a counter action for a customer under an Idempotency-Key:
 // the key's first request acts, a repeat gets the first one's result (or
 // refusal) and acts never. The audit log records the action once.
-func (d *CustomerDesk) Act(ctx context.Context, a Actor, customerID, action string, in CounterAction, idem *Idempotency) (Transaction, error) {
+func (d *CustomerDesk) Act(ctx context.Context, a loyalty.Actor, customerID, action string, in CounterAction, idem *loyalty.Idempotency) (loyalty.Transaction, error) {
 	kind, ok := counterIntents[action]
 	if !ok {
-		return Transaction{}, Errorf(ENotFound, "No such counter action.")
+		return loyalty.Transaction{}, loyalty.Errorf(loyalty.ENotFound, "No such counter action.")
 	}
 	if idem == nil || idem.Key == "" {
-		return Transaction{}, Invalid("idempotency_key", "The form has no Idempotency-Key: reload the page.")
+		return loyalty.Transaction{}, loyalty.Invalid("idempotency_key", "The form has no Idempotency-Key: reload the page.")
 	}
 	b, c, err := d.forCounter(ctx, a, customerID)
 	if err != nil {
-		return Transaction{}, err
+		return loyalty.Transaction{}, err
 	}
-	ti := TransactionInput{Intent: Some(kind[0]), Customer: Some(CustomerRef{ID: Some(c.ID)})}
+	ti := loyalty.TransactionInput{Intent: loyalty.Some(kind[0]), Customer: loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)})}
 	after := map[string]string{}
-	v := Validation{}
+	v := loyalty.Validation{}
 	switch action {
 	case CounterSale, CounterGiftcardPay:
 		m, err := parseAmount(in.Amount)
 		if err != nil {
-			return Transaction{}, err
+			return loyalty.Transaction{}, err
 		}
-		ti.Amount, after["amount"] = Some(m), m.String()
+		ti.Amount, after["amount"] = loyalty.Some(m), m.String()
 	case CounterRedeem:
 		if in.RewardID <= 0 {
 			v.Add("reward", "Choose a reward.")
@@ -171,24 +174,24 @@ func (d *CustomerDesk) Act(ctx context.Context, a Actor, customerID, action stri
 		if in.Quantity <= 0 {
 			v.Add("quantity", "The quantity must be at least 1.")
 		}
-		ti.CatalogItems = Some([]ItemInput{{ID: Some(in.RewardID), Quantity: Some(in.Quantity)}})
-		after["reward"], after["quantity"] = itoa64(in.RewardID), itoa64(in.Quantity)
+		ti.CatalogItems = loyalty.Some([]loyalty.ItemInput{{ID: loyalty.Some(in.RewardID), Quantity: loyalty.Some(in.Quantity)}})
+		after["reward"], after["quantity"] = strconv.FormatInt(in.RewardID, 10), strconv.FormatInt(in.Quantity, 10)
 	case CounterClaim:
-		ti.Coupon, after["coupon"] = Some(IntRef{ID: Some(in.CouponID)}), itoa64(in.CouponID)
+		ti.Coupon, after["coupon"] = loyalty.Some(loyalty.IntRef{ID: loyalty.Some(in.CouponID)}), strconv.FormatInt(in.CouponID, 10)
 	case CounterGiftcardSell:
 		if in.GiftcardID > 0 {
-			ti.Giftcard, after["giftcard"] = Some(IntRef{ID: Some(in.GiftcardID)}), itoa64(in.GiftcardID)
+			ti.Giftcard, after["giftcard"] = loyalty.Some(loyalty.IntRef{ID: loyalty.Some(in.GiftcardID)}), strconv.FormatInt(in.GiftcardID, 10)
 		} else if m, err := parseAmount(in.Amount); err != nil {
-			return Transaction{}, err
+			return loyalty.Transaction{}, err
 		} else {
-			ti.Amount, after["amount"] = Some(m), m.String()
+			ti.Amount, after["amount"] = loyalty.Some(m), m.String()
 		}
 	}
 	if err := v.Err(); err != nil {
-		return Transaction{}, err
+		return loyalty.Transaction{}, err
 	}
-	var t Transaction
-	err = audited(ctx, a, kind[1], customerName(c), nil, after, func(ctx context.Context) error {
+	var t loyalty.Transaction
+	err = loyalty.Audited(ctx, a, kind[1], customerName(c), nil, after, func(ctx context.Context) error {
 		out, reply, err := d.Services.Transactions.Create(ctx, b, ti, idem)
 		switch {
 		case err != nil:
@@ -207,24 +210,24 @@ func (d *CustomerDesk) Act(ctx context.Context, a Actor, customerID, action stri
 
 // CounterCustomer is a customer as the counter serves them.
 type CounterCustomer struct {
-	Customer  Customer
-	Coupons   []Coupon      // coupons to claim
-	Rewards   []Reward      // catalogue items the customer may redeem now
-	Giftcards []Giftcard    // gift cards of the catalogue on sale now
-	Recent    []Transaction // the latest entries, newest first
+	Customer  loyalty.Customer
+	Coupons   []loyalty.Coupon      // coupons to claim
+	Rewards   []loyalty.Reward      // catalogue items the customer may redeem now
+	Giftcards []loyalty.Giftcard    // gift cards of the catalogue on sale now
+	Recent    []loyalty.Transaction // the latest entries, newest first
 }
 
 // CounterRecent is how many of the latest entries the counter shows.
 const CounterRecent = 5
 
 // Serve reads what the counter shows of a customer.
-func (d *CustomerDesk) Serve(ctx context.Context, a Actor, id string) (CounterCustomer, error) {
+func (d *CustomerDesk) Serve(ctx context.Context, a loyalty.Actor, id string) (CounterCustomer, error) {
 	b, c, err := d.forCounter(ctx, a, id)
 	if err != nil {
 		return CounterCustomer{}, err
 	}
 	out := CounterCustomer{Customer: c}
-	all := ListQuery{Page: 1, PerPage: 100}
+	all := loyalty.ListQuery{Page: 1, PerPage: 100}
 	if out.Coupons, _, err = d.Services.Offers.AvailableCoupons(ctx, b, c.ID, all); err != nil {
 		return out, err
 	}
@@ -241,7 +244,7 @@ func (d *CustomerDesk) Serve(ctx context.Context, a Actor, id string) (CounterCu
 			out.Giftcards = append(out.Giftcards, g)
 		}
 	}
-	page, err := d.Services.Transactions.History(ctx, b, c.ID, ListQuery{Page: 1, PerPage: CounterRecent}, TransactionWith{})
+	page, err := d.Services.Transactions.History(ctx, b, c.ID, loyalty.ListQuery{Page: 1, PerPage: CounterRecent}, loyalty.TransactionWith{})
 	out.Recent = page.Entries
 	return out, err
 }

@@ -1,9 +1,11 @@
-package loyalty
+package console
 
 import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // The customer desk is the console's side of customers and their ledger:
@@ -11,56 +13,40 @@ import (
 // Each action checks the actor's role, runs through the same services as
 // the API, and is written to the audit log in its own transaction.
 
-// Audit actions of the customer desk and the counter.
-const (
-	AuditCustomerUpdated   = "customer.updated"
-	AuditCustomerEnabled   = "customer.enabled"
-	AuditCustomerDisabled  = "customer.disabled"
-	AuditCustomerDeleted   = "customer.deleted"
-	AuditCustomerWelcomed  = "customer.welcome_resent"
-	AuditPointsAdjusted    = "points.adjusted"
-	AuditTransactionCancel = "transaction.cancelled"
-	AuditCouponIssued      = "coupon.issued"
-	AuditSaleRecorded      = "counter.sale"
-	AuditRewardRedeemed    = "counter.redeem"
-	AuditCouponClaimed     = "counter.coupon_claimed"
-	AuditGiftcardSold      = "counter.giftcard_sold"
-	AuditGiftcardPaid      = "counter.giftcard_payment"
-)
-
-// DeskBackend is the storage the desk reads through.
+// DeskBackend is the storage the desk reads through: the domain's, and
+// the ledger one entry at a time for its exports.
 type DeskBackend interface {
-	Store
-	DeskStore
+	loyalty.Store
+	loyalty.TransactionExporter
 }
 
 // CustomerDesk is the console's customer search, profile and actions.
 type CustomerDesk struct {
-	Services Services
+	Services loyalty.Services
 	Store    DeskBackend
 }
 
 // business reads the actor's business.
-func (d *CustomerDesk) business(ctx context.Context, a Actor) (Business, error) {
+func (d *CustomerDesk) business(ctx context.Context, a loyalty.Actor) (loyalty.Business, error) {
 	return d.Store.Business(ctx, a.BusinessID)
 }
 
 // CustomerProfile is everything the console shows of one customer.
 type CustomerProfile struct {
-	View      CustomerView // the customer, tier standing and referral links
-	Ledger    TransactionPage
+	View      loyalty.CustomerView // the customer, tier standing and referral links
+	Ledger    loyalty.TransactionPage
 	Page      int // the ledger's page
 	Pages     int
-	Coupons   []Coupon        // coupons available to claim
-	Offers    []CustomerOffer // offers open to the customer
-	Referrer  *Customer       // who referred the customer; nil when nobody did or they left
-	Referrals []ReferralOf    // whom the customer referred
+	Coupons   []loyalty.Coupon        // coupons available to claim
+	Offers    []loyalty.CustomerOffer // offers open to the customer
+	Referrer  *loyalty.Customer       // who referred the customer; nil when nobody did or they left
+	Referrals []ReferralOf            // whom the customer referred
 }
 
 // ReferralOf is a referral the customer made, with the customer referred.
 type ReferralOf struct {
-	Referral
-	Referee Customer // zero when the referee has left the business
+	loyalty.Referral
+	Referee loyalty.Customer // zero when the referee has left the business
 }
 
 // LedgerPageSize is how many entries a page of a customer's ledger shows.
@@ -68,8 +54,8 @@ const LedgerPageSize = 20
 
 // Profile returns a customer of the actor's business with the page of its
 // ledger asked for (from 1).
-func (d *CustomerDesk) Profile(ctx context.Context, a Actor, id string, page int) (CustomerProfile, error) {
-	if err := a.Require(PermCounter); err != nil {
+func (d *CustomerDesk) Profile(ctx context.Context, a loyalty.Actor, id string, page int) (CustomerProfile, error) {
+	if err := a.Require(loyalty.PermCounter); err != nil {
 		return CustomerProfile{}, err
 	}
 	b, err := d.business(ctx, a)
@@ -82,12 +68,12 @@ func (d *CustomerDesk) Profile(ctx context.Context, a Actor, id string, page int
 	}
 	c := p.View.Customer
 	p.Page = max(page, 1)
-	q := ListQuery{Page: p.Page, PerPage: LedgerPageSize}
-	if p.Ledger, err = d.Services.Transactions.History(ctx, b, c.ID, q, TransactionWith{}); err != nil {
+	q := loyalty.ListQuery{Page: p.Page, PerPage: LedgerPageSize}
+	if p.Ledger, err = d.Services.Transactions.History(ctx, b, c.ID, q, loyalty.TransactionWith{}); err != nil {
 		return p, err
 	}
 	p.Pages = max((p.Ledger.Total+LedgerPageSize-1)/LedgerPageSize, 1)
-	all := ListQuery{Page: 1, PerPage: 100}
+	all := loyalty.ListQuery{Page: 1, PerPage: 100}
 	if p.Coupons, _, err = d.Services.Offers.AvailableCoupons(ctx, b, c.ID, all); err != nil {
 		return p, err
 	}
@@ -124,14 +110,8 @@ func (d *CustomerDesk) Profile(ctx context.Context, a Actor, id string, page int
 	return p, nil
 }
 
-// customerFields is a customer's details as the audit log records them.
-func customerFields(c Customer) map[string]string {
-	return map[string]string{"first_name": c.FirstName, "last_name": c.LastName, "email": c.Email, "phone": c.Phone,
-		"birth_date": c.BirthDate, "language": c.Language, "gender": c.Gender}
-}
-
 // customerName is how the audit log names a customer.
-func customerName(c Customer) string {
+func customerName(c loyalty.Customer) string {
 	name := strings.TrimSpace(c.FirstName + " " + c.LastName)
 	contact := c.Email
 	if contact == "" {
@@ -154,27 +134,27 @@ func cmpOrString(a, b string) string {
 }
 
 // forManager reads the customer a manager's action is on.
-func (d *CustomerDesk) forManager(ctx context.Context, a Actor, id string) (Business, Customer, error) {
-	if err := a.Require(PermManage); err != nil {
-		return Business{}, Customer{}, err
+func (d *CustomerDesk) forManager(ctx context.Context, a loyalty.Actor, id string) (loyalty.Business, loyalty.Customer, error) {
+	if err := a.Require(loyalty.PermManage); err != nil {
+		return loyalty.Business{}, loyalty.Customer{}, err
 	}
 	b, err := d.business(ctx, a)
 	if err != nil {
-		return Business{}, Customer{}, err
+		return loyalty.Business{}, loyalty.Customer{}, err
 	}
 	c, err := d.Services.Customers.Get(ctx, b, id)
-	return b, c, asNotFound(err, customerNotFound)
+	return b, c, err
 }
 
 // Update changes a customer's details (the API's update rules).
-func (d *CustomerDesk) Update(ctx context.Context, a Actor, id string, in CustomerInput) (Customer, error) {
+func (d *CustomerDesk) Update(ctx context.Context, a loyalty.Actor, id string, in loyalty.CustomerInput) (loyalty.Customer, error) {
 	b, c, err := d.forManager(ctx, a, id)
 	if err != nil {
-		return Customer{}, err
+		return loyalty.Customer{}, err
 	}
-	in.Enabled, in.Address, in.Referral = Opt[bool]{}, Opt[AddressInput]{}, Opt[ReferralInput]{}
-	var out Customer
-	err = audited(ctx, a, AuditCustomerUpdated, customerName(c), nil, nil, func(ctx context.Context) error {
+	in.Enabled, in.Address, in.Referral = loyalty.Opt[bool]{}, loyalty.Opt[loyalty.AddressInput]{}, loyalty.Opt[loyalty.ReferralInput]{}
+	var out loyalty.Customer
+	err = loyalty.Audited(ctx, a, loyalty.AuditCustomerUpdated, customerName(c), nil, nil, func(ctx context.Context) error {
 		var err error
 		out, err = d.Services.Customers.Update(ctx, b, c.ID, in)
 		return err
@@ -182,75 +162,58 @@ func (d *CustomerDesk) Update(ctx context.Context, a Actor, id string, in Custom
 	return out, err
 }
 
-// changed keeps only the fields whose value differs.
-func changed(before, after map[string]string) (map[string]string, map[string]string) {
-	for k, v := range before {
-		if after[k] == v {
-			delete(before, k)
-			delete(after, k)
-		}
-	}
-	return before, after
-}
-
 // SetEnabled enables or disables a customer: a disabled customer keeps
 // the balance and the history.
-func (d *CustomerDesk) SetEnabled(ctx context.Context, a Actor, id string, enabled bool) error {
+func (d *CustomerDesk) SetEnabled(ctx context.Context, a loyalty.Actor, id string, enabled bool) error {
 	b, c, err := d.forManager(ctx, a, id)
 	if err != nil {
 		return err
 	}
-	action := AuditCustomerDisabled
+	action := loyalty.AuditCustomerDisabled
 	if enabled {
-		action = AuditCustomerEnabled
+		action = loyalty.AuditCustomerEnabled
 	}
-	return audited(ctx, a, action, customerName(c), nil, nil, func(ctx context.Context) error {
-		_, err := d.Services.Customers.Update(ctx, b, c.ID, CustomerInput{Enabled: Some(enabled)})
+	return loyalty.Audited(ctx, a, action, customerName(c), nil, nil, func(ctx context.Context) error {
+		_, err := d.Services.Customers.Update(ctx, b, c.ID, loyalty.CustomerInput{Enabled: loyalty.Some(enabled)})
 		return err
 	})
 }
 
 // Delete removes a customer from the business; the ledger keeps its
 // entries.
-func (d *CustomerDesk) Delete(ctx context.Context, a Actor, id string) error {
+func (d *CustomerDesk) Delete(ctx context.Context, a loyalty.Actor, id string) error {
 	b, c, err := d.forManager(ctx, a, id)
 	if err != nil {
 		return err
 	}
-	return audited(ctx, a, AuditCustomerDeleted, customerName(c), nil, nil, func(ctx context.Context) error {
+	return loyalty.Audited(ctx, a, loyalty.AuditCustomerDeleted, customerName(c), nil, nil, func(ctx context.Context) error {
 		return d.Services.Customers.Delete(ctx, b, c.ID)
 	})
 }
 
 // ResendWelcome queues the welcome message again, with new tokens to
 // confirm the customer's e-mail and phone.
-func (d *CustomerDesk) ResendWelcome(ctx context.Context, a Actor, id string) error {
+func (d *CustomerDesk) ResendWelcome(ctx context.Context, a loyalty.Actor, id string) error {
 	b, c, err := d.forManager(ctx, a, id)
 	if err != nil {
 		return err
 	}
 	if c.Email == "" && c.Phone == "" {
-		return Invalid("welcome", "The customer has neither an e-mail address nor a phone number.")
+		return loyalty.Invalid("welcome", "The customer has neither an e-mail address nor a phone number.")
 	}
-	err = audited(ctx, a, AuditCustomerWelcomed, customerName(c), nil, nil, func(ctx context.Context) error {
-		return d.Store.WithTx(ctx, func(tx Tx) error {
-			return d.Services.Customers.welcome(ctx, tx, b, c.User)
-		})
+	return loyalty.Audited(ctx, a, loyalty.AuditCustomerWelcomed, customerName(c), nil, nil, func(ctx context.Context) error {
+		return d.Services.Customers.Welcome(ctx, b, c.User)
 	})
-	if err == nil {
-		d.Services.Customers.notify()
-	}
-	return err
 }
 
 // AdjustPoints adds (or, negative, takes away) points with the reason the
 // manager gives, kept as the entry's comments.
-func (d *CustomerDesk) AdjustPoints(ctx context.Context, a Actor, id string, points, reason string) (Transaction, error) {
+func (d *CustomerDesk) AdjustPoints(ctx context.Context, a loyalty.Actor, id string, points, reason string) (loyalty.Transaction, error) {
 	b, c, err := d.forManager(ctx, a, id)
 	if err != nil {
-		return Transaction{}, err
+		return loyalty.Transaction{}, err
 	}
-	v := Validation{}
+	v := loyalty.Validation{}
 	n, perr := strconv.ParseInt(strings.TrimSpace(points), 10, 64)
 	if perr != nil || n == 0 {
 		v.Add("points", "Enter a whole number of points other than 0; negative takes points away.")
@@ -259,12 +222,12 @@ func (d *CustomerDesk) AdjustPoints(ctx context.Context, a Actor, id string, poi
 		v.Add("reason", "Say why the balance changes: the customer and your team see it in the history.")
 	}
 	if err := v.Err(); err != nil {
-		return Transaction{}, err
+		return loyalty.Transaction{}, err
 	}
-	in := TransactionInput{Intent: Some(IntentAdjust), Points: Some(n), Comments: Some(reason),
-		Customer: Some(CustomerRef{ID: Some(c.ID)})}
-	var t Transaction
-	err = audited(ctx, a, AuditPointsAdjusted, customerName(c), nil, map[string]string{"points": itoa64(n), "reason": reason},
+	in := loyalty.TransactionInput{Intent: loyalty.Some(loyalty.IntentAdjust), Points: loyalty.Some(n), Comments: loyalty.Some(reason),
+		Customer: loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)})}
+	var t loyalty.Transaction
+	err = loyalty.Audited(ctx, a, loyalty.AuditPointsAdjusted, customerName(c), nil, map[string]string{"points": strconv.FormatInt(n, 10), "reason": reason},
 		func(ctx context.Context) error {
 			var err error
 			t, _, err = d.Services.Transactions.Create(ctx, b, in, nil)
@@ -275,13 +238,13 @@ func (d *CustomerDesk) AdjustPoints(ctx context.Context, a Actor, id string, poi
 
 // Cancel cancels one of the customer's ledger entries by writing its
 // reversing entry.
-func (d *CustomerDesk) Cancel(ctx context.Context, a Actor, id string, txID int64) (Transaction, error) {
+func (d *CustomerDesk) Cancel(ctx context.Context, a loyalty.Actor, id string, txID int64) (loyalty.Transaction, error) {
 	b, c, err := d.forManager(ctx, a, id)
 	if err != nil {
-		return Transaction{}, err
+		return loyalty.Transaction{}, err
 	}
-	var t Transaction
-	err = audited(ctx, a, AuditTransactionCancel, customerName(c), nil, map[string]string{"transaction": itoa64(txID)},
+	var t loyalty.Transaction
+	err = loyalty.Audited(ctx, a, loyalty.AuditTransactionCancel, customerName(c), nil, map[string]string{"transaction": strconv.FormatInt(txID, 10)},
 		func(ctx context.Context) error {
 			var err error
 			t, err = d.Services.Transactions.CancelOf(ctx, b, c.ID, txID)
@@ -291,15 +254,15 @@ func (d *CustomerDesk) Cancel(ctx context.Context, a Actor, id string, txID int6
 }
 
 // IssueCoupon gives the customer a coupon of a coupon offer (get_coupon).
-func (d *CustomerDesk) IssueCoupon(ctx context.Context, a Actor, id string, offerID int64) (Transaction, error) {
+func (d *CustomerDesk) IssueCoupon(ctx context.Context, a loyalty.Actor, id string, offerID int64) (loyalty.Transaction, error) {
 	b, c, err := d.forManager(ctx, a, id)
 	if err != nil {
-		return Transaction{}, err
+		return loyalty.Transaction{}, err
 	}
-	in := TransactionInput{Intent: Some(IntentGetCoupon), Offer: Some(IntRef{ID: Some(offerID)}),
-		Customer: Some(CustomerRef{ID: Some(c.ID)})}
-	var t Transaction
-	err = audited(ctx, a, AuditCouponIssued, customerName(c), nil, map[string]string{"offer": itoa64(offerID)},
+	in := loyalty.TransactionInput{Intent: loyalty.Some(loyalty.IntentGetCoupon), Offer: loyalty.Some(loyalty.IntRef{ID: loyalty.Some(offerID)}),
+		Customer: loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)})}
+	var t loyalty.Transaction
+	err = loyalty.Audited(ctx, a, loyalty.AuditCouponIssued, customerName(c), nil, map[string]string{"offer": strconv.FormatInt(offerID, 10)},
 		func(ctx context.Context) error {
 			var err error
 			t, _, err = d.Services.Transactions.Create(ctx, b, in, nil)
@@ -310,11 +273,11 @@ func (d *CustomerDesk) IssueCoupon(ctx context.Context, a Actor, id string, offe
 
 // fieldsAs renames the fields of a validation error to the form's names.
 func fieldsAs(err error, names map[string]string) error {
-	e, ok := err.(*Error)
-	if !ok || e.Code != EInvalid {
+	e, ok := err.(*loyalty.Error)
+	if !ok || e.Code != loyalty.EInvalid {
 		return err
 	}
-	out := &Error{Code: e.Code, Message: e.Message, Fields: map[string][]string{}, Refusal: e.Refusal}
+	out := &loyalty.Error{Code: e.Code, Message: e.Message, Fields: map[string][]string{}, Refusal: e.Refusal}
 	for f, msgs := range e.Fields {
 		if n, ok := names[f]; ok {
 			f = n

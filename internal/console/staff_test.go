@@ -1,4 +1,4 @@
-package loyalty_test
+package console_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
 	"github.com/loyalty/loyalty/internal/sqlstore"
@@ -47,16 +48,16 @@ func TestStaffInvitation(t *testing.T) {
 			}
 			now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 			db.Clock = func() time.Time { return now }
-			console := loyalty.NewConsole(db, loyalty.ConsoleOptions{Admin: admin, Hash: hasher})
+			cs := console.New(db, console.Options{Admin: admin, Hash: hasher})
 			owner := loyalty.Actor{Kind: loyalty.AccountOwner, ID: b.OwnerID, BusinessID: b.BusinessID, Email: "owner@cafe.example", Role: loyalty.RoleOwner}
 
-			_, err = console.Staff.Invite(ctx, owner, loyalty.StaffInvite{Email: "not-an-address", Role: "boss"}, "")
-			wantField(t, err, "email")
-			wantField(t, err, "role")
-			_, err = console.Staff.Invite(ctx, owner, loyalty.StaffInvite{Email: "Owner@Cafe.example", Role: loyalty.RoleCashier}, "")
-			wantField(t, err, "email")
+			_, err = cs.Staff.Invite(ctx, owner, console.StaffInvite{Email: "not-an-address", Role: "boss"}, "")
+			testenv.WantField(t, err, "email")
+			testenv.WantField(t, err, "role")
+			_, err = cs.Staff.Invite(ctx, owner, console.StaffInvite{Email: "Owner@Cafe.example", Role: loyalty.RoleCashier}, "")
+			testenv.WantField(t, err, "email")
 
-			m, err := console.Staff.Invite(ctx, owner, loyalty.StaffInvite{Email: "Cash@Cafe.example", Role: loyalty.RoleCashier},
+			m, err := cs.Staff.Invite(ctx, owner, console.StaffInvite{Email: "Cash@Cafe.example", Role: loyalty.RoleCashier},
 				"https://loyalty.example/business/invitation")
 			if err != nil || m.Email != "cash@cafe.example" || m.Joined() {
 				t.Fatalf("Invite = %+v, %v", m, err)
@@ -72,41 +73,41 @@ func TestStaffInvitation(t *testing.T) {
 				t.Errorf("tokens stored raw: %d, hashed: %d; want 0 and 1", raw, hashed)
 			}
 			// Before accepting, the member cannot act.
-			if _, err := console.Staff.Actor(ctx, loyalty.AccountStaff, m.ID, b.BusinessID, m.Email); loyalty.ErrorCode(err) != loyalty.EUnauthorized {
+			if _, err := cs.Staff.Actor(ctx, loyalty.AccountStaff, m.ID, b.BusinessID, m.Email); loyalty.ErrorCode(err) != loyalty.EUnauthorized {
 				t.Errorf("Actor of a pending member: %v, want unauthorized", err)
 			}
-			inv, err := console.Staff.Invitation(ctx, token)
+			inv, err := cs.Staff.Invitation(ctx, token)
 			if err != nil || inv.Business.Name != "Corner Cafe" || inv.Member.Role != loyalty.RoleCashier {
 				t.Fatalf("Invitation = %+v, %v", inv, err)
 			}
-			_, err = console.Staff.Accept(ctx, token, "short")
-			wantField(t, err, "password")
-			if _, err := console.Staff.Accept(ctx, token, "cashier-password"); err != nil {
+			_, err = cs.Staff.Accept(ctx, token, "short")
+			testenv.WantField(t, err, "password")
+			if _, err := cs.Staff.Accept(ctx, token, "cashier-password"); err != nil {
 				t.Fatalf("Accept: %v", err)
 			}
-			_, err = console.Staff.Accept(ctx, token, "cashier-password-2")
-			wantNotFound(t, err)
-			cashier, err := console.Staff.Actor(ctx, loyalty.AccountStaff, m.ID, b.BusinessID, m.Email)
+			_, err = cs.Staff.Accept(ctx, token, "cashier-password-2")
+			testenv.WantNotFound(t, err)
+			cashier, err := cs.Staff.Actor(ctx, loyalty.AccountStaff, m.ID, b.BusinessID, m.Email)
 			if err != nil || cashier.Role != loyalty.RoleCashier || cashier.Can(loyalty.PermManage) || !cashier.Can(loyalty.PermCounter) {
 				t.Fatalf("Actor = %+v, %v; want a cashier who may use the counter only", cashier, err)
 			}
-			if _, err := console.Staff.Invite(ctx, cashier, loyalty.StaffInvite{Email: "x@cafe.example", Role: loyalty.RoleManager}, ""); loyalty.ErrorCode(err) != loyalty.EForbidden {
+			if _, err := cs.Staff.Invite(ctx, cashier, console.StaffInvite{Email: "x@cafe.example", Role: loyalty.RoleManager}, ""); loyalty.ErrorCode(err) != loyalty.EForbidden {
 				t.Errorf("a cashier invited staff: %v", err)
 			}
-			if _, err := console.Staff.List(ctx, cashier); loyalty.ErrorCode(err) != loyalty.EForbidden {
+			if _, err := cs.Staff.List(ctx, cashier); loyalty.ErrorCode(err) != loyalty.EForbidden {
 				t.Errorf("a cashier listed staff: %v", err)
 			}
 
 			// An invitation expires after 72 hours; a new one replaces the old.
-			mgr, err := console.Staff.Invite(ctx, owner, loyalty.StaffInvite{Email: "mgr@cafe.example", Role: loyalty.RoleManager}, "")
+			mgr, err := cs.Staff.Invite(ctx, owner, console.StaffInvite{Email: "mgr@cafe.example", Role: loyalty.RoleManager}, "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, _, first := lastMessage(t, db, "mgr@cafe.example")
 			now = now.Add(72*time.Hour + time.Second)
-			_, err = console.Staff.Accept(ctx, first, "manager-password")
-			wantNotFound(t, err)
-			if _, err := console.Staff.Reinvite(ctx, owner, mgr.ID, ""); err != nil {
+			_, err = cs.Staff.Accept(ctx, first, "manager-password")
+			testenv.WantNotFound(t, err)
+			if _, err := cs.Staff.Reinvite(ctx, owner, mgr.ID, ""); err != nil {
 				t.Fatal(err)
 			}
 			_, body, second := lastMessage(t, db, "mgr@cafe.example")
@@ -114,24 +115,24 @@ func TestStaffInvitation(t *testing.T) {
 				t.Errorf("an invitation without a page address does not name the page:\n%s", body)
 			}
 			now = now.Add(71 * time.Hour)
-			if _, err := console.Staff.Accept(ctx, second, "manager-password"); err != nil {
+			if _, err := cs.Staff.Accept(ctx, second, "manager-password"); err != nil {
 				t.Fatalf("Accept the second invitation: %v", err)
 			}
 
-			if _, err := console.Staff.SetRole(ctx, owner, m.ID, loyalty.RoleManager); err != nil {
+			if _, err := cs.Staff.SetRole(ctx, owner, m.ID, loyalty.RoleManager); err != nil {
 				t.Fatal(err)
 			}
-			if a, _ := console.Staff.Actor(ctx, loyalty.AccountStaff, m.ID, b.BusinessID, m.Email); a.Role != loyalty.RoleManager {
+			if a, _ := cs.Staff.Actor(ctx, loyalty.AccountStaff, m.ID, b.BusinessID, m.Email); a.Role != loyalty.RoleManager {
 				t.Errorf("role after the change %q", a.Role)
 			}
-			if _, err := console.Staff.Remove(ctx, owner, m.ID); err != nil {
+			if _, err := cs.Staff.Remove(ctx, owner, m.ID); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := console.Staff.Actor(ctx, loyalty.AccountStaff, m.ID, b.BusinessID, m.Email); loyalty.ErrorCode(err) != loyalty.EUnauthorized {
+			if _, err := cs.Staff.Actor(ctx, loyalty.AccountStaff, m.ID, b.BusinessID, m.Email); loyalty.ErrorCode(err) != loyalty.EUnauthorized {
 				t.Errorf("a removed member still acts: %v", err)
 			}
 
-			page, err := console.Audit.Page(ctx, owner, 0)
+			page, err := cs.Audit.Page(ctx, owner, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +160,7 @@ func TestStaffInvitation(t *testing.T) {
 			if e := page.Entries[1]; e.Before["role"] != "cashier" || e.After["role"] != "manager" {
 				t.Errorf("role change recorded before %v after %v", e.Before, e.After)
 			}
-			if _, err := console.Audit.Page(ctx, cashier, 0); loyalty.ErrorCode(err) != loyalty.EForbidden {
+			if _, err := cs.Audit.Page(ctx, cashier, 0); loyalty.ErrorCode(err) != loyalty.EForbidden {
 				t.Errorf("a cashier read the audit log: %v", err)
 			}
 		})
@@ -180,9 +181,9 @@ func TestAuditLogIsAppendOnly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			console := loyalty.NewConsole(db, loyalty.ConsoleOptions{Admin: admin, Hash: hasher})
+			cs := console.New(db, console.Options{Admin: admin, Hash: hasher})
 			owner := loyalty.Actor{Kind: loyalty.AccountOwner, ID: b.OwnerID, BusinessID: b.BusinessID, Email: "owner@cafe.example", Role: loyalty.RoleOwner}
-			if err := console.Access.RotateKey(ctx, owner); err != nil {
+			if err := cs.Access.RotateKey(ctx, owner); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := db.SQL().ExecContext(ctx, `UPDATE audit_log SET action = 'nothing'`); err == nil {
@@ -191,7 +192,7 @@ func TestAuditLogIsAppendOnly(t *testing.T) {
 			if _, err := db.SQL().ExecContext(ctx, `DELETE FROM audit_log`); err == nil {
 				t.Error("DELETE FROM audit_log succeeded")
 			}
-			page, err := console.Audit.Page(ctx, owner, 0)
+			page, err := cs.Audit.Page(ctx, owner, 0)
 			if err != nil || len(page.Entries) != 1 || page.Entries[0].Action != loyalty.AuditKeyRotated {
 				t.Errorf("audit log after the attempts: %+v, %v", page.Entries, err)
 			}

@@ -1,6 +1,10 @@
-package loyalty
+package console
 
-import "context"
+import (
+	"context"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
 
 // AppRevoker withdraws an app's access to a business (oauth.Server does).
 type AppRevoker interface {
@@ -10,13 +14,13 @@ type AppRevoker interface {
 // AccessService is the console's side of the Application Key and the
 // connected apps: the owner's alone, each change in the audit log.
 type AccessService struct {
-	Admin *AdminService
+	Admin *loyalty.AdminService
 	Apps  AppRevoker
 }
 
 // Key returns the live Application Key of the actor's business.
-func (s *AccessService) Key(ctx context.Context, a Actor) (string, error) {
-	if err := a.Require(PermKeys); err != nil {
+func (s *AccessService) Key(ctx context.Context, a loyalty.Actor) (string, error) {
+	if err := a.Require(loyalty.PermKeys); err != nil {
 		return "", err
 	}
 	return s.Admin.ApplicationKey(ctx, a.BusinessID)
@@ -24,11 +28,11 @@ func (s *AccessService) Key(ctx context.Context, a Actor) (string, error) {
 
 // RotateKey gives the actor's business a new Application Key; the old one
 // stops working at once.
-func (s *AccessService) RotateKey(ctx context.Context, a Actor) error {
-	if err := a.Require(PermKeys); err != nil {
+func (s *AccessService) RotateKey(ctx context.Context, a loyalty.Actor) error {
+	if err := a.Require(loyalty.PermKeys); err != nil {
 		return err
 	}
-	return audited(ctx, a, AuditKeyRotated, "Application Key", nil, nil, func(ctx context.Context) error {
+	return loyalty.Audited(ctx, a, loyalty.AuditKeyRotated, "Application Key", nil, nil, func(ctx context.Context) error {
 		_, err := s.Admin.RotateKey(ctx, a.BusinessID)
 		return err
 	})
@@ -36,11 +40,11 @@ func (s *AccessService) RotateKey(ctx context.Context, a Actor) error {
 
 // RevokeApp withdraws an app's access to the actor's business; name is
 // how the log names the app.
-func (s *AccessService) RevokeApp(ctx context.Context, a Actor, appID, name string) error {
-	if err := a.Require(PermKeys); err != nil {
+func (s *AccessService) RevokeApp(ctx context.Context, a loyalty.Actor, appID, name string) error {
+	if err := a.Require(loyalty.PermKeys); err != nil {
 		return err
 	}
-	return audited(ctx, a, AuditAppRevoked, name, nil, nil, func(ctx context.Context) error {
+	return loyalty.Audited(ctx, a, loyalty.AuditAppRevoked, name, nil, nil, func(ctx context.Context) error {
 		return s.Apps.RevokeConnection(ctx, a.BusinessID, appID)
 	})
 }

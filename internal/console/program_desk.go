@@ -1,8 +1,10 @@
-package loyalty
+package console
 
 import (
 	"context"
 	"strconv"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // The program desk is the console's side of the program's setup: earning
@@ -11,57 +13,43 @@ import (
 // through the service the API uses (its validation, its messages) and is
 // written to the audit log in its own transaction.
 
-// Audit actions of the program's setup.
-const (
-	AuditRulesUpdated   = "rules.updated"
-	AuditProgramCreated = "program.created"
-	AuditProgramUpdated = "program.updated"
-)
-
 // ProgramDesk changes a business's program for the console.
 type ProgramDesk struct {
-	Services Services
-	Store    Store
-}
-
-// fields are the rules as the audit log records them.
-func (r Rules) fields() map[string]string {
-	return map[string]string{"reward_ratio": strconv.FormatInt(r.RewardRatio, 10),
-		"reward_milestone_amount": r.RewardMilestoneAmount.String(), "round_up_points": strconv.FormatBool(r.RoundUpPoints),
-		"welcome_points": strconv.FormatInt(r.WelcomePoints, 10), "points_per_visit": strconv.FormatInt(r.PointsPerVisit, 10)}
+	Services loyalty.Services
+	Store    loyalty.Store
 }
 
 // Business returns the actor's business to an actor allowed to set the
 // program up.
-func (d *ProgramDesk) Business(ctx context.Context, a Actor) (Business, error) {
-	if err := a.Require(PermManage); err != nil {
-		return Business{}, err
+func (d *ProgramDesk) Business(ctx context.Context, a loyalty.Actor) (loyalty.Business, error) {
+	if err := a.Require(loyalty.PermManage); err != nil {
+		return loyalty.Business{}, err
 	}
 	return d.Store.Business(ctx, a.BusinessID)
 }
 
 // change runs fn for the actor's business, audited as action on target.
-func (d *ProgramDesk) change(ctx context.Context, a Actor, action, target string, fn func(context.Context, Business) error) error {
+func (d *ProgramDesk) change(ctx context.Context, a loyalty.Actor, action, target string, fn func(context.Context, loyalty.Business) error) error {
 	b, err := d.Business(ctx, a)
 	if err != nil {
 		return err
 	}
-	return audited(ctx, a, action, target, nil, nil, func(ctx context.Context) error { return fn(ctx, b) })
+	return loyalty.Audited(ctx, a, action, target, nil, nil, func(ctx context.Context) error { return fn(ctx, b) })
 }
 
 // saveAction is the audit action of a create (id empty) or an update.
 func saveAction(id string) string {
 	if id == "" {
-		return AuditProgramCreated
+		return loyalty.AuditProgramCreated
 	}
-	return AuditProgramUpdated
+	return loyalty.AuditProgramUpdated
 }
 
 // SaveRules changes the earning rules; the log keeps each changed rule
 // before and after.
-func (d *ProgramDesk) SaveRules(ctx context.Context, a Actor, in RulesInput) (Rules, error) {
-	var out Rules
-	err := d.change(ctx, a, AuditRulesUpdated, "Earning rules", func(ctx context.Context, b Business) error {
+func (d *ProgramDesk) SaveRules(ctx context.Context, a loyalty.Actor, in loyalty.RulesInput) (loyalty.Rules, error) {
+	var out loyalty.Rules
+	err := d.change(ctx, a, loyalty.AuditRulesUpdated, "Earning rules", func(ctx context.Context, b loyalty.Business) error {
 		var err error
 		out, err = d.Services.Transactions.UpdateRules(ctx, b, in)
 		return err
@@ -70,8 +58,8 @@ func (d *ProgramDesk) SaveRules(ctx context.Context, a Actor, in RulesInput) (Ru
 }
 
 // SaveOffer creates an offer (id "") or updates one.
-func (d *ProgramDesk) SaveOffer(ctx context.Context, a Actor, id, name string, in OfferInput) error {
-	return d.change(ctx, a, saveAction(id), "Offer: "+name, func(ctx context.Context, b Business) error {
+func (d *ProgramDesk) SaveOffer(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.OfferInput) error {
+	return d.change(ctx, a, saveAction(id), "Offer: "+name, func(ctx context.Context, b loyalty.Business) error {
 		var err error
 		if id == "" {
 			_, err = d.Services.Offers.Create(ctx, b, in)
@@ -83,8 +71,8 @@ func (d *ProgramDesk) SaveOffer(ctx context.Context, a Actor, id, name string, i
 }
 
 // SaveReward creates a reward of the catalogue (id "") or updates one.
-func (d *ProgramDesk) SaveReward(ctx context.Context, a Actor, id, name string, in RewardInput) error {
-	return d.change(ctx, a, saveAction(id), "Reward: "+name, func(ctx context.Context, b Business) error {
+func (d *ProgramDesk) SaveReward(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.RewardInput) error {
+	return d.change(ctx, a, saveAction(id), "Reward: "+name, func(ctx context.Context, b loyalty.Business) error {
 		var err error
 		if id == "" {
 			_, err = d.Services.Rewards.Create(ctx, b, in)
@@ -96,8 +84,8 @@ func (d *ProgramDesk) SaveReward(ctx context.Context, a Actor, id, name string, 
 }
 
 // SaveGiftcard creates a gift card of the catalogue (id "") or updates one.
-func (d *ProgramDesk) SaveGiftcard(ctx context.Context, a Actor, id, name string, in GiftcardInput) error {
-	return d.change(ctx, a, saveAction(id), "Gift card: "+name, func(ctx context.Context, b Business) error {
+func (d *ProgramDesk) SaveGiftcard(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.GiftcardInput) error {
+	return d.change(ctx, a, saveAction(id), "Gift card: "+name, func(ctx context.Context, b loyalty.Business) error {
 		var err error
 		if id == "" {
 			_, err = d.Services.Giftcards.Create(ctx, b, in)
@@ -109,8 +97,8 @@ func (d *ProgramDesk) SaveGiftcard(ctx context.Context, a Actor, id, name string
 }
 
 // SaveReferralProgram creates a referral program (id 0) or updates one.
-func (d *ProgramDesk) SaveReferralProgram(ctx context.Context, a Actor, id int64, name string, in ReferralProgramInput) error {
-	return d.change(ctx, a, saveAction(idText(id)), "Referral program: "+name, func(ctx context.Context, b Business) error {
+func (d *ProgramDesk) SaveReferralProgram(ctx context.Context, a loyalty.Actor, id int64, name string, in loyalty.ReferralProgramInput) error {
+	return d.change(ctx, a, saveAction(idText(id)), "Referral program: "+name, func(ctx context.Context, b loyalty.Business) error {
 		var err error
 		if id == 0 {
 			_, err = d.Services.ReferralPrograms.Create(ctx, b, in)
@@ -122,8 +110,8 @@ func (d *ProgramDesk) SaveReferralProgram(ctx context.Context, a Actor, id int64
 }
 
 // SaveTier creates a tier program (id 0) or updates one.
-func (d *ProgramDesk) SaveTier(ctx context.Context, a Actor, id int64, name string, in TierInput) error {
-	return d.change(ctx, a, saveAction(idText(id)), "Tier program: "+name, func(ctx context.Context, b Business) error {
+func (d *ProgramDesk) SaveTier(ctx context.Context, a loyalty.Actor, id int64, name string, in loyalty.TierInput) error {
+	return d.change(ctx, a, saveAction(idText(id)), "Tier program: "+name, func(ctx context.Context, b loyalty.Business) error {
 		var err error
 		if id == 0 {
 			_, err = d.Services.Tiers.Create(ctx, b, in)
@@ -135,8 +123,8 @@ func (d *ProgramDesk) SaveTier(ctx context.Context, a Actor, id int64, name stri
 }
 
 // SaveBranch creates a branch (id "") or updates one.
-func (d *ProgramDesk) SaveBranch(ctx context.Context, a Actor, id, name string, in BranchInput) error {
-	return d.change(ctx, a, saveAction(id), "Branch: "+name, func(ctx context.Context, b Business) error {
+func (d *ProgramDesk) SaveBranch(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.BranchInput) error {
+	return d.change(ctx, a, saveAction(id), "Branch: "+name, func(ctx context.Context, b loyalty.Business) error {
 		var err error
 		if id == "" {
 			_, err = d.Services.Branches.Create(ctx, b, in)

@@ -1,47 +1,16 @@
-package loyalty
+package console
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/nyaruka/phonenumbers"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
 )
-
-// CustomerFilter is a search of a business's customers as the store runs
-// it: every set condition must hold. Prefixes are compared as stored
-// (e-mail lower-case, phone E.164, names lower-cased).
-type CustomerFilter struct {
-	NamePrefix    string    // the first name, the last name or "first last" starts with it
-	EmailPrefix   string    // the e-mail starts with it
-	PhonePrefixes []string  // the phone starts with one of them
-	Enabled       *bool     // enabled or disabled customers only
-	JoinedFrom    time.Time // joined at or after
-	JoinedBefore  time.Time // joined before
-}
-
-// DeskStore is what the console's customer pages read beyond Store.
-type DeskStore interface {
-	// SearchCustomers pages the active customers of a business matching
-	// f, newest first, with the total that match.
-	SearchCustomers(ctx context.Context, businessID string, f CustomerFilter, offset, limit int) ([]Customer, int, error)
-	// TierTotalsOf sums, for each customer of ids, the spend, tier points
-	// and visits of the ledger in [from, to).
-	TierTotalsOf(ctx context.Context, businessID string, ids []string, from, to time.Time) (map[string]TierTotals, error)
-	// CustomerReferrals returns the referral that brought a customer
-	// (nil when none) and the referrals the customer made, newest first.
-	CustomerReferrals(ctx context.Context, businessID, customerID string) (*Referral, []Referral, error)
-	// CouponByCode returns the coupon of a business with the qrcode, or
-	// ENotFound.
-	CouponByCode(ctx context.Context, businessID, code string) (Coupon, error)
-	// EachCustomer calls fn for each active customer of a business
-	// matching f, oldest first, without holding them all.
-	EachCustomer(ctx context.Context, businessID string, f CustomerFilter, fn func(Customer) error) error
-	// EachTransaction calls fn for each ledger entry of a business made in
-	// [from, to) (zero: no bound), in the order they were written.
-	EachTransaction(ctx context.Context, businessID string, from, to time.Time, fn func(Transaction) error) error
-}
 
 // CustomerSearch is the console's customer search, as typed in its form.
 type CustomerSearch struct {
@@ -61,19 +30,19 @@ const tierScanBatch = 500
 
 // SearchResult is one page of a customer search.
 type SearchResult struct {
-	Customers []Customer
+	Customers []loyalty.Customer
 	Levels    map[string]string // each customer's tier level name, when a tier program is enabled
 	Total     int
 	Page      int
 	Pages     int
-	Tier      *Tier // the enabled tier program, for the filter's choices
+	Tier      *loyalty.Tier // the enabled tier program, for the filter's choices
 }
 
 // Search finds the customers of the actor's business by the start of a
 // name, e-mail address or phone number, by tier level, state and joining
 // date, newest first.
-func (d *CustomerDesk) Search(ctx context.Context, a Actor, in CustomerSearch, loc *time.Location) (SearchResult, error) {
-	if err := a.Require(PermCounter); err != nil {
+func (d *CustomerDesk) Search(ctx context.Context, a loyalty.Actor, in CustomerSearch, loc *time.Location) (SearchResult, error) {
+	if err := a.Require(loyalty.PermCounter); err != nil {
 		return SearchResult{}, err
 	}
 	b, err := d.business(ctx, a)
@@ -86,7 +55,7 @@ func (d *CustomerDesk) Search(ctx context.Context, a Actor, in CustomerSearch, l
 		return SearchResult{}, err
 	}
 	out := SearchResult{Page: max(in.Page, 1), Levels: map[string]string{}}
-	tier, hasTier := EnabledTier(tiers)
+	tier, hasTier := loyalty.EnabledTier(tiers)
 	if hasTier {
 		out.Tier = &tier
 	}
@@ -108,7 +77,7 @@ func (d *CustomerDesk) Search(ctx context.Context, a Actor, in CustomerSearch, l
 	}
 	out.Pages = (out.Total + SearchPageSize - 1) / SearchPageSize
 	if hasTier && len(out.Customers) > 0 {
-		held, err := d.levels(ctx, b.ID, tier, out.Customers)
+		held, err := d.levels(ctx, tier, out.Customers)
 		if err != nil {
 			return out, err
 		}
@@ -122,9 +91,9 @@ func (d *CustomerDesk) Search(ctx context.Context, a Actor, in CustomerSearch, l
 }
 
 // searchFilter reads a search's text into the store's filter.
-func searchFilter(in CustomerSearch, country string, loc *time.Location) (CustomerFilter, Validation) {
-	v := Validation{}
-	var f CustomerFilter
+func searchFilter(in CustomerSearch, country string, loc *time.Location) (loyalty.CustomerFilter, loyalty.Validation) {
+	v := loyalty.Validation{}
+	var f loyalty.CustomerFilter
 	q := strings.TrimSpace(in.Query)
 	switch {
 	case q == "":
@@ -198,14 +167,14 @@ func phonePrefixes(q, country string) []string {
 	}
 	out := []string{"+" + digits}
 	if cc := phonenumbers.GetCountryCodeForRegion(strings.ToUpper(country)); cc != 0 {
-		out = append(out, "+"+itoa(cc)+strings.TrimPrefix(digits, "0"))
+		out = append(out, "+"+strconv.Itoa(cc)+strings.TrimPrefix(digits, "0"))
 	}
 	return out
 }
 
 // tierChoice reads the tier filter: the index of the level asked for, -1
 // for customers with no level.
-func tierChoice(v Validation, t Tier, ok bool, choice string) int {
+func tierChoice(v loyalty.Validation, t loyalty.Tier, ok bool, choice string) int {
 	if !ok {
 		v.Add("tier", "Your business has no tier program enabled.")
 		return -2
@@ -214,7 +183,7 @@ func tierChoice(v Validation, t Tier, ok bool, choice string) int {
 		return -1
 	}
 	for i, l := range t.Levels {
-		if itoa64(l.ID) == choice {
+		if strconv.FormatInt(l.ID, 10) == choice {
 			return i
 		}
 	}
@@ -222,21 +191,19 @@ func tierChoice(v Validation, t Tier, ok bool, choice string) int {
 	return -2
 }
 
-func itoa64(n int64) string { return itoa(int(n)) }
-
 // searchByLevel pages the customers matching f whose tier level is the
 // level at index want (-1: none). A level is computed from the ledger, so
 // every customer matching f is read, in batches, and each one's standing
 // computed as the profile computes it.
-func (d *CustomerDesk) searchByLevel(ctx context.Context, businessID string, f CustomerFilter, t Tier, want, offset int) ([]Customer, int, error) {
-	var page []Customer
+func (d *CustomerDesk) searchByLevel(ctx context.Context, businessID string, f loyalty.CustomerFilter, t loyalty.Tier, want, offset int) ([]loyalty.Customer, int, error) {
+	var page []loyalty.Customer
 	total := 0
 	for from := 0; ; from += tierScanBatch {
 		batch, _, err := d.Store.SearchCustomers(ctx, businessID, f, from, tierScanBatch)
 		if err != nil {
 			return nil, 0, err
 		}
-		held, err := d.levels(ctx, businessID, t, batch)
+		held, err := d.levels(ctx, t, batch)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -256,40 +223,11 @@ func (d *CustomerDesk) searchByLevel(ctx context.Context, businessID string, f C
 }
 
 // levels returns the index of the level each customer holds in t (-1 for
-// none), by TierProgress over the totals of the current and previous
-// periods.
-func (d *CustomerDesk) levels(ctx context.Context, businessID string, t Tier, list []Customer) ([]int, error) {
+// none), as the domain computes it (loyalty.HeldLevels).
+func (d *CustomerDesk) levels(ctx context.Context, t loyalty.Tier, list []loyalty.Customer) ([]int, error) {
 	ids := make([]string, len(list))
 	for i, c := range list {
 		ids[i] = c.ID
 	}
-	now := nowFor(ctx, d.Store)
-	curP, prevP := t.Periods(now)
-	cur, err := d.Store.TierTotalsOf(ctx, businessID, ids, curP.Start, curP.End)
-	if err != nil {
-		return nil, err
-	}
-	prev := map[string]TierTotals{}
-	if t.BasePreviousPeriod == 1 && !prevP.IsZero() {
-		if prev, err = d.Store.TierTotalsOf(ctx, businessID, ids, prevP.Start, prevP.End); err != nil {
-			return nil, err
-		}
-	}
-	held, err := keptLevels(ctx, d.Store, t, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]int, len(list))
-	for i, id := range ids {
-		out[i] = -1
-		st := TierProgressKept(now, t, cur[id], prev[id], held[id])
-		if st.Level != nil {
-			for j, l := range t.Levels {
-				if l.ID == st.Level.ID {
-					out[i] = j
-				}
-			}
-		}
-	}
-	return out, nil
+	return loyalty.HeldLevels(ctx, d.Store, t, ids)
 }

@@ -1,0 +1,179 @@
+package console
+
+import (
+	"context"
+	"time"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// DashboardService computes the merchant dashboard.
+type DashboardService struct {
+	Store loyalty.DashboardStore
+	Clock func() time.Time
+}
+
+// Period buckets of the dashboard's series.
+const (
+	ByDay   = "day"
+	ByMonth = "month"
+)
+
+// Point is one bucket of the series: a day or a month.
+type Point struct {
+	Label string // YYYY-MM-DD or YYYY-MM
+	loyalty.Figures
+}
+
+// Summary is the dashboard of a business for a period and branch.
+type Summary struct {
+	From, To, BranchID, By string
+	Members                int64 // total, now
+	Active30, Active90     int64 // with a visit in the last 30 (90) days
+	loyalty.Figures              // of the period
+	Outstanding            int64 // points held by customers, now
+	// PointValue is the money one point is worth — the best value per
+	// point among the available catalog items with one (a free product's
+	// value, a cashback's amount) — as that value over its points; Liability
+	// is Outstanding × PointValue, rounded down to the minor unit. Both are
+	// zero when no reward has a money value.
+	PointValue loyalty.PointValue
+	Liability  loyalty.Money
+	// RedemptionRate is PointsRedeemed / PointsIssued in basis points
+	// (hundredths of a percent); 0 when nothing was issued.
+	RedemptionRate int64
+	Series         []Point
+}
+
+// Summary returns the dashboard of a business from one day to another
+// (YYYY-MM-DD in its time zone, both included) at a branch ("" for all),
+// with its series by day or by month. It is exact at the time it is read:
+// the rollups are read with the events the follower has not folded yet.
+// New members and referrals are the business's, whatever the branch.
+func (s *DashboardService) Summary(ctx context.Context, businessID, from, to, branchID, by string) (Summary, error) {
+	if err := checkPeriod(from, to); err != nil {
+		return Summary{}, err
+	}
+	if by != ByMonth {
+		by = ByDay
+	}
+	if _, err := s.Store.SequenceEvents(ctx, businessID); err != nil {
+		return Summary{}, err
+	}
+	now := time.Now()
+	if s.Clock != nil {
+		now = s.Clock()
+	}
+	d, err := s.Store.DashboardSnapshot(ctx, businessID, loyalty.DashboardQuery{From: from, To: to, BranchID: branchID, Now: now}, loyalty.Fold())
+	if err != nil {
+		return Summary{}, err
+	}
+	out := Summary{From: from, To: to, BranchID: branchID, By: by, Members: d.Members, Active30: d.Active30,
+		Active90: d.Active90, Outstanding: d.Outstanding}
+	buckets := map[string]*loyalty.Figures{}
+	add := func(day, branch string, f loyalty.Figures) {
+		if day < from || day > to {
+			return
+		}
+		if branchID != "" {
+			if branch != branchID {
+				// Members and referrals belong to no branch: every branch shows them.
+				f = loyalty.Figures{MembersNew: f.MembersNew, ReferralsPaid: f.ReferralsPaid}
+			}
+		}
+		key := day
+		if by == ByMonth {
+			key = day[:7]
+		}
+		if buckets[key] == nil {
+			buckets[key] = &loyalty.Figures{}
+		}
+		buckets[key].Add(f)
+		out.Figures.Add(f)
+	}
+	for _, r := range d.Rows {
+		add(r.Day, r.BranchID, r.Figures)
+	}
+	since30, since90 := loyalty.ActiveSince(now, d.TimeZone)
+	visitors := map[string]string{}
+	for _, f := range d.Pending {
+		add(f.Day, f.BranchID, f.Figures)
+		if f.Visitor != "" && f.Day > visitors[f.Visitor] {
+			visitors[f.Visitor] = f.Day
+		}
+	}
+	for c, day := range visitors {
+		last := d.LastVisits[c]
+		if day >= since30 && last < since30 {
+			out.Active30++
+		}
+		if day >= since90 && last < since90 {
+			out.Active90++
+		}
+	}
+	out.Series = series(from, to, by, buckets)
+	out.PointValue = bestPointValue(d.Values)
+	if out.PointValue.Points > 0 {
+		out.Liability = loyalty.Money(out.Outstanding * int64(out.PointValue.Value) / out.PointValue.Points)
+	}
+	if out.PointsIssued > 0 {
+		out.RedemptionRate = out.PointsRedeemed * 10000 / out.PointsIssued
+	}
+	return out, nil
+}
+
+// checkPeriod refuses a period that is not two days in order, or longer
+// than ten years.
+func checkPeriod(from, to string) error {
+	f, err1 := time.Parse(loyalty.DayFormat, from)
+	t, err2 := time.Parse(loyalty.DayFormat, to)
+	switch {
+	case err1 != nil:
+		return loyalty.Invalid("from", "Enter the first day as YYYY-MM-DD.")
+	case err2 != nil:
+		return loyalty.Invalid("to", "Enter the last day as YYYY-MM-DD.")
+	case t.Before(f):
+		return loyalty.Invalid("to", "The last day must not be before the first.")
+	case t.After(f.AddDate(10, 0, 0)):
+		return loyalty.Invalid("to", "Choose a period of at most ten years.")
+	}
+	return nil
+}
+
+// series lists every day (or month) of the period in order, empty ones
+// included, so that a chart shows the gaps.
+func series(from, to, by string, buckets map[string]*loyalty.Figures) []Point {
+	var out []Point
+	f, _ := time.Parse(loyalty.DayFormat, from)
+	t, _ := time.Parse(loyalty.DayFormat, to)
+	for d := f; !d.After(t); {
+		label := d.Format(loyalty.DayFormat)
+		next := d.AddDate(0, 0, 1)
+		if by == ByMonth {
+			label = d.Format("2006-01")
+			next = time.Date(d.Year(), d.Month()+1, 1, 0, 0, 0, 0, time.UTC)
+		}
+		p := Point{Label: label}
+		if b := buckets[label]; b != nil {
+			p.Figures = *b
+		}
+		out = append(out, p)
+		d = next
+	}
+	return out
+}
+
+// bestPointValue is the value with the most money per point (compared
+// exactly, by cross-multiplication).
+func bestPointValue(values []loyalty.PointValue) loyalty.PointValue {
+	var best loyalty.PointValue
+	for _, v := range values {
+		if v.Points <= 0 || v.Value <= 0 {
+			continue
+		}
+		if best.Points == 0 || int64(v.Value)*best.Points > int64(best.Value)*v.Points {
+			best = v
+		}
+	}
+	return best
+}

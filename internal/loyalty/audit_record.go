@@ -1,0 +1,58 @@
+package loyalty
+
+import "context"
+
+// The console's use cases (internal/console) record their actions in the
+// audit log through Audited; the log's actions are named here, next to
+// the log, so that the log and the pages reading it share one vocabulary.
+
+// Audit actions of the customer desk and the counter.
+const (
+	AuditCustomerUpdated   = "customer.updated"
+	AuditCustomerEnabled   = "customer.enabled"
+	AuditCustomerDisabled  = "customer.disabled"
+	AuditCustomerDeleted   = "customer.deleted"
+	AuditCustomerWelcomed  = "customer.welcome_resent"
+	AuditPointsAdjusted    = "points.adjusted"
+	AuditTransactionCancel = "transaction.cancelled"
+	AuditCouponIssued      = "coupon.issued"
+	AuditSaleRecorded      = "counter.sale"
+	AuditRewardRedeemed    = "counter.redeem"
+	AuditCouponClaimed     = "counter.coupon_claimed"
+	AuditGiftcardSold      = "counter.giftcard_sold"
+	AuditGiftcardPaid      = "counter.giftcard_payment"
+)
+
+// Audit actions of the exports, which take the customers' personal data
+// out of the service.
+const (
+	AuditCustomersExported = "customers.exported"
+	AuditLedgerExported    = "ledger.exported"
+)
+
+// Audit actions of the program's setup.
+const (
+	AuditRulesUpdated   = "rules.updated"
+	AuditProgramCreated = "program.created"
+	AuditProgramUpdated = "program.updated"
+)
+
+// Audited runs change with an entry of the actor's action on target
+// attached to its context: the store writes the entry in the transaction
+// that makes the change, and a change that commits without it is
+// reported as a bug. before and after are the settings the action
+// changed, nil when it changed none.
+func Audited(ctx context.Context, a Actor, action, target string, before, after map[string]string, change func(context.Context) error) error {
+	return audited(ctx, a, action, target, before, after, change)
+}
+
+// changed keeps only the fields whose value differs.
+func changed(before, after map[string]string) (map[string]string, map[string]string) {
+	for k, v := range before {
+		if after[k] == v {
+			delete(before, k)
+			delete(after, k)
+		}
+	}
+	return before, after
+}
