@@ -144,8 +144,11 @@ func record(ctx context.Context, tx Tx, businessID, typ string, data any) error 
 	return tx.InsertEvent(ctx, &e)
 }
 
-// appendEntry writes a ledger entry (Tx.Append) with its event.
+// appendEntry writes a ledger entry (Tx.Append) with its event. Every
+// entry but the lone reward (typed at its start) passes here once what it
+// did is known, so its type code is settled here (typed).
 func appendEntry(ctx context.Context, tx Tx, e *Transaction) error {
+	e.typed()
 	if err := tx.Append(ctx, e); err != nil {
 		return err
 	}
