@@ -3377,7 +3377,7 @@ type Transaction struct {
 	// TransactionDetails With relationships=transaction_details; null when the entry has none.
 	TransactionDetails *TransactionDetails `json:"transaction_details,omitempty"`
 
-	// TransactionType Type code: 4 reward, 5 redeem, 6 return, 7 adjustment, 8 get coupon, 9 claim coupon, 10 gift card purchase, 11 gift card payment, 12 store credit, 13 referral, 14 welcome, 15 cancellation, 16 refund of redeemed points, 17 points activated, 18 points expired.
+	// TransactionType Type code, the reference platform's, named in name: 4 Reward, 5 Redemption (of points), 33 Signup Bonus, 43 Redemption - Catalog, 44 Transaction Canceled - Clerk, 64 Refund - Points (return), 74 Coupon Tagged, 75 Coupon claimed, 76 Referred rewarded, 77 Referrer rewarded, 80 Adjust Increase Points, 82 Adjust Decrease Points, 85 Giftcard Purchase - At Store, 88 Giftcard Payment, 91 Convertible Coupon created, 92 Convertible Coupon redeemed, 107 Refund - Redeemed Points; the service's own kinds, which the reference has no code for: 1012 Store Credit, 1017 Points Activated, 1018 Points Expired. docs/transaction-types.md maps the codes used before these.
 	TransactionType int       `json:"transaction_type"`
 	UpdatedAt       time.Time `json:"updated_at"`
 	Visits          int       `json:"visits"`
@@ -4053,7 +4053,7 @@ type ListCustomerTransactionsParams struct {
 	CreatedAt *string `form:"created_at,omitempty" json:"created_at,omitempty"`
 	UpdatedAt *string `form:"updated_at,omitempty" json:"updated_at,omitempty"`
 
-	// TransactionType Filter on the type code (see Transaction.transaction_type), e.g. eq|4 (reward) or eq|5 (redeem).
+	// TransactionType Filter on the type code (see Transaction.transaction_type), e.g. eq|4 (Reward), eq|5 (Redemption) or in|5,43 (redemptions of points and of catalog items).
 	TransactionType *string `form:"transaction_type,omitempty" json:"transaction_type,omitempty"`
 	BranchId        *string `form:"branch.id,omitempty" json:"branch.id,omitempty"`
 }
@@ -5550,7 +5550,7 @@ type ClientInterface interface {
 
 	// CancelTransaction Cancel a transaction by writing its reversing entry (the original stays).
 	//
-	// The reversing entry (transaction_type 15, reverses_id the cancelled one) shows in the ledger lists.
+	// The reversing entry (transaction_type 44, Transaction Canceled - Clerk; reverses_id the cancelled one) shows in the ledger lists.
 	//
 	// Corresponds with DELETE /transactions/{id} (the `CancelTransaction` operationId).
 	CancelTransaction(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7486,7 +7486,7 @@ func (c *Client) CreateTransaction(ctx context.Context, params *CreateTransactio
 
 // CancelTransaction Cancel a transaction by writing its reversing entry (the original stays).
 //
-// The reversing entry (transaction_type 15, reverses_id the cancelled one) shows in the ledger lists.
+// The reversing entry (transaction_type 44, Transaction Canceled - Clerk; reverses_id the cancelled one) shows in the ledger lists.
 //
 // Corresponds with DELETE /transactions/{id} (the `CancelTransaction` operationId).
 func (c *Client) CancelTransaction(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -13895,7 +13895,7 @@ type ClientWithResponsesInterface interface {
 
 	// CancelTransactionWithResponse Cancel a transaction by writing its reversing entry (the original stays).
 	//
-	// The reversing entry (transaction_type 15, reverses_id the cancelled one) shows in the ledger lists.
+	// The reversing entry (transaction_type 44, Transaction Canceled - Clerk; reverses_id the cancelled one) shows in the ledger lists.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -30053,7 +30053,7 @@ func (c *ClientWithResponses) CreateTransactionWithResponse(ctx context.Context,
 
 // CancelTransactionWithResponse Cancel a transaction by writing its reversing entry (the original stays).
 //
-// The reversing entry (transaction_type 15, reverses_id the cancelled one) shows in the ledger lists.
+// The reversing entry (transaction_type 44, Transaction Canceled - Clerk; reverses_id the cancelled one) shows in the ledger lists.
 //
 // Returns a wrapper object for the known response body format(s).
 //

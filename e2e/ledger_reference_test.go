@@ -281,10 +281,10 @@ func TestTransactionReferenceFields(t *testing.T) {
 		t.Run("refund of redeemed points and type codes", func(t *testing.T) {
 			data(map[string]any{"intent": "redeem", "points": 10, "customer": ref})
 			d := data(map[string]any{"intent": "refund_redeemed_points", "points": 10, "customer": ref})
-			if d["points"] != 10.0 || d["transaction_type"] != 16.0 {
+			if d["points"] != 10.0 || d["transaction_type"] != 107.0 || d["name"] != "Refund - Redeemed Points" {
 				t.Fatalf("refund = %v", d)
 			}
-			for code, intent := range map[string]string{"4": "reward", "5": "redeem", "16": "refund_redeemed_points"} {
+			for code, intent := range map[string]string{"4": "reward", "5": "redeem", "107": "refund_redeemed_points"} {
 				h := a.history(t, ann.ID, "transaction_type=eq|"+code)
 				if len(h) == 0 {
 					t.Errorf("transaction_type=eq|%s lists nothing", code)

@@ -130,11 +130,13 @@ func TestSandboxPointsLife(t *testing.T) {
 			t.Fatalf("lots: %v", lots.Data)
 		}
 		var hist struct{ Data []map[string]any }
-		a.get(t, "/customers/"+cu.ID+"/transactions?transaction_type=in|17,18").want(t, http.StatusOK).decode(t, &hist)
-		if len(hist.Data) != 2 || hist.Data[0]["transaction_type"] != 18.0 || hist.Data[0]["points"] != -100.0 ||
+		a.get(t, "/customers/"+cu.ID+"/transactions?transaction_type=in|1017,1018").want(t, http.StatusOK).decode(t, &hist)
+		if len(hist.Data) != 2 || hist.Data[0]["transaction_type"] != 1018.0 || hist.Data[0]["points"] != -100.0 ||
 			hist.Data[0]["created_at"] != "2031-03-01T05:00:00+00:00" || hist.Data[1]["pending_points"] != -120.0 {
 			t.Fatalf("activation and expiry entries: %v", hist.Data)
 		}
+		wantType(t, hist.Data[0], 1018)
+		wantType(t, hist.Data[1], 1017)
 
 		// The app's view: the same balance, and the preference for notices.
 		e.register(t, sb.Key, map[string]any{"email": "app@sandbox.example", "pin_code": 2468})
@@ -193,7 +195,7 @@ func TestSandboxYearReport(t *testing.T) {
 		sums := map[string]float64{}
 		for _, x := range hist.Data {
 			switch {
-			case x.Type == 18:
+			case x.Type == 1018:
 				sums["expired"] -= x.Points
 			case x.Points > 0:
 				sums["issued"] += x.Points

@@ -25,6 +25,9 @@ type refExample struct {
 	// leaves out: the 422 names each, and the body is sent again with them.
 	amend map[string]any
 	check func(t *testing.T, d map[string]any) // the documented fields of the reply's data
+	// kind is the type code of the entry the example writes, whose name
+	// must be the reference table's (referenceTypes).
+	kind float64
 }
 
 // refIDs are this test's objects, by the placeholder that names them.
@@ -148,18 +151,18 @@ func TestReferenceTransactionExamples(t *testing.T) {
 
 		examples := []refExample{
 			// rest_transactions.apib: creating transactions.
-			{doc: "reward amount and a customer with ID", method: "POST", path: "/transactions", status: 200,
+			{doc: "reward amount and a customer with ID", kind: 4, method: "POST", path: "/transactions", status: 200,
 				body: `{"intent": "reward", "amount": 5.25, "customer": {"id": "{customer}"}}`,
 				check: func(t *testing.T, d map[string]any) {
 					wantAt(t, d, "id", nil, "created_at", nil, "amount", 5.25, "points", 5.0, "name", "Reward",
 						"customer.id", ann.ID, "customer.balance.points", 5.0)
 				}},
-			{doc: "reward points and a customer with email address", method: "POST", path: "/transactions", status: 200,
+			{doc: "reward points and a customer with email address", kind: 4, method: "POST", path: "/transactions", status: 200,
 				body: `{"intent": "reward", "points": 100, "customer": {"email": "john@example.com"}}`,
 				check: func(t *testing.T, d map[string]any) {
 					wantAt(t, d, "points", 100.0, "name", "Reward", "customer.balance.points", 100.0)
 				}},
-			{doc: "Employee PIN Code required and Product Rewards", method: "POST", path: "/transactions", status: 200,
+			{doc: "Employee PIN Code required and Product Rewards", kind: 4, method: "POST", path: "/transactions", status: 200,
 				body:    `{"intent": "reward", "amount": 3, "customer": {"phone": "6043345025"}, "employee": {"pin_code": "3333"}, "product_rewards": [{"id": 123, "quantity": 3}, {"id": 124, "quantity": 1}]}`,
 				refused: []string{"employee.pin_code", "product_rewards"},
 				// "customer.country_code: Required when customer.phone is present".
@@ -167,38 +170,38 @@ func TestReferenceTransactionExamples(t *testing.T) {
 				check: func(t *testing.T, d map[string]any) {
 					wantAt(t, d, "amount", 3.0, "points", 3.0, "name", "Reward", "customer.id", nil, "customer.balance.points", 3.0)
 				}},
-			{doc: "Branch ID", method: "POST", path: "/transactions", status: 200,
+			{doc: "Branch ID", kind: 4, method: "POST", path: "/transactions", status: 200,
 				body:  `{"intent": "reward", "amount": 3, "customer": {"id": "{customer}"}, "branch": {"id": "{branch}"}}`,
 				check: func(t *testing.T, d map[string]any) { wantAt(t, d, "points", 3.0, "customer.balance.points", 8.0) }},
-			{doc: "Employee ID", method: "POST", path: "/transactions", status: 200,
+			{doc: "Employee ID", kind: 4, method: "POST", path: "/transactions", status: 200,
 				body:    `{"intent": "reward", "amount": 3, "customer": {"id": "{customer}"}, "branch": {"id": "{branch}"}, "employee": {"id": "21e3038a5e3780aca24e089e01cf84b2"}}`,
 				refused: []string{"employee.id"},
 				check:   func(t *testing.T, d map[string]any) { wantAt(t, d, "customer.balance.points", 11.0) }},
-			{doc: "Receipt Number", method: "POST", path: "/transactions", status: 200,
+			{doc: "Receipt Number", kind: 4, method: "POST", path: "/transactions", status: 200,
 				body: `{"intent": "reward", "points": 100, "customer": {"id": "{customer}"}, "receipt": {"number": "12345678"}}`,
 				check: func(t *testing.T, d map[string]any) {
 					wantAt(t, d, "receipt.number", "12345678", "customer.balance.points", 111.0)
 					keep("receipt_reward", "id")(t, d)
 				}},
-			{doc: "Redeem a Catalog Item", method: "POST", path: "/transactions", status: 200,
+			{doc: "Redeem a Catalog Item", kind: 43, method: "POST", path: "/transactions", status: 200,
 				body:    `{"intent": "redeem", "customer": {"id": "{customer}", "pin_code": 1111}, "catalog_items": [{"id": {catalog_item}, "quantity": 1}]}`,
 				refused: []string{"customer.pin_code"},
 				check: func(t *testing.T, d map[string]any) {
-					wantAt(t, d, "points", -20.0, "name", "Redemption", "customer.balance.points", 91.0)
+					wantAt(t, d, "points", -20.0, "name", "Redemption - Catalog", "customer.balance.points", 91.0)
 				}},
-			{doc: "redeem with Employee's PIN Code", method: "POST", path: "/transactions", status: 200,
+			{doc: "redeem with Employee's PIN Code", kind: 5, method: "POST", path: "/transactions", status: 200,
 				body:    `{"intent": "redeem", "points": 10, "customer": {"id": "{customer}"}, "employee": {"pin_code": "1111"}}`,
 				refused: []string{"employee.pin_code"},
 				check: func(t *testing.T, d map[string]any) {
-					wantAt(t, d, "points", -10.0, "name", "Redeem", "customer.balance.points", 81.0)
+					wantAt(t, d, "points", -10.0, "name", "Redemption", "customer.balance.points", 81.0)
 				}},
-			{doc: "Return Amount", method: "POST", path: "/transactions", status: 200,
+			{doc: "Return Amount", kind: 64, method: "POST", path: "/transactions", status: 200,
 				body:    `{"intent": "return", "amount": 2.25, "customer": {"id": "{customer}", "pin_code": 1111}}`,
 				refused: []string{"customer.pin_code"},
 				check: func(t *testing.T, d map[string]any) {
 					wantAt(t, d, "amount", 2.25, "points", -2.0, "customer.balance.points", 79.0)
 				}},
-			{doc: "assign a coupon to customer (Get coupon)", method: "POST", path: "/transactions", status: 200,
+			{doc: "assign a coupon to customer (Get coupon)", kind: 74, method: "POST", path: "/transactions", status: 200,
 				body: `{"intent": "get_coupon", "customer": {"id": "{customer}"}, "offer": {"id": {offer}}}`,
 				check: func(t *testing.T, d map[string]any) {
 					wantAt(t, d, "id", nil, "amount", 0.0, "points", 0.0, "created_at", nil, "updated_at", nil,
@@ -206,37 +209,37 @@ func TestReferenceTransactionExamples(t *testing.T) {
 						"coupon.expires_at", nil, "coupon.offer.id", nil)
 					keep("coupon", "coupon.id")(t, d)
 				}},
-			{doc: "claim a coupon (redeem)", method: "POST", path: "/transactions", status: 200,
+			{doc: "claim a coupon (redeem)", kind: 75, method: "POST", path: "/transactions", status: 200,
 				body:  `{"intent": "claim_coupon", "customer": {"id": "{customer}"}, "offer": {"id": {offer}}, "coupon": {"id": {coupon}}}`,
 				check: func(t *testing.T, d map[string]any) { wantAt(t, d, "coupon.coupon_type_id", 75.0) }},
-			{doc: "purchase gift card prepaid (In store), by id", method: "POST", path: "/transactions", status: 200,
+			{doc: "purchase gift card prepaid (In store), by id", kind: 85, method: "POST", path: "/transactions", status: 200,
 				body:  `{"intent": "purchase_giftcard_prepaid", "customer": {"id": "{customer}"}, "amount": 10}`,
 				check: func(t *testing.T, d map[string]any) { wantAt(t, d, "amount", 10.0, "customer.balance.giftcard", 10.0) }},
-			{doc: "purchase gift card prepaid (In store), by email", method: "POST", path: "/transactions", status: 200,
+			{doc: "purchase gift card prepaid (In store), by email", kind: 85, method: "POST", path: "/transactions", status: 200,
 				body:  `{"intent": "purchase_giftcard_prepaid", "customer": {"email": "john@example.com"}, "amount": 10}`,
 				check: func(t *testing.T, d map[string]any) { wantAt(t, d, "customer.balance.giftcard", 10.0) }},
-			{doc: "Pay with gift card balance", method: "POST", path: "/transactions", status: 200,
+			{doc: "Pay with gift card balance", kind: 88, method: "POST", path: "/transactions", status: 200,
 				body:  `{"intent": "giftcard_payment", "customer": {"id": "{customer}"}, "amount": 10}`,
 				check: func(t *testing.T, d map[string]any) { wantAt(t, d, "amount", 10.0, "customer.balance.giftcard", 0.0) }},
-			{doc: "award Store Credit to customer", method: "POST", path: "/transactions", status: 200,
+			{doc: "award Store Credit to customer", kind: 1012, method: "POST", path: "/transactions", status: 200,
 				body: `{"intent": "reward_store_credit", "customer": {"id": "{customer}"}, "amount": 100}`,
 				check: func(t *testing.T, d map[string]any) {
 					wantAt(t, d, "amount", 100.0, "customer.balance.giftcard", 100.0)
 				}},
-			{doc: "Adjust(increase) points balance", method: "POST", path: "/transactions", status: 200,
+			{doc: "Adjust(increase) points balance", kind: 80, method: "POST", path: "/transactions", status: 200,
 				body: `{"intent": "adjust_points_balance", "points": 100, "comments": "Add optional comments", "customer": {"id": "{customer}"}}`,
 				check: func(t *testing.T, d map[string]any) {
 					wantAt(t, d, "points", 100.0, "comments", "Add optional comments", "customer.balance.points", 179.0)
 				}},
-			{doc: "Adjust(decrease) points balance", method: "POST", path: "/transactions", status: 200,
+			{doc: "Adjust(decrease) points balance", kind: 82, method: "POST", path: "/transactions", status: 200,
 				body:  `{"intent": "adjust_points_balance", "points": -50, "customer": {"id": "{customer}"}}`,
 				check: func(t *testing.T, d map[string]any) { wantAt(t, d, "points", -50.0, "customer.balance.points", 129.0) }},
-			{doc: "Reward referral request", method: "POST", path: "/transactions", status: 200,
+			{doc: "Reward referral request", kind: 76, method: "POST", path: "/transactions", status: 200,
 				body: `{"intent": "reward_referral", "amount": 40.99, "customer": {"id": "{referee}"}}`,
 				check: func(t *testing.T, d map[string]any) {
 					wantAt(t, d, "amount", 40.99, "points", 50.0, "customer.balance.points", 50.0)
 				}},
-			{doc: "Refund redeemed points", method: "POST", path: "/transactions", status: 200,
+			{doc: "Refund redeemed points", kind: 107, method: "POST", path: "/transactions", status: 200,
 				body:  `{"intent": "refund_redeemed_points", "points": 100, "customer": {"id": "{customer}"}}`,
 				check: func(t *testing.T, d map[string]any) { wantAt(t, d, "points", 100.0, "customer.balance.points", 239.0) }},
 			{doc: "Cancel a transaction", method: "DELETE", path: "/transactions/{receipt_reward}", status: 204},
@@ -336,11 +339,18 @@ func TestReferenceTransactionExamples(t *testing.T) {
 			case ex.status == http.StatusBadRequest:
 				r.wantError(t, http.StatusBadRequest, "transaction_sequences")
 			case ex.check != nil:
-				t.Run(ex.doc, func(t *testing.T) { ex.check(t, r.obj(t)["data"].(map[string]any)) })
+				t.Run(ex.doc, func(t *testing.T) {
+					d := r.obj(t)["data"].(map[string]any)
+					if ex.kind != 0 {
+						wantType(t, d, ex.kind)
+					}
+					ex.check(t, d)
+				})
 			case lists[ex.doc] != nil:
 				t.Run(ex.doc, func(t *testing.T) { lists[ex.doc](t, r.obj(t)) })
 			}
 		}
+		t.Run("type codes", func(t *testing.T) { replayTypeCodes(t, a, ann.ID, referee.ID) })
 	})
 }
 

@@ -169,7 +169,7 @@ func TestReferralFlow(t *testing.T) {
 				} `json:"data"`
 			}
 			a.get(t, "/customers/"+referrer.ID+"/transactions").want(t, http.StatusOK).decode(t, &list)
-			if len(list.Data) != 1 || list.Data[0].TransactionType != 13 || list.Data[0].Points != 100 {
+			if len(list.Data) != 1 || list.Data[0].TransactionType != 77 || list.Data[0].Points != 100 {
 				t.Errorf("referrer's ledger %+v, want one referral entry of 100 points", list.Data)
 			}
 		})

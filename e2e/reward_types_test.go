@@ -161,6 +161,7 @@ func TestRewardTypes(t *testing.T) {
 			if d["points"] != -50.0 || d["amount"] != 25.0 || d["giftcard"] != 25.0 {
 				t.Errorf("cashback to gift card: %v", d)
 			}
+			wantType(t, d, 43) // a redemption of the catalog, whatever the item gives
 			if p, g := a.balanceOf(t, ann.ID); p != points-50 || g != gift+25 {
 				t.Errorf("balance %v points, %v gift card; want %v and %v", p, g, points-50, gift+25)
 			}

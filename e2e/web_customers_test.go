@@ -118,7 +118,7 @@ func TestConsoleCustomerActions(t *testing.T) {
 		back(m.post(t, base+"/transactions/"+entry+"/cancel", url.Values{"confirm": {"yes"}}), "cancelled")
 		m.post(t, base+"/transactions/"+entry+"/cancel", url.Values{"confirm": {"yes"}}).want(t, http.StatusUnprocessableEntity).
 			has(t, "already been cancelled")
-		m.get(t, base).want(t, http.StatusOK).has(t, `id="points">0<`, "Cancellation")
+		m.get(t, base).want(t, http.StatusOK).has(t, `id="points">0<`, "Transaction Canceled - Clerk")
 
 		// A coupon, and the welcome message again.
 		back(m.post(t, base+"/coupons", url.Values{"offer": {offer}}), "coupon_issued")

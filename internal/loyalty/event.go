@@ -106,8 +106,11 @@ func record(ctx context.Context, tx Tx, businessID, typ string, data any) error 
 
 // appendEntry writes a ledger entry (Tx.Append) with its event: the one
 // its plan carries (e.Event, as the group writer writes it), else the
-// entry rendered as the reply shows it.
+// entry rendered as the reply shows it. Every entry but a reward (typed
+// at its start, on either road) passes here once what it did is known,
+// so its type code is settled here (typed).
 func appendEntry(ctx context.Context, tx Tx, e *Transaction) error {
+	e.typed()
 	if err := tx.Append(ctx, e); err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func (w *world) checkPoints(tb testing.TB, b loyalty.Business, customerID string
 	c := w.get(tb, b, customerID)
 	var total, pending, expired, active, pendingLots int64
 	err := w.db.SQL().QueryRowContext(w.ctx, `SELECT COALESCE(SUM(points), 0), COALESCE(SUM(pending_points), 0),
-		COALESCE(SUM(CASE WHEN type_code = 18 THEN -points ELSE 0 END), 0)
+		COALESCE(SUM(CASE WHEN type_code = 1018 THEN -points ELSE 0 END), 0)
 		FROM transactions WHERE business_id = $1 AND customer_id = $2`, b.ID, customerID).Scan(&total, &pending, &expired)
 	if err != nil {
 		tb.Fatal(err)

@@ -43,10 +43,10 @@ func TestPointsReportAddsUpTheLedger(t *testing.T) {
 		}
 		var issued, spent, expired, activated, active, pending int64
 		err = w.db.SQL().QueryRowContext(w.ctx, `SELECT
-			COALESCE(SUM(CASE WHEN type_code NOT IN (17, 18) AND points > 0 THEN points ELSE 0 END), 0),
-			COALESCE(SUM(CASE WHEN type_code NOT IN (17, 18) AND points < 0 THEN -points ELSE 0 END), 0),
-			COALESCE(SUM(CASE WHEN type_code = 18 THEN -points ELSE 0 END), 0),
-			COALESCE(SUM(CASE WHEN type_code = 17 THEN -pending_points ELSE 0 END), 0)
+			COALESCE(SUM(CASE WHEN type_code NOT IN (1017, 1018) AND points > 0 THEN points ELSE 0 END), 0),
+			COALESCE(SUM(CASE WHEN type_code NOT IN (1017, 1018) AND points < 0 THEN -points ELSE 0 END), 0),
+			COALESCE(SUM(CASE WHEN type_code = 1018 THEN -points ELSE 0 END), 0),
+			COALESCE(SUM(CASE WHEN type_code = 1017 THEN -pending_points ELSE 0 END), 0)
 			FROM transactions WHERE business_id = $1`, b.ID).Scan(&issued, &spent, &expired, &activated)
 		if err != nil {
 			t.Fatal(err)

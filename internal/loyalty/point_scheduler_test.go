@@ -98,7 +98,7 @@ func TestLotsActivateAndExpireOnTime(t *testing.T) {
 		tierPoints(100, "once activated")
 		var at time.Time
 		var tier int64
-		if err := w.db.SQL().QueryRowContext(w.ctx, `SELECT created_at, tier_points FROM transactions WHERE type_code = 17
+		if err := w.db.SQL().QueryRowContext(w.ctx, `SELECT created_at, tier_points FROM transactions WHERE type_code = 1017
 			AND customer_id = $1`, c.ID).Scan(&at, &tier); err != nil || !at.Equal(now) || tier != 100 {
 			t.Fatalf("activation entry at %v with %d tier points (%v), want %v and 100", at, tier, err, now)
 		}

@@ -138,6 +138,8 @@ func pay(ctx context.Context, tx Tx, b Business, ref Referral, prog ReferralProg
 		return nil
 	}
 	p := newEntry(b, ref.ReferrerID, IntentReferral, at)
+	// The intent's entry is the referee's; the referrer's is the other row.
+	p.setType(TypeCodeReferrerRewarded)
 	p.Points, p.TierPoints = prog.RefererEarns, prog.RefererEarns
 	return appendEarning(ctx, tx, b, &p)
 }

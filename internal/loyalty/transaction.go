@@ -8,56 +8,33 @@ import (
 
 // Intents of POST /transactions, and the entries the service writes itself.
 const (
-	IntentReward        = "reward"
-	IntentRedeem        = "redeem"
-	IntentReturn        = "return"
-	IntentAdjust        = "adjust_points_balance"
-	IntentGetCoupon     = "get_coupon"
-	IntentClaimCoupon   = "claim_coupon"
-	IntentGiftcardBuy   = "purchase_giftcard_prepaid"
-	IntentGiftcardPay   = "giftcard_payment"
-	IntentStoreCredit   = "reward_store_credit"
-	IntentReferral      = "reward_referral"
-	IntentRefund        = "refund_redeemed_points"
-	IntentWelcome       = "welcome"
-	IntentCancellation  = "cancellation"
-	IntentActivation    = "points_activation"
-	IntentExpiry        = "points_expiry"
-	TypeCodeReward      = 4
-	TypeCodeRedeem      = 5
-	typeCodeFirstOthers = 6
+	IntentReward       = "reward"
+	IntentRedeem       = "redeem"
+	IntentReturn       = "return"
+	IntentAdjust       = "adjust_points_balance"
+	IntentGetCoupon    = "get_coupon"
+	IntentClaimCoupon  = "claim_coupon"
+	IntentGiftcardBuy  = "purchase_giftcard_prepaid"
+	IntentGiftcardPay  = "giftcard_payment"
+	IntentStoreCredit  = "reward_store_credit"
+	IntentReferral     = "reward_referral"
+	IntentRefund       = "refund_redeemed_points"
+	IntentWelcome      = "welcome"
+	IntentCancellation = "cancellation"
+	IntentActivation   = "points_activation"
+	IntentExpiry       = "points_expiry"
 )
 
 // Intents lists what a client may ask POST /transactions to do.
 var Intents = []string{IntentReward, IntentRedeem, IntentReturn, IntentAdjust, IntentGetCoupon, IntentClaimCoupon,
 	IntentGiftcardBuy, IntentGiftcardPay, IntentStoreCredit, IntentReferral, IntentRefund}
 
-// intentInfo is each entry kind's type code (4 and 5 are the spec's) and name.
-var intentInfo = map[string]struct {
-	code int
-	name string
-}{
-	IntentReward: {TypeCodeReward, "Reward"}, IntentRedeem: {TypeCodeRedeem, "Redeem"},
-	IntentReturn: {6, "Return"}, IntentAdjust: {7, "Adjustment"}, IntentGetCoupon: {8, "Get Coupon"},
-	IntentClaimCoupon: {9, "Claim Coupon"}, IntentGiftcardBuy: {10, "Gift Card Purchase"},
-	IntentGiftcardPay: {11, "Gift Card Payment"}, IntentStoreCredit: {12, "Store Credit"},
-	IntentReferral: {13, "Referral Reward"}, IntentWelcome: {14, "Welcome Points"},
-	IntentCancellation: {15, "Cancellation"}, IntentRefund: {16, "Refund Redeemed Points"},
-	IntentActivation: {TypeCodeActivation, "Points Activated"}, IntentExpiry: {TypeCodeExpiry, "Points Expired"},
-}
-
-// Type codes of the entries the points scheduler writes.
-const (
-	TypeCodeActivation = 17
-	TypeCodeExpiry     = 18
-)
-
 // NewLotEntry starts the activation or expiry entry of a lot, dated when it
 // happened (its due time, even when written later).
 func NewLotEntry(businessID, customerID, intent string, lotID int64, at time.Time) Transaction {
-	info := intentInfo[intent]
-	return Transaction{BusinessID: businessID, CustomerID: customerID, Intent: intent, TypeCode: info.code, Name: info.name,
-		LotID: lotID, CreatedAt: at}
+	e := Transaction{BusinessID: businessID, CustomerID: customerID, Intent: intent, LotID: lotID, CreatedAt: at}
+	e.setType(intentTypes[intent])
+	return e
 }
 
 // TransactionDetails are the business's own references on a transaction.
@@ -125,8 +102,9 @@ type Transaction struct {
 
 // newEntry starts an entry of intent for a customer.
 func newEntry(b Business, customerID, intent string, now time.Time) Transaction {
-	info := intentInfo[intent]
-	return Transaction{BusinessID: b.ID, CustomerID: customerID, Intent: intent, TypeCode: info.code, Name: info.name, CreatedAt: now}
+	e := Transaction{BusinessID: b.ID, CustomerID: customerID, Intent: intent, CreatedAt: now}
+	e.setType(intentTypes[intent])
+	return e
 }
 
 // IntRef names an object with an integer id.

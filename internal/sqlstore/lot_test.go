@@ -57,7 +57,7 @@ func TestMigrationOpensALotPerBalance(t *testing.T) {
 			t.Fatalf("opening lots: %d, earned %d, remaining %d, %s, expires %v (%v); want one of 120, active, never", n, earned, remaining, state, expires, err)
 		}
 		e := loyalty.Transaction{BusinessID: business, CustomerID: person, Intent: loyalty.IntentRedeem, TypeCode: loyalty.TypeCodeRedeem,
-			Name: "Redeem", Points: -100, CreatedAt: now}
+			Name: loyalty.TypeName(loyalty.TypeCodeRedeem), Points: -100, CreatedAt: now}
 		if err := db.WithTx(ctx, func(tx loyalty.Tx) error { return tx.Append(ctx, &e) }); err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,12 +28,13 @@ func (d *DB) PointFlows(ctx context.Context, businessID, branchID string, bounds
 		args = append(args, branchID)
 		where += fmt.Sprintf(` AND t.branch_id = $%d`, len(args))
 	}
+	activation, expiry := strconv.Itoa(loyalty.TypeCodeActivation), strconv.Itoa(loyalty.TypeCodeExpiry)
 	rows, err := d.db.QueryContext(ctx, `SELECT k, SUM(issued), SUM(spent), SUM(expired), SUM(activated), SUM(active), SUM(pending)
 		FROM (SELECT `+bucket.String()+` AS k,
-			CASE WHEN t.type_code NOT IN (17, 18) AND t.points > 0 THEN t.points ELSE 0 END AS issued,
-			CASE WHEN t.type_code NOT IN (17, 18) AND t.points < 0 THEN -t.points ELSE 0 END AS spent,
-			CASE WHEN t.type_code = 18 THEN -t.points ELSE 0 END AS expired,
-			CASE WHEN t.type_code = 17 THEN -t.pending_points ELSE 0 END AS activated,
+			CASE WHEN t.type_code NOT IN (`+activation+`, `+expiry+`) AND t.points > 0 THEN t.points ELSE 0 END AS issued,
+			CASE WHEN t.type_code NOT IN (`+activation+`, `+expiry+`) AND t.points < 0 THEN -t.points ELSE 0 END AS spent,
+			CASE WHEN t.type_code = `+expiry+` THEN -t.points ELSE 0 END AS expired,
+			CASE WHEN t.type_code = `+activation+` THEN -t.pending_points ELSE 0 END AS activated,
 			t.points - t.pending_points AS active, t.pending_points AS pending
 			FROM transactions t WHERE `+where+`) e GROUP BY k`, args...)
 	if err != nil {
