@@ -3294,7 +3294,7 @@ type TierWrite struct {
 
 // TokenRequest Form parameters of the token endpoint; which are needed depends on `grant_type`.
 type TokenRequest struct {
-	// ApplicationKey The Application Key (password grant; it stands in for the X-Application-Key header when that is not sent, and must equal it when it is).
+	// ApplicationKey The Application Key: required by the password grant (the X-Application-Key header does not replace it); optional for the other grants. When the X-Application-Key header is also sent, the two must be equal.
 	ApplicationKey *string `json:"application_key,omitempty"`
 
 	// ClientId Client ID of the registered app.
@@ -5149,13 +5149,14 @@ type ClientInterface interface {
 	// base64, or the `client_id` and `client_secret` form fields; a
 	// request using both methods is `invalid_request`.
 	//
-	// The Application Key: the `X-Application-Key` header or the
-	// `application_key` form field (the password grant needs one of them;
-	// when both are sent they must be equal, or the request is
-	// `invalid_request`). Without either, the authorization_code and
-	// refresh_token grants act for the business of the code or of the
-	// refresh token; a key that is sent must be that business's (or the
-	// refresh token's) key.
+	// The Application Key: the password grant needs the
+	// `application_key` form field (spec section 5 lists it as required;
+	// the `X-Application-Key` header alone is `invalid_request`). The
+	// header may be sent beside it and must then be equal, or the request
+	// is `invalid_request`. The authorization_code and refresh_token
+	// grants take the key from either place or from neither: without one
+	// they act for the business of the code or of the refresh token; a key
+	// that is sent must be that business's (or the refresh token's) key.
 	//
 	// `grant_type=authorization_code` (spec section 5, step 3): the client,
 	// redirect_uri (the one the code was issued for), code, and
@@ -5181,13 +5182,14 @@ type ClientInterface interface {
 	// base64, or the `client_id` and `client_secret` form fields; a
 	// request using both methods is `invalid_request`.
 	//
-	// The Application Key: the `X-Application-Key` header or the
-	// `application_key` form field (the password grant needs one of them;
-	// when both are sent they must be equal, or the request is
-	// `invalid_request`). Without either, the authorization_code and
-	// refresh_token grants act for the business of the code or of the
-	// refresh token; a key that is sent must be that business's (or the
-	// refresh token's) key.
+	// The Application Key: the password grant needs the
+	// `application_key` form field (spec section 5 lists it as required;
+	// the `X-Application-Key` header alone is `invalid_request`). The
+	// header may be sent beside it and must then be equal, or the request
+	// is `invalid_request`. The authorization_code and refresh_token
+	// grants take the key from either place or from neither: without one
+	// they act for the business of the code or of the refresh token; a key
+	// that is sent must be that business's (or the refresh token's) key.
 	//
 	// `grant_type=authorization_code` (spec section 5, step 3): the client,
 	// redirect_uri (the one the code was issued for), code, and
@@ -6665,13 +6667,14 @@ func (c *Client) RevokeTokenWithFormdataBody(ctx context.Context, body RevokeTok
 // base64, or the `client_id` and `client_secret` form fields; a
 // request using both methods is `invalid_request`.
 //
-// The Application Key: the `X-Application-Key` header or the
-// `application_key` form field (the password grant needs one of them;
-// when both are sent they must be equal, or the request is
-// `invalid_request`). Without either, the authorization_code and
-// refresh_token grants act for the business of the code or of the
-// refresh token; a key that is sent must be that business's (or the
-// refresh token's) key.
+// The Application Key: the password grant needs the
+// `application_key` form field (spec section 5 lists it as required;
+// the `X-Application-Key` header alone is `invalid_request`). The
+// header may be sent beside it and must then be equal, or the request
+// is `invalid_request`. The authorization_code and refresh_token
+// grants take the key from either place or from neither: without one
+// they act for the business of the code or of the refresh token; a key
+// that is sent must be that business's (or the refresh token's) key.
 //
 // `grant_type=authorization_code` (spec section 5, step 3): the client,
 // redirect_uri (the one the code was issued for), code, and
@@ -6707,13 +6710,14 @@ func (c *Client) CreateTokenWithBody(ctx context.Context, contentType string, bo
 // base64, or the `client_id` and `client_secret` form fields; a
 // request using both methods is `invalid_request`.
 //
-// The Application Key: the `X-Application-Key` header or the
-// `application_key` form field (the password grant needs one of them;
-// when both are sent they must be equal, or the request is
-// `invalid_request`). Without either, the authorization_code and
-// refresh_token grants act for the business of the code or of the
-// refresh token; a key that is sent must be that business's (or the
-// refresh token's) key.
+// The Application Key: the password grant needs the
+// `application_key` form field (spec section 5 lists it as required;
+// the `X-Application-Key` header alone is `invalid_request`). The
+// header may be sent beside it and must then be equal, or the request
+// is `invalid_request`. The authorization_code and refresh_token
+// grants take the key from either place or from neither: without one
+// they act for the business of the code or of the refresh token; a key
+// that is sent must be that business's (or the refresh token's) key.
 //
 // `grant_type=authorization_code` (spec section 5, step 3): the client,
 // redirect_uri (the one the code was issued for), code, and
@@ -13462,13 +13466,14 @@ type ClientWithResponsesInterface interface {
 	// base64, or the `client_id` and `client_secret` form fields; a
 	// request using both methods is `invalid_request`.
 	//
-	// The Application Key: the `X-Application-Key` header or the
-	// `application_key` form field (the password grant needs one of them;
-	// when both are sent they must be equal, or the request is
-	// `invalid_request`). Without either, the authorization_code and
-	// refresh_token grants act for the business of the code or of the
-	// refresh token; a key that is sent must be that business's (or the
-	// refresh token's) key.
+	// The Application Key: the password grant needs the
+	// `application_key` form field (spec section 5 lists it as required;
+	// the `X-Application-Key` header alone is `invalid_request`). The
+	// header may be sent beside it and must then be equal, or the request
+	// is `invalid_request`. The authorization_code and refresh_token
+	// grants take the key from either place or from neither: without one
+	// they act for the business of the code or of the refresh token; a key
+	// that is sent must be that business's (or the refresh token's) key.
 	//
 	// `grant_type=authorization_code` (spec section 5, step 3): the client,
 	// redirect_uri (the one the code was issued for), code, and
@@ -13494,13 +13499,14 @@ type ClientWithResponsesInterface interface {
 	// base64, or the `client_id` and `client_secret` form fields; a
 	// request using both methods is `invalid_request`.
 	//
-	// The Application Key: the `X-Application-Key` header or the
-	// `application_key` form field (the password grant needs one of them;
-	// when both are sent they must be equal, or the request is
-	// `invalid_request`). Without either, the authorization_code and
-	// refresh_token grants act for the business of the code or of the
-	// refresh token; a key that is sent must be that business's (or the
-	// refresh token's) key.
+	// The Application Key: the password grant needs the
+	// `application_key` form field (spec section 5 lists it as required;
+	// the `X-Application-Key` header alone is `invalid_request`). The
+	// header may be sent beside it and must then be equal, or the request
+	// is `invalid_request`. The authorization_code and refresh_token
+	// grants take the key from either place or from neither: without one
+	// they act for the business of the code or of the refresh token; a key
+	// that is sent must be that business's (or the refresh token's) key.
 	//
 	// `grant_type=authorization_code` (spec section 5, step 3): the client,
 	// redirect_uri (the one the code was issued for), code, and
@@ -29368,13 +29374,14 @@ func (c *ClientWithResponses) RevokeTokenWithFormdataBodyWithResponse(ctx contex
 // base64, or the `client_id` and `client_secret` form fields; a
 // request using both methods is `invalid_request`.
 //
-// The Application Key: the `X-Application-Key` header or the
-// `application_key` form field (the password grant needs one of them;
-// when both are sent they must be equal, or the request is
-// `invalid_request`). Without either, the authorization_code and
-// refresh_token grants act for the business of the code or of the
-// refresh token; a key that is sent must be that business's (or the
-// refresh token's) key.
+// The Application Key: the password grant needs the
+// `application_key` form field (spec section 5 lists it as required;
+// the `X-Application-Key` header alone is `invalid_request`). The
+// header may be sent beside it and must then be equal, or the request
+// is `invalid_request`. The authorization_code and refresh_token
+// grants take the key from either place or from neither: without one
+// they act for the business of the code or of the refresh token; a key
+// that is sent must be that business's (or the refresh token's) key.
 //
 // `grant_type=authorization_code` (spec section 5, step 3): the client,
 // redirect_uri (the one the code was issued for), code, and
@@ -29406,13 +29413,14 @@ func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Contex
 // base64, or the `client_id` and `client_secret` form fields; a
 // request using both methods is `invalid_request`.
 //
-// The Application Key: the `X-Application-Key` header or the
-// `application_key` form field (the password grant needs one of them;
-// when both are sent they must be equal, or the request is
-// `invalid_request`). Without either, the authorization_code and
-// refresh_token grants act for the business of the code or of the
-// refresh token; a key that is sent must be that business's (or the
-// refresh token's) key.
+// The Application Key: the password grant needs the
+// `application_key` form field (spec section 5 lists it as required;
+// the `X-Application-Key` header alone is `invalid_request`). The
+// header may be sent beside it and must then be equal, or the request
+// is `invalid_request`. The authorization_code and refresh_token
+// grants take the key from either place or from neither: without one
+// they act for the business of the code or of the refresh token; a key
+// that is sent must be that business's (or the refresh token's) key.
 //
 // `grant_type=authorization_code` (spec section 5, step 3): the client,
 // redirect_uri (the one the code was issued for), code, and

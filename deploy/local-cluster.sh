@@ -152,7 +152,7 @@ server_connect_timeout = 3
 server_login_retry = 1
 query_wait_timeout = 2
 ; a server connection keeps its foreign-key checks' plans, sized for the
-; tables of when it made them, until it closes (README, "Topology")
+; tables of when it made them, until it closes (docs/topology.md)
 server_lifetime = 300
 logfile = $DIR/pgbouncer$n.log
 pidfile = $DIR/pgbouncer$n.pid

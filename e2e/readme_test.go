@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,11 +20,13 @@ import (
 	"github.com/loyalty/loyalty/internal/cli"
 )
 
-// TestReadme runs README.md as a newcomer would, in a fresh shell after a
-// fresh clone: in a new directory linked to this checkout (so ./data starts
-// empty and ./loyalty is built there), with `loyalty serve` started by the
-// test on a free loopback port, it runs every ```sh block in order in one
-// bash session, with 127.0.0.1:8080 replaced by that server's address.
+// TestReadme runs README.md, then every page of docs/ it links (in the
+// order of their first links), as a newcomer would, in a fresh shell after
+// a fresh clone: in a new directory linked to this checkout (so ./data
+// starts empty and ./loyalty is built there), with `loyalty serve` started
+// by the test on a free loopback port, it runs every ```sh block in order
+// in one bash session (a page's blocks see the variables the README's
+// set), with 127.0.0.1:8080 replaced by that server's address.
 //
 // A block fails the test when a command exits non-zero (the session runs
 // with set -euo pipefail, curl with --fail-with-body so an HTTP error fails,
@@ -31,6 +34,9 @@ import (
 // stderr. A ```sh block whose first line starts with "# not run" is
 // skipped (a server that runs until stopped, commands that need a browser
 // or another database), and so is any block with another fence (```text).
+// A page of docs/ that the README does not link fails the test, as its
+// blocks would never run; so does a file the blocks leave in the checkout
+// (anything but ./data and ./loyalty).
 //
 // The test needs bash, curl, jq, openssl and sqlite3. Without them it is
 // skipped, unless CI is set: then it fails (.ci/run installs them).
@@ -47,7 +53,10 @@ func TestReadme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := readmeBlocks(t, filepath.Join(root, "README.md"))
+	var blocks []readmeBlock
+	for _, page := range append([]string{"README.md"}, linkedDocs(t, root)...) {
+		blocks = append(blocks, readmeBlocks(t, root, page)...)
+	}
 	work := linkCheckout(t, root)
 	addr := serveForReadme(t, filepath.Join(work, "data"))
 
@@ -80,8 +89,8 @@ func TestReadme(t *testing.T) {
 	runErr := cmd.Run()
 	outs, errs := splitBlocks(stdout.String()), splitBlocks(stderr.String())
 	report := func(i int, why string) {
-		t.Errorf("README block %d (line %d) %s:\n%s\n--- stdout:\n%s\n--- stderr:\n%s",
-			i+1, blocks[i].line, why, blocks[i].text, outs[strconv.Itoa(i)], errs[strconv.Itoa(i)])
+		t.Errorf("block %d (%s line %d) %s:\n%s\n--- stdout:\n%s\n--- stderr:\n%s",
+			i+1, blocks[i].file, blocks[i].line, why, blocks[i].text, outs[strconv.Itoa(i)], errs[strconv.Itoa(i)])
 	}
 	if runErr != nil {
 		last := -1
@@ -105,19 +114,63 @@ func TestReadme(t *testing.T) {
 		}
 	}
 	if len(blocks) < 8 {
-		t.Errorf("only %d runnable blocks in README.md; the quick start has more", len(blocks))
+		t.Errorf("only %d runnable blocks in README.md and its pages; the quick start has more", len(blocks))
+	}
+	// What the blocks create, they remove: a newcomer's checkout keeps
+	// only what the quick start makes (its database and binary).
+	entries, err := os.ReadDir(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink == 0 && e.Name() != "data" && e.Name() != "loyalty" {
+			t.Errorf("the README's blocks left %s in the checkout", e.Name())
+		}
 	}
 }
 
-// readmeBlock is a runnable ```sh block and the README line it starts on.
+// readmeBlock is a runnable ```sh block, the page it is on and the line it
+// starts on.
 type readmeBlock struct {
+	file string
 	line int
 	text string
 }
 
-// readmeBlocks returns the README's runnable blocks, in order.
-func readmeBlocks(t *testing.T, path string) []readmeBlock {
+// docsLink is a link from the README to a page of docs/.
+var docsLink = regexp.MustCompile(`\]\((docs/[^)#\s]+\.md)(#[^)]*)?\)`)
+
+// linkedDocs returns the pages of docs/ that README.md links, in the order
+// of their first links, and fails the test for a page it does not link.
+func linkedDocs(t *testing.T, root string) []string {
 	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []string
+	for _, m := range docsLink.FindAllStringSubmatch(string(readme), -1) {
+		if !slices.Contains(pages, m[1]) {
+			pages = append(pages, m[1])
+		}
+	}
+	all, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range all {
+		if page := "docs/" + filepath.Base(path); !slices.Contains(pages, page) {
+			t.Errorf("README.md does not link %s: link it from the README's map, or its blocks never run", page)
+		}
+	}
+	return pages
+}
+
+// readmeBlocks returns the runnable blocks of the page at path under root,
+// in order.
+func readmeBlocks(t *testing.T, root, page string) []readmeBlock {
+	t.Helper()
+	path := filepath.Join(root, page)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +187,7 @@ func readmeBlocks(t *testing.T, path string) []readmeBlock {
 		case !inFence && strings.HasPrefix(line, "```"):
 			inFence = true
 			if strings.TrimSpace(strings.TrimPrefix(line, "```")) == "sh" {
-				cur = &readmeBlock{line: n}
+				cur = &readmeBlock{file: page, line: n}
 			}
 		case inFence && strings.HasPrefix(line, "```"):
 			inFence = false

@@ -141,6 +141,30 @@ func TestToken(t *testing.T) {
 			e.postToken(t, "no-such-key", form).wantOAuthError(t, http.StatusUnauthorized, "invalid_client")
 		})
 
+		t.Run("password grant with the header only", func(t *testing.T) {
+			// The spec's password flow requires the application_key
+			// parameter, and api/openapi.yaml says the header does not
+			// replace it: the refusal names the parameter.
+			form := e.passwordForm(b)
+			form.Del("application_key")
+			r := e.postToken(t, b.Key, form)
+			r.wantOAuthError(t, http.StatusBadRequest, "invalid_request")
+			var oe oauthError
+			r.decode(t, &oe)
+			if !strings.Contains(oe.Description, "application_key parameter is required") {
+				t.Errorf("error_description = %q, want it to name the application_key parameter", oe.Description)
+			}
+			// Sent in both places with the same key, it is accepted.
+			e.postToken(t, b.Key, e.passwordForm(b)).want(t, http.StatusOK)
+			// Neither: the same refusal.
+			r = e.postToken(t, "", form)
+			r.wantOAuthError(t, http.StatusBadRequest, "invalid_request")
+			r.decode(t, &oe)
+			if !strings.Contains(oe.Description, "application_key parameter is required") {
+				t.Errorf("without any key: error_description = %q, want it to name the application_key parameter", oe.Description)
+			}
+		})
+
 		t.Run("grant type", func(t *testing.T) {
 			form := e.passwordForm(b)
 			form.Set("grant_type", "client_credentials")

@@ -29,5 +29,11 @@ func TestLandingPage(t *testing.T) {
 			}
 		}
 		w.get(t, "/openapi.yaml").want(t, http.StatusOK).has(t, "openapi:")
+
+		// A newcomer is told which account opens the console, as serve's
+		// banner and the README tell it.
+		w.get(t, "/business").want(t, http.StatusOK).has(t, "Sign in to your business",
+			"Sign in with the owner you created", "<code>loyalty admin business create</code>")
+		home.has(t, "Sign in with the owner you created")
 	})
 }

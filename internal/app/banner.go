@@ -18,6 +18,7 @@ type Banner struct {
 	SMS      string   // where text messages go: files in DIR, or the gateway
 	Redis    string   // the Redis server sharing rate limits; empty: none
 	Portals  []string // the developer, support and business portals
+	Console  string   // the business console, where the owner signs in
 	// Next is the command that creates the first business, set when the
 	// database has none.
 	Next string
@@ -42,7 +43,7 @@ func (a *App) Banner(ctx context.Context, ln net.Listener) Banner {
 	b := Banner{URL: base, Database: a.Database(), Dialect: a.DB.Dialect(),
 		Email: outbox.Describe(a.Outbox.Senders[outbox.Email]), SMS: outbox.Describe(a.Outbox.Senders[outbox.SMS]),
 		Redis:   redisShown(a.Config.Redis),
-		Portals: []string{base + "/developers", base + "/support", base + "/business"}}
+		Portals: []string{base + "/developers", base + "/support", base + "/business"}, Console: base + "/business"}
 	if empty, err := a.Admin.Empty(ctx); err == nil && empty {
 		program := a.Config.Program
 		if program == "" {
@@ -75,7 +76,7 @@ func (a *App) announce(ctx context.Context, ln net.Listener) {
 		return
 	}
 	args := []any{"addr", ln.Addr().String(), "url", b.URL, "db", b.Dialect, "database", b.Database,
-		"email", b.Email, "sms", b.SMS, "redis", b.Redis, "portals", b.Portals}
+		"email", b.Email, "sms", b.SMS, "redis", b.Redis, "portals", b.Portals, "console", b.Console}
 	if b.Next != "" {
 		args = append(args, "empty", true, "next", b.Next)
 	}

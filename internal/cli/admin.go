@@ -67,7 +67,7 @@ func admin(stdout io.Writer, fn func(ctx context.Context, s *session) error) ucl
 // print writes one result: the JSON object v with "database" added, or
 // the database's line and the human text.
 func (s *session) print(v map[string]any, human string) error {
-	if s.cmd.Bool("json") {
+	if wantsJSON(s.cmd) {
 		v["database"] = s.app.Database()
 		return writeJSON(s.out, v)
 	}

@@ -236,3 +236,31 @@ func mailedPassword(t *testing.T, a *app.App, email string) string {
 	}
 	return p[1]
 }
+
+// TestRefusalsAreNoUsageErrors: a well-formed command that what the
+// database holds refuses (an owner e-mail that exists, a coalition that
+// does not) exits 1, naming the flag; 2 stays for a malformed command line.
+func TestRefusalsAreNoUsageErrors(t *testing.T) {
+	testenv.ForEach(t, func(t *testing.T, dsn string) {
+		run(t, "--db", dsn, "migrate").ok(t)
+		create := func(email string, more ...string) []string {
+			return append([]string{"business", "create", "--name", "Corner Cafe", "--loyalty-type", "per_spend",
+				"--owner-email", email, "--owner-password", "first-password"}, more...)
+		}
+		admin(t, dsn, create("owner@cafe.example")...)
+		fail(t, dsn, cli.ExitError, "--owner-email: An owner with this e-mail already exists.", create("Owner@Cafe.example")...)
+		fail(t, dsn, cli.ExitError, "already exists", append(create("owner@cafe.example"), "--json")...)
+		run(t, "--db", dsn, "--json", "admin", "business", "create", "--name", "Corner Cafe", "--loyalty-type", "per_spend",
+			"--owner-email", "owner@cafe.example", "--owner-password", "first-password").fails(t, cli.ExitError, "already exists")
+		fail(t, dsn, cli.ExitError, "--coalition: The coalition does not exist.",
+			create("other@cafe.example", "--coalition", "0123456789abcdef0123456789abcdef")...)
+		fail(t, dsn, cli.ExitUsage, "--loyalty-type", create("other@cafe.example", "--loyalty-type", "per_hour")...)
+
+		admin(t, dsn, "support", "create", "--email", "ann@support.example", "--password", "support-pass-1")
+		fail(t, dsn, cli.ExitError, "--email: The email has already been taken.",
+			"support", "create", "--email", "Ann@Support.example", "--password", "support-pass-2")
+		if list := admin(t, dsn, "business", "list")["businesses"].([]any); len(list) != 1 {
+			t.Errorf("the refused commands created businesses: %v", list)
+		}
+	})
+}

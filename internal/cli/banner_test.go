@@ -10,7 +10,7 @@ import (
 func TestBannerText(t *testing.T) {
 	b := app.Banner{URL: "http://127.0.0.1:8080", Database: "sqlite:/srv/data/loyalty.db", Email: "files in data/outbox",
 		SMS: "https://gw.example/send", Portals: []string{"http://127.0.0.1:8080/developers", "http://127.0.0.1:8080/support"},
-		Next: "loyalty admin business create --name 'Corner Cafe'"}
+		Console: "http://127.0.0.1:8080/business", Next: "loyalty admin business create --name 'Corner Cafe'"}
 	text := bannerText(b)
 	for _, want := range []string{
 		"Loyalty is listening on http://127.0.0.1:8080\n",
@@ -22,6 +22,7 @@ func TestBannerText(t *testing.T) {
 		"no business yet",
 		"  loyalty admin business create --name 'Corner Cafe'\n",
 		"  loyalty admin support create --email you@example.com",
+		"then open http://127.0.0.1:8080/business and sign in with the owner you created.\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("banner lacks %q:\n%s", want, text)
@@ -31,6 +32,9 @@ func TestBannerText(t *testing.T) {
 	text = bannerText(b)
 	if strings.Contains(text, "no business") || !strings.Contains(text, "  redis     redis://cache:6379/0\n") {
 		t.Errorf("banner of a running installation with Redis:\n%s", text)
+	}
+	if !strings.Contains(text, "Open http://127.0.0.1:8080/business and sign in with the owner you created") {
+		t.Errorf("the banner of a running installation does not say where to sign in:\n%s", text)
 	}
 }
 

@@ -3,10 +3,11 @@
 //
 // Exit codes: 0 when the command did what it was asked, 1 when it failed
 // (the database is unreachable or missing, the object does not exist, the
-// change is refused), 2 for a usage error (an unknown command or flag, a
-// missing or invalid flag value, a stray argument). Results go to stdout
-// (one JSON object with --json, where a command offers it), messages and
-// errors to stderr.
+// change is refused by what the database holds, such as an owner e-mail
+// that exists), 2 for a usage error (an unknown command or flag, a missing
+// or malformed flag value, a stray argument). Results go to stdout (one
+// JSON object with --json, before or after the command, where a command
+// offers it), messages and errors to stderr.
 package cli
 
 import (
@@ -16,6 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -96,6 +98,10 @@ func root(stdout, stderr io.Writer, program string) *ucli.Command {
 			&ucli.StringFlag{Name: "db", Usage: "database: postgres://USER:PASSWORD@HOST/DATABASE, or a SQLite file ending in .db, .sqlite or .sqlite3 (or sqlite:PATH) (default <data-dir>/loyalty.db)", Sources: ucli.EnvVars("LOYALTY_DB")},
 			&ucli.StringFlag{Name: "data-dir", Value: "data", Usage: "directory for the SQLite database, outbox and images", Sources: ucli.EnvVars("LOYALTY_DATA_DIR")},
 			&ucli.BoolFlag{Name: "version", Usage: "print the version and build information", Local: true},
+			// --json is also each command's own flag (so that its --help
+			// lists it); here it is accepted before the command, as --db
+			// is, by scripts that put the global flags first.
+			&ucli.BoolFlag{Name: "json", Usage: "print the result as one JSON object (commands that have a result)", Local: true},
 		},
 		Commands: []*ucli.Command{serveCmd(stderr, program), migrateCmd(stdout, stderr), adminCmd(stdout), versionCmd(stdout)},
 		Action: func(_ context.Context, cmd *ucli.Command) error {
@@ -147,6 +153,8 @@ func checkArgs(_ context.Context, cmd *ucli.Command) error {
 		return usagef("%s takes no arguments, got %q (see %s --help)", cmd.FullName(), strings.Join(args, " "), cmd.FullName())
 	case cmd.ArgsUsage != "" && len(args) != 1:
 		return usagef("%s takes one argument, %s (see %s --help)", cmd.FullName(), cmd.ArgsUsage, cmd.FullName())
+	case cmd != cmd.Root() && cmd.Root().Bool("json") && !offersJSON(cmd):
+		return usagef("%s has no result to print as JSON: --json is not one of its flags (see %s --help)", cmd.FullName(), cmd.FullName())
 	}
 	var missing []string
 	for _, f := range cmd.Flags {
@@ -168,6 +176,28 @@ func required(name, usage string) *ucli.StringFlag {
 // jsonFlag offers --json on a command whose result is data.
 func jsonFlag() *ucli.BoolFlag {
 	return &ucli.BoolFlag{Name: "json", Usage: "print the result as one JSON object"}
+}
+
+// offersJSON reports whether cmd or one of its parents below the root
+// offers --json.
+func offersJSON(cmd *ucli.Command) bool {
+	for _, c := range cmd.Lineage() {
+		if c == cmd.Root() {
+			break
+		}
+		for _, f := range c.Flags {
+			if slices.Contains(f.Names(), "json") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wantsJSON reports whether --json was given, after the command (its own
+// flag, or its parent's) or before it (the root's).
+func wantsJSON(cmd *ucli.Command) bool {
+	return cmd.Bool("json") || cmd.Root().Bool("json")
 }
 
 // config reads the shared flags; a database setting Open would refuse is
@@ -207,15 +237,17 @@ func migrateCmd(stdout, stderr io.Writer) *ucli.Command {
 
 // emit writes v as one JSON object with --json, or the human text.
 func emit(cmd *ucli.Command, stdout io.Writer, v map[string]any, human string) error {
-	if cmd.Bool("json") {
+	if wantsJSON(cmd) {
 		return writeJSON(stdout, v)
 	}
 	_, err := fmt.Fprintln(stdout, strings.TrimRight(human, "\n"))
 	return err
 }
 
-// describe turns a validation error into a usage error naming the flags
-// (a field owner_email is the flag --owner-email).
+// describe turns a validation error into an error naming the flags (a
+// field owner_email is the flag --owner-email): a usage error when the
+// values are malformed, a plain failure when they are well formed but
+// what the database holds refuses them (an owner e-mail that exists).
 func describe(err error) error {
 	var e *loyalty.Error
 	if !errors.As(err, &e) {
@@ -230,10 +262,16 @@ func describe(err error) error {
 	}
 	sort.Strings(fields)
 	msg := "invalid arguments:"
+	if e.Stored {
+		msg = "refused:"
+	}
 	for _, f := range fields {
 		for _, m := range e.Fields[f] {
 			msg += fmt.Sprintf("\n  --%s: %s", strings.ReplaceAll(f, "_", "-"), m)
 		}
+	}
+	if e.Stored {
+		return errors.New(msg)
 	}
 	return &usageError{msg: msg}
 }

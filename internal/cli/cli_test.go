@@ -150,6 +150,39 @@ func TestHelp(t *testing.T) {
 	}
 }
 
+// TestJSONBeforeTheCommand: --json, like --db, may come before the
+// command as well as after it, and means the same there.
+func TestJSONBeforeTheCommand(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "loyalty.db")
+	if got := run(t, "--json", "--db", db, "migrate").ok(t).obj(t); got["status"] != "migrated" {
+		t.Errorf("loyalty --json migrate = %v", got)
+	}
+	created := run(t, "--json", "--db", db, "admin", "business", "create", "--name", "Corner Cafe", "--loyalty-type", "per_spend",
+		"--owner-email", "owner@cafe.example", "--owner-password", "first-password").ok(t).obj(t)
+	if created["business_id"] == nil || created["application_key"] == nil || created["database"] != "sqlite:"+db {
+		t.Errorf("loyalty --json admin business create = %v", created)
+	}
+	for _, args := range [][]string{
+		{"--json", "--db", db, "admin", "business", "list"},
+		{"--db", db, "--json", "admin", "business", "list"},
+		{"--db", db, "admin", "--json", "business", "list"},
+		{"--db", db, "admin", "business", "list", "--json"},
+	} {
+		list, ok := run(t, args...).ok(t).obj(t)["businesses"].([]any)
+		if !ok || len(list) != 1 || list[0].(map[string]any)["business_id"] != created["business_id"] {
+			t.Errorf("loyalty %s: businesses %v", strings.Join(args, " "), list)
+		}
+	}
+	if v := run(t, "--json", "version").ok(t).obj(t); v["go"] != runtime.Version() {
+		t.Errorf("loyalty --json version = %v", v)
+	}
+	if v := run(t, "--json", "--version").ok(t).obj(t); v["go"] != runtime.Version() {
+		t.Errorf("loyalty --json --version = %v", v)
+	}
+	// A command with no result refuses it in either place.
+	run(t, "--json", "serve").fails(t, cli.ExitUsage, "loyalty serve", "--json")
+}
+
 // TestSQLiteDSNForms opens the same SQLite file through each accepted
 // spelling of --db.
 func TestSQLiteDSNForms(t *testing.T) {

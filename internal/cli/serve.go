@@ -108,9 +108,12 @@ func bannerText(b app.Banner) string {
 	fmt.Fprintf(&s, "  redis     %s\n", redis)
 	fmt.Fprintf(&s, "  portals   %s\n", strings.Join(b.Portals, "  "))
 	if b.Next != "" {
-		fmt.Fprintf(&s, "\nThe database has no business yet. Create the first one in another terminal:\n  %s\n", b.Next)
+		fmt.Fprintf(&s, "\nThe database has no business yet. Create the first one, with its owner, in another terminal:\n  %s\n", b.Next)
+		fmt.Fprintf(&s, "then open %s and sign in with the owner you created.\n", b.Console)
 		prefix, _, _ := strings.Cut(b.Next, "admin business create")
-		fmt.Fprintf(&s, "and a support account for the support portal:\n  %sadmin support create --email you@example.com --password '...'\n", prefix)
+		fmt.Fprintf(&s, "For the support portal, create a support account:\n  %sadmin support create --email you@example.com --password '...'\n", prefix)
+	} else {
+		fmt.Fprintf(&s, "\nOpen %s and sign in with the owner you created (or a staff account).\n", b.Console)
 	}
 	fmt.Fprintf(&s, "Logs follow, one JSON line per request. Stop with Ctrl-C.\n")
 	return s.String()

@@ -90,6 +90,9 @@ func TestServeBanner(t *testing.T) {
 		if len(portals) != 3 || portals[0] != url+"/developers" || portals[1] != url+"/support" || portals[2] != url+"/business" {
 			t.Errorf("portals = %v", b["portals"])
 		}
+		if b["console"] != url+"/business" {
+			t.Errorf("console = %v, want %s/business", b["console"], url)
+		}
 		next, _ := b["next"].(string)
 		if b["empty"] != true || !strings.HasPrefix(next, "loyalty --db '"+shown(t, dsn)+"' admin business create ") {
 			t.Errorf("on an empty database: empty %v, next %q", b["empty"], next)

@@ -19,34 +19,50 @@ func versionCmd(stdout io.Writer) *ucli.Command {
 	}
 }
 
+// The version and commit a release build stamps into the binary, which
+// win over what Go recorded (machines that set GOFLAGS=-buildvcs=false, or
+// build outside the checkout, record no commit):
+//
+//	go build -ldflags "-X github.com/loyalty/loyalty/internal/cli.version=$(git describe --tags --always --dirty) \
+//	  -X github.com/loyalty/loyalty/internal/cli.commit=$(git rev-parse HEAD)" -o loyalty ./cmd/loyalty
+var (
+	version string
+	commit  string
+)
+
 // buildInfo is what the binary knows of its own build.
 type buildInfo struct {
-	Version  string // the module version: a release tag, or (devel) for a build from a checkout
-	Commit   string // the VCS revision, when the build recorded it
-	Time     string // the revision's time
-	Modified bool   // the checkout had local changes
+	Version  string // the stamped version, else the module version Go recorded: a tag, a pseudo-version, or (devel)
+	Commit   string // the stamped commit, else the VCS revision when the build recorded it
+	Time     string // the recorded revision's time
+	Modified bool   // the checkout of the recorded revision had local changes
 	Go       string
 	Platform string
 }
 
 func readBuildInfo() buildInfo {
 	b := buildInfo{Version: "(devel)", Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return b
-	}
-	if bi.Main.Version != "" {
-		b.Version = bi.Main.Version
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			b.Commit = s.Value
-		case "vcs.time":
-			b.Time = s.Value
-		case "vcs.modified":
-			b.Modified = s.Value == "true"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			b.Version = bi.Main.Version
 		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				b.Commit = s.Value
+			case "vcs.time":
+				b.Time = s.Value
+			case "vcs.modified":
+				b.Modified = s.Value == "true"
+			}
+		}
+	}
+	if version != "" {
+		b.Version = version
+	}
+	if commit != "" && commit != b.Commit {
+		// The recorded revision's time and state are not the stamped one's.
+		b.Commit, b.Time, b.Modified = commit, "", false
 	}
 	return b
 }

@@ -140,7 +140,7 @@ func clientCredentials(r *http.Request, f url.Values) (id, secret string, _ *oau
 // field the reference docs' examples send instead; when both are sent they
 // must agree. Without either, the code and refresh grants take the
 // business from the code or the refresh token (req.Tenant stays zero);
-// the password grant needs one.
+// the password grant needs the form field (oauth.Server checks it).
 func (s *Server) tokenTenant(r *http.Request, req *oauth.TokenRequest) error {
 	key, form := r.Header.Get("X-Application-Key"), req.AppKeyForm
 	switch {
@@ -153,7 +153,7 @@ func (s *Server) tokenTenant(r *http.Request, req *oauth.TokenRequest) error {
 	if key == "" {
 		if req.GrantType == oauth.GrantPassword {
 			return &oauth.Error{Status: http.StatusBadRequest, Code: "invalid_request",
-				Description: "The application_key parameter (or the X-Application-Key header) is required."}
+				Description: "The application_key parameter is required."}
 		}
 		return nil
 	}

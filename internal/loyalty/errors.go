@@ -31,6 +31,7 @@ type Error struct {
 	Fields     map[string][]string
 	RetryAfter int     // seconds, for ETooMany and EUnavailable
 	Refusal    Refusal // why the store refused a balance move, if it did
+	Stored     bool    // EInvalid: the input is well formed but what is stored refuses it (see StoredInvalid)
 	Cause      error   // the underlying error, for logs only (EUnavailable)
 }
 
@@ -101,3 +102,14 @@ func NotMet(msg string) error { return Errorf(ENotMet, "%s", msg) }
 
 // Invalid returns an EInvalid error for a single field.
 func Invalid(field, msg string) error { return invalid(field, msg) }
+
+// StoredInvalid returns an EInvalid error for a single field whose value is
+// well formed but refused by what is stored: an e-mail already taken, a
+// coalition that does not exist. The API answers it as any other 422; the
+// admin command line tells it from a usage error, since retyping the
+// command the same way could succeed once the database changes.
+func StoredInvalid(field, msg string) error {
+	e := invalid(field, msg)
+	e.Stored = true
+	return e
+}

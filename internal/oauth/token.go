@@ -163,8 +163,10 @@ func (s *Server) password(ctx context.Context, app App, r TokenRequest) (TokenRe
 	if r.Scope == "" {
 		return TokenResponse{}, errInvalidScope("The scope parameter is required.")
 	}
+	// The spec's password flow lists application_key among the form
+	// parameters it requires; the header alone does not stand in for it.
 	if r.AppKeyForm == "" {
-		return TokenResponse{}, errInvalidRequest("The application_key parameter is required.")
+		return TokenResponse{}, errInvalidRequest("The application_key parameter is required (the X-Application-Key header does not replace it).")
 	}
 	if r.AppKeyForm != r.Tenant.Key {
 		return TokenResponse{}, errInvalidRequest("The application_key does not match the X-Application-Key header.")

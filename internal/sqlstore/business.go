@@ -32,7 +32,7 @@ func (d *DB) CreateBusiness(ctx context.Context, n loyalty.NewBusiness, password
 			var one int
 			err := t.QueryRowContext(ctx, `SELECT 1 FROM coalitions WHERE id = $1`, n.CoalitionID).Scan(&one)
 			if err == sql.ErrNoRows {
-				return loyalty.Invalid("coalition", "The coalition does not exist.")
+				return loyalty.StoredInvalid("coalition", "The coalition does not exist.")
 			} else if err != nil {
 				return err
 			}
@@ -42,7 +42,7 @@ func (d *DB) CreateBusiness(ctx context.Context, n loyalty.NewBusiness, password
 			return err
 		}
 		if owners > 0 {
-			return loyalty.Invalid("owner_email", "An owner with this e-mail already exists.")
+			return loyalty.StoredInvalid("owner_email", "An owner with this e-mail already exists.")
 		}
 		if _, err := t.ExecContext(ctx, `INSERT INTO businesses (id, coalition_id, name, loyalty_type, country_code, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)`,

@@ -52,9 +52,9 @@ func dbError(err error) error {
 	if col, ok := uniqueColumn(err); ok {
 		switch {
 		case strings.Contains(col, "email"):
-			return loyalty.Invalid("email", "The email has already been taken.")
+			return loyalty.StoredInvalid("email", "The email has already been taken.")
 		case strings.Contains(col, "phone"):
-			return loyalty.Invalid("phone", "The phone has already been taken.")
+			return loyalty.StoredInvalid("phone", "The phone has already been taken.")
 		}
 		return &loyalty.Error{Code: loyalty.EConflict, Message: "A concurrent change conflicted; retry."}
 	}

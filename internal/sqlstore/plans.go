@@ -29,7 +29,7 @@ import (
 // pooler (exec mode) statements are not kept from one run to the next,
 // and a DISCARD would reach whichever server connection the pooler picks:
 // the pooler's own server_lifetime bounds the age of the foreign-key
-// checks' plans there (README, "Topology").
+// checks' plans there (docs/topology.md).
 
 // planAge is how old a pool connection's plans may grow; plannedAt is the
 // connection's CustomData key for when they were last discarded.

@@ -20,6 +20,7 @@ type signInForm struct {
 	Submit  string
 	Hidden  []hidden
 	SignUp  bool // offer the developer sign-up link
+	Owner   bool // tell a new installation's owner which account to use
 }
 
 // notices are the messages a redirect can ask a page to show; only these

@@ -16,6 +16,7 @@ var businessSignIn = signInForm{
 	Heading: "Sign in to your business",
 	Intro:   "The business console, for the owner and the staff of a business.",
 	Action:  "/business/signin",
+	Owner:   true,
 }
 
 func (s *Server) supportRoutes(mux *http.ServeMux) {
