@@ -127,7 +127,7 @@ func (p *NATS) followed() *loyalty.Follower {
 func (p *NATS) publish(ctx context.Context, businessID string, seq int64, until func() time.Time) (int, int64, bool, error) {
 	total := 0
 	for {
-		page, err := p.Store.Events(ctx, businessID, loyalty.EventQuery{After: seq, Limit: 100})
+		page, err := loyalty.ReadEvents(ctx, p.Store, businessID, loyalty.EventQuery{After: seq, Limit: 100})
 		if err != nil || len(page) == 0 {
 			return total, seq, true, err
 		}

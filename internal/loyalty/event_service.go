@@ -70,5 +70,5 @@ func (s *EventService) List(ctx context.Context, b Business, q EventQuery) ([]Ev
 	if _, err := s.Store.SequenceEvents(ctx, b.ID); err != nil {
 		return nil, err
 	}
-	return s.Store.Events(ctx, b.ID, q)
+	return ReadEvents(ctx, s.Store, b.ID, q)
 }

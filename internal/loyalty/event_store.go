@@ -25,8 +25,11 @@ type EventStore interface {
 	// UnsequencedBusinesses lists up to limit businesses with events to number.
 	UnsequencedBusinesses(ctx context.Context, limit int) ([]string, error)
 	// Events returns up to q.Limit numbered events of a business after
-	// sequence q.After, in sequence order, of q.Types when set.
+	// sequence q.After, in sequence order, of q.Types when set, as they
+	// are stored: an event that names a ledger entry holds the reference
+	// (ReadEvents renders it).
 	Events(ctx context.Context, businessID string, q EventQuery) ([]Event, error)
+	EntryReader
 	// BehindCursors lists up to limit businesses whose numbered events go
 	// beyond destination's cursor and whose cursor is free at now or
 	// leased by claim.
@@ -43,6 +46,12 @@ type EventStore interface {
 	ReleaseCursor(ctx context.Context, destination, businessID, claim string) error
 	// PruneEvents removes the numbered events created before t.
 	PruneEvents(ctx context.Context, before time.Time) (int, error)
+}
+
+// EntryReader reads the ledger entries events name.
+type EntryReader interface {
+	// EntriesByID returns the business's ledger entries with the given ids.
+	EntriesByID(ctx context.Context, businessID string, ids []int64) ([]Transaction, error)
 }
 
 // CursorStore is what a Follower keeps its cursors in (see EventStore).

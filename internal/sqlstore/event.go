@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -250,17 +249,14 @@ func (d *DB) Events(ctx context.Context, businessID string, q loyalty.EventQuery
 	args = append(args, q.Limit)
 	out, err := readEvents(ctx, d.db, `SELECT `+eventColumns+` FROM events
 		WHERE business_id = $1 AND seq > $2`+cond+fmt.Sprintf(` ORDER BY seq LIMIT $%d`, len(args)), args...)
-	if err != nil || q.Refs {
-		return out, err
-	}
-	return out, d.renderEntries(ctx, businessID, out)
+	return out, err
 }
 
 // eventColumns are what readEvents scans.
 const eventColumns = `id, business_id, seq, type, created_at, data, entry_id`
 
 // readEvents runs a query of eventColumns of a business's events; an
-// event that names an entry keeps the reference (see renderEntries).
+// event that names an entry keeps the reference (loyalty.RenderEntries renders it).
 func readEvents(ctx context.Context, q querier, query string, args ...any) ([]loyalty.Event, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -281,46 +277,27 @@ func readEvents(ctx context.Context, q querier, query string, args ...any) ([]lo
 	return out, dbError(rows.Err())
 }
 
-// renderEntries sets the data of the events that name an entry to the
-// entry as GET /transactions shows it, read in one query.
-func (d *DB) renderEntries(ctx context.Context, businessID string, events []loyalty.Event) error {
-	var ids []int64
-	for _, e := range events {
-		if e.Unrendered() {
-			ids = append(ids, e.EntryID)
-		}
-	}
+// EntriesByID returns the business's ledger entries with the given ids,
+// read in one query (the entries events name, for loyalty.RenderEntries).
+func (d *DB) EntriesByID(ctx context.Context, businessID string, ids []int64) ([]loyalty.Transaction, error) {
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
 	from, args := entriesByID(d.dialect, []any{businessID}, ids)
 	rows, err := d.db.QueryContext(ctx, `SELECT `+transactionColumns+` FROM `+from+` WHERE t.business_id = $1`, args...)
 	if err != nil {
-		return dbError(err)
+		return nil, dbError(err)
 	}
 	defer rows.Close()
-	shown := map[int64][]byte{}
+	var out []loyalty.Transaction
 	for rows.Next() {
 		t, err := scanTransaction(rows)
 		if err != nil {
-			return dbError(err)
+			return nil, dbError(err)
 		}
-		if shown[t.ID], err = json.Marshal(loyalty.NewTransactionJSON(t)); err != nil {
-			return err
-		}
+		out = append(out, t)
 	}
-	if err := rows.Err(); err != nil {
-		return dbError(err)
-	}
-	for i, e := range events {
-		if !e.Unrendered() {
-			continue
-		}
-		if events[i].Data = shown[e.EntryID]; events[i].Data == nil {
-			return fmt.Errorf("sqlstore: event %s names entry %d, which is not in the ledger", e.ID, e.EntryID)
-		}
-	}
-	return nil
+	return out, dbError(rows.Err())
 }
 
 // EntryCustomers returns the customer of each of the business's ledger

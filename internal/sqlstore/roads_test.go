@@ -342,7 +342,7 @@ func (r *roadsRun) snapshot() map[string]string {
 			WHERE o.business_id = $1`, labels)),
 		"referrals": joinRows(r.rows(`SELECT referrer_id, referee_id, created_at, paid_at FROM referrals WHERE business_id = $1`, labels)),
 	}
-	evs, err := r.db.Events(ctx, r.b.ID, loyalty.EventQuery{Limit: 10000})
+	evs, err := loyalty.ReadEvents(ctx, r.db, r.b.ID, loyalty.EventQuery{Limit: 10000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,8 +354,11 @@ func (r *roadsRun) snapshot() map[string]string {
 		}
 		data = relabelJSON(data, labels, entryLabel)
 		shown, _ := json.Marshal(data)
-		lines = append(lines, fmt.Sprintf("%d %s %s %s", e.Seq, e.Type, e.CreatedAt.UTC().Format(time.RFC3339), shown))
+		lines = append(lines, fmt.Sprintf("%s %s %s", e.CreatedAt.UTC().Format(time.RFC3339), e.Type, shown))
 	}
+	// In the order of the changes; within one moment (one settling of
+	// many customers' lots, which goes by their random ids) as text.
+	slices.Sort(lines)
 	out["events"] = strings.Join(lines, "\n")
 	return out
 }

@@ -27,7 +27,7 @@ type Key struct{ EndpointID, EventID string }
 type Store interface {
 	loyalty.CursorStore
 	AdvanceCursor(ctx context.Context, destination, businessID, claim string, seq int64, leaseUntil time.Time) (bool, error)
-	Events(ctx context.Context, businessID string, q loyalty.EventQuery) ([]loyalty.Event, error)
+	loyalty.EventReader
 	// FeedEnd returns the last committed sequence number of a business's events.
 	FeedEnd(ctx context.Context, businessID string) (int64, error)
 	// EnabledWebhooks returns a business's enabled endpoints.
@@ -128,7 +128,7 @@ func (f *Fanout) business(ctx context.Context, businessID string, seq int64, unt
 	}
 	total := 0
 	for ctx.Err() == nil {
-		page, err := f.Store.Events(ctx, businessID, loyalty.EventQuery{After: seq, Limit: 100})
+		page, err := loyalty.ReadEvents(ctx, f.Store, businessID, loyalty.EventQuery{After: seq, Limit: 100})
 		if err != nil || len(page) == 0 {
 			return total, seq, true, err
 		}
