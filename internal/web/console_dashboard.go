@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -74,7 +75,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, a loyalty.Act
 	}
 	status := http.StatusOK
 	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
-		v.Fields, v.Error, status = e.Fields, "Please correct the period marked below.", http.StatusUnprocessableEntity
+		v.Fields, v.Error, status = e.Fields, "Please correct the period marked below.", httpapi.StatusOf(e.Code)
 	} else if err != nil {
 		return err
 	} else {
