@@ -17,7 +17,9 @@ const (
 	userAPI
 )
 
-// statusOf is the single map from domain error codes to HTTP statuses.
+// statusOf is the single map from domain error codes to HTTP statuses:
+// the JSON APIs and the web pages both answer through StatusOf, so a code
+// cannot get one status from the API and another from a page.
 var statusOf = map[string]int{
 	loyalty.EInvalid:      http.StatusUnprocessableEntity,
 	loyalty.EBadRequest:   http.StatusBadRequest,
@@ -29,6 +31,15 @@ var statusOf = map[string]int{
 	loyalty.EUnavailable:  http.StatusServiceUnavailable,
 	loyalty.EInternal:     http.StatusInternalServerError,
 	loyalty.ENotMet:       http.StatusAccepted,
+}
+
+// StatusOf returns the HTTP status of a domain error code. A code the map
+// does not know is a bug, answered as one (500), never with status 0.
+func StatusOf(code string) int {
+	if status, ok := statusOf[code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
 }
 
 // writeJSON writes v as the JSON body with the given status.
@@ -50,7 +61,7 @@ var errorTitles = map[int]string{
 // writeError answers with err in the shape of the API the route belongs to.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, which apiKind, err error) {
 	code := loyalty.ErrorCode(err)
-	status := statusOf[code]
+	status := StatusOf(code)
 	msg := loyalty.ErrorMessage(err)
 	var de *loyalty.Error
 	if errors.As(err, &de) {

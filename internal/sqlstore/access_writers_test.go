@@ -22,6 +22,8 @@ var notAccessChanges = map[string]string{
 	"DB.RecordLogin":  "writes owners or users, which the lookup does not read",
 	"tx.setPassword":  "writes owners, staff, developers or support_staff, which the lookup does not read",
 	"setLinkValues":   "writes the link tables of offers, rewards and gift cards, which the lookup does not read",
+	"leaseQueue.take": "writes a lease queue's table (TestLeaseQueuesAreNotAccessTables), which the lookup does not read",
+	"leaseStmt.sql":   "writes a lease queue's table (TestLeaseQueuesAreNotAccessTables), which the lookup does not read",
 }
 
 var (

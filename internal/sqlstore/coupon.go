@@ -204,3 +204,15 @@ func (d *DB) CouponByID(ctx context.Context, businessID string, id int64) (loyal
 	c.Offer, err = offerByID(ctx, d.db, businessID, c.OfferID)
 	return c, err
 }
+
+// CouponByCode returns the coupon of a business with the qrcode, with its
+// offer.
+func (d *DB) CouponByCode(ctx context.Context, businessID, code string) (loyalty.Coupon, error) {
+	c, err := scanCoupon(d.db.QueryRowContext(ctx, `SELECT `+couponColumns+` FROM coupons c WHERE c.qrcode = $1 AND c.business_id = $2`,
+		code, businessID))
+	if err != nil {
+		return c, dbError(err)
+	}
+	c.Offer, err = offerByID(ctx, d.db, businessID, c.OfferID)
+	return c, err
+}

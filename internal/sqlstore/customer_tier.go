@@ -128,3 +128,33 @@ func textColumn(ctx context.Context, q querier, query string, args ...any) ([]st
 	}
 	return out, dbError(rows.Err())
 }
+
+// TierTotalsOf sums the tier spend, points and visits of each customer of
+// ids in [from, to); customers with no entries are left out.
+func (d *DB) TierTotalsOf(ctx context.Context, businessID string, ids []string, from, to time.Time) (map[string]loyalty.TierTotals, error) {
+	return tierTotalsOf(ctx, d.db, businessID, ids, from, to)
+}
+
+func tierTotalsOf(ctx context.Context, q querier, businessID string, ids []string, from, to time.Time) (map[string]loyalty.TierTotals, error) {
+	out := map[string]loyalty.TierTotals{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, args := placeholders([]any{businessID, from.UTC(), to.UTC()}, ids)
+	rows, err := q.QueryContext(ctx, `SELECT customer_id, COALESCE(SUM(tier_amount), 0), COALESCE(SUM(tier_points), 0),
+		COALESCE(SUM(visits), 0) FROM transactions WHERE business_id = $1 AND created_at >= $2 AND created_at < $3
+		AND customer_id IN (`+in+`) GROUP BY customer_id`, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var tt loyalty.TierTotals
+		if err := rows.Scan(&id, &tt.Amount, &tt.Points, &tt.Visits); err != nil {
+			return nil, dbError(err)
+		}
+		out[id] = tt
+	}
+	return out, dbError(rows.Err())
+}

@@ -157,16 +157,12 @@ func (d *DB) FollowTx(ctx context.Context, destination, businessID, claim string
 // second follower of the same page waits, then finds the cursor moved
 // (errCursorMoved).
 func (t *tx) moveCursor(ctx context.Context, destination, businessID, claim string, after, to int64, leaseUntil time.Time) error {
-	res, err := t.ExecContext(ctx, `UPDATE event_cursors SET last_seq = $4, lease_until = $5
-		WHERE destination = $1 AND business_id = $2 AND claim = $3 AND last_seq = $6`,
-		destination, businessID, claim, to, leaseUntil.UTC(), after)
-	if err != nil {
-		return err
+	held, err := cursorLeases.renew([]any{destination, businessID}, claim, leaseUntil).
+		set("last_seq", to).where("last_seq = ?", after).exec(ctx, t)
+	if err == nil && !held {
+		err = errCursorMoved
 	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return errors.Join(err, errCursorMoved)
-	}
-	return nil
+	return err
 }
 
 // timeZone reads a business's time zone.

@@ -207,12 +207,15 @@ func (d *DB) DueImports(ctx context.Context, now time.Time, limit int) ([]int64,
 	return ids, dbError(rows.Err())
 }
 
+// importQueue is the imports as a lease queue: a queued import is due at
+// once, a running one when its worker's lease ran out.
+var importQueue = &leaseQueue{table: "imports", keyCols: []string{"id"}, claimCol: "claim", untilCol: "lease_until",
+	stateCol: "status", waiting: loyalty.ImportQueued, held: loyalty.ImportRunning}
+
 // ClaimImport leases a due import; the condition in the UPDATE decides
 // between workers racing for it.
 func (d *DB) ClaimImport(ctx context.Context, id int64, claim string, now, leaseUntil time.Time) (loyalty.Import, bool, error) {
-	im, err := scanImport(d.wdb.QueryRowContext(ctx, `UPDATE imports SET status = $1, claim = $2, lease_until = $3
-		WHERE id = $4 AND (status = $5 OR (status = $6 AND lease_until <= $7)) RETURNING `+importColumns,
-		loyalty.ImportRunning, claim, leaseUntil.UTC(), id, loyalty.ImportQueued, loyalty.ImportRunning, now.UTC()))
+	im, err := scanImport(importQueue.claim([]any{id}, claim, now, leaseUntil).returns(importColumns).queryRow(ctx, d.wdb))
 	if loyalty.ErrorCode(err) == loyalty.ENotFound {
 		return im, false, nil
 	}
@@ -246,17 +249,12 @@ func (d *DB) SettleImportRow(ctx context.Context, m loyalty.ImportRowMark, rowEr
 // progress moves an import's progress to a row settled, and its lease
 // on, if the claim still holds it.
 func (t *tx) progress(ctx context.Context, m loyalty.ImportRowMark, counter string) error {
-	res, err := t.ExecContext(ctx, `UPDATE imports SET `+counter+` = `+counter+` + 1, next_row = $1, lease_until = $2
-		WHERE id = $3 AND claim = $4 AND status = $5`, m.Row, m.LeaseUntil.UTC(), m.ImportID, m.Claim, loyalty.ImportRunning)
-	if err != nil {
-		return err
+	held, err := importQueue.renew([]any{m.ImportID}, m.Claim, m.LeaseUntil).
+		setSQL(counter, counter+" + 1").set("next_row", m.Row).exec(ctx, t)
+	if err == nil && !held {
+		err = loyalty.ErrImportLeaseLost
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return err
-	} else if n == 0 {
-		return loyalty.ErrImportLeaseLost
-	}
-	return nil
+	return err
 }
 
 // writeImportRow writes the mark of an imported row and its progress in
@@ -277,7 +275,6 @@ func (t *tx) writeImportRow(ctx context.Context, m *loyalty.ImportRowMark) error
 
 // FinishImport ends a run, if claim still holds the import.
 func (d *DB) FinishImport(ctx context.Context, id int64, claim string) error {
-	_, err := d.wdb.ExecContext(ctx, `UPDATE imports SET status = $1, finished_at = $2, lease_until = NULL
-		WHERE id = $3 AND claim = $4 AND status = $5`, loyalty.ImportFinished, d.now(), id, claim, loyalty.ImportRunning)
+	_, err := importQueue.finish([]any{id}, claim, loyalty.ImportFinished).set("finished_at", d.now()).exec(ctx, d.wdb)
 	return dbError(err)
 }

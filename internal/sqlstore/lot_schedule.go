@@ -125,15 +125,13 @@ func (t *tx) SettleLot(ctx context.Context, l loyalty.PointLot, e *loyalty.Trans
 // it reports false while another holder's lease runs (past now).
 func (d *DB) TakeLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error) {
 	var got string
-	err := d.wdb.QueryRowContext(ctx, `INSERT INTO job_leases (name, holder, lease_until) VALUES ($1, $2, $3)
-		ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until
-		WHERE job_leases.holder = excluded.holder OR job_leases.lease_until <= $4
-		RETURNING holder`, name, holder, until.UTC(), now.UTC()).Scan(&got)
-	if err == sql.ErrNoRows {
-		return false, nil
-	}
-	return err == nil, dbError(err)
+	ok, err := jobLeases.take(ctx, d.wdb, []any{name}, holder, now, until, "holder", &got)
+	return ok, dbError(err)
 }
+
+// jobLeases are the leases of the jobs one instance runs at a time (the
+// lot scheduler): leases alone, renewed by their holder.
+var jobLeases = &leaseQueue{table: "job_leases", keyCols: []string{"name"}, claimCol: "holder", untilCol: "lease_until"}
 
 // SandboxBusinesses returns the sandbox businesses with their clocks.
 func (d *DB) SandboxBusinesses(ctx context.Context) ([]loyalty.Business, error) {

@@ -17,6 +17,11 @@ const (
 	outboxFailed  = "failed"
 )
 
+// outboxQueue is the outbox as a lease queue: a pending message is due
+// at its next attempt, a sending one when its worker's lease ran out.
+var outboxQueue = &leaseQueue{table: "outbox", keyCols: []string{"id"}, claimCol: "claim", untilCol: "lease_until",
+	stateCol: "status", waiting: outboxPending, held: outboxSending, dueCol: "next_attempt_at"}
+
 // EnqueueMessage writes a message to the outbox in the transaction, due at
 // once; the worker delivers it only once the transaction commits.
 func (t *tx) EnqueueMessage(ctx context.Context, m *loyalty.Message) error {
@@ -65,12 +70,9 @@ func (d *DB) DueMessages(ctx context.Context, now time.Time, limit int) ([]int64
 // ClaimMessage leases a due message. The condition in the UPDATE decides
 // between workers racing for the same message: only one sees a row.
 func (d *DB) ClaimMessage(ctx context.Context, id int64, claim string, now, leaseUntil time.Time) (outbox.Message, bool, error) {
-	now = now.UTC()
 	m := outbox.Message{ID: id}
-	err := d.wdb.QueryRowContext(ctx, `UPDATE outbox SET status = $1, claim = $2, lease_until = $3, attempts = attempts + 1
-		WHERE id = $4 AND ((status = $5 AND next_attempt_at <= $6) OR (status = $7 AND lease_until <= $8))
-		RETURNING channel, recipient, subject, body, attempts, created_at`,
-		outboxSending, claim, leaseUntil.UTC(), id, outboxPending, now, outboxSending, now).
+	err := outboxQueue.claim([]any{id}, claim, now, leaseUntil).setSQL("attempts", "attempts + 1").
+		returns(`channel, recipient, subject, body, attempts, created_at`).queryRow(ctx, d.wdb).
 		Scan(&m.Channel, &m.To, &m.Subject, &m.Body, &m.Attempts, &m.CreatedAt)
 	if err == sql.ErrNoRows {
 		return m, false, nil
@@ -83,8 +85,7 @@ func (d *DB) ClaimMessage(ctx context.Context, id int64, claim string, now, leas
 
 // MessageSent marks a message sent, if claim still holds it.
 func (d *DB) MessageSent(ctx context.Context, id int64, claim string, at time.Time) error {
-	_, err := d.wdb.ExecContext(ctx, `UPDATE outbox SET status = $1, sent_at = $2, lease_until = NULL, last_error = $3
-		WHERE id = $4 AND claim = $5`, outboxSent, at.UTC(), "", id, claim)
+	_, err := outboxQueue.finish([]any{id}, claim, outboxSent).set("sent_at", at).set("last_error", "").exec(ctx, d.wdb)
 	return dbError(err)
 }
 
@@ -95,8 +96,7 @@ func (d *DB) MessageFailed(ctx context.Context, id int64, claim, reason string, 
 	if next.IsZero() {
 		status, due = outboxFailed, d.now()
 	}
-	_, err := d.wdb.ExecContext(ctx, `UPDATE outbox SET status = $1, next_attempt_at = $2, lease_until = NULL, last_error = $3
-		WHERE id = $4 AND claim = $5`, status, due, reason, id, claim)
+	_, err := outboxQueue.finish([]any{id}, claim, status).set("next_attempt_at", due).set("last_error", reason).exec(ctx, d.wdb)
 	return dbError(err)
 }
 

@@ -56,3 +56,41 @@ func (t *tx) SettleReferral(ctx context.Context, r loyalty.Referral, outcome str
 	}
 	return n == 1, nil
 }
+
+const referralColumns = `r.id, r.business_id, r.referral_program_id, r.referrer_id, r.referee_id, r.created_at, r.paid_at`
+
+func scanReferral(row scanner) (loyalty.Referral, error) {
+	var r loyalty.Referral
+	var paid sql.NullTime
+	err := row.Scan(&r.ID, &r.BusinessID, &r.ProgramID, &r.ReferrerID, &r.RefereeID, &r.CreatedAt, &paid)
+	r.Paid = paid.Valid
+	return r, err
+}
+
+// CustomerReferrals returns the referral that brought a customer (nil
+// when none) and the referrals the customer made, newest first.
+func (d *DB) CustomerReferrals(ctx context.Context, businessID, customerID string) (*loyalty.Referral, []loyalty.Referral, error) {
+	var by *loyalty.Referral
+	r, err := scanReferral(d.db.QueryRowContext(ctx, `SELECT `+referralColumns+` FROM referrals r
+		WHERE r.business_id = $1 AND r.referee_id = $2`, businessID, customerID))
+	if err == nil {
+		by = &r
+	} else if err != sql.ErrNoRows {
+		return nil, nil, dbError(err)
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+referralColumns+` FROM referrals r
+		WHERE r.business_id = $1 AND r.referrer_id = $2 ORDER BY r.id DESC LIMIT 100`, businessID, customerID)
+	if err != nil {
+		return nil, nil, dbError(err)
+	}
+	defer rows.Close()
+	var made []loyalty.Referral
+	for rows.Next() {
+		r, err := scanReferral(rows)
+		if err != nil {
+			return nil, nil, dbError(err)
+		}
+		made = append(made, r)
+	}
+	return by, made, dbError(rows.Err())
+}

@@ -138,6 +138,14 @@ func (d *DB) InsertDeliveries(ctx context.Context, list []loyalty.WebhookDeliver
 	return total, err
 }
 
+// deliveryQueue is the webhook deliveries as a lease queue. A delivery's
+// next attempt is also its lease: a pending delivery is due at its next
+// attempt, a sending one when its worker's lease (the same column) ran
+// out.
+var deliveryQueue = &leaseQueue{table: "webhook_deliveries", keyCols: []string{"endpoint_id", "event_id"}, claimCol: "claim",
+	untilCol: "next_attempt_at", stateCol: "state", waiting: loyalty.DeliveryPending, held: loyalty.DeliverySending,
+	dueCol: "next_attempt_at"}
+
 // DueDeliveries lists up to limit deliveries of enabled endpoints due at
 // now: pending ones whose attempt has come, and claimed ones whose lease
 // ran out (their worker died).
@@ -169,14 +177,9 @@ func (d *DB) ClaimDelivery(ctx context.Context, k webhooks.Key, claim string, no
 	if err != nil {
 		return loyalty.WebhookDelivery{}, loyalty.WebhookEndpoint{}, false, err
 	}
-	res, err := d.wdb.ExecContext(ctx, `UPDATE webhook_deliveries SET state = $3, claim = $4, next_attempt_at = $5, attempts = attempts + 1
-		WHERE endpoint_id = $1 AND event_id = $2 AND state IN ($6, $3) AND next_attempt_at <= $7
-		AND EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = $1 AND w.enabled)`,
-		k.EndpointID, k.EventID, loyalty.DeliverySending, claim, leaseUntil.UTC(), loyalty.DeliveryPending, now.UTC())
-	if err != nil {
-		return loyalty.WebhookDelivery{}, loyalty.WebhookEndpoint{}, false, dbError(err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
+	ok, err := deliveryQueue.claim([]any{k.EndpointID, k.EventID}, claim, now, leaseUntil).setSQL("attempts", "attempts + 1").
+		where("EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.id = ? AND w.enabled)", k.EndpointID).exec(ctx, d.wdb)
+	if err != nil || !ok {
 		return loyalty.WebhookDelivery{}, loyalty.WebhookEndpoint{}, false, dbError(err)
 	}
 	x, err := scanDelivery(d.wdb.QueryRowContext(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries d
@@ -200,16 +203,12 @@ func (d *DB) FinishDelivery(ctx context.Context, a webhooks.Attempt) (time.Time,
 			status = sql.NullInt64{Int64: int64(a.Status), Valid: true}
 		}
 		latency = sql.NullInt64{Int64: a.Latency.Milliseconds(), Valid: true}
-		res, err := t.ExecContext(ctx, `UPDATE webhook_deliveries SET state = $4, next_attempt_at = $5, claim = NULL,
-			last_status = $6, last_latency_ms = $7, last_response = $8, last_error = $9, last_attempt_at = $10
-			WHERE endpoint_id = $1 AND event_id = $2 AND claim = $3 AND state = $11`,
-			a.Key.EndpointID, a.Key.EventID, a.Claim, a.Outcome, nullTime(a.Next), status, latency,
-			sql.NullString{String: a.Response, Valid: a.Status != 0}, sql.NullString{String: a.Error, Valid: a.Error != ""},
-			a.At.UTC(), loyalty.DeliverySending)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
+		// The lease's column is the next attempt's: the outcome sets it.
+		held, err := deliveryQueue.finish([]any{a.Key.EndpointID, a.Key.EventID}, a.Claim, a.Outcome).
+			set("next_attempt_at", nullTime(a.Next)).setSQL("claim", "NULL").set("last_status", status).set("last_latency_ms", latency).
+			set("last_response", sql.NullString{String: a.Response, Valid: a.Status != 0}).
+			set("last_error", sql.NullString{String: a.Error, Valid: a.Error != ""}).set("last_attempt_at", a.At).exec(ctx, t)
+		if err != nil || !held {
 			return err // lost to another worker after the lease ran out: it records its own
 		}
 		if a.Outcome == loyalty.DeliveryDelivered {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
 )
@@ -130,7 +131,7 @@ func (s *Server) signInFailed(w http.ResponseWriter, r *http.Request, p portal, 
 	if e, ok := err.(*loyalty.Error); ok && e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
-	s.renderSignIn(w, r, p, statusOf[code], f, loyalty.ErrorMessage(err))
+	s.renderSignIn(w, r, p, httpapi.StatusOf(code), f, loyalty.ErrorMessage(err))
 	return nil
 }
 

@@ -8,6 +8,14 @@ import (
 	"github.com/loyalty/loyalty/internal/oauth"
 )
 
+// businessSignIn is the business console's sign-in form.
+var businessSignIn = signInForm{
+	Heading: "Sign in to your business",
+	Intro:   "The business console, for the owner and the staff of a business.",
+	Action:  "/business/signin",
+	Owner:   true,
+}
+
 func (s *Server) businessRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business", s.page(s.businessHome))
 	mux.Handle("POST /business/signin", s.page(s.signInHandler(business, businessSignIn)))

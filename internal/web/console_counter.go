@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loyalty/loyalty/internal/console"
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -44,7 +45,7 @@ func (s *Server) counter(w http.ResponseWriter, r *http.Request, a loyalty.Actor
 	if code != "" {
 		m, err := s.Desk.Find(r.Context(), a, code)
 		if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
-			v.Fields, status = e.Fields, http.StatusUnprocessableEntity
+			v.Fields, status = e.Fields, httpapi.StatusOf(e.Code)
 		} else if err != nil {
 			return err
 		} else if len(m.Customers) == 1 {
@@ -118,7 +119,7 @@ func (s *Server) renderServe(w http.ResponseWriter, r *http.Request, a loyalty.A
 		v.Form["amount"] = amount
 		pv, err := s.Desk.PreviewSale(r.Context(), a, cc.Customer.ID, amount)
 		if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
-			v.Fields, status = e.Fields, http.StatusUnprocessableEntity
+			v.Fields, status = e.Fields, httpapi.StatusOf(e.Code)
 		} else if err != nil {
 			return err
 		} else {
@@ -191,7 +192,7 @@ func (s *Server) counterAct(w http.ResponseWriter, r *http.Request, a loyalty.Ac
 			msg = strings.Join(msgs, " ")
 			break
 		}
-		return s.renderServe(w, r, a, http.StatusUnprocessableEntity, e.Fields, form, "Not done: "+msg)
+		return s.renderServe(w, r, a, httpapi.StatusOf(e.Code), e.Fields, form, "Not done: "+msg)
 	} else if err != nil {
 		return err
 	}

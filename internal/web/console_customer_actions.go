@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -66,7 +67,7 @@ func (s *Server) customerEditSave(w http.ResponseWriter, r *http.Request, a loya
 		for k := range editForm(loyalty.Customer{}) {
 			form[k] = f.Get(k)
 		}
-		return s.renderEdit(w, r, a, http.StatusUnprocessableEntity, prof.View.Customer, form, e.Fields, "Please correct the fields marked below.")
+		return s.renderEdit(w, r, a, httpapi.StatusOf(e.Code), prof.View.Customer, form, e.Fields, "Please correct the fields marked below.")
 	} else if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/loyalty/loyalty/internal/console"
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -67,7 +68,7 @@ func (s *Server) customerSearch(w http.ResponseWriter, r *http.Request, a loyalt
 	res, err := s.Desk.Search(r.Context(), a, in, prof.Location())
 	status := http.StatusOK
 	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
-		v.Fields, v.Error, status = e.Fields, "Please correct the filters marked below.", http.StatusUnprocessableEntity
+		v.Fields, v.Error, status = e.Fields, "Please correct the filters marked below.", httpapi.StatusOf(e.Code)
 		if res.Tier == nil && len(e.Fields["tier"]) > 0 {
 			// No program, no tier filter on the page to mark.
 			v.Error = e.Fields["tier"][0]
@@ -222,5 +223,5 @@ func (s *Server) customerFailed(w http.ResponseWriter, r *http.Request, a loyalt
 			msg = "The action was not taken. " + strings.Join(others, " ")
 		}
 	}
-	return s.renderCustomer(w, r, a, http.StatusUnprocessableEntity, e.Fields, form, msg)
+	return s.renderCustomer(w, r, a, httpapi.StatusOf(e.Code), e.Fields, form, msg)
 }

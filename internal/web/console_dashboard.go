@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loyalty/loyalty/internal/console"
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -75,7 +76,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, a loyalty.Act
 	}
 	status := http.StatusOK
 	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
-		v.Fields, v.Error, status = e.Fields, "Please correct the period marked below.", http.StatusUnprocessableEntity
+		v.Fields, v.Error, status = e.Fields, "Please correct the period marked below.", httpapi.StatusOf(e.Code)
 	} else if err != nil {
 		return err
 	} else {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -111,7 +112,7 @@ func (s *Server) importUpload(w http.ResponseWriter, r *http.Request, a loyalty.
 			}
 			fields[f] = msgs
 		}
-		return s.renderImports(w, r, a, http.StatusUnprocessableEntity, form, fields, "The file was not uploaded: see below.")
+		return s.renderImports(w, r, a, httpapi.StatusOf(e.Code), form, fields, "The file was not uploaded: see below.")
 	} else if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -63,7 +64,7 @@ func (s *Server) profileSave(w http.ResponseWriter, r *http.Request, a loyalty.A
 		if e.Code == loyalty.EConflict {
 			msg, form = e.Message, profileForm(saved)
 		}
-		return s.renderProfile(w, r, a, statusOf[e.Code], saved, form, e.Fields, msg)
+		return s.renderProfile(w, r, a, httpapi.StatusOf(e.Code), saved, form, e.Fields, msg)
 	} else if err != nil {
 		return err
 	}

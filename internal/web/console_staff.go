@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/loyalty/loyalty/internal/console"
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -79,7 +80,7 @@ func (s *Server) staffInvite(w http.ResponseWriter, r *http.Request, a loyalty.A
 	in := console.StaffInvite{Email: f.Get("email"), Role: f.Get("role")}
 	_, err := s.Console.Staff.Invite(r.Context(), a, in, s.acceptURL(r))
 	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
-		return s.renderStaff(w, r, a, http.StatusUnprocessableEntity, e.Fields,
+		return s.renderStaff(w, r, a, httpapi.StatusOf(e.Code), e.Fields,
 			map[string]string{"email": in.Email, "role": in.Role}, "Please correct the fields marked below.")
 	} else if err != nil {
 		return err
@@ -145,8 +146,8 @@ func (s *Server) invitationForm(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) renderInvitation(w http.ResponseWriter, r *http.Request, status int, token string, fields map[string][]string, msg string) error {
 	inv, err := s.Console.Staff.Invitation(r.Context(), token)
-	if loyalty.ErrorCode(err) == loyalty.ENotFound {
-		s.render(w, r, http.StatusNotFound, "error", view{Title: "Invitation not valid", Narrow: true,
+	if code := loyalty.ErrorCode(err); code == loyalty.ENotFound {
+		s.render(w, r, httpapi.StatusOf(code), "error", view{Title: "Invitation not valid", Narrow: true,
 			Data: errorPage{Heading: "This invitation cannot be used", Message: loyalty.ErrorMessage(err)}})
 		return nil
 	} else if err != nil {
@@ -174,7 +175,7 @@ func (s *Server) invitationAccept(w http.ResponseWriter, r *http.Request) error 
 	}
 	_, err := s.Console.Staff.Accept(r.Context(), token, f.Get("password"))
 	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
-		return s.renderInvitation(w, r, http.StatusUnprocessableEntity, token, e.Fields, "Please correct the fields marked below.")
+		return s.renderInvitation(w, r, httpapi.StatusOf(e.Code), token, e.Fields, "Please correct the fields marked below.")
 	} else if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
 )
@@ -67,7 +68,7 @@ func (s *Server) devSignUp(w http.ResponseWriter, r *http.Request) error {
 	n := oauth.NewAccount{Name: f.Get("name"), Email: f.Get("email"), Password: f.Get("password")}
 	login, err := s.OAuth.SignUpDeveloper(r.Context(), n)
 	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
-		return fail(http.StatusUnprocessableEntity, "Please correct the fields marked below.", e.Fields)
+		return fail(httpapi.StatusOf(e.Code), "Please correct the fields marked below.", e.Fields)
 	} else if err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func (s *Server) devCreateApp(w http.ResponseWriter, r *http.Request) error {
 		for k := range f {
 			form[k] = f.Get(k)
 		}
-		s.render(w, r, http.StatusUnprocessableEntity, "dev_new", view{Title: "Register an app", Portal: developers,
+		s.render(w, r, httpapi.StatusOf(e.Code), "dev_new", view{Title: "Register an app", Portal: developers,
 			User: sess.Email, Error: "Please correct the fields marked below.", Fields: e.Fields, Form: form})
 		return nil
 	} else if err != nil {

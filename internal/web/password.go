@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -78,7 +79,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request, v view, 
 	}
 	if e, ok := err.(*loyalty.Error); ok && (e.Code == loyalty.EInvalid || e.Code == loyalty.ETooMany) {
 		v.Fields, v.Error = e.Fields, "Please correct the fields marked below."
-		status := statusOf[e.Code]
+		status := httpapi.StatusOf(e.Code)
 		if e.Code == loyalty.ETooMany {
 			v.Error = e.Message
 			w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
@@ -118,7 +119,7 @@ func (s *Server) forgot(p portal) handler {
 		}
 		err := s.Console.Passwords.RequestReset(r.Context(), p.Accounts, r.PostForm.Get("email"), resetURL)
 		if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
-			return fail(http.StatusUnprocessableEntity, "Please correct the fields marked below.", e.Fields)
+			return fail(httpapi.StatusOf(e.Code), "Please correct the fields marked below.", e.Fields)
 		} else if err != nil {
 			return err
 		}
@@ -139,8 +140,8 @@ func (s *Server) renderReset(w http.ResponseWriter, r *http.Request, p portal, s
 	v := view{Title: "Choose a new password", Portal: p, Narrow: true, Fields: fields, Error: msg}
 	if token != "" {
 		acct, _, err := s.Console.Passwords.ResetAccount(r.Context(), p.Accounts, token)
-		if loyalty.ErrorCode(err) == loyalty.ENotFound {
-			s.render(w, r, http.StatusNotFound, "error", view{Title: "Reset link not valid", Portal: p, Narrow: true,
+		if code := loyalty.ErrorCode(err); code == loyalty.ENotFound {
+			s.render(w, r, httpapi.StatusOf(code), "error", view{Title: "Reset link not valid", Portal: p, Narrow: true,
 				Data: errorPage{Heading: "This reset link cannot be used", Message: loyalty.ErrorMessage(err)}})
 			return nil
 		} else if err != nil {
@@ -170,9 +171,9 @@ func (s *Server) reset(p portal) handler {
 		}
 		_, err := s.Console.Passwords.Reset(r.Context(), p.Accounts, token, f.Get("password"))
 		if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
-			return s.renderReset(w, r, p, http.StatusUnprocessableEntity, token, e.Fields, "Please correct the fields marked below.")
-		} else if loyalty.ErrorCode(err) == loyalty.ENotFound {
-			return s.renderReset(w, r, p, http.StatusNotFound, token, nil, "")
+			return s.renderReset(w, r, p, httpapi.StatusOf(e.Code), token, e.Fields, "Please correct the fields marked below.")
+		} else if code := loyalty.ErrorCode(err); code == loyalty.ENotFound {
+			return s.renderReset(w, r, p, httpapi.StatusOf(code), token, nil, "")
 		} else if err != nil {
 			return err
 		}

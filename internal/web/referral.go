@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -116,7 +117,7 @@ func (s *Server) referralJoin(w http.ResponseWriter, r *http.Request) error {
 				msg = strings.Join(v, " ")
 			}
 		}
-		return fail(http.StatusUnprocessableEntity, msg, fields)
+		return fail(httpapi.StatusOf(e.Code), msg, fields)
 	} else if err != nil {
 		return err
 	}

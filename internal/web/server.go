@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/loyalty/loyalty/internal/console"
+	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
 	"github.com/loyalty/loyalty/internal/ratelimit"
@@ -249,15 +250,6 @@ func (p policy) String() string {
 
 var errCSRF = loyalty.Errorf(loyalty.EForbidden, "This form has expired or did not come from this site. Go back, reload the page and try again.")
 
-// statusOf maps domain error codes to the statuses of error pages.
-var statusOf = map[string]int{
-	loyalty.EInvalid: http.StatusUnprocessableEntity, loyalty.EBadRequest: http.StatusBadRequest,
-	loyalty.ENotFound: http.StatusNotFound, loyalty.EForbidden: http.StatusForbidden,
-	loyalty.EUnauthorized: http.StatusUnauthorized, loyalty.ETooMany: http.StatusTooManyRequests,
-	loyalty.EConflict: http.StatusConflict, loyalty.EInternal: http.StatusInternalServerError,
-	loyalty.EUnavailable: http.StatusServiceUnavailable, loyalty.ENotMet: http.StatusUnprocessableEntity,
-}
-
 // fail answers with an error page for err.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var de *loyalty.Error
@@ -272,10 +264,16 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	} else {
 		s.Logger.ErrorContext(r.Context(), "page failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	status := statusOf[loyalty.ErrorCode(err)]
+	// The status is the API's for the same code; only the page's words differ.
+	status := httpapi.StatusOf(loyalty.ErrorCode(err))
 	title := http.StatusText(status)
-	if status == http.StatusNotFound {
+	switch status {
+	case http.StatusNotFound:
 		title, msg = "Page not found", "The page you asked for does not exist, or is not yours to see."
+	case http.StatusAccepted:
+		// ENotMet: a valid request whose condition is not met, so nothing
+		// was done; "Accepted" would read as if it had been.
+		title = "Not done"
 	}
 	s.render(w, r, status, "error", view{Title: title, Narrow: true, Data: errorPage{Heading: title, Message: msg}})
 }

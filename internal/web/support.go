@@ -6,17 +6,14 @@ import (
 	"github.com/loyalty/loyalty/internal/oauth"
 )
 
+// The support portal, where Loyalty's staff review the apps developers
+// register: approve them, or suspend them.
+
+// supportSignIn is the support portal's sign-in form.
 var supportSignIn = signInForm{
 	Heading: "Sign in to Loyalty support",
 	Intro:   "Review the apps developers register, and approve or suspend them.",
 	Action:  "/support/signin",
-}
-
-var businessSignIn = signInForm{
-	Heading: "Sign in to your business",
-	Intro:   "The business console, for the owner and the staff of a business.",
-	Action:  "/business/signin",
-	Owner:   true,
 }
 
 func (s *Server) supportRoutes(mux *http.ServeMux) {

@@ -2,13 +2,15 @@ package sqlstore
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
+
+// The console's customer search, and the exports' reads of customers and
+// ledger entries, which stream the rows instead of holding them.
 
 // likePrefix is a LIKE pattern matching strings that start with p.
 func likePrefix(p string) string {
@@ -122,84 +124,4 @@ func each[T any](ctx context.Context, d *DB, query string, args []any, scan func
 		}
 	}
 	return dbError(rows.Err())
-}
-
-// TierTotalsOf sums the tier spend, points and visits of each customer of
-// ids in [from, to); customers with no entries are left out.
-func (d *DB) TierTotalsOf(ctx context.Context, businessID string, ids []string, from, to time.Time) (map[string]loyalty.TierTotals, error) {
-	return tierTotalsOf(ctx, d.db, businessID, ids, from, to)
-}
-
-func tierTotalsOf(ctx context.Context, q querier, businessID string, ids []string, from, to time.Time) (map[string]loyalty.TierTotals, error) {
-	out := map[string]loyalty.TierTotals{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	in, args := placeholders([]any{businessID, from.UTC(), to.UTC()}, ids)
-	rows, err := q.QueryContext(ctx, `SELECT customer_id, COALESCE(SUM(tier_amount), 0), COALESCE(SUM(tier_points), 0),
-		COALESCE(SUM(visits), 0) FROM transactions WHERE business_id = $1 AND created_at >= $2 AND created_at < $3
-		AND customer_id IN (`+in+`) GROUP BY customer_id`, args...)
-	if err != nil {
-		return nil, dbError(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var tt loyalty.TierTotals
-		if err := rows.Scan(&id, &tt.Amount, &tt.Points, &tt.Visits); err != nil {
-			return nil, dbError(err)
-		}
-		out[id] = tt
-	}
-	return out, dbError(rows.Err())
-}
-
-const referralColumns = `r.id, r.business_id, r.referral_program_id, r.referrer_id, r.referee_id, r.created_at, r.paid_at`
-
-func scanReferral(row scanner) (loyalty.Referral, error) {
-	var r loyalty.Referral
-	var paid sql.NullTime
-	err := row.Scan(&r.ID, &r.BusinessID, &r.ProgramID, &r.ReferrerID, &r.RefereeID, &r.CreatedAt, &paid)
-	r.Paid = paid.Valid
-	return r, err
-}
-
-// CustomerReferrals returns the referral that brought a customer (nil
-// when none) and the referrals the customer made, newest first.
-func (d *DB) CustomerReferrals(ctx context.Context, businessID, customerID string) (*loyalty.Referral, []loyalty.Referral, error) {
-	var by *loyalty.Referral
-	r, err := scanReferral(d.db.QueryRowContext(ctx, `SELECT `+referralColumns+` FROM referrals r
-		WHERE r.business_id = $1 AND r.referee_id = $2`, businessID, customerID))
-	if err == nil {
-		by = &r
-	} else if err != sql.ErrNoRows {
-		return nil, nil, dbError(err)
-	}
-	rows, err := d.db.QueryContext(ctx, `SELECT `+referralColumns+` FROM referrals r
-		WHERE r.business_id = $1 AND r.referrer_id = $2 ORDER BY r.id DESC LIMIT 100`, businessID, customerID)
-	if err != nil {
-		return nil, nil, dbError(err)
-	}
-	defer rows.Close()
-	var made []loyalty.Referral
-	for rows.Next() {
-		r, err := scanReferral(rows)
-		if err != nil {
-			return nil, nil, dbError(err)
-		}
-		made = append(made, r)
-	}
-	return by, made, dbError(rows.Err())
-}
-
-// CouponByCode returns the coupon of a business with the qrcode, with its
-// offer.
-func (d *DB) CouponByCode(ctx context.Context, businessID, code string) (loyalty.Coupon, error) {
-	c, err := scanCoupon(d.db.QueryRowContext(ctx, `SELECT `+couponColumns+` FROM coupons c WHERE c.qrcode = $1 AND c.business_id = $2`,
-		code, businessID))
-	if err != nil {
-		return c, dbError(err)
-	}
-	c.Offer, err = offerByID(ctx, d.db, businessID, c.OfferID)
-	return c, err
 }
