@@ -240,3 +240,30 @@ func TakeFIFO(need int64, lots []PointLot) ([]LotMove, int64) {
 	}
 	return moves, need
 }
+
+// LotSettlement is a lot's activation or expiry: the entry that records
+// it, and the lot before and after. The store writes it only while the
+// lot is still as Before says (another scheduler may have settled it).
+type LotSettlement struct {
+	Before, After PointLot
+	Entry         *Transaction
+}
+
+// SettleLotAt decides the activation (intent IntentActivation) or the
+// expiry of a lot at a time: the entry dated then, what it moves (an
+// activation moves the lot's points from pending to active and counts
+// them towards tiers then; an expiry takes what remains and never lowers
+// a tier), and the lot after.
+func SettleLotAt(l PointLot, intent string, at time.Time) LotSettlement {
+	e := NewLotEntry(l.BusinessID, l.CustomerID, intent, l.ID, at)
+	e.BranchID = l.BranchID
+	s := LotSettlement{Before: l, Entry: &e}
+	if intent == IntentActivation {
+		e.Pending, e.TierPoints = -l.Remaining, l.Remaining
+		s.After = l.Activated()
+	} else {
+		e.Points, e.Expired = -l.Remaining, l.Remaining
+		s.After = l.Expired()
+	}
+	return s
+}

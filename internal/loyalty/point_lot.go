@@ -44,17 +44,18 @@ type LotTx interface {
 	// DueLots locks the customer's row and returns its lots due at at:
 	// pending ones whose activation came, active ones whose expiry came.
 	DueLots(ctx context.Context, k CustomerKey, at time.Time) ([]PointLot, error)
-	// SettleLot writes e, the activation or expiry of l, moving the lot
-	// and the balance with it; false (nothing written) when the lot is no
-	// longer as l says.
-	SettleLot(ctx context.Context, l PointLot, e *Transaction) (bool, error)
+	// SettleLot writes a lot's activation or expiry as the domain decided
+	// it (SettleLotAt): the lot as s.After, the balance moved by the entry
+	// and the entry; false (nothing written) when the lot is no longer as
+	// s.Before says.
+	SettleLot(ctx context.Context, s LotSettlement) (bool, error)
 	// DueExpiries locks the customers of up to limit active lots due to
 	// expire at at (of one business, or all with "") and returns every lot
 	// of theirs due to expire.
 	DueExpiries(ctx context.Context, businessID string, at time.Time, limit int) ([]PointLot, error)
-	// ExpireLots writes the expiry entries es of lots DueExpiries returned
-	// (es[i] of lots[i]), moving the lots and the balances with them.
-	ExpireLots(ctx context.Context, lots []PointLot, es []*Transaction) error
+	// ExpireLots writes the expiries of lots DueExpiries returned, as the
+	// domain decided them (SettleLotAt), moving the lots and the balances.
+	ExpireLots(ctx context.Context, expiries []LotSettlement) error
 }
 
 // LotStore is the storage of the points scheduler and the lots' readers.
@@ -123,14 +124,9 @@ func settleCustomer(ctx context.Context, st Store, k CustomerKey, at time.Time) 
 			if l.State == "" {
 				continue
 			}
-			e := NewLotEntry(k.BusinessID, k.CustomerID, ev.intent, l.ID, ev.at)
-			e.BranchID = l.BranchID
-			if ev.intent == IntentActivation {
-				e.Pending, e.TierPoints = -l.Remaining, l.Remaining
-			} else {
-				e.Points = -l.Remaining
-			}
-			ok, err := tx.SettleLot(ctx, *l, &e)
+			settle := SettleLotAt(*l, ev.intent, ev.at)
+			e := settle.Entry
+			ok, err := tx.SettleLot(ctx, settle)
 			if err != nil {
 				return err
 			}
@@ -142,11 +138,10 @@ func settleCustomer(ctx context.Context, st Store, k CustomerKey, at time.Time) 
 			n++
 			typ := EventPointsExpired
 			if ev.intent == IntentActivation {
-				l.State, typ = LotActive, EventPointsActivated
-			} else {
-				l.State, l.Remaining = LotExpired, 0
+				typ = EventPointsActivated
 			}
-			if err := record(ctx, tx, k.BusinessID, typ, NewTransactionJSON(e)); err != nil {
+			*l = settle.After
+			if err := record(ctx, tx, k.BusinessID, typ, NewTransactionJSON(*e)); err != nil {
 				return err
 			}
 		}
@@ -232,17 +227,16 @@ func expireDue(ctx context.Context, st Store, businessID string, at time.Time, o
 			if err != nil || len(lots) == 0 {
 				return err
 			}
-			es := make([]*Transaction, len(lots))
+			expiries := make([]LotSettlement, len(lots))
 			for i, l := range lots {
-				e := NewLotEntry(l.BusinessID, l.CustomerID, IntentExpiry, l.ID, maxTime(l.ExpiresAt, l.ActivatesAt))
-				e.BranchID, e.Points = l.BranchID, -l.Remaining
-				es[i] = &e
+				expiries[i] = SettleLotAt(l, IntentExpiry, maxTime(l.ExpiresAt, l.ActivatesAt))
 			}
 			n = len(lots)
-			if err := tx.ExpireLots(ctx, lots, es); err != nil {
+			if err := tx.ExpireLots(ctx, expiries); err != nil {
 				return err
 			}
-			for _, e := range es {
+			for _, x := range expiries {
+				e := x.Entry
 				if err := record(ctx, tx, e.BusinessID, EventPointsExpired, NewTransactionJSON(*e)); err != nil {
 					return err
 				}

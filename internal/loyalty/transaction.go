@@ -84,6 +84,9 @@ type Transaction struct {
 	// active ones: all of a reward still in its return window, or what a
 	// return or cancellation took from, or gave back to, pending lots.
 	Pending int64
+	// Expired is the points this entry expired (an expiry entry's share
+	// of the customer's expired points), 0 for every other entry.
+	Expired int64
 	LotID   int64 // the lot an activation or expiry is about
 	// Terms are when the lot of an earning entry activates and expires
 	// (settle sets them); TakePending makes a spending entry take from the

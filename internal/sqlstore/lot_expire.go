@@ -94,36 +94,39 @@ func (t *tx) DueExpiries(ctx context.Context, businessID string, at time.Time, l
 // a subquery on the ledger's key, never a join.
 const lotBranch = `COALESCE((SELECT e.branch_id FROM transactions e WHERE e.id = l.entry_id), '')`
 
-// ExpireLots writes the expiry entries es of lots (es[i] of lots[i]),
-// which DueExpiries returned in this transaction, and moves the lots and
-// the balances with them: on PostgreSQL three statements for the whole
-// batch, on SQLite (one writer, no round trips) lot by lot.
-func (t *tx) ExpireLots(ctx context.Context, lots []loyalty.PointLot, es []*loyalty.Transaction) error {
+// ExpireLots writes the expiries of lots DueExpiries returned in this
+// transaction, as the domain decided them (loyalty.SettleLotAt), and moves
+// the lots and the balances with them: on PostgreSQL three statements for
+// the whole batch, on SQLite (one writer, no round trips) lot by lot.
+func (t *tx) ExpireLots(ctx context.Context, expiries []loyalty.LotSettlement) error {
 	if !t.pg {
-		for i, l := range lots {
-			if ok, err := t.SettleLot(ctx, l, es[i]); err != nil {
+		for _, x := range expiries {
+			if ok, err := t.SettleLot(ctx, x); err != nil {
 				return err
 			} else if !ok {
-				return fmt.Errorf("sqlstore: lot %d changed under its customer's lock", l.ID)
+				return fmt.Errorf("sqlstore: lot %d changed under its customer's lock", x.Before.ID)
 			}
 		}
 		return nil
 	}
-	n := len(lots)
-	ids, remaining := make([]int64, n), make([]int64, n)
+	n := len(expiries)
+	ids, points, expired, remaining := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	states, was := make([]string, n), make([]string, n)
 	text := make([][]string, 5) // business, customer, branch, intent, name
 	for k := range text {
 		text[k] = make([]string, n)
 	}
 	codes, at := make([]int32, n), make([]time.Time, n)
-	for i, l := range lots {
-		e := es[i]
-		ids[i], remaining[i] = l.ID, l.Remaining
+	for i, x := range expiries {
+		e := x.Entry
+		ids[i], points[i], expired[i] = x.Before.ID, e.Points, e.Expired
+		states[i], was[i], remaining[i] = x.After.State, x.Before.State, x.After.Remaining
 		text[0][i], text[1][i], text[2][i], text[3][i], text[4][i] = e.BusinessID, e.CustomerID, e.BranchID, e.Intent, e.Name
 		codes[i], at[i] = int32(e.TypeCode), e.CreatedAt.UTC()
 	}
-	res, err := t.ExecContext(ctx, `UPDATE point_lots SET state = 'expired', remaining = 0
-		WHERE id = ANY($1::bigint[]) AND state = 'active'`, ids)
+	res, err := t.ExecContext(ctx, `UPDATE point_lots l SET state = x.state, remaining = x.remaining
+		FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[]) AS x(id, state, remaining, was)
+		WHERE l.id = ANY($1::bigint[]) AND l.id = x.id AND l.state = x.was`, ids, states, remaining, was)
 	if err != nil {
 		return dbError(err)
 	}
@@ -136,42 +139,43 @@ func (t *tx) ExpireLots(ctx context.Context, lots []loyalty.PointLot, es []*loya
 	// Per business, the customers by their key (an index scan whatever
 	// the statistics), the sums joined to those few rows.
 	byBusiness := map[string][]int{}
-	for i := range lots {
+	for i := range expiries {
 		byBusiness[text[0][i]] = append(byBusiness[text[0][i]], i)
 	}
 	for b, idx := range byBusiness {
-		users, pts := make([]string, len(idx)), make([]int64, len(idx))
+		users, pts, exp := make([]string, len(idx)), make([]int64, len(idx)), make([]int64, len(idx))
 		for j, i := range idx {
-			users[j], pts[j] = text[1][i], remaining[i]
+			users[j], pts[j], exp[j] = text[1][i], points[i], expired[i]
 		}
-		if _, err := t.ExecContext(ctx, `UPDATE customers cu SET points = cu.points - s.r, expired_points = cu.expired_points + s.r,
+		if _, err := t.ExecContext(ctx, `UPDATE customers cu SET points = cu.points + s.p, expired_points = cu.expired_points + s.x,
 			tx_count = cu.tx_count + s.n
-			FROM (SELECT c, SUM(r) AS r, COUNT(*) AS n FROM unnest($2::text[], $3::bigint[]) AS x(c, r) GROUP BY c) s
-			WHERE cu.business_id = $1 AND cu.user_id = ANY($2::text[]) AND cu.user_id = s.c`, b, users, pts); err != nil {
+			FROM (SELECT c, SUM(p) AS p, SUM(x) AS x, COUNT(*) AS n FROM unnest($2::text[], $3::bigint[], $4::bigint[]) AS v(c, p, x)
+				GROUP BY c) s
+			WHERE cu.business_id = $1 AND cu.user_id = ANY($2::text[]) AND cu.user_id = s.c`, b, users, pts, exp); err != nil {
 			return dbError(err)
 		}
 	}
 	rows, err := t.QueryContext(ctx, `INSERT INTO transactions (business_id, customer_id, branch_id, intent, type_code, name, points,
 		created_at, lot_id)
 		SELECT x.b, x.c, COALESCE(NULLIF(x.br, ''), (SELECT m.id FROM branches m WHERE m.business_id = x.b AND m.is_main)),
-			x.intent, x.code, x.name, -x.r, x.at, x.lot
+			x.intent, x.code, x.name, x.p, x.at, x.lot
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::bigint[], $8::timestamptz[],
-			$9::bigint[]) AS x(b, c, br, intent, code, name, r, at, lot)
-		RETURNING id, lot_id`, text[0], text[1], text[2], text[3], codes, text[4], remaining, at, ids)
+			$9::bigint[]) AS x(b, c, br, intent, code, name, p, at, lot)
+		RETURNING id, lot_id`, text[0], text[1], text[2], text[3], codes, text[4], points, at, ids)
 	if err != nil {
 		return dbError(err)
 	}
 	defer rows.Close()
 	byLot := map[int64]int{}
-	for i, l := range lots {
-		byLot[l.ID] = i
+	for i, x := range expiries {
+		byLot[x.Before.ID] = i
 	}
 	for rows.Next() {
 		var id, lot int64
 		if err := rows.Scan(&id, &lot); err != nil {
 			return dbError(err)
 		}
-		es[byLot[lot]].ID = id
+		expiries[byLot[lot]].Entry.ID = id
 	}
 	return dbError(rows.Err())
 }

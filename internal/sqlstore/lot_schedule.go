@@ -87,32 +87,26 @@ func (t *tx) lockCustomer(ctx context.Context, businessID, customerID string) er
 	return err
 }
 
-// SettleLot writes the activation or expiry entry e of lot l (e.LotID),
-// moves the lot and the balance with it, and reports false, writing
-// nothing, when the lot is no longer in the state the entry moves it from
-// (another scheduler got there first). The entry is unique per lot and
-// kind, so that not even a second path could write it twice.
-func (t *tx) SettleLot(ctx context.Context, l loyalty.PointLot, e *loyalty.Transaction) (bool, error) {
-	from, to, remaining := lotPending, lotActive, l.Remaining
-	if e.Intent == loyalty.IntentExpiry {
-		from, to, remaining = lotActive, lotExpired, 0
-	}
+// SettleLot writes a lot's activation or expiry as the domain decided it
+// (loyalty.SettleLotAt): the lot as it is after, the balance moved by the
+// entry, and the entry. It reports false, writing nothing, when the lot is
+// no longer as it was before (another scheduler got there first). The
+// entry is unique per lot and kind, so that not even a second path could
+// write it twice.
+func (t *tx) SettleLot(ctx context.Context, s loyalty.LotSettlement) (bool, error) {
+	l, e := s.Before, s.Entry
 	res, err := t.ExecContext(ctx, `UPDATE point_lots SET state = $1, remaining = $2 WHERE id = $3 AND state = $4 AND remaining = $5`,
-		to, remaining, l.ID, from, l.Remaining)
+		s.After.State, s.After.Remaining, l.ID, l.State, l.Remaining)
 	if err != nil {
 		return false, dbError(err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return false, dbError(err)
 	}
-	expired := int64(0)
-	if e.Intent == loyalty.IntentExpiry {
-		expired = -e.Points
-	}
 	err = t.QueryRowContext(ctx, `UPDATE customers SET points = points + $1, pending_points = pending_points + $2,
 		expired_points = expired_points + $3, tx_count = tx_count + 1
 		WHERE business_id = $4 AND user_id = $5 RETURNING points, giftcard, pending_points`,
-		e.Points-e.Pending, e.Pending, expired, e.BusinessID, e.CustomerID).Scan(&e.Balance.Points, &e.Balance.Giftcard, &e.Balance.Pending)
+		e.Points-e.Pending, e.Pending, e.Expired, e.BusinessID, e.CustomerID).Scan(&e.Balance.Points, &e.Balance.Giftcard, &e.Balance.Pending)
 	if err != nil {
 		return false, dbError(err)
 	}
