@@ -114,7 +114,7 @@ func engines(t *testing.T, fn func(t *testing.T, s *site)) {
 
 func newSite(t *testing.T, engine string) *site {
 	t.Helper()
-	s := &site{dsn: testenv.DSN(t, engine), dir: t.TempDir()}
+	s := &site{dsn: testenv.MigratedDSN(t, engine), dir: t.TempDir()}
 	a, err := app.Open(context.Background(), app.Config{DB: s.dsn, DataDir: s.dir, Limits: roomy,
 		Logger: slog.New(slog.NewJSONHandler(&testLog{t: t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
