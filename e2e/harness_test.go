@@ -94,7 +94,7 @@ type business struct {
 // admin CLI.
 func start(t *testing.T, engine string, limits httpapi.Limits) *env {
 	t.Helper()
-	return startOn(t, testenv.DSN(t, engine), limits)
+	return startOn(t, testenv.MigratedDSN(t, engine), limits)
 }
 
 // startOn is start on the database of dsn.

@@ -41,6 +41,7 @@ import (
 // The test needs bash, curl, jq, openssl and sqlite3. Without them it is
 // skipped, unless CI is set: then it fails (.ci/run installs them).
 func TestReadme(t *testing.T) {
+	t.Parallel() // its server and files are its own; the longest test, so it overlaps the rest
 	for _, tool := range []string{"bash", "curl", "jq", "openssl", "sqlite3"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") != "" {

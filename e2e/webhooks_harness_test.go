@@ -24,7 +24,7 @@ func hookSettings(c *app.Config) {
 // startHooks starts the service with hookSettings, then configure.
 func startHooks(t *testing.T, engine string, configure func(*app.Config)) *env {
 	t.Helper()
-	return startWith(t, testenv.DSN(t, engine), roomy, func(c *app.Config) {
+	return startWith(t, testenv.MigratedDSN(t, engine), roomy, func(c *app.Config) {
 		hookSettings(c)
 		if configure != nil {
 			configure(c)

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,8 +32,14 @@ import (
 // tests must not share one).
 var browserCtx context.Context
 
-// TestMain starts one Chromium for the package, or skips without one.
+// TestMain starts one Chromium for the package, or skips without one. It
+// runs up to two tests per core at once unless -parallel says otherwise:
+// a test mostly waits for the browser to load and lay out pages, and at
+// go test's default of one per core the package took over seven minutes
+// on a busy two-core machine.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	testenv.DefaultParallel(2 * runtime.GOMAXPROCS(0))
 	os.Exit(run(m))
 }
 
@@ -114,7 +122,7 @@ func engines(t *testing.T, fn func(t *testing.T, s *site)) {
 
 func newSite(t *testing.T, engine string) *site {
 	t.Helper()
-	s := &site{dsn: testenv.DSN(t, engine), dir: t.TempDir()}
+	s := &site{dsn: testenv.MigratedDSN(t, engine), dir: t.TempDir()}
 	a, err := app.Open(context.Background(), app.Config{DB: s.dsn, DataDir: s.dir, Limits: roomy,
 		Logger: slog.New(slog.NewJSONHandler(&testLog{t: t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -103,11 +104,33 @@ type Server struct {
 // NewServer returns a Server. It precomputes a dummy hash so that an
 // unknown username costs as much time as a wrong password.
 func NewServer(ctx context.Context, store Store, h *Hasher) (*Server, error) {
-	dummy, err := h.Password(ctx, RandomToken())
+	dummy, err := dummyHash(ctx, h)
 	if err != nil {
 		return nil, err
 	}
 	return &Server{Store: store, Hash: h, Clock: time.Now, dummy: dummy}, nil
+}
+
+var (
+	dummyMu      sync.Mutex
+	processDummy string // the process's dummy hash, once made
+)
+
+// dummyHash returns the process's dummy hash, made on the first call: it
+// only has to cost what verifying a real one costs, so the Servers of one
+// process can share it (a test process opens hundreds, each paying 19 MiB
+// of argon2 for it otherwise).
+func dummyHash(ctx context.Context, h *Hasher) (string, error) {
+	dummyMu.Lock()
+	defer dummyMu.Unlock()
+	if processDummy == "" {
+		d, err := h.Password(ctx, RandomToken())
+		if err != nil {
+			return "", err
+		}
+		processDummy = d
+	}
+	return processDummy, nil
 }
 
 func (s *Server) now() time.Time { return s.Clock().UTC().Truncate(time.Second) }

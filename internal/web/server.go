@@ -68,12 +68,24 @@ type Server struct {
 	flashAEAD cipher.AEAD
 }
 
-// New parses the embedded templates and returns the pages' server.
+// New returns the pages' server.
 func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{Config: cfg, pages: map[string]*template.Template{}}
+	pages, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	return &Server{Config: cfg, pages: pages}, nil
+}
+
+// parsePages parses the embedded templates, once per process: they are the
+// same for every server and safe to execute concurrently, and parsing
+// them was about half the CPU of opening a service, which the tests and
+// their admin commands do hundreds of times per process.
+var parsePages = sync.OnceValues(func() (map[string]*template.Template, error) {
+	pages := map[string]*template.Template{}
 	names, err := fs.Glob(assets, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -100,10 +112,10 @@ func New(cfg Config) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.pages[strings.TrimSuffix(strings.TrimPrefix(name, "templates/"), ".html")] = t
+		pages[strings.TrimSuffix(strings.TrimPrefix(name, "templates/"), ".html")] = t
 	}
-	return s, nil
-}
+	return pages, nil
+})
 
 // Register adds the pages' routes to mux.
 func (s *Server) Register(mux *http.ServeMux) {
