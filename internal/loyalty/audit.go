@@ -12,8 +12,9 @@ import (
 // removed afterwards.
 //
 // A service asks for an entry by running its change under audited: the
-// entry rides on the context, and the store writes it in the transaction
-// that makes the change (the first that commits under that context).
+// entry rides on the context, RequestTxOptions hands it to the store as
+// an explicit option of each transaction, and the first transaction that
+// commits writes it.
 
 // Audit actions.
 const (
@@ -54,7 +55,7 @@ type AuditPage struct {
 }
 
 // AuditStore reads the audit log; entries are written by the
-// transactions they record (see PendingAudit).
+// transactions they record (TxOptions.Audit).
 type AuditStore interface {
 	// AuditEntries returns up to limit entries of a business with ids
 	// below before (all when before is 0), newest first.
@@ -94,18 +95,6 @@ type pendingAudit struct {
 	entry   AuditEntry
 	written bool
 	dropped bool // the action was refused or replayed: nothing to record
-}
-
-// PendingAudit returns the entry ctx carries that no transaction has
-// written yet, and the function to call once the transaction that wrote
-// it has committed; nil when there is none. Stores call it in every
-// transaction, before committing.
-func PendingAudit(ctx context.Context) (*AuditEntry, func()) {
-	p, _ := ctx.Value(auditKey{}).(*pendingAudit)
-	if p == nil || p.written || p.dropped {
-		return nil, nil
-	}
-	return &p.entry, func() { p.written = true }
 }
 
 // audited runs change with an entry of the actor's action attached to its

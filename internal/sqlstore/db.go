@@ -64,6 +64,9 @@ type DB struct {
 	TokenCacheTTL time.Duration
 	// Clock gives the time of each change; tests may replace it.
 	Clock func() time.Time
+	// requestTx gives the options a request asks of its transactions
+	// (Options.RequestTxOptions); nil: none.
+	requestTx func(context.Context) loyalty.TxOptions
 
 	closed   sync.Once // Close runs once
 	closeErr error
@@ -83,7 +86,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &DB{Clock: time.Now}
+	d := &DB{Clock: time.Now, requestTx: o.RequestTxOptions}
 	var session *pgx.ConnConfig // PostgreSQL: the connections that need a session (ListenDSN)
 	if o.ListenDSN != "" && parsed.Dialect != Postgres {
 		return nil, errors.New("a listen DSN is for PostgreSQL only")
@@ -316,25 +319,47 @@ func (d *DB) WithTx(ctx context.Context, fn func(loyalty.Tx) error) error {
 	return d.runTx(ctx, func(t *tx) error { return fn(t) })
 }
 
-// runTx runs fn in one transaction. The audit entry ctx carries, if any
-// (loyalty.PendingAudit), is written in it, and so is the mark of an
-// imported row (loyalty.PendingImportRow). Once it commits, the cached
-// token lookups end if fn changed what they read (tx.accessChanged).
+// WithTxOptions runs fn in one transaction with the options given: dated
+// by opts' clock, writing its audit entry and import mark before
+// committing.
+func (d *DB) WithTxOptions(ctx context.Context, opts loyalty.TxOptions, fn func(loyalty.Tx) error) error {
+	return d.runTxWith(ctx, opts, func(t *tx) error { return fn(t) })
+}
+
+// runTx runs fn in one transaction with no options of its own.
 func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
+	return d.runTxWith(ctx, loyalty.TxOptions{}, fn)
+}
+
+// runTxWith runs fn in one transaction, with opts and what the request
+// asks of it (requestTx) where opts leave a gap: dated by the offset
+// clock, writing the import mark (ErrRowImported, ErrImportLeaseLost) and
+// the audit entry after fn and before committing, so that they commit
+// with the change or not at all. Once it commits, opts are told
+// (Committed), and the cached token lookups end if fn changed what they
+// read (tx.accessChanged).
+func (d *DB) runTxWith(ctx context.Context, opts loyalty.TxOptions, fn func(*tx) error) error {
+	offset := opts.Offset
+	if offset == 0 && d.requestTx != nil {
+		offset = d.requestTx(ctx).Offset
+	}
 	prepared := d.txStatements(ctx)
 	stx, err := d.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return dbError(err)
 	}
-	t := &tx{Tx: stx, now: d.now().Add(loyalty.ClockOffset(ctx)), sqlite: d.dialect == SQLite, pg: d.dialect == Postgres, prepared: prepared}
+	t := &tx{Tx: stx, now: d.now().Add(offset), sqlite: d.dialect == SQLite, pg: d.dialect == Postgres, prepared: prepared}
 	err = fn(t)
-	mark, marked := loyalty.PendingImportRow(ctx)
-	if err == nil && mark != nil {
-		err = t.writeImportRow(ctx, mark)
+	if d.requestTx != nil {
+		// Asked after fn: a change refused inside it withdraws its audit
+		// entry.
+		opts = opts.With(d.requestTx(ctx))
 	}
-	audit, written := loyalty.PendingAudit(ctx)
-	if err == nil && audit != nil {
-		err = t.insertAudit(ctx, audit)
+	if err == nil && opts.ImportRow != nil {
+		err = t.writeImportRow(ctx, opts.ImportRow)
+	}
+	if err == nil && opts.Audit != nil {
+		err = t.insertAudit(ctx, opts.Audit)
 	}
 	if err == nil && t.access && d.dialect == Postgres {
 		// Delivered at commit to every instance's listener.
@@ -353,12 +378,7 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 		return dbError(err)
 	}
 	d.wrote()
-	if written != nil {
-		written()
-	}
-	if marked != nil {
-		marked()
-	}
+	opts.Committed()
 	if t.access {
 		d.tokens.changed()
 		if d.watch != nil {
