@@ -117,7 +117,7 @@ func (s *TransactionService) create(ctx context.Context, b Business, in Transact
 	r.imported = mark
 	if idem != nil {
 		if prev, err := s.replay(ctx, b, idem); prev != nil || err != nil {
-			dropAudit(ctx)
+			dropAudit(s.Store)
 			return Transaction{}, prev, err
 		}
 	} else if done, err := s.alone(ctx, r); done || err != nil {
@@ -148,7 +148,7 @@ func (s *TransactionService) create(ctx context.Context, b Business, in Transact
 		err := tx.Try(ctx, act)
 		if storedRefusal(err) {
 			welcomed, refused = false, err
-			dropAudit(ctx)
+			dropAudit(s.Store)
 			return s.finishRefused(ctx, tx, b, idem, err)
 		} else if err != nil {
 			return err
@@ -161,7 +161,7 @@ func (s *TransactionService) create(ctx context.Context, b Business, in Transact
 	if idem != nil && ErrorCode(err) == EConflict {
 		// A concurrent request with the same key committed first.
 		if prev, rerr := s.replay(ctx, b, idem); prev != nil || rerr != nil {
-			dropAudit(ctx)
+			dropAudit(s.Store)
 			return Transaction{}, prev, rerr
 		}
 	}

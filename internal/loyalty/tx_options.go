@@ -43,17 +43,10 @@ func importTx(m *ImportRowMark) TxOptions {
 
 // RequestTxOptions are the options a request's context asks of every
 // transaction run under it: the clock of the business it acts for
-// (WithClock) and the audit entry of the console action it makes
-// (Audited), which the first transaction that commits writes. The store
-// is given this function where it is opened (sqlstore.Options); it reads
-// no context itself.
+// (WithClock). The store is given this function where it is opened
+// (sqlstore.Options); it reads no context itself.
 func RequestTxOptions(ctx context.Context) TxOptions {
-	o := TxOptions{Offset: ClockOffset(ctx)}
-	if p, _ := ctx.Value(auditKey{}).(*pendingAudit); p != nil && !p.written && !p.dropped {
-		o.Audit = &p.entry
-		o.committed = []func(){func() { p.written = true }}
-	}
-	return o
+	return TxOptions{Offset: ClockOffset(ctx)}
 }
 
 // With is o with the gaps filled from more: its offset when o has none,

@@ -44,11 +44,9 @@ type Options struct {
 	PlanAge time.Duration
 	// RequestTxOptions, when set, gives the options a request's context
 	// asks of every transaction run under it (loyalty.RequestTxOptions:
-	// a sandbox business's clock, asked when a transaction begins; a
-	// console action's audit entry, asked after its change, which may
-	// have withdrawn it). The store reads no context itself: what it is
-	// given here is all it knows of a request beyond each call's
-	// arguments.
+	// a sandbox business's clock). The store reads no context itself:
+	// what it is given here is all it knows of a request beyond each
+	// call's arguments.
 	RequestTxOptions func(context.Context) loyalty.TxOptions
 }
 
