@@ -32,8 +32,10 @@ func (s *AccessService) RotateKey(ctx context.Context, a loyalty.Actor) error {
 	if err := a.Require(loyalty.PermKeys); err != nil {
 		return err
 	}
-	return loyalty.Audited(ctx, a, loyalty.AuditKeyRotated, "Application Key", nil, nil, func(ctx context.Context) error {
-		_, err := s.Admin.RotateKey(ctx, a.BusinessID)
+	return loyalty.Audited(a, loyalty.AuditKeyRotated, "Application Key", nil, nil, func(r *loyalty.AuditRecord) error {
+		admin := *s.Admin
+		admin.Store = loyalty.AuditedStore(admin.Store, r)
+		_, err := admin.RotateKey(ctx, a.BusinessID)
 		return err
 	})
 }
@@ -44,7 +46,7 @@ func (s *AccessService) RevokeApp(ctx context.Context, a loyalty.Actor, appID, n
 	if err := a.Require(loyalty.PermKeys); err != nil {
 		return err
 	}
-	return loyalty.Audited(ctx, a, loyalty.AuditAppRevoked, name, nil, nil, func(ctx context.Context) error {
-		return s.Apps.RevokeConnection(ctx, a.BusinessID, appID)
+	return loyalty.Audited(a, loyalty.AuditAppRevoked, name, nil, nil, func(r *loyalty.AuditRecord) error {
+		return loyalty.AuditedStore(s.Apps, r).RevokeConnection(ctx, a.BusinessID, appID)
 	})
 }

@@ -44,8 +44,8 @@ func (s *ProfileService) Update(ctx context.Context, a loyalty.Actor, p loyalty.
 			delete(after, k)
 		}
 	}
-	return p, loyalty.Audited(ctx, a, loyalty.AuditProfileUpdated, p.Name, before, after, func(ctx context.Context) error {
-		return s.Store.UpdateBusinessProfile(ctx, a.BusinessID, old, p)
+	return p, loyalty.Audited(a, loyalty.AuditProfileUpdated, p.Name, before, after, func(r *loyalty.AuditRecord) error {
+		return loyalty.AuditedStore(s.Store, r).UpdateBusinessProfile(ctx, a.BusinessID, old, p)
 	})
 }
 

@@ -154,9 +154,9 @@ func (d *CustomerDesk) Update(ctx context.Context, a loyalty.Actor, id string, i
 	}
 	in.Enabled, in.Address, in.Referral = loyalty.Opt[bool]{}, loyalty.Opt[loyalty.AddressInput]{}, loyalty.Opt[loyalty.ReferralInput]{}
 	var out loyalty.Customer
-	err = loyalty.Audited(ctx, a, loyalty.AuditCustomerUpdated, customerName(c), nil, nil, func(ctx context.Context) error {
+	err = loyalty.Audited(a, loyalty.AuditCustomerUpdated, customerName(c), nil, nil, func(r *loyalty.AuditRecord) error {
 		var err error
-		out, err = d.Services.Customers.Update(ctx, b, c.ID, in)
+		out, err = d.Services.AuditedBy(r).Customers.Update(ctx, b, c.ID, in)
 		return err
 	})
 	return out, err
@@ -173,8 +173,8 @@ func (d *CustomerDesk) SetEnabled(ctx context.Context, a loyalty.Actor, id strin
 	if enabled {
 		action = loyalty.AuditCustomerEnabled
 	}
-	return loyalty.Audited(ctx, a, action, customerName(c), nil, nil, func(ctx context.Context) error {
-		_, err := d.Services.Customers.Update(ctx, b, c.ID, loyalty.CustomerInput{Enabled: loyalty.Some(enabled)})
+	return loyalty.Audited(a, action, customerName(c), nil, nil, func(r *loyalty.AuditRecord) error {
+		_, err := d.Services.AuditedBy(r).Customers.Update(ctx, b, c.ID, loyalty.CustomerInput{Enabled: loyalty.Some(enabled)})
 		return err
 	})
 }
@@ -186,8 +186,8 @@ func (d *CustomerDesk) Delete(ctx context.Context, a loyalty.Actor, id string) e
 	if err != nil {
 		return err
 	}
-	return loyalty.Audited(ctx, a, loyalty.AuditCustomerDeleted, customerName(c), nil, nil, func(ctx context.Context) error {
-		return d.Services.Customers.Delete(ctx, b, c.ID)
+	return loyalty.Audited(a, loyalty.AuditCustomerDeleted, customerName(c), nil, nil, func(r *loyalty.AuditRecord) error {
+		return d.Services.AuditedBy(r).Customers.Delete(ctx, b, c.ID)
 	})
 }
 
@@ -201,8 +201,8 @@ func (d *CustomerDesk) ResendWelcome(ctx context.Context, a loyalty.Actor, id st
 	if c.Email == "" && c.Phone == "" {
 		return loyalty.Invalid("welcome", "The customer has neither an e-mail address nor a phone number.")
 	}
-	return loyalty.Audited(ctx, a, loyalty.AuditCustomerWelcomed, customerName(c), nil, nil, func(ctx context.Context) error {
-		return d.Services.Customers.Welcome(ctx, b, c.User)
+	return loyalty.Audited(a, loyalty.AuditCustomerWelcomed, customerName(c), nil, nil, func(r *loyalty.AuditRecord) error {
+		return d.Services.AuditedBy(r).Customers.Welcome(ctx, b, c.User)
 	})
 }
 
@@ -227,10 +227,10 @@ func (d *CustomerDesk) AdjustPoints(ctx context.Context, a loyalty.Actor, id str
 	in := loyalty.TransactionInput{Intent: loyalty.Some(loyalty.IntentAdjust), Points: loyalty.Some(n), Comments: loyalty.Some(reason),
 		Customer: loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)})}
 	var t loyalty.Transaction
-	err = loyalty.Audited(ctx, a, loyalty.AuditPointsAdjusted, customerName(c), nil, map[string]string{"points": strconv.FormatInt(n, 10), "reason": reason},
-		func(ctx context.Context) error {
+	err = loyalty.Audited(a, loyalty.AuditPointsAdjusted, customerName(c), nil, map[string]string{"points": strconv.FormatInt(n, 10), "reason": reason},
+		func(r *loyalty.AuditRecord) error {
 			var err error
-			t, _, err = d.Services.Transactions.Create(ctx, b, in, nil)
+			t, _, err = d.Services.AuditedBy(r).Transactions.Create(ctx, b, in, nil)
 			return fieldsAs(err, map[string]string{"comments": "reason"})
 		})
 	return t, err
@@ -244,10 +244,10 @@ func (d *CustomerDesk) Cancel(ctx context.Context, a loyalty.Actor, id string, t
 		return loyalty.Transaction{}, err
 	}
 	var t loyalty.Transaction
-	err = loyalty.Audited(ctx, a, loyalty.AuditTransactionCancel, customerName(c), nil, map[string]string{"transaction": strconv.FormatInt(txID, 10)},
-		func(ctx context.Context) error {
+	err = loyalty.Audited(a, loyalty.AuditTransactionCancel, customerName(c), nil, map[string]string{"transaction": strconv.FormatInt(txID, 10)},
+		func(r *loyalty.AuditRecord) error {
 			var err error
-			t, err = d.Services.Transactions.CancelOf(ctx, b, c.ID, txID)
+			t, err = d.Services.AuditedBy(r).Transactions.CancelOf(ctx, b, c.ID, txID)
 			return err
 		})
 	return t, err
@@ -262,10 +262,10 @@ func (d *CustomerDesk) IssueCoupon(ctx context.Context, a loyalty.Actor, id stri
 	in := loyalty.TransactionInput{Intent: loyalty.Some(loyalty.IntentGetCoupon), Offer: loyalty.Some(loyalty.IntRef{ID: loyalty.Some(offerID)}),
 		Customer: loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)})}
 	var t loyalty.Transaction
-	err = loyalty.Audited(ctx, a, loyalty.AuditCouponIssued, customerName(c), nil, map[string]string{"offer": strconv.FormatInt(offerID, 10)},
-		func(ctx context.Context) error {
+	err = loyalty.Audited(a, loyalty.AuditCouponIssued, customerName(c), nil, map[string]string{"offer": strconv.FormatInt(offerID, 10)},
+		func(r *loyalty.AuditRecord) error {
 			var err error
-			t, _, err = d.Services.Transactions.Create(ctx, b, in, nil)
+			t, _, err = d.Services.AuditedBy(r).Transactions.Create(ctx, b, in, nil)
 			return fieldsAs(err, map[string]string{"offer.id": "offer"})
 		})
 	return t, err

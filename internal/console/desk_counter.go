@@ -191,8 +191,8 @@ func (d *CustomerDesk) Act(ctx context.Context, a loyalty.Actor, customerID, act
 		return loyalty.Transaction{}, err
 	}
 	var t loyalty.Transaction
-	err = loyalty.Audited(ctx, a, kind[1], customerName(c), nil, after, func(ctx context.Context) error {
-		out, reply, err := d.Services.Transactions.Create(ctx, b, ti, idem)
+	err = loyalty.Audited(a, kind[1], customerName(c), nil, after, func(r *loyalty.AuditRecord) error {
+		out, reply, err := d.Services.AuditedBy(r).Transactions.Create(ctx, b, ti, idem)
 		switch {
 		case err != nil:
 			return err

@@ -62,7 +62,7 @@ func (d *CustomerDesk) ExportLedger(ctx context.Context, a loyalty.Actor, from, 
 // logExport writes the export's audit entry in a transaction of its own,
 // before the first row is read.
 func (d *CustomerDesk) logExport(ctx context.Context, a loyalty.Actor, action, target string) error {
-	return loyalty.Audited(ctx, a, action, target, nil, nil, func(ctx context.Context) error {
-		return d.Store.WithTx(ctx, func(loyalty.Tx) error { return nil })
+	return loyalty.Audited(a, action, target, nil, nil, func(r *loyalty.AuditRecord) error {
+		return loyalty.AuditedStore(d.Store, r).WithTx(ctx, func(loyalty.Tx) error { return nil })
 	})
 }

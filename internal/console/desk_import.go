@@ -36,9 +36,9 @@ func (d *CustomerDesk) UploadImport(ctx context.Context, a loyalty.Actor, in loy
 	}
 	in.By = a.Email
 	var im loyalty.Import
-	err = loyalty.Audited(ctx, a, loyalty.AuditImportUploaded, in.FileName, nil, map[string]string{"type": in.Kind}, func(ctx context.Context) error {
+	err = loyalty.Audited(a, loyalty.AuditImportUploaded, in.FileName, nil, map[string]string{"type": in.Kind}, func(r *loyalty.AuditRecord) error {
 		var err error
-		im, err = d.Services.Imports.Upload(ctx, b, in, file)
+		im, err = d.Services.AuditedBy(r).Imports.Upload(ctx, b, in, file)
 		return err
 	})
 	return im, err
@@ -60,9 +60,9 @@ func (d *CustomerDesk) StartImport(ctx context.Context, a loyalty.Actor, id int6
 		return loyalty.Import{}, err
 	}
 	var im loyalty.Import
-	err = loyalty.Audited(ctx, a, loyalty.AuditImportStarted, "Import #"+strconv.FormatInt(id, 10), nil, nil, func(ctx context.Context) error {
+	err = loyalty.Audited(a, loyalty.AuditImportStarted, "Import #"+strconv.FormatInt(id, 10), nil, nil, func(r *loyalty.AuditRecord) error {
 		var err error
-		im, err = d.Services.Imports.Start(ctx, b, id)
+		im, err = d.Services.AuditedBy(r).Imports.Start(ctx, b, id)
 		return err
 	})
 	return im, err

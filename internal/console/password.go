@@ -117,11 +117,13 @@ func (s *PasswordService) Reset(ctx context.Context, p Portal, token, password s
 	if err != nil {
 		return acct, err
 	}
-	reset := func(ctx context.Context) error { return s.Store.ResetPassword(ctx, t.ID, acct.Kind, acct.ID, hash) }
+	reset := func(r *loyalty.AuditRecord) error {
+		return loyalty.AuditedStore(s.Store, r).ResetPassword(ctx, t.ID, acct.Kind, acct.ID, hash)
+	}
 	if acct.BusinessID != "" {
-		err = loyalty.Audited(ctx, acct.Actor(), loyalty.AuditPasswordReset, acct.Email, nil, nil, reset)
+		err = loyalty.Audited(acct.Actor(), loyalty.AuditPasswordReset, acct.Email, nil, nil, reset)
 	} else {
-		err = reset(ctx)
+		err = reset(nil)
 	}
 	if loyalty.ErrorCode(err) == loyalty.ENotFound {
 		return acct, errResetGone
@@ -151,9 +153,11 @@ func (s *PasswordService) Change(ctx context.Context, acct loyalty.PortalAccount
 	if err != nil {
 		return err
 	}
-	change := func(ctx context.Context) error { return s.Store.ChangePassword(ctx, acct.Kind, acct.ID, hash, keep) }
-	if acct.BusinessID != "" {
-		return loyalty.Audited(ctx, acct.Actor(), loyalty.AuditPasswordChanged, acct.Email, nil, nil, change)
+	change := func(r *loyalty.AuditRecord) error {
+		return loyalty.AuditedStore(s.Store, r).ChangePassword(ctx, acct.Kind, acct.ID, hash, keep)
 	}
-	return change(ctx)
+	if acct.BusinessID != "" {
+		return loyalty.Audited(acct.Actor(), loyalty.AuditPasswordChanged, acct.Email, nil, nil, change)
+	}
+	return change(nil)
 }

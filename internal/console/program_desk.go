@@ -29,12 +29,12 @@ func (d *ProgramDesk) Business(ctx context.Context, a loyalty.Actor) (loyalty.Bu
 }
 
 // change runs fn for the actor's business, audited as action on target.
-func (d *ProgramDesk) change(ctx context.Context, a loyalty.Actor, action, target string, fn func(context.Context, loyalty.Business) error) error {
+func (d *ProgramDesk) change(ctx context.Context, a loyalty.Actor, action, target string, fn func(context.Context, loyalty.Business, loyalty.Services) error) error {
 	b, err := d.Business(ctx, a)
 	if err != nil {
 		return err
 	}
-	return loyalty.Audited(ctx, a, action, target, nil, nil, func(ctx context.Context) error { return fn(ctx, b) })
+	return loyalty.Audited(a, action, target, nil, nil, func(r *loyalty.AuditRecord) error { return fn(ctx, b, d.Services.AuditedBy(r)) })
 }
 
 // saveAction is the audit action of a create (id empty) or an update.
@@ -49,9 +49,9 @@ func saveAction(id string) string {
 // before and after.
 func (d *ProgramDesk) SaveRules(ctx context.Context, a loyalty.Actor, in loyalty.RulesInput) (loyalty.Rules, error) {
 	var out loyalty.Rules
-	err := d.change(ctx, a, loyalty.AuditRulesUpdated, "Earning rules", func(ctx context.Context, b loyalty.Business) error {
+	err := d.change(ctx, a, loyalty.AuditRulesUpdated, "Earning rules", func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
 		var err error
-		out, err = d.Services.Transactions.UpdateRules(ctx, b, in)
+		out, err = svc.Transactions.UpdateRules(ctx, b, in)
 		return err
 	})
 	return out, err
@@ -59,12 +59,12 @@ func (d *ProgramDesk) SaveRules(ctx context.Context, a loyalty.Actor, in loyalty
 
 // SaveOffer creates an offer (id "") or updates one.
 func (d *ProgramDesk) SaveOffer(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.OfferInput) error {
-	return d.change(ctx, a, saveAction(id), "Offer: "+name, func(ctx context.Context, b loyalty.Business) error {
+	return d.change(ctx, a, saveAction(id), "Offer: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
 		var err error
 		if id == "" {
-			_, err = d.Services.Offers.Create(ctx, b, in)
+			_, err = svc.Offers.Create(ctx, b, in)
 		} else {
-			_, err = d.Services.Offers.Update(ctx, b, id, in)
+			_, err = svc.Offers.Update(ctx, b, id, in)
 		}
 		return err
 	})
@@ -72,12 +72,12 @@ func (d *ProgramDesk) SaveOffer(ctx context.Context, a loyalty.Actor, id, name s
 
 // SaveReward creates a reward of the catalogue (id "") or updates one.
 func (d *ProgramDesk) SaveReward(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.RewardInput) error {
-	return d.change(ctx, a, saveAction(id), "Reward: "+name, func(ctx context.Context, b loyalty.Business) error {
+	return d.change(ctx, a, saveAction(id), "Reward: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
 		var err error
 		if id == "" {
-			_, err = d.Services.Rewards.Create(ctx, b, in)
+			_, err = svc.Rewards.Create(ctx, b, in)
 		} else {
-			_, err = d.Services.Rewards.Update(ctx, b, id, in)
+			_, err = svc.Rewards.Update(ctx, b, id, in)
 		}
 		return err
 	})
@@ -85,12 +85,12 @@ func (d *ProgramDesk) SaveReward(ctx context.Context, a loyalty.Actor, id, name 
 
 // SaveGiftcard creates a gift card of the catalogue (id "") or updates one.
 func (d *ProgramDesk) SaveGiftcard(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.GiftcardInput) error {
-	return d.change(ctx, a, saveAction(id), "Gift card: "+name, func(ctx context.Context, b loyalty.Business) error {
+	return d.change(ctx, a, saveAction(id), "Gift card: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
 		var err error
 		if id == "" {
-			_, err = d.Services.Giftcards.Create(ctx, b, in)
+			_, err = svc.Giftcards.Create(ctx, b, in)
 		} else {
-			_, err = d.Services.Giftcards.Update(ctx, b, id, in)
+			_, err = svc.Giftcards.Update(ctx, b, id, in)
 		}
 		return err
 	})
@@ -98,12 +98,12 @@ func (d *ProgramDesk) SaveGiftcard(ctx context.Context, a loyalty.Actor, id, nam
 
 // SaveReferralProgram creates a referral program (id 0) or updates one.
 func (d *ProgramDesk) SaveReferralProgram(ctx context.Context, a loyalty.Actor, id int64, name string, in loyalty.ReferralProgramInput) error {
-	return d.change(ctx, a, saveAction(idText(id)), "Referral program: "+name, func(ctx context.Context, b loyalty.Business) error {
+	return d.change(ctx, a, saveAction(idText(id)), "Referral program: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
 		var err error
 		if id == 0 {
-			_, err = d.Services.ReferralPrograms.Create(ctx, b, in)
+			_, err = svc.ReferralPrograms.Create(ctx, b, in)
 		} else {
-			_, err = d.Services.ReferralPrograms.Update(ctx, b, id, in)
+			_, err = svc.ReferralPrograms.Update(ctx, b, id, in)
 		}
 		return err
 	})
@@ -111,12 +111,12 @@ func (d *ProgramDesk) SaveReferralProgram(ctx context.Context, a loyalty.Actor, 
 
 // SaveTier creates a tier program (id 0) or updates one.
 func (d *ProgramDesk) SaveTier(ctx context.Context, a loyalty.Actor, id int64, name string, in loyalty.TierInput) error {
-	return d.change(ctx, a, saveAction(idText(id)), "Tier program: "+name, func(ctx context.Context, b loyalty.Business) error {
+	return d.change(ctx, a, saveAction(idText(id)), "Tier program: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
 		var err error
 		if id == 0 {
-			_, err = d.Services.Tiers.Create(ctx, b, in)
+			_, err = svc.Tiers.Create(ctx, b, in)
 		} else {
-			_, err = d.Services.Tiers.Update(ctx, b, id, in)
+			_, err = svc.Tiers.Update(ctx, b, id, in)
 		}
 		return err
 	})
@@ -124,12 +124,12 @@ func (d *ProgramDesk) SaveTier(ctx context.Context, a loyalty.Actor, id int64, n
 
 // SaveBranch creates a branch (id "") or updates one.
 func (d *ProgramDesk) SaveBranch(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.BranchInput) error {
-	return d.change(ctx, a, saveAction(id), "Branch: "+name, func(ctx context.Context, b loyalty.Business) error {
+	return d.change(ctx, a, saveAction(id), "Branch: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
 		var err error
 		if id == "" {
-			_, err = d.Services.Branches.Create(ctx, b, in)
+			_, err = svc.Branches.Create(ctx, b, in)
 		} else {
-			_, err = d.Services.Branches.Update(ctx, b, id, in)
+			_, err = svc.Branches.Update(ctx, b, id, in)
 		}
 		return err
 	})

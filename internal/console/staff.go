@@ -120,8 +120,8 @@ func (s *StaffService) invite(ctx context.Context, a loyalty.Actor, m *loyalty.S
 	t := loyalty.AccountToken{Hash: s.Hash.Token(token), Purpose: loyalty.TokenInvite, AccountKind: loyalty.AccountStaff, AccountID: m.ID,
 		ExpiresAt: s.Store.Now().Add(InvitationTTL)}
 	msg := invitationMessage(b.Name, m.Email, m.Role, a.Email, acceptURL, token)
-	err = loyalty.Audited(ctx, a, action, m.Email, nil, map[string]string{"role": m.Role}, func(ctx context.Context) error {
-		return s.Store.InviteStaff(ctx, m, t, msg)
+	err = loyalty.Audited(a, action, m.Email, nil, map[string]string{"role": m.Role}, func(r *loyalty.AuditRecord) error {
+		return loyalty.AuditedStore(s.Store, r).InviteStaff(ctx, m, t, msg)
 	})
 	if err == nil && s.Notify != nil {
 		s.Notify()
@@ -184,8 +184,8 @@ func (s *StaffService) Accept(ctx context.Context, token, password string) (loya
 	}
 	m := inv.Member
 	a := loyalty.Actor{Kind: loyalty.AccountStaff, ID: m.ID, BusinessID: m.BusinessID, Email: m.Email, Role: m.Role}
-	err = loyalty.Audited(ctx, a, loyalty.AuditStaffJoined, m.Email, nil, nil, func(ctx context.Context) error {
-		return s.Store.AcceptInvitation(ctx, inv.Token.ID, m.ID, hash)
+	err = loyalty.Audited(a, loyalty.AuditStaffJoined, m.Email, nil, nil, func(r *loyalty.AuditRecord) error {
+		return loyalty.AuditedStore(s.Store, r).AcceptInvitation(ctx, inv.Token.ID, m.ID, hash)
 	})
 	if loyalty.ErrorCode(err) == loyalty.ENotFound {
 		return m, loyalty.Errorf(loyalty.ENotFound, "This invitation is no longer valid: it was used, replaced or has expired. Ask the owner for a new one.")
@@ -204,8 +204,10 @@ func (s *StaffService) SetRole(ctx context.Context, a loyalty.Actor, id, role st
 	if err != nil || m.Role == role {
 		return m, err
 	}
-	err = loyalty.Audited(ctx, a, loyalty.AuditStaffRole, m.Email, map[string]string{"role": m.Role}, map[string]string{"role": role},
-		func(ctx context.Context) error { return s.Store.SetStaffRole(ctx, a.BusinessID, m.ID, m.Role, role) })
+	err = loyalty.Audited(a, loyalty.AuditStaffRole, m.Email, map[string]string{"role": m.Role}, map[string]string{"role": role},
+		func(r *loyalty.AuditRecord) error {
+			return loyalty.AuditedStore(s.Store, r).SetStaffRole(ctx, a.BusinessID, m.ID, m.Role, role)
+		})
 	m.Role = role
 	return m, err
 }
@@ -216,8 +218,10 @@ func (s *StaffService) Remove(ctx context.Context, a loyalty.Actor, id string) (
 	if err != nil {
 		return m, err
 	}
-	return m, loyalty.Audited(ctx, a, loyalty.AuditStaffRemoved, m.Email, map[string]string{"role": m.Role}, nil,
-		func(ctx context.Context) error { return s.Store.RemoveStaff(ctx, a.BusinessID, m.ID) })
+	return m, loyalty.Audited(a, loyalty.AuditStaffRemoved, m.Email, map[string]string{"role": m.Role}, nil,
+		func(r *loyalty.AuditRecord) error {
+			return loyalty.AuditedStore(s.Store, r).RemoveStaff(ctx, a.BusinessID, m.ID)
+		})
 }
 
 // Member returns one member of the actor's staff.

@@ -11,9 +11,10 @@ import (
 // database transaction as the change it records, and never changed or
 // removed afterwards.
 //
-// A service asks for an entry by running its change under audited: the
-// entry rides on the context, and the store writes it in the transaction
-// that makes the change (the first that commits under that context).
+// A service asks for an entry by running its change under audited, which
+// gives the change the action's record; the change makes its writes
+// through stores that write the record (AuditedStore, Services.AuditedBy),
+// and the first of their transactions that commits writes the entry.
 
 // Audit actions.
 const (
@@ -54,7 +55,7 @@ type AuditPage struct {
 }
 
 // AuditStore reads the audit log; entries are written by the
-// transactions they record (see PendingAudit).
+// transactions they record (TxOptions.Audit).
 type AuditStore interface {
 	// AuditEntries returns up to limit entries of a business with ids
 	// below before (all when before is 0), newest first.
@@ -87,56 +88,81 @@ func (s *AuditService) Page(ctx context.Context, a Actor, before int64) (AuditPa
 	return p, nil
 }
 
-type auditKey struct{}
-
-// pendingAudit is an entry waiting for the transaction of its change.
-type pendingAudit struct {
+// AuditRecord is the audit entry of one console action, waiting for the
+// transaction of its change: stores write it through a view made by
+// AuditedStore.
+type AuditRecord struct {
 	entry   AuditEntry
 	written bool
 	dropped bool // the action was refused or replayed: nothing to record
 }
 
-// PendingAudit returns the entry ctx carries that no transaction has
-// written yet, and the function to call once the transaction that wrote
-// it has committed; nil when there is none. Stores call it in every
-// transaction, before committing.
-func PendingAudit(ctx context.Context) (*AuditEntry, func()) {
-	p, _ := ctx.Value(auditKey{}).(*pendingAudit)
-	if p == nil || p.written || p.dropped {
-		return nil, nil
+// TxOptions are the options of a transaction of the record's change: its
+// entry while it waits to be written, and the note that the transaction
+// committed. A record written or withdrawn asks for nothing.
+func (r *AuditRecord) TxOptions() TxOptions {
+	if r == nil || r.written || r.dropped {
+		return TxOptions{}
 	}
-	return &p.entry, func() { p.written = true }
+	return TxOptions{Audit: &r.entry, committed: []func(){func() { r.written = true }}}
 }
 
-// audited runs change with an entry of the actor's action attached to its
-// context. A change that commits without writing the entry is a bug, and
-// is reported as one.
-func audited(ctx context.Context, a Actor, action, target string, before, after map[string]string, change func(context.Context) error) error {
-	p := &pendingAudit{entry: AuditEntry{BusinessID: a.BusinessID, ActorKind: a.Kind, ActorID: a.ID, ActorEmail: a.Email,
+// auditable is a store that gives views of itself whose transactions
+// write an audit record (sqlstore.DB).
+type auditable interface {
+	AuditedBy(r *AuditRecord) any
+	AuditRecord() *AuditRecord
+}
+
+// AuditedStore returns the view of st whose transactions write r's entry,
+// the first that commits: st itself when it gives no such view, whose
+// change then commits without the entry and is reported as a bug.
+func AuditedStore[S any](st S, r *AuditRecord) S {
+	if a, ok := any(st).(auditable); ok {
+		if v, ok := a.AuditedBy(r).(S); ok {
+			return v
+		}
+	}
+	return st
+}
+
+// recordOf is the audit record st's transactions write, nil for none.
+func recordOf(st any) *AuditRecord {
+	if a, ok := st.(auditable); ok {
+		return a.AuditRecord()
+	}
+	return nil
+}
+
+// audited runs change with the record of the actor's action, which change
+// hands to the stores making it (AuditedStore). A change that commits
+// without writing the entry is a bug, and is reported as one.
+func audited(a Actor, action, target string, before, after map[string]string, change func(*AuditRecord) error) error {
+	r := &AuditRecord{entry: AuditEntry{BusinessID: a.BusinessID, ActorKind: a.Kind, ActorID: a.ID, ActorEmail: a.Email,
 		ActorRole: a.Role, Action: action, Target: target, Before: before, After: after}}
-	if err := change(context.WithValue(ctx, auditKey{}, p)); err != nil {
+	if err := change(r); err != nil {
 		return err
 	}
-	if !p.written && !p.dropped {
+	if !r.written && !r.dropped {
 		return fmt.Errorf("loyalty: the audit entry of %s was not written", action)
 	}
 	return nil
 }
 
 // noteChanges sets the settings before and after (only those that
-// changed) on the audit entry ctx carries, if any: for a change whose new
-// values are known only inside its transaction.
-func noteChanges(ctx context.Context, before, after map[string]string) {
-	if p, _ := ctx.Value(auditKey{}).(*pendingAudit); p != nil && !p.written {
-		p.entry.Before, p.entry.After = changed(before, after)
+// changed) on the audit entry st's transactions write, if any: for a
+// change whose new values are known only inside its transaction.
+func noteChanges(st any, before, after map[string]string) {
+	if r := recordOf(st); r != nil && !r.written {
+		r.entry.Before, r.entry.After = changed(before, after)
 	}
 }
 
-// dropAudit withdraws the audit entry ctx carries: the action it was to
-// record did not happen (a refusal kept under an Idempotency-Key) or had
-// happened before (a replay).
-func dropAudit(ctx context.Context) {
-	if p, _ := ctx.Value(auditKey{}).(*pendingAudit); p != nil && !p.written {
-		p.dropped = true
+// dropAudit withdraws the audit entry st's transactions write, if any:
+// the action it was to record did not happen (a refusal kept under an
+// Idempotency-Key) or had happened before (a replay).
+func dropAudit(st any) {
+	if r := recordOf(st); r != nil && !r.written {
+		r.dropped = true
 	}
 }

@@ -1,7 +1,5 @@
 package loyalty
 
-import "context"
-
 // The console's use cases (internal/console) record their actions in the
 // audit log through Audited; the log's actions are named here, next to
 // the log, so that the log and the pages reading it share one vocabulary.
@@ -37,13 +35,14 @@ const (
 	AuditProgramUpdated = "program.updated"
 )
 
-// Audited runs change with an entry of the actor's action on target
-// attached to its context: the store writes the entry in the transaction
-// that makes the change, and a change that commits without it is
-// reported as a bug. before and after are the settings the action
-// changed, nil when it changed none.
-func Audited(ctx context.Context, a Actor, action, target string, before, after map[string]string, change func(context.Context) error) error {
-	return audited(ctx, a, action, target, before, after, change)
+// Audited runs change with the record of the actor's action on target:
+// change makes its writes through stores or services that write the
+// record (AuditedStore, Services.AuditedBy), whose transaction that
+// commits first writes the entry with its change; a change that commits
+// without it is reported as a bug. before and after are the settings the
+// action changed, nil when it changed none.
+func Audited(a Actor, action, target string, before, after map[string]string, change func(*AuditRecord) error) error {
+	return audited(a, action, target, before, after, change)
 }
 
 // changed keeps only the fields whose value differs.

@@ -9,9 +9,9 @@ import (
 type clockKey struct{}
 
 // WithClock returns ctx acting for a business whose clock is offset ahead
-// of the real one (a sandbox business; 0 for a live one). The store dates
-// the changes made under ctx by that clock, and the services read "now"
-// through it.
+// of the real one (a sandbox business; 0 for a live one). The services
+// read "now" through it, and RequestTxOptions hands it to the store as
+// the offset of every transaction run under ctx.
 func WithClock(ctx context.Context, offset time.Duration) context.Context {
 	if offset == 0 && ClockOffset(ctx) == 0 {
 		return ctx

@@ -311,7 +311,7 @@ func (s *CustomerService) Update(ctx context.Context, b Business, id string, in 
 		if err := tx.UpdateCustomer(ctx, &c); err != nil {
 			return err
 		}
-		noteChanges(ctx, fields, customerFields(c))
+		noteChanges(s.Store, fields, customerFields(c))
 		changes, err := customerChanges(before, c)
 		if err != nil {
 			return err

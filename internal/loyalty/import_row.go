@@ -1,7 +1,6 @@
 package loyalty
 
 import (
-	"context"
 	"errors"
 	"sort"
 	"strings"
@@ -132,27 +131,3 @@ var (
 	// ErrImportLeaseLost: another worker took the import over.
 	ErrImportLeaseLost = &Error{Code: EConflict, Message: "The import's lease was lost."}
 )
-
-type importRowKey struct{}
-
-// PendingImportRow returns the mark of an imported row ctx carries that no
-// transaction has written yet, and the function to call once the
-// transaction that wrote it has committed; nil when there is none. Stores
-// call it in every transaction, before committing, and write the mark
-// (ErrRowImported when the key is there already, ErrImportLeaseLost when
-// the claim no longer holds the import), so that a row's change and its
-// mark commit together or not at all.
-func PendingImportRow(ctx context.Context) (*ImportRowMark, func()) {
-	m, _ := ctx.Value(importRowKey{}).(*ImportRowMark)
-	if m == nil || m.written {
-		return nil, nil
-	}
-	return m, func() { m.written = true }
-}
-
-// importing reports whether ctx carries an import row's mark: its change
-// must then run in a transaction (WithTx), where the mark is written.
-func importing(ctx context.Context) bool {
-	m, _ := ctx.Value(importRowKey{}).(*ImportRowMark)
-	return m != nil
-}

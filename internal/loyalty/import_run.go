@@ -163,7 +163,7 @@ func (w *ImportWorker) row(ctx context.Context, b Business, im Import, cols []*I
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
 		m := mark
-		if err = s.importRow(context.WithValue(ctx, importRowKey{}, &m), b, im, r); err == nil {
+		if err = s.importRow(ctx, b, im, r, &m); err == nil {
 			if !m.written {
 				return fmt.Errorf("row %d: its change committed without its mark", mark.Row)
 			}
@@ -184,16 +184,16 @@ func (w *ImportWorker) row(ctx context.Context, b Business, im Import, cols []*I
 	return err
 }
 
-// importRow makes a row's change through the API's services, ctx carrying
-// the row's mark.
-func (s *ImportService) importRow(ctx context.Context, b Business, im Import, r importRow) error {
+// importRow makes a row's change through the API's services, in a
+// transaction that writes the row's mark.
+func (s *ImportService) importRow(ctx context.Context, b Business, im Import, r importRow, mark *ImportRowMark) error {
 	if im.Kind == ImportTransactions {
-		_, _, err := s.Services.Transactions.Create(ctx, b, r.tx, nil)
+		_, _, err := s.Services.Transactions.create(ctx, b, r.tx, nil, mark)
 		return err
 	}
 	cs := s.Services.Customers
 	welcomed := false
-	err := s.Store.WithTx(ctx, func(tx Tx) error {
+	err := s.Store.WithTxOptions(ctx, importTx(mark), func(tx Tx) error {
 		nc := r.customer
 		c, created, err := cs.createTx(ctx, tx, b, nc.user, nc.addr, nc.enabled, nil)
 		if err != nil {

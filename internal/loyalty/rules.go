@@ -163,7 +163,7 @@ func (s *TransactionService) UpdateRules(ctx context.Context, b Business, in Rul
 		if err := in.Apply(&r); err != nil {
 			return err
 		}
-		noteChanges(ctx, before, r.fields())
+		noteChanges(s.Store, before, r.fields())
 		out = r
 		return tx.SaveRules(ctx, r)
 	})

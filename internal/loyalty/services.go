@@ -54,3 +54,61 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		Points:   &PointsService{Store: store},
 	}
 }
+
+// AuditedBy returns the services making their writes through views of
+// their stores that write r's audit entry (AuditedStore): the services a
+// console action's change runs through.
+func (s Services) AuditedBy(r *AuditRecord) Services {
+	out := s
+	if s.Customers != nil {
+		c := *s.Customers
+		c.Store = AuditedStore(c.Store, r)
+		out.Customers = &c
+	}
+	if s.Accounts != nil {
+		out.Accounts = &AccountService{Store: AuditedStore(s.Accounts.Store, r)}
+	}
+	if s.Transactions != nil {
+		out.Transactions = &TransactionService{Store: AuditedStore(s.Transactions.Store, r), Customers: out.Customers}
+	}
+	if s.Tiers != nil {
+		out.Tiers = &TierService{Store: AuditedStore(s.Tiers.Store, r)}
+	}
+	if s.ReferralPrograms != nil {
+		out.ReferralPrograms = &ReferralProgramService{Store: AuditedStore(s.ReferralPrograms.Store, r)}
+	}
+	if s.Branches != nil {
+		out.Branches = &BranchService{Store: AuditedStore(s.Branches.Store, r)}
+	}
+	if s.Offers != nil {
+		out.Offers = &OfferService{Store: AuditedStore(s.Offers.Store, r)}
+	}
+	if s.Rewards != nil {
+		out.Rewards = &RewardService{Store: AuditedStore(s.Rewards.Store, r)}
+	}
+	if s.Giftcards != nil {
+		out.Giftcards = &GiftcardService{Store: AuditedStore(s.Giftcards.Store, r)}
+	}
+	if s.Users != nil {
+		u := *s.Users
+		u.Store, u.Customers = AuditedStore(u.Store, r), out.Customers
+		out.Users = &u
+	}
+	if s.Events != nil {
+		out.Events = &EventService{Store: AuditedStore(s.Events.Store, r)}
+	}
+	if s.Webhooks != nil {
+		w := *s.Webhooks
+		w.Store = AuditedStore(w.Store, r)
+		out.Webhooks = &w
+	}
+	if s.Points != nil {
+		out.Points = &PointsService{Store: AuditedStore(s.Points.Store, r)}
+	}
+	if s.Imports != nil {
+		im := *s.Imports
+		im.Store, im.Services = AuditedStore(im.Store, r), out
+		out.Imports = &im
+	}
+	return out
+}

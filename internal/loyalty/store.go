@@ -25,6 +25,11 @@ type Store interface {
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
+	// WithTxOptions is WithTx for a transaction that carries options: the
+	// clock that dates it, and the audit entry and import mark it writes
+	// before committing (TxOptions). After it commits the store calls
+	// opts.Committed.
+	WithTxOptions(ctx context.Context, opts TxOptions, fn func(Tx) error) error
 	// AppendAlone writes an entry without catalog items and moves the
 	// balance as a change of its own, outside WithTx, when the customer
 	// allows it as it stands: an active customer of the business with no

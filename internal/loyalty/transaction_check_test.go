@@ -21,6 +21,11 @@ func (s noWrites) WithTx(context.Context, func(loyalty.Tx) error) error {
 	return loyalty.Errorf(loyalty.EInternal, "no writes")
 }
 
+func (s noWrites) WithTxOptions(context.Context, loyalty.TxOptions, func(loyalty.Tx) error) error {
+	s.tb.Errorf("WithTxOptions called for a request that was invalid")
+	return loyalty.Errorf(loyalty.EInternal, "no writes")
+}
+
 func (s noWrites) AppendAlone(context.Context, *loyalty.Transaction) (bool, error) {
 	s.tb.Errorf("AppendAlone called for a request that was invalid")
 	return false, loyalty.Errorf(loyalty.EInternal, "no writes")

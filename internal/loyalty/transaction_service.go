@@ -43,6 +43,9 @@ type entryRequest struct {
 	entry   Transaction
 	at      time.Time // when the client said it happened (created_at), zero for now
 	earned  bool      // entry's points were computed under the rules before the transaction
+	// imported is the mark of the imported row the entry is (nil for an
+	// API request): written in the entry's transaction, never batched.
+	imported *ImportRowMark
 }
 
 // check validates a whole request before any I/O: the intent, the
@@ -101,13 +104,20 @@ func (r *entryRequest) stamp(now time.Time) {
 // is checked whole before any I/O; a request refused after that (the
 // intent's rules, the balance) is stored under its key like a success.
 func (s *TransactionService) Create(ctx context.Context, b Business, in TransactionInput, idem *Idempotency) (Transaction, *IdempotentReply, error) {
+	return s.create(ctx, b, in, idem, nil)
+}
+
+// create is Create, for an imported row's change when mark is set: the
+// mark is written in the change's transaction.
+func (s *TransactionService) create(ctx context.Context, b Business, in TransactionInput, idem *Idempotency, mark *ImportRowMark) (Transaction, *IdempotentReply, error) {
 	r, err := check(b, &in, nowFor(ctx, s.Store))
 	if err != nil {
 		return Transaction{}, nil, err
 	}
+	r.imported = mark
 	if idem != nil {
 		if prev, err := s.replay(ctx, b, idem); prev != nil || err != nil {
-			dropAudit(ctx)
+			dropAudit(s.Store)
 			return Transaction{}, prev, err
 		}
 	} else if done, err := s.alone(ctx, r); done || err != nil {
@@ -115,7 +125,7 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 	}
 	welcomed := false
 	var refused error
-	err = s.Store.WithTx(ctx, func(tx Tx) error {
+	err = s.Store.WithTxOptions(ctx, r.txOptions(), func(tx Tx) error {
 		r.stamp(tx.Now())
 		act := func() error {
 			if r.entry.CustomerID == "" {
@@ -138,7 +148,7 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 		err := tx.Try(ctx, act)
 		if storedRefusal(err) {
 			welcomed, refused = false, err
-			dropAudit(ctx)
+			dropAudit(s.Store)
 			return s.finishRefused(ctx, tx, b, idem, err)
 		} else if err != nil {
 			return err
@@ -151,7 +161,7 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 	if idem != nil && ErrorCode(err) == EConflict {
 		// A concurrent request with the same key committed first.
 		if prev, rerr := s.replay(ctx, b, idem); prev != nil || rerr != nil {
-			dropAudit(ctx)
+			dropAudit(s.Store)
 			return Transaction{}, prev, rerr
 		}
 	}
@@ -173,7 +183,7 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 // else the entry needs or explains the refusal, with the points already
 // decided here.
 func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, error) {
-	if !r.mayBatch(ctx) {
+	if !r.mayBatch() {
 		return false, nil
 	}
 	now := nowFor(ctx, s.Store)
@@ -195,8 +205,17 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 // one to create or welcome), the business's rules read with it, and no
 // imported row's mark to write with it (idempotent requests never come
 // here: their key commits with the change).
-func (r *entryRequest) mayBatch(ctx context.Context) bool {
-	return r.entry.Intent == IntentReward && r.entry.CustomerID != "" && r.b.Loaded != nil && !importing(ctx)
+func (r *entryRequest) mayBatch() bool {
+	return r.entry.Intent == IntentReward && r.entry.CustomerID != "" && r.b.Loaded != nil && r.imported == nil
+}
+
+// txOptions are the options of the request's transaction: the imported
+// row's mark it writes, if any.
+func (r *entryRequest) txOptions() TxOptions {
+	if r.imported == nil {
+		return TxOptions{}
+	}
+	return importTx(r.imported)
 }
 
 // batchable is the one predicate of whether a decided change may be

@@ -117,6 +117,22 @@ func (s *Server) Connections(ctx context.Context, businessID string) ([]Connecti
 	return s.Store.Connections(ctx, businessID, s.now())
 }
 
+// AuditedBy returns a copy of the server whose store's transactions write
+// r's audit entry (loyalty.AuditedStore), for a console action.
+func (s *Server) AuditedBy(r *loyalty.AuditRecord) any {
+	c := *s
+	c.Store = loyalty.AuditedStore(s.Store, r)
+	return &c
+}
+
+// AuditRecord is the audit record the server's store writes, if any.
+func (s *Server) AuditRecord() *loyalty.AuditRecord {
+	if a, ok := s.Store.(interface{ AuditRecord() *loyalty.AuditRecord }); ok {
+		return a.AuditRecord()
+	}
+	return nil
+}
+
 // RevokeConnection withdraws an app's access to a business: its access
 // and refresh tokens stop working and its unused codes are void (spec
 // section 3, "user revokes the app").

@@ -38,7 +38,17 @@ const (
 )
 
 // DB is an open database with its dialect. It implements loyalty.Store.
+// A DB may be a view of another (AuditedBy): the same database, whose
+// transactions also write a console action's audit entry.
 type DB struct {
+	*dbState
+	// audit, in a view made by AuditedBy, is the entry of the console
+	// action whose change the view's transactions make.
+	audit *loyalty.AuditRecord
+}
+
+// dbState is an open database, shared by a DB and its views.
+type dbState struct {
 	db   *sql.DB
 	wdb  *sql.DB // where transactions run: db itself, or SQLite's single writer
 	pool *pgxpool.Pool
@@ -64,6 +74,9 @@ type DB struct {
 	TokenCacheTTL time.Duration
 	// Clock gives the time of each change; tests may replace it.
 	Clock func() time.Time
+	// requestTx gives the options a request asks of its transactions
+	// (Options.RequestTxOptions); nil: none.
+	requestTx func(context.Context) loyalty.TxOptions
 
 	closed   sync.Once // Close runs once
 	closeErr error
@@ -83,7 +96,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &DB{Clock: time.Now}
+	d := &DB{dbState: &dbState{Clock: time.Now, requestTx: o.RequestTxOptions}}
 	var session *pgx.ConnConfig // PostgreSQL: the connections that need a session (ListenDSN)
 	if o.ListenDSN != "" && parsed.Dialect != Postgres {
 		return nil, errors.New("a listen DSN is for PostgreSQL only")
@@ -311,30 +324,60 @@ func (t *tx) dialect() string {
 // Now returns the time of the whole change.
 func (t *tx) Now() time.Time { return t.now }
 
+// AuditedBy returns a view of the store whose transactions write r's
+// audit entry, the first that commits (loyalty.AuditedStore).
+func (d *DB) AuditedBy(r *loyalty.AuditRecord) any { return &DB{dbState: d.dbState, audit: r} }
+
+// AuditRecord is the audit record the view's transactions write, nil for
+// the store itself.
+func (d *DB) AuditRecord() *loyalty.AuditRecord { return d.audit }
+
 // WithTx runs fn in one transaction.
 func (d *DB) WithTx(ctx context.Context, fn func(loyalty.Tx) error) error {
 	return d.runTx(ctx, func(t *tx) error { return fn(t) })
 }
 
-// runTx runs fn in one transaction. The audit entry ctx carries, if any
-// (loyalty.PendingAudit), is written in it, and so is the mark of an
-// imported row (loyalty.PendingImportRow). Once it commits, the cached
-// token lookups end if fn changed what they read (tx.accessChanged).
+// WithTxOptions runs fn in one transaction with the options given: dated
+// by opts' clock, writing its audit entry and import mark before
+// committing.
+func (d *DB) WithTxOptions(ctx context.Context, opts loyalty.TxOptions, fn func(loyalty.Tx) error) error {
+	return d.runTxWith(ctx, opts, func(t *tx) error { return fn(t) })
+}
+
+// runTx runs fn in one transaction with no options of its own.
 func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
+	return d.runTxWith(ctx, loyalty.TxOptions{}, fn)
+}
+
+// runTxWith runs fn in one transaction with opts, the view's audit record
+// (AuditedBy) and the request's clock (requestTx) filling their gaps:
+// dated by the offset clock, writing the import mark (ErrRowImported,
+// ErrImportLeaseLost) and the audit entry after fn and before committing,
+// so that they commit with the change or not at all. Once it commits, opts are told
+// (Committed), and the cached token lookups end if fn changed what they
+// read (tx.accessChanged).
+func (d *DB) runTxWith(ctx context.Context, opts loyalty.TxOptions, fn func(*tx) error) error {
+	offset := opts.Offset
+	if offset == 0 && d.requestTx != nil {
+		offset = d.requestTx(ctx).Offset
+	}
 	prepared := d.txStatements(ctx)
 	stx, err := d.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return dbError(err)
 	}
-	t := &tx{Tx: stx, now: d.now().Add(loyalty.ClockOffset(ctx)), sqlite: d.dialect == SQLite, pg: d.dialect == Postgres, prepared: prepared}
+	t := &tx{Tx: stx, now: d.now().Add(offset), sqlite: d.dialect == SQLite, pg: d.dialect == Postgres, prepared: prepared}
 	err = fn(t)
-	mark, marked := loyalty.PendingImportRow(ctx)
-	if err == nil && mark != nil {
-		err = t.writeImportRow(ctx, mark)
+	if d.audit != nil {
+		// Asked after fn: a change refused inside it withdraws its audit
+		// entry.
+		opts = opts.With(d.audit.TxOptions())
 	}
-	audit, written := loyalty.PendingAudit(ctx)
-	if err == nil && audit != nil {
-		err = t.insertAudit(ctx, audit)
+	if err == nil && opts.ImportRow != nil {
+		err = t.writeImportRow(ctx, opts.ImportRow)
+	}
+	if err == nil && opts.Audit != nil {
+		err = t.insertAudit(ctx, opts.Audit)
 	}
 	if err == nil && t.access && d.dialect == Postgres {
 		// Delivered at commit to every instance's listener.
@@ -353,12 +396,7 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 		return dbError(err)
 	}
 	d.wrote()
-	if written != nil {
-		written()
-	}
-	if marked != nil {
-		marked()
-	}
+	opts.Committed()
 	if t.access {
 		d.tokens.changed()
 		if d.watch != nil {
