@@ -35,7 +35,8 @@ func readAll(tb testing.TB, db *sqlstore.DB, businessID string, after int64) []l
 	}
 	var out []loyalty.Event
 	for {
-		page, err := db.Events(ctx, businessID, loyalty.EventQuery{After: after, Limit: 3})
+		// As a reader sees them: the entries events name rendered.
+		page, err := loyalty.ReadEvents(ctx, db, businessID, loyalty.EventQuery{After: after, Limit: 3})
 		if err != nil {
 			tb.Fatalf("Events: %v", err)
 		}
