@@ -34,8 +34,23 @@ func (getCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, 
 	case o.Targeted && !slices.Contains(o.TargetIDs, e.CustomerID):
 		return Invalid("offer.id", "The offer is not available to this customer.")
 	}
-	if o.Frequency == OfferOnce {
-		if ok, err := tx.UseOffer(ctx, o.ID, e.CustomerID, now); err != nil || !ok {
+	if o.Frequency != 0 && o.Frequency != OfferOnce {
+		rules, err := rulesOf(ctx, tx, r.b)
+		if err != nil {
+			return err
+		}
+		loc := zoneOf(rules.TimeZone)
+		if !o.InWindow(now, loc) {
+			return Invalid("offer.id", "The offer is available only on its days and hours, and not now.")
+		}
+		if o.Limited() {
+			if ok, err := tx.UseOffer(ctx, o.ID, e.CustomerID, o.UsePeriod(now, loc), now); err != nil || !ok {
+				return cmpOr(err, Invalid("offer.id", "The offer is one per customer a "+map[int]string{OfferDaily: "day", OfferWeekly: "week"}[o.Frequency]+
+					", and this customer has had it in this one."))
+			}
+		}
+	} else if o.Frequency == OfferOnce {
+		if ok, err := tx.UseOffer(ctx, o.ID, e.CustomerID, "", now); err != nil || !ok {
 			return cmpOr(err, Invalid("offer.id", "The offer is one per customer, and this customer has had it."))
 		}
 	}
