@@ -13,7 +13,8 @@ import (
 // daylight saving time), a weekly one once per local calendar week from
 // Monday: a second reward the same local day, though a different day in
 // UTC, gets neither; the next local day, a Monday, gets both; the day
-// after, the daily one only.
+// after, the daily one only. A daily coupon offer issues one coupon per
+// customer per local day in the same way.
 func TestOfferFrequencyLimits(t *testing.T) {
 	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
 		biz := createBusiness(t, db, "")
@@ -50,6 +51,30 @@ func TestOfferFrequencyLimits(t *testing.T) {
 		if sunday-sundayLate != 1100 || monday-sundayLate != 1100 || tuesday-sundayLate != 100 {
 			t.Errorf("points: Sunday %d, Sunday late %d, Monday %d, Tuesday %d; want the late Sunday's plus 1100, 1100 and 100",
 				sunday, sundayLate, monday, tuesday)
+		}
+
+		coupon, err := offers.Create(ctx, b, decodeInput[loyalty.OfferInput](t, `{"type_id": 8, "title": "Daily coffee", "offer_frequency_id": 1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		get := func(s string) error {
+			t.Helper()
+			when, err := time.Parse(time.RFC3339, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			setClock(db, when)
+			_, _, err = svc.Create(ctx, l.b, loyalty.TransactionInput{Intent: loyalty.Some(loyalty.IntentGetCoupon),
+				Customer: loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)}),
+				Offer:    loyalty.Some(loyalty.IntRef{ID: loyalty.Some(coupon.ID)})}, nil)
+			return err
+		}
+		if err := get("2026-03-11T05:00:00Z"); err != nil { // Wednesday 01:00 EDT
+			t.Fatalf("first coupon of the day: %v", err)
+		}
+		wantInvalid(t, get("2026-03-12T03:59:00Z"), "offer.id") // Wednesday 23:59 EDT
+		if err := get("2026-03-12T04:00:00Z"); err != nil {     // Thursday 00:00 EDT
+			t.Fatalf("first coupon of the next day: %v", err)
 		}
 	})
 }
