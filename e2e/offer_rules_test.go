@@ -225,8 +225,9 @@ func TestOfferAudienceAndSchedule(t *testing.T) {
 
 // TestOfferLimits: min_purchase and max_purchase bound the spend an offer
 // applies to; offer_frequency_id 4 is one use per customer, even under
-// concurrent rewards; the frequencies and flags that cannot be honoured
-// exactly are refused naming the field; coupon_expires_in dates coupons.
+// concurrent rewards, 1 one a day; a bad frequency or window and the flags
+// that cannot be honoured exactly are refused naming the field;
+// coupon_expires_in dates coupons.
 func TestOfferLimits(t *testing.T) {
 	engines(t, func(t *testing.T, engine string) {
 		e := start(t, engine, roomy)
@@ -335,6 +336,22 @@ func TestOfferLimits(t *testing.T) {
 			}
 		})
 
+		t.Run("once a day per customer", func(t *testing.T) {
+			// The day is the business's; two rewards a moment apart share it.
+			id := a.catOffer(t, map[string]any{"type_id": 3, "title": "Daily bonus", "points": 100, "offer_frequency_id": 1})
+			dot := a.createCustomer(t, map[string]any{"email": "dot@limits.example"})
+			if p := a.rewardPoints(t, dot.ID, 10, ""); p != 110 {
+				t.Errorf("first reward of the day: %v points, want 110", p)
+			}
+			if p := a.rewardPoints(t, dot.ID, 10, ""); p != 10 {
+				t.Errorf("second reward of the day: %v points, want 10", p)
+			}
+			if slices.Contains(a.offerIDsOf(t, dot.ID, ""), id) {
+				t.Errorf("the customer still sees a daily offer she used today")
+			}
+			a.do(t, http.MethodDelete, "/offers/"+id, nil).want(t, http.StatusNoContent)
+		})
+
 		t.Run("refused", func(t *testing.T) {
 			post := func(kv ...any) *result {
 				m := map[string]any{"type_id": 1, "title": "x", "multip_factor": 2}
@@ -343,9 +360,12 @@ func TestOfferLimits(t *testing.T) {
 				}
 				return a.do(t, http.MethodPost, "/offers", m)
 			}
-			for _, f := range []int{1, 2, 3} {
-				post("offer_frequency_id", f).wantFields(t, "offer_frequency_id")
-			}
+			// 3 needs its weekdays and hours.
+			post("offer_frequency_id", 3).wantFields(t, "freq_details")
+			post("offer_frequency_id", 3, "freq_details", []string{"1", "8"}, "peak_from", "9:00", "peak_to", "17:30").
+				wantFields(t, "freq_details.1", "peak_from")
+			post("offer_frequency_id", 3, "freq_details", []string{"1"}, "peak_from", "17:30", "peak_to", "09:00").wantFields(t, "peak_to")
+			post("offer_frequency_id", 1, "freq_details", []string{"1"}).wantFields(t, "freq_details")
 			post("offer_frequency_id", 9).wantFields(t, "offer_frequency_id")
 			post("freq_details", []string{"1", "2"}).wantFields(t, "freq_details")
 			post("peak_from", "09:00").wantFields(t, "peak_from")

@@ -390,10 +390,16 @@ func TestReferenceOffers(t *testing.T) {
 
 		t.Run("POST /offers: a points multiplier", func(t *testing.T) {
 			// Its frequency is "specific day and time": Mondays, Tuesdays and
-			// Fridays, 09:00 to 17:30 in the business's time zone, which the
-			// service does not keep: refused, naming each field.
+			// Fridays, 09:00 to 17:30 in the business's time zone, kept as
+			// sent. The checks of its points below need it at any hour: the
+			// same body without the window.
 			body := fill(refMultiplierOffer, future.In(time.FixedZone("EDT", -4*3600)).Format("2006-01-02T15:04:05-07:00"))
-			a.ref(t, http.MethodPost, "/offers", body).wantFields(t, "offer_frequency_id", "freq_details", "peak_from", "peak_to")
+			windowed := a.ref(t, http.MethodPost, "/offers", body).dataOf(t)
+			if windowed["offer_frequency_id"] != 3.0 || fmt.Sprint(windowed["freq_details"]) != "[1 2 5]" ||
+				windowed["peak_from"] != "09:00" || windowed["peak_to"] != "17:30" {
+				t.Errorf("day-and-time multiplier %v", windowed)
+			}
+			a.ref(t, http.MethodDelete, "/offers/"+catID(windowed), "").want(t, http.StatusNoContent)
 			for _, f := range []string{`  "offer_frequency_id" : 3,` + "\n", `  "freq_details": ["1","2","5"],` + "\n",
 				`  "peak_from": "09:00",` + "\n", `  "peak_to": "17:30",` + "\n"} {
 				body = strings.Replace(body, f, "", 1)

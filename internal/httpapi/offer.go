@@ -2,19 +2,24 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // offerTermsJSON is what an offer holds beyond spec 2.5: when it is
-// published, the purchase range and frequency it applies with, and its
+// published, the purchase range and frequency (with the weekdays and hours
+// of a day-and-time offer) it applies with, and its
 // texts per language (the reference platform's offer_languages).
 type offerTermsJSON struct {
 	PublishAt        string              `json:"publish_at"`
 	MinPurchase      loyalty.Money       `json:"min_purchase"`
 	MaxPurchase      *loyalty.Money      `json:"max_purchase"`
 	OfferFrequencyID *int                `json:"offer_frequency_id"`
+	FreqDetails      []string            `json:"freq_details"`
+	PeakFrom         *string             `json:"peak_from"`
+	PeakTo           *string             `json:"peak_to"`
 	CouponExpiresIn  int64               `json:"coupon_expires_in"`
 	ExternalID       string              `json:"external_id"`
 	OfferLanguages   []offerLanguageJSON `json:"offer_languages"`
@@ -40,6 +45,12 @@ func toOfferTermsJSON(o loyalty.Offer) offerTermsJSON {
 	if o.Frequency != 0 {
 		f := o.Frequency
 		out.OfferFrequencyID = &f
+	}
+	if o.Frequency == loyalty.OfferDayTime {
+		for _, d := range o.Days {
+			out.FreqDetails = append(out.FreqDetails, strconv.Itoa(d))
+		}
+		out.PeakFrom, out.PeakTo = &o.PeakFrom, &o.PeakTo
 	}
 	for _, t := range loyalty.TextsOf(o.Title, o.Description, o.Texts) {
 		out.OfferLanguages = append(out.OfferLanguages, offerLanguageJSON{LanguageID: t.LanguageID, OfferTitle: t.Title,

@@ -29,8 +29,9 @@ type CatalogReader interface {
 	Giftcards(ctx context.Context, businessID string, q ListQuery) ([]Giftcard, int, error)
 	// CustomerOffers pages the offers of one customer at now (see
 	// CustomerOffer), oldest offer first. The coupon_type_id filter applies
-	// to CustomerOffer.CouponTypeID, a missing state matching not_in.
-	CustomerOffers(ctx context.Context, businessID, customerID string, now time.Time, q ListQuery) ([]CustomerOffer, int, error)
+	// to CustomerOffer.CouponTypeID, a missing state matching not_in. Used
+	// is whether the customer used a limited offer in its period of used.
+	CustomerOffers(ctx context.Context, businessID, customerID string, now time.Time, used OfferPeriods, q ListQuery) ([]CustomerOffer, int, error)
 	// AvailableCoupons pages the coupons of a customer that are Available
 	// at now, oldest first, each with its offer.
 	AvailableCoupons(ctx context.Context, businessID, customerID string, now time.Time, q ListQuery) ([]Coupon, int, error)
@@ -53,9 +54,10 @@ type CatalogTx interface {
 	InsertOffer(ctx context.Context, o *Offer) error
 	// UpdateOffer writes an offer.
 	UpdateOffer(ctx context.Context, o *Offer) error
-	// UseOffer records a customer's use of an offer of one use per
-	// customer; it reports false when the customer has used it already.
-	UseOffer(ctx context.Context, offerID int64, customerID string, at time.Time) (bool, error)
+	// UseOffer records a customer's use of a limited offer in a period
+	// (Offer.UsePeriod); it reports false when the customer has used it in
+	// that period already.
+	UseOffer(ctx context.Context, offerID int64, customerID, period string, at time.Time) (bool, error)
 	// InsertReward stores a new reward with its branches, targets and
 	// tier levels, setting r.ID.
 	InsertReward(ctx context.Context, r *Reward) error

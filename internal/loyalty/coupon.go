@@ -42,8 +42,8 @@ type CustomerOffer struct {
 	CouponTypeID int
 	// IsTarget reports whether the customer is among the offer's targets.
 	IsTarget bool
-	// Used reports whether the customer used an offer limited to one use
-	// per customer (Frequency OfferOnce).
+	// Used reports whether the customer used a limited offer (Offer.Limited)
+	// in its period.
 	Used bool
 	// Actions are what the customer can do with the offer now (get_coupon).
 	Actions []string

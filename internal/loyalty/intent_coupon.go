@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base32"
 	"slices"
+	"time"
 )
 
 // getCouponIntent issues a coupon of a coupon offer to the customer,
@@ -34,10 +35,8 @@ func (getCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, 
 	case o.Targeted && !slices.Contains(o.TargetIDs, e.CustomerID):
 		return Invalid("offer.id", "The offer is not available to this customer.")
 	}
-	if o.Frequency == OfferOnce {
-		if ok, err := tx.UseOffer(ctx, o.ID, e.CustomerID, now); err != nil || !ok {
-			return cmpOr(err, Invalid("offer.id", "The offer is one per customer, and this customer has had it."))
-		}
+	if err := useCouponOffer(ctx, tx, r.b, o, e.CustomerID, now); err != nil {
+		return err
 	}
 	kind := o.CouponKind
 	if kind != CouponConvertible {
@@ -123,4 +122,39 @@ func (claimCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx
 	}
 	e.OfferID, e.Coupon = c.OfferID, &c
 	return appendEntry(ctx, tx, e)
+}
+
+// useCouponOffer applies the offer's frequency to a coupon issued at now:
+// a day-and-time offer issues only in its window, a limited one records
+// the use in its period (a day or a week of the business's time zone, or
+// once ever), refusing a second one.
+func useCouponOffer(ctx context.Context, tx Tx, b Business, o Offer, customerID string, now time.Time) error {
+	if o.Frequency == 0 {
+		return nil
+	}
+	loc := time.UTC // once ever counts in no zone
+	if o.Frequency != OfferOnce {
+		rules, err := rulesOf(ctx, tx, b)
+		if err != nil {
+			return err
+		}
+		loc = zoneOf(rules.TimeZone)
+	}
+	if !o.InWindow(now, loc) {
+		return Invalid("offer.id", "The offer is available only on its days and hours, and not now.")
+	}
+	if !o.Limited() {
+		return nil
+	}
+	ok, err := tx.UseOffer(ctx, o.ID, customerID, o.UsePeriod(now, loc), now)
+	if err != nil || ok {
+		return err
+	}
+	switch o.Frequency {
+	case OfferDaily:
+		return Invalid("offer.id", "The offer is one per customer a day, and this customer has had it today.")
+	case OfferWeekly:
+		return Invalid("offer.id", "The offer is one per customer a week (Monday to Sunday), and this customer has had it this week.")
+	}
+	return Invalid("offer.id", "The offer is one per customer, and this customer has had it.")
 }

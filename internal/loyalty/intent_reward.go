@@ -44,7 +44,8 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 			return err
 		}
 		if len(once) > 0 {
-			if err := useOffers(ctx, tx, rules.PointsForSpend(e.Amount), found, once, e); err != nil {
+			periods := UsePeriods(e.CreatedAt, zoneOf(rules.TimeZone))
+			if err := useOffers(ctx, tx, rules.PointsForSpend(e.Amount), found, once, periods, e); err != nil {
 				return err
 			}
 			// The points may have been counted again without an offer used meanwhile.
@@ -64,8 +65,8 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 // it (batched or in a transaction): the points it earns under the rules
 // and the offers active at its time (earn), the terms and pending share
 // of the lot it opens (settle), and its event, dated now. It returns the
-// offers found and, of those, the ones of one use per customer its points
-// count, whose uses must be recorded with it.
+// offers found and, of those, the ones of limited uses per customer
+// (Offer.Limited) its points count, whose uses must be recorded with it.
 func decideReward(ctx context.Context, offers OfferFinder, rules Rules, r *entryRequest, now time.Time) (found, once []Offer, err error) {
 	e := &r.entry
 	if found, once, err = earn(ctx, offers, r.b, rules, r.in, e); err != nil {
@@ -81,16 +82,20 @@ func decideReward(ctx context.Context, offers OfferFinder, rules Rules, r *entry
 // earn sets the points a checked reward earns under the rules and, for a
 // spend, the points offers active at e.CreatedAt (see offerPoints). It is
 // the one place a reward's points are computed; a request computes them
-// once. It returns the offers found and, of those, the ones of one use
-// per customer that the points count.
+// once. It returns the offers found (in their day-and-time window at
+// e.CreatedAt) and, of those, the limited ones that the points count. The
+// days, weeks and windows are the business's, in its time zone.
 func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *TransactionInput, e *Transaction) (found, once []Offer, err error) {
 	switch {
 	case in.Amount.Set:
 		e.Points = rules.PointsForSpend(e.Amount)
 		if b.Loaded == nil || b.Loaded.HasPointsOffers {
-			if found, err = offers.PointsOffers(ctx, b.ID, e.CustomerID, e.BranchID, e.CreatedAt); err != nil {
+			loc := zoneOf(rules.TimeZone)
+			found, err = offers.PointsOffers(ctx, b.ID, e.CustomerID, e.BranchID, e.CreatedAt, UsePeriods(e.CreatedAt, loc))
+			if err != nil {
 				return nil, nil, err
 			}
+			found = slices.DeleteFunc(found, func(o Offer) bool { return !o.InWindow(e.CreatedAt, loc) })
 			once = offerPoints(e.Points, found, e)
 		}
 	case in.Visits.Set:
@@ -112,8 +117,8 @@ func rulesOf(ctx context.Context, tx Tx, b Business) (Rules, error) {
 // offerPoints sets e.Points from the base points of a spend and the
 // offers whose purchase range holds the spend's amount: the best
 // multiplier multiplies, every bonus adds; e.OfferID records the
-// multiplier, else the first bonus. It returns the offers of one use per
-// customer it counted.
+// multiplier, else the first bonus. It returns the limited offers
+// (Offer.Limited) it counted.
 func offerPoints(base int64, offers []Offer, e *Transaction) []Offer {
 	var best Offer
 	var once []Offer
@@ -133,7 +138,7 @@ func offerPoints(base int64, offers []Offer, e *Transaction) []Offer {
 			if e.OfferID == 0 {
 				e.OfferID = o.ID
 			}
-			if o.Frequency == OfferOnce {
+			if o.Limited() {
 				once = append(once, o)
 			}
 		}
@@ -143,7 +148,7 @@ func offerPoints(base int64, offers []Offer, e *Transaction) []Offer {
 		// Factors are hundredths; the product rounds down to whole points.
 		points = base * int64(best.MultipFactor) / 100
 		e.OfferID = best.ID
-		if best.Frequency == OfferOnce {
+		if best.Limited() {
 			once = append(once, best)
 		}
 	}
@@ -151,12 +156,13 @@ func offerPoints(base int64, offers []Offer, e *Transaction) []Offer {
 	return once
 }
 
-// useOffers records, in the reward's transaction, the uses of the offers
-// of one use per customer that its points count. An offer the customer
-// used meanwhile (a concurrent reward committed first: its use waits and
+// useOffers records, in the reward's transaction, the uses of the limited
+// offers that its points count, each in its period of periods (the
+// reward's day or week, or once ever). An offer the customer used in it
+// meanwhile (a concurrent reward committed first: its use waits and
 // then loses) no longer applies, and the points are counted again without
 // it until every counted use is recorded.
-func useOffers(ctx context.Context, tx Tx, base int64, found, once []Offer, e *Transaction) error {
+func useOffers(ctx context.Context, tx Tx, base int64, found, once []Offer, periods OfferPeriods, e *Transaction) error {
 	used := map[int64]bool{}
 	for len(once) > 0 {
 		lost := false
@@ -164,7 +170,7 @@ func useOffers(ctx context.Context, tx Tx, base int64, found, once []Offer, e *T
 			if used[o.ID] {
 				continue
 			}
-			ok, err := tx.UseOffer(ctx, o.ID, e.CustomerID, e.CreatedAt)
+			ok, err := tx.UseOffer(ctx, o.ID, e.CustomerID, o.period(periods), e.CreatedAt)
 			if err != nil {
 				return err
 			}

@@ -13,9 +13,7 @@ const (
 )
 
 // OfferOnce is the offer_frequency_id of an offer each customer may use
-// once. It is the one frequency of the reference platform kept here: its
-// daily, weekly and day-and-time frequencies count in the business's own
-// time zone, which the service does not keep, so they are refused.
+// once (the others are in offer_frequency.go).
 const OfferOnce = 4
 
 // Offer is a promotion: a points multiplier or bonus applied to rewards, or
@@ -42,13 +40,17 @@ type Offer struct {
 	// the reward's amount for a points offer, the claim's amount for a
 	// coupon. MaxPurchase 0 is no maximum.
 	MinPurchase, MaxPurchase Money
-	Frequency                int   // 0: no limit; OfferOnce: once per customer
-	CouponExpiresIn          int64 // days an issued coupon lives; 0: as long as the offer
-	ExternalID               string
-	Texts                    []CatalogText // per language; see CatalogText
-	Deleted                  bool
-	CreatedAt                time.Time
-	UpdatedAt                time.Time
+	Frequency                int // 0: no limit; else an offer_frequency_id (offer_frequency.go)
+	// Days (1 Monday to 7 Sunday) and PeakFrom, PeakTo ("15:04", local
+	// time) are the window of a day-and-time offer (OfferDayTime).
+	Days             []int
+	PeakFrom, PeakTo string
+	CouponExpiresIn  int64 // days an issued coupon lives; 0: as long as the offer
+	ExternalID       string
+	Texts            []CatalogText // per language; see CatalogText
+	Deleted          bool
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
 
 // Active reports whether the offer can be used at now.

@@ -11,10 +11,6 @@ const maxExternalID = 64
 // maxCouponDays bounds coupon_expires_in.
 const maxCouponDays = 3650
 
-// noTimeZone explains the refusal of the reference platform's day and
-// time limits.
-const noTimeZone = " counts in the business's time zone, which the service does not keep; it is not supported."
-
 // OfferInput is the body of an offer create or update. Every field records
 // whether it was sent. Besides its own names it takes the reference
 // platform's body (targeted_offer_flag, publish_at, available_at_branches,
@@ -168,8 +164,8 @@ func (in *OfferInput) applyAudience(ctx context.Context, tx Tx, v Validation, b 
 }
 
 // applyLimits applies the purchase range, the frequency and the coupon
-// settings, refusing the reference platform's limits the service cannot
-// keep exactly.
+// settings, refusing the reference platform's settings the service does
+// not keep.
 func (in *OfferInput) applyLimits(v Validation, o *Offer) {
 	setMoney(v, "min_purchase", in.MinPurchase, &o.MinPurchase)
 	if m, ok := in.MaxPurchase.Value(); ok && m == 0 {
@@ -182,26 +178,7 @@ func (in *OfferInput) applyLimits(v Validation, o *Offer) {
 	if !v.Has("min_purchase") && !v.Has("max_purchase") && o.MaxPurchase > 0 && o.MaxPurchase < o.MinPurchase {
 		v.Add("max_purchase", "The max purchase may not be less than the min purchase.")
 	}
-	if in.OfferFrequencyID.Set {
-		switch f, ok := in.OfferFrequencyID.Value(); {
-		case !ok:
-			o.Frequency = 0
-		case f == OfferOnce:
-			o.Frequency = OfferOnce
-		case f == 1 || f == 2 || f == 3:
-			v.Add("offer_frequency_id", "Only 4 (once per customer) is supported: a daily (1), weekly (2) or day-and-time (3) limit"+noTimeZone)
-		default:
-			v.Add("offer_frequency_id", "The offer frequency id must be 4 (once per customer); 1, 2 and 3 are not supported.")
-		}
-	}
-	for _, f := range []struct {
-		name string
-		o    Opt[any]
-	}{{"freq_details", in.FreqDetails}, {"peak_from", in.PeakFrom}, {"peak_to", in.PeakTo}} {
-		if sentValue(f.o) {
-			v.Add(f.name, "A day-and-time limit"+noTimeZone)
-		}
-	}
+	in.applyFrequency(v, o)
 	if a, ok := in.AppsOnly.Value(); ok && a {
 		v.Add("apps_only", "Offers only for customers signed in with the app's QR code are not supported; send false or leave it out.")
 	}

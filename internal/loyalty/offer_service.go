@@ -3,6 +3,7 @@ package loyalty
 import (
 	"context"
 	"slices"
+	"time"
 )
 
 // maxTargets bounds the customers of one targeted offer per request.
@@ -125,10 +126,14 @@ func (s *OfferService) CustomerOffers(ctx context.Context, b Business, customerI
 		return nil, 0, err
 	}
 	now := nowFor(ctx, s.Store)
-	list, total, err := s.Store.CustomerOffers(ctx, b.ID, c.ID, now, q)
+	loc, err := s.zone(ctx, b)
+	if err != nil {
+		return nil, 0, err
+	}
+	list, total, err := s.Store.CustomerOffers(ctx, b.ID, c.ID, now, UsePeriods(now, loc), q)
 	for i := range list {
 		list[i].Actions = []string{}
-		if list[i].CanGetCoupon(now) {
+		if list[i].CanGetCoupon(now) && list[i].InWindow(now, loc) {
 			list[i].Actions = append(list[i].Actions, IntentGetCoupon)
 		}
 	}
@@ -151,4 +156,14 @@ func (s *OfferService) customer(ctx context.Context, b Business, id string) (Cus
 		return Customer{}, err
 	}
 	return s.Store.Customer(ctx, b.ID, id)
+}
+
+// zone returns the business's time zone, in which the offers' days, weeks
+// and hours count.
+func (s *OfferService) zone(ctx context.Context, b Business) (*time.Location, error) {
+	if b.Loaded != nil {
+		return zoneOf(b.Loaded.Rules.TimeZone), nil
+	}
+	r, err := s.Store.Rules(ctx, b)
+	return zoneOf(r.TimeZone), err
 }

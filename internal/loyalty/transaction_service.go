@@ -223,8 +223,8 @@ func (r *entryRequest) txOptions() TxOptions {
 // writer applies an entry, its balance move under the balance rule, the
 // one lot the entry opens and its event, and nothing else, with nothing
 // read under the customer's lock: so the change must be a reward that
-// mayBatch lets through, count no offer of one use per customer (its
-// use is recorded in the entry's transaction), and carry no catalog items
+// mayBatch lets through, count no limited offer (once per customer, a
+// day or a week: its use is recorded in the entry's transaction), and carry no catalog items
 // (their rows are written with the entry). An unpaid referral of the
 // customer is known only under the lock: the writer leaves such an entry
 // out, and the transactional road pays it.

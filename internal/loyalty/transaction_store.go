@@ -48,8 +48,10 @@ type TransactionTx interface {
 // OfferFinder finds the offers a reward earns with.
 type OfferFinder interface {
 	// PointsOffers returns the multiplier and bonus offers active at a time
-	// that apply to a reward of customerID at branchID ("" for none).
-	PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time) ([]Offer, error)
+	// that apply to a reward of customerID at branchID ("" for none),
+	// leaving out the limited offers the customer used in their period of
+	// used (Offer.Limited).
+	PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time, used OfferPeriods) ([]Offer, error)
 }
 
 // TransactionReader reads the ledger.

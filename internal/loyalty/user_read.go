@@ -105,15 +105,20 @@ func (s *UserService) Offers(ctx context.Context, userID string, ms []Membership
 	now := nowFor(ctx, s.Store)
 	var out []CustomerOffer
 	for _, m := range ms {
+		rules, err := s.Store.Rules(ctx, m.Business)
+		if err != nil {
+			return nil, err
+		}
+		loc := zoneOf(rules.TimeZone)
 		list, err := allPages(func(q ListQuery) ([]CustomerOffer, int, error) {
-			return s.Store.CustomerOffers(ctx, m.Business.ID, userID, now, q)
+			return s.Store.CustomerOffers(ctx, m.Business.ID, userID, now, UsePeriods(now, loc), q)
 		})
 		if err != nil {
 			return nil, err
 		}
 		for _, co := range list {
 			co.Actions = []string{}
-			if co.CanGetCoupon(now) {
+			if co.CanGetCoupon(now) && co.InWindow(now, loc) {
 				co.Actions = append(co.Actions, IntentGetCoupon)
 			}
 			out = append(out, co)

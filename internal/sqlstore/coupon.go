@@ -26,11 +26,13 @@ func (w withExtra) Scan(dest ...any) error { return w.row.Scan(append(dest, w.ex
 // one of its targets and whether the customer used it; the outer WHERE
 // keeps the active offers open to the customer and the offers with a
 // coupon state. Its arguments are customer id, customer id, now, business
-// id, customer id, business id.
+// id, customer id, business id, then (as $9 and $10, after two of the
+// caller's) the day and week periods of a use (usePeriod).
 const customerOfferFrom = `FROM offers o JOIN (
 		SELECT o2.id AS offer_id, COALESCE(s.pending, s.claimed) AS coupon_type_id,
 			EXISTS (SELECT 1 FROM offer_targets ot WHERE ot.offer_id = o2.id AND ot.customer_id = $1) AS is_target,
-			EXISTS (SELECT 1 FROM offer_uses u WHERE u.offer_id = o2.id AND u.customer_id = $2) AS used
+			EXISTS (SELECT 1 FROM offer_uses u WHERE u.offer_id = o2.id AND u.customer_id = $2
+				AND u.period = ` + "(CASE o2.frequency WHEN 4 THEN '' WHEN 1 THEN $9 WHEN 2 THEN $10 END)" + `) AS used
 		FROM offers o2 LEFT JOIN (
 			SELECT offer_id,
 				MAX(CASE WHEN coupon_type_id IN (74, 91) AND (expires_at IS NULL OR expires_at > $3) THEN coupon_type_id END) AS pending,
@@ -43,11 +45,11 @@ const customerOfferFrom = `FROM offers o JOIN (
 // CustomerOffers pages the offers one customer sees at now, oldest first.
 // A branch.id filter keeps the offers available at one of its branches
 // (an offer of every branch is available at each).
-func (d *DB) CustomerOffers(ctx context.Context, businessID, customerID string, now time.Time, q loyalty.ListQuery) ([]loyalty.CustomerOffer, int, error) {
+func (d *DB) CustomerOffers(ctx context.Context, businessID, customerID string, now time.Time, used loyalty.OfferPeriods, q loyalty.ListQuery) ([]loyalty.CustomerOffer, int, error) {
 	now = now.UTC()
-	args := []any{customerID, customerID, now, businessID, customerID, businessID, now, now}
+	args := []any{customerID, customerID, now, businessID, customerID, businessID, now, now, used.Day, used.Week}
 	fixed := []string{`(x.coupon_type_id IS NOT NULL OR (o.enabled AND o.starts_at <= $7 AND (o.expires_at IS NULL OR o.expires_at > $8)
-		AND (NOT o.targeted OR x.is_target) AND (o.frequency <> 4 OR NOT x.used)))`}
+		AND (NOT o.targeted OR x.is_target) AND NOT x.used))`}
 	var filters []loyalty.Filter
 	for _, f := range q.Filters {
 		if f.Field != "branch.id" {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -11,22 +14,25 @@ import (
 
 const offerColumns = `o.id, o.business_id, o.type_id, o.title, o.description, o.points, o.multip_factor, o.discount_value,
 	o.real_value, o.coupon_kind, o.targeted, o.images, o.enabled, o.starts_at, o.expires_at, o.deleted_at, o.created_at, o.updated_at,
-	o.min_purchase, o.max_purchase, o.frequency, o.coupon_expires_in, o.external_id, o.languages`
+	o.min_purchase, o.max_purchase, o.frequency, o.coupon_expires_in, o.external_id, o.languages,
+	o.freq_days, o.peak_from, o.peak_to`
 
 func scanOffer(row scanner) (loyalty.Offer, error) {
 	var o loyalty.Offer
-	var images, texts string
+	var images, texts, days string
 	var expires, deleted sql.NullTime
 	var maxPurchase sql.NullInt64
 	err := row.Scan(&o.ID, &o.BusinessID, &o.TypeID, &o.Title, &o.Description, &o.Points, &o.MultipFactor, &o.DiscountValue,
 		&o.RealValue, &o.CouponKind, &o.Targeted, &images, &o.Enabled, &o.StartsAt, &expires, &deleted, &o.CreatedAt, &o.UpdatedAt,
-		&o.MinPurchase, &maxPurchase, &o.Frequency, &o.CouponExpiresIn, &o.ExternalID, &texts)
+		&o.MinPurchase, &maxPurchase, &o.Frequency, &o.CouponExpiresIn, &o.ExternalID, &texts,
+		&days, &o.PeakFrom, &o.PeakTo)
 	if err == sql.ErrNoRows {
 		return o, loyalty.Errorf(loyalty.ENotFound, "Offer not found.")
 	} else if err != nil {
 		return o, err
 	}
 	o.ExpiresAt, o.Deleted, o.MaxPurchase = expires.Time, deleted.Valid, loyalty.Money(maxPurchase.Int64)
+	o.Days = decodeDays(days)
 	if err := decodeTexts(texts, &o.Texts); err != nil {
 		return o, err
 	}
@@ -121,19 +127,20 @@ func offerByID(ctx context.Context, q querier, businessID string, id int64) (loy
 
 // PointsOffers returns the active multiplier and bonus-points offers that
 // apply at a time to a reward of customerID at branchID (the main branch
-// when ""), leaving out an offer of one use the customer has used. Every
+// when ""), leaving out a limited offer the customer has used in the
+// period of used its frequency names (once ever: ""). Every
 // condition is an index lookup: the offers by (business_id, type_id), the
 // targets, branches and uses by their primary keys.
-func (t *tx) PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time) ([]loyalty.Offer, error) {
-	return pointsOffers(ctx, t.Tx, businessID, customerID, branchID, at)
+func (t *tx) PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time, used loyalty.OfferPeriods) ([]loyalty.Offer, error) {
+	return pointsOffers(ctx, t.Tx, businessID, customerID, branchID, at, used)
 }
 
 // PointsOffers is tx.PointsOffers outside a transaction.
-func (d *DB) PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time) ([]loyalty.Offer, error) {
-	return pointsOffers(ctx, d.db, businessID, customerID, branchID, at)
+func (d *DB) PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time, used loyalty.OfferPeriods) ([]loyalty.Offer, error) {
+	return pointsOffers(ctx, d.db, businessID, customerID, branchID, at, used)
 }
 
-func pointsOffers(ctx context.Context, q querier, businessID, customerID, branchID string, at time.Time) ([]loyalty.Offer, error) {
+func pointsOffers(ctx context.Context, q querier, businessID, customerID, branchID string, at time.Time, used loyalty.OfferPeriods) ([]loyalty.Offer, error) {
 	at = at.UTC()
 	rows, err := q.QueryContext(ctx, `SELECT `+offerColumns+` FROM offers o
 		WHERE o.business_id = $1 AND o.type_id IN (1, 3) AND o.enabled AND o.deleted_at IS NULL
@@ -142,8 +149,9 @@ func pointsOffers(ctx context.Context, q querier, businessID, customerID, branch
 		AND (NOT EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id)
 		     OR EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id AND ob.branch_id =
 		        COALESCE(NULLIF($5, ''), (SELECT m.id FROM branches m WHERE m.business_id = $6 AND m.is_main))))
-		AND (o.frequency <> 4 OR NOT EXISTS (SELECT 1 FROM offer_uses u WHERE u.offer_id = o.id AND u.customer_id = $7))
-		ORDER BY o.id`, businessID, at, at, customerID, branchID, businessID, customerID)
+		AND NOT EXISTS (SELECT 1 FROM offer_uses u WHERE u.offer_id = o.id AND u.customer_id = $7
+		     AND u.period = `+usePeriod("o", 8, 9)+`)
+		ORDER BY o.id`, businessID, at, at, customerID, branchID, businessID, customerID, used.Day, used.Week)
 	if err != nil {
 		return nil, dbError(err)
 	}
@@ -216,11 +224,13 @@ func (t *tx) InsertOffer(ctx context.Context, o *loyalty.Offer) error {
 	t.accessChanged() // whether the business has points offers
 	err := t.QueryRowContext(ctx, `INSERT INTO offers (business_id, type_id, title, description, points, multip_factor, discount_value,
 		real_value, coupon_kind, targeted, images, enabled, starts_at, expires_at, created_at, updated_at,
-		min_purchase, max_purchase, frequency, coupon_expires_in, external_id, languages)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) RETURNING id`,
+		min_purchase, max_purchase, frequency, coupon_expires_in, external_id, languages, freq_days, peak_from, peak_to)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
+		RETURNING id`,
 		o.BusinessID, o.TypeID, o.Title, o.Description, o.Points, o.MultipFactor, o.DiscountValue, o.RealValue, o.CouponKind,
 		o.Targeted, encodeImages(o.Images), o.Enabled, o.StartsAt.UTC(), nullTime(o.ExpiresAt), o.CreatedAt.UTC(), o.UpdatedAt.UTC(),
-		o.MinPurchase, nullInt(int64(o.MaxPurchase)), o.Frequency, o.CouponExpiresIn, o.ExternalID, encodeTexts(o.Texts)).Scan(&o.ID)
+		o.MinPurchase, nullInt(int64(o.MaxPurchase)), o.Frequency, o.CouponExpiresIn, o.ExternalID, encodeTexts(o.Texts),
+		encodeDays(o.Days), o.PeakFrom, o.PeakTo).Scan(&o.ID)
 	if err != nil {
 		return dbError(err)
 	}
@@ -237,10 +247,11 @@ func (t *tx) UpdateOffer(ctx context.Context, o *loyalty.Offer) error {
 	_, err := t.ExecContext(ctx, `UPDATE offers SET title = $1, description = $2, points = $3, multip_factor = $4, discount_value = $5,
 		real_value = $6, coupon_kind = $7, targeted = $8, images = $9, enabled = $10, starts_at = $11, expires_at = $12,
 		deleted_at = $13, updated_at = $14, min_purchase = $15, max_purchase = $16, frequency = $17, coupon_expires_in = $18,
-		external_id = $19, languages = $20 WHERE business_id = $21 AND id = $22`,
+		external_id = $19, languages = $20, freq_days = $21, peak_from = $22, peak_to = $23 WHERE business_id = $24 AND id = $25`,
 		o.Title, o.Description, o.Points, o.MultipFactor, o.DiscountValue, o.RealValue, o.CouponKind, o.Targeted,
 		encodeImages(o.Images), o.Enabled, o.StartsAt.UTC(), nullTime(o.ExpiresAt), deleted, o.UpdatedAt.UTC(),
-		o.MinPurchase, nullInt(int64(o.MaxPurchase)), o.Frequency, o.CouponExpiresIn, o.ExternalID, encodeTexts(o.Texts), o.BusinessID, o.ID)
+		o.MinPurchase, nullInt(int64(o.MaxPurchase)), o.Frequency, o.CouponExpiresIn, o.ExternalID, encodeTexts(o.Texts),
+		encodeDays(o.Days), o.PeakFrom, o.PeakTo, o.BusinessID, o.ID)
 	if err != nil || o.Deleted {
 		// A deleted offer keeps its links for the coupons that name it.
 		return dbError(err)
@@ -255,15 +266,44 @@ func (t *tx) offerLinks(ctx context.Context, o *loyalty.Offer) error {
 	return setLinkRows(ctx, t.Tx, "offer_targets", "offer_id", "customer_id", o.ID, o.TargetIDs)
 }
 
-// UseOffer records that a customer used an offer of one use per customer,
-// at a time; it reports false, writing nothing, when the customer has used
-// it already (a concurrent use waits for the first one and then loses).
-func (t *tx) UseOffer(ctx context.Context, offerID int64, customerID string, at time.Time) (bool, error) {
-	res, err := t.ExecContext(ctx, `INSERT INTO offer_uses (offer_id, customer_id, used_at) VALUES ($1, $2, $3)
-		ON CONFLICT (offer_id, customer_id) DO NOTHING`, offerID, customerID, at.UTC())
+// UseOffer records that a customer used a limited offer in a period, at a
+// time; it reports false, writing nothing, when the customer has used it
+// in that period already (a concurrent use waits for the first one and
+// then loses).
+func (t *tx) UseOffer(ctx context.Context, offerID int64, customerID, period string, at time.Time) (bool, error) {
+	res, err := t.ExecContext(ctx, `INSERT INTO offer_uses (offer_id, customer_id, period, used_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (offer_id, customer_id, period) DO NOTHING`, offerID, customerID, period, at.UTC())
 	if err != nil {
 		return false, dbError(err)
 	}
 	n, err := res.RowsAffected()
 	return n == 1, dbError(err)
+}
+
+// usePeriod is the SQL of the period in which a use of the offer aliased o
+// counts, as the domain names it (loyalty.OfferPeriods, Offer.UsePeriod):
+// "" for once ever, the day's and the week's of the parameters numbered
+// day and week; NULL (no use counts) for an unlimited offer.
+func usePeriod(o string, day, week int) string {
+	return fmt.Sprintf("(CASE %s.frequency WHEN 4 THEN '' WHEN 1 THEN $%d WHEN 2 THEN $%d END)", o, day, week)
+}
+
+// encodeDays writes the weekdays of a day-and-time offer as "1,2,5".
+func encodeDays(days []int) string {
+	parts := make([]string, len(days))
+	for i, d := range days {
+		parts[i] = strconv.Itoa(d)
+	}
+	return strings.Join(parts, ",")
+}
+
+// decodeDays reads what encodeDays wrote.
+func decodeDays(s string) []int {
+	var days []int
+	for _, p := range strings.Split(s, ",") {
+		if d, err := strconv.Atoi(p); err == nil {
+			days = append(days, d)
+		}
+	}
+	return days
 }

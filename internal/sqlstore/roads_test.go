@@ -158,8 +158,19 @@ func (r *roadsRun) setUp() int64 {
 	offers := &loyalty.OfferService{Store: r.db}
 	for i := range rng.IntN(4) {
 		o := map[string]any{"title": fmt.Sprintf("Offer %d", i)}
-		if rng.IntN(2) == 0 {
+		// Once ever, a day or a week per customer, or on some weekdays'
+		// hours: the days, weeks and hours are the business's, and the
+		// operations' ticks cross them.
+		switch rng.IntN(6) {
+		case 1:
 			o["offer_frequency_id"] = loyalty.OfferOnce
+		case 2:
+			o["offer_frequency_id"] = loyalty.OfferDaily
+		case 3:
+			o["offer_frequency_id"] = loyalty.OfferWeekly
+		case 4:
+			o["offer_frequency_id"], o["freq_details"] = loyalty.OfferDayTime, []any{"1", "3", "5", "6"}
+			o["peak_from"], o["peak_to"] = []string{"00:00", "08:00"}[rng.IntN(2)], []string{"17:30", "23:59"}[rng.IntN(2)]
 		}
 		if rng.IntN(2) == 0 {
 			o["type_id"], o["multip_factor"] = loyalty.OfferPointsMultiplier, []json.Number{"1.50", "2.00", "3.00"}[rng.IntN(3)]
@@ -338,7 +349,7 @@ func (r *roadsRun) snapshot() map[string]string {
 			FROM customers WHERE business_id = $1`, labels)),
 		"tier places": joinRows(r.rows(`SELECT customer_id, level_id, floor_level_id, floor_from, updated_at
 			FROM customer_tiers WHERE business_id = $1`, labels)),
-		"offer uses": joinRows(r.rows(`SELECT u.customer_id, u.offer_id, u.used_at FROM offer_uses u JOIN offers o ON o.id = u.offer_id
+		"offer uses": joinRows(r.rows(`SELECT u.customer_id, u.offer_id, u.period, u.used_at FROM offer_uses u JOIN offers o ON o.id = u.offer_id
 			WHERE o.business_id = $1`, labels)),
 		"referrals": joinRows(r.rows(`SELECT referrer_id, referee_id, created_at, paid_at FROM referrals WHERE business_id = $1`, labels)),
 	}

@@ -63,7 +63,10 @@ var setupKinds = []*setupKind{
 			{Name: "starts_at", Label: "Starts", Kind: kindDate, Row: "d"},
 			{Name: "expires_at", Label: "Ends", Kind: kindDate, Row: "d", Clear: true},
 			{Name: "offer_frequency_id", Label: "How often", Kind: kindIntSelect, Clear: true,
-				Options: []option{{"", "Whenever it applies"}, {"4", "Once per customer"}}},
+				Options: []option{{"", "Whenever it applies"}, {"1", "Once per customer a day"},
+					{"2", "Once per customer a week (Monday to Sunday)"}, {"4", "Once per customer"},
+					// Its days and hours are set through the API; the form keeps them.
+					{"3", "On its days and hours"}}},
 			{Name: "coupon_expires_in", Label: "A coupon lasts (days)", Kind: kindInt, Clear: true, Hint: "Empty: as long as the offer."},
 			{Name: "branches", Label: "Branches", Kind: kindBranches, Hint: "None chosen: every branch."},
 			{Name: "targeted", Label: "Only for some customers", Kind: kindBool},

@@ -1,0 +1,98 @@
+package loyalty
+
+import (
+	"sync"
+	"time"
+)
+
+// The reference platform's offer frequencies (offer_frequency_id). The
+// daily and weekly limits count in the business's time zone (Rules.TimeZone):
+// a day runs from one local midnight to the next, a week is a calendar week
+// from Monday's local midnight (the reference's docs do not say which week
+// they mean). A day-and-time offer applies only on its weekdays between its
+// peak hours, local time, as often as it applies.
+const (
+	OfferDaily   = 1
+	OfferWeekly  = 2
+	OfferDayTime = 3
+)
+
+// weeklyRule says what a week of a weekly offer is, for the error messages.
+const weeklyRule = "a calendar week, from Monday 00:00 to Sunday 24:00 in the business's time zone"
+
+// OfferPeriods are the use periods at one time of each limited frequency:
+// an offer the customer used in the period its frequency names is used up.
+type OfferPeriods struct {
+	Day  string // the period of a daily offer
+	Week string // the period of a weekly offer
+}
+
+// UsePeriods returns the use periods at at in loc.
+func UsePeriods(at time.Time, loc *time.Location) OfferPeriods {
+	y, m, d := at.In(loc).Date()
+	wd := (int(at.In(loc).Weekday()) + 6) % 7 // days since Monday
+	// Dates in UTC: no daylight saving change moves a midnight there.
+	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	return OfferPeriods{Day: "d" + day.Format(time.DateOnly), Week: "w" + day.AddDate(0, 0, -wd).Format(time.DateOnly)}
+}
+
+// Limited reports whether the offer's uses are counted per customer (once
+// ever, a day or a week), so that each use is recorded with its entry.
+func (o Offer) Limited() bool {
+	return o.Frequency == OfferOnce || o.Frequency == OfferDaily || o.Frequency == OfferWeekly
+}
+
+// UsePeriod returns the period a use of a limited offer at at counts in:
+// "" for once ever, else the local day or week of at in loc.
+func (o Offer) UsePeriod(at time.Time, loc *time.Location) string {
+	return o.period(UsePeriods(at, loc))
+}
+
+// period picks the period of the offer's frequency out of p.
+func (o Offer) period(p OfferPeriods) string {
+	switch o.Frequency {
+	case OfferDaily:
+		return p.Day
+	case OfferWeekly:
+		return p.Week
+	}
+	return ""
+}
+
+// InWindow reports whether a day-and-time offer applies at at, local time
+// in loc: on one of its weekdays, from peak_from to peak_to (both
+// minutes included). Every other offer is always in its window.
+func (o Offer) InWindow(at time.Time, loc *time.Location) bool {
+	if o.Frequency != OfferDayTime {
+		return true
+	}
+	t := at.In(loc)
+	wd := int(t.Weekday())
+	if wd == 0 {
+		wd = 7
+	}
+	hm := t.Format("15:04")
+	for _, d := range o.Days {
+		if d == wd {
+			return o.PeakFrom <= hm && hm <= o.PeakTo
+		}
+	}
+	return false
+}
+
+// zones caches the loaded time zones by name: a reward with points offers
+// needs its business's zone, and loading one reads and parses a file.
+var zones sync.Map
+
+// zoneOf returns the named zone, UTC when the name is empty or unknown.
+func zoneOf(name string) *time.Location {
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil || name == "" || name == "Local" {
+		loc = time.UTC
+	}
+	zones.Store(name, loc)
+	return loc
+}
