@@ -3528,6 +3528,37 @@ type TransactionDetails struct {
 	ExternalOrderId *string `json:"external_order_id,omitempty"`
 }
 
+// TransactionDetailsPatch defines model for TransactionDetailsPatch.
+type TransactionDetailsPatch struct {
+	CustomField1    *string `json:"custom_field_1,omitempty"`
+	CustomField2    *string `json:"custom_field_2,omitempty"`
+	CustomField3    *string `json:"custom_field_3,omitempty"`
+	CustomField4    *string `json:"custom_field_4,omitempty"`
+	CustomField5    *string `json:"custom_field_5,omitempty"`
+	ExternalOrderId *string `json:"external_order_id,omitempty"`
+}
+
+// TransactionDetailsUpdate Details fields to change (strings of 1 to 255 characters, null to clear), flat or under transaction_details.
+type TransactionDetailsUpdate struct {
+	CustomField1       *string                  `json:"custom_field_1,omitempty"`
+	CustomField2       *string                  `json:"custom_field_2,omitempty"`
+	CustomField3       *string                  `json:"custom_field_3,omitempty"`
+	CustomField4       *string                  `json:"custom_field_4,omitempty"`
+	CustomField5       *string                  `json:"custom_field_5,omitempty"`
+	ExternalOrderId    *string                  `json:"external_order_id,omitempty"`
+	TransactionDetails *TransactionDetailsPatch `json:"transaction_details,omitempty"`
+}
+
+// TransactionDetailsUpdated defines model for TransactionDetailsUpdated.
+type TransactionDetailsUpdated struct {
+	CustomField1    *string `json:"custom_field_1"`
+	CustomField2    *string `json:"custom_field_2"`
+	CustomField3    *string `json:"custom_field_3"`
+	CustomField4    *string `json:"custom_field_4"`
+	CustomField5    *string `json:"custom_field_5"`
+	ExternalOrderId *string `json:"external_order_id"`
+}
+
 // TransactionList defines model for TransactionList.
 type TransactionList struct {
 	Cursor Cursor        `json:"cursor"`
@@ -4334,6 +4365,11 @@ type CreateTransactionParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// UpdateTransactionDetails200JSONResponseBody defines parameters for UpdateTransactionDetails.
+type UpdateTransactionDetails200JSONResponseBody struct {
+	Data TransactionDetailsUpdated `json:"data"`
+}
+
 // ListUsersParams defines parameters for ListUsers.
 type ListUsersParams struct {
 	// Page Page number, from 1.
@@ -4533,6 +4569,9 @@ type UpdateTierJSONRequestBody = TierWrite
 
 // CreateTransactionJSONRequestBody defines body for CreateTransaction for application/json ContentType.
 type CreateTransactionJSONRequestBody = TransactionCreate
+
+// UpdateTransactionDetailsJSONRequestBody defines body for UpdateTransactionDetails for application/json ContentType.
+type UpdateTransactionDetailsJSONRequestBody = TransactionDetailsUpdate
 
 // CreateUserJSONRequestBody defines body for CreateUser for application/json ContentType.
 type CreateUserJSONRequestBody = UserCreate
@@ -5556,6 +5595,32 @@ type ClientInterface interface {
 	//
 	// Corresponds with DELETE /transactions/{id} (the `CancelTransaction` operationId).
 	CancelTransaction(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTransactionDetailsWithBody Change the business's own references on an entry (its transaction_details), and nothing else of it.
+	//
+	// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+	// reference's example, or under `transaction_details`. A field that is not one of the six
+	// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+	// a new entry). Each change is written to the business's audit log (action
+	// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+	UpdateTransactionDetailsWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTransactionDetails Change the business's own references on an entry (its transaction_details), and nothing else of it.
+	//
+	// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+	// reference's example, or under `transaction_details`. A field that is not one of the six
+	// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+	// a new entry). Each change is written to the business's audit log (action
+	// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+	UpdateTransactionDetails(ctx context.Context, id string, body UpdateTransactionDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListUsers List users (declared not implemented; always an empty list).
 	//
@@ -7495,6 +7560,52 @@ func (c *Client) CreateTransaction(ctx context.Context, params *CreateTransactio
 // Corresponds with DELETE /transactions/{id} (the `CancelTransaction` operationId).
 func (c *Client) CancelTransaction(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCancelTransactionRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTransactionDetailsWithBody Change the business's own references on an entry (its transaction_details), and nothing else of it.
+//
+// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+// reference's example, or under `transaction_details`. A field that is not one of the six
+// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+// a new entry). Each change is written to the business's audit log (action
+// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+func (c *Client) UpdateTransactionDetailsWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTransactionDetailsRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTransactionDetails Change the business's own references on an entry (its transaction_details), and nothing else of it.
+//
+// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+// reference's example, or under `transaction_details`. A field that is not one of the six
+// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+// a new entry). Each change is written to the business's audit log (action
+// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+func (c *Client) UpdateTransactionDetails(ctx context.Context, id string, body UpdateTransactionDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTransactionDetailsRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -11737,6 +11848,53 @@ func NewCancelTransactionRequest(server string, id string) (*http.Request, error
 	return req, nil
 }
 
+// NewUpdateTransactionDetailsRequest calls the generic UpdateTransactionDetails builder with application/json body
+func NewUpdateTransactionDetailsRequest(server string, id string, body UpdateTransactionDetailsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateTransactionDetailsRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateTransactionDetailsRequestWithBody constructs an http.Request for the UpdateTransactionDetails method, with any body, and a specified content type
+func NewUpdateTransactionDetailsRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/transactions/%s/details", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListUsersRequest constructs an http.Request for the ListUsers method
 func NewListUsersRequest(server string, params *ListUsersParams) (*http.Request, error) {
 	var err error
@@ -13907,6 +14065,32 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /transactions/{id} (the `CancelTransaction` operationId).
 	CancelTransactionWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*CancelTransactionResponse, error)
+
+	// UpdateTransactionDetailsWithBodyWithResponse Change the business's own references on an entry (its transaction_details), and nothing else of it.
+	//
+	// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+	// reference's example, or under `transaction_details`. A field that is not one of the six
+	// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+	// a new entry). Each change is written to the business's audit log (action
+	// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+	UpdateTransactionDetailsWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTransactionDetailsResponse, error)
+
+	// UpdateTransactionDetailsWithResponse Change the business's own references on an entry (its transaction_details), and nothing else of it.
+	//
+	// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+	// reference's example, or under `transaction_details`. A field that is not one of the six
+	// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+	// a new entry). Each change is written to the business's audit log (action
+	// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+	UpdateTransactionDetailsWithResponse(ctx context.Context, id string, body UpdateTransactionDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTransactionDetailsResponse, error)
 
 	// ListUsersWithResponse List users (declared not implemented; always an empty list).
 	//
@@ -24339,6 +24523,194 @@ func (r CancelTransactionResponse) ContentType() string {
 	return ""
 }
 
+// UpdateTransactionDetailsResponse200Headers the declared response headers of an HTTP 200 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse400Headers the declared response headers of an HTTP 400 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse401Headers the declared response headers of an HTTP 401 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse403Headers the declared response headers of an HTTP 403 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse404Headers the declared response headers of an HTTP 404 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse406Headers the declared response headers of an HTTP 406 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse422Headers the declared response headers of an HTTP 422 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse429Headers the declared response headers of an HTTP 429 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// UpdateTransactionDetailsResponse500Headers the declared response headers of an HTTP 500 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse503Headers the declared response headers of an HTTP 503 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type UpdateTransactionDetailsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UpdateTransactionDetails200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateTransactionDetailsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *UpdateTransactionDetailsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdateTransactionDetailsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateTransactionDetailsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *UpdateTransactionDetailsResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *UpdateTransactionDetailsResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *UpdateTransactionDetailsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateTransactionDetailsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *UpdateTransactionDetailsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateTransactionDetailsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON200() *UpdateTransactionDetails200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateTransactionDetailsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateTransactionDetailsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateTransactionDetailsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateTransactionDetailsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListUsersResponse200Headers the declared response headers of an HTTP 200 response for ListUsers
 type ListUsersResponse200Headers struct {
 	XRateLimitLimit     *int
@@ -30072,6 +30444,44 @@ func (c *ClientWithResponses) CancelTransactionWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseCancelTransactionResponse(rsp)
+}
+
+// UpdateTransactionDetailsWithBodyWithResponse Change the business's own references on an entry (its transaction_details), and nothing else of it.
+//
+// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+// reference's example, or under `transaction_details`. A field that is not one of the six
+// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+// a new entry). Each change is written to the business's audit log (action
+// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+func (c *ClientWithResponses) UpdateTransactionDetailsWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTransactionDetailsResponse, error) {
+	rsp, err := c.UpdateTransactionDetailsWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTransactionDetailsResponse(rsp)
+}
+
+// UpdateTransactionDetailsWithResponse Change the business's own references on an entry (its transaction_details), and nothing else of it.
+//
+// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+// reference's example, or under `transaction_details`. A field that is not one of the six
+// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+// a new entry). Each change is written to the business's audit log (action
+// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+func (c *ClientWithResponses) UpdateTransactionDetailsWithResponse(ctx context.Context, id string, body UpdateTransactionDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTransactionDetailsResponse, error) {
+	rsp, err := c.UpdateTransactionDetails(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTransactionDetailsResponse(rsp)
 }
 
 // ListUsersWithResponse List users (declared not implemented; always an empty list).
@@ -45880,6 +46290,296 @@ func ParseCancelTransactionResponse(rsp *http.Response) (*CancelTransactionRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CancelTransactionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateTransactionDetailsResponse parses an HTTP response from a UpdateTransactionDetailsWithResponse call
+func ParseUpdateTransactionDetailsResponse(rsp *http.Response) (*UpdateTransactionDetailsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateTransactionDetailsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UpdateTransactionDetails200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateTransactionDetailsResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers UpdateTransactionDetailsResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers UpdateTransactionDetailsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateTransactionDetailsResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers UpdateTransactionDetailsResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers UpdateTransactionDetailsResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers UpdateTransactionDetailsResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateTransactionDetailsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers UpdateTransactionDetailsResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateTransactionDetailsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

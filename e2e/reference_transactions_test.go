@@ -244,6 +244,14 @@ func TestReferenceTransactionExamples(t *testing.T) {
 				check: func(t *testing.T, d map[string]any) { wantAt(t, d, "points", 100.0, "customer.balance.points", 239.0) }},
 			{doc: "Cancel a transaction", method: "DELETE", path: "/transactions/{receipt_reward}", status: 204},
 
+			// rest_transaction_details.apib (the rest in TestReferenceTransactionDetails).
+			{doc: "Update transaction details", method: "PATCH", path: "/transactions/{receipt_reward}/details", status: 200,
+				body: `{"external_order_id": "ORD374938098", "custom_field_1": "83648-3836"}`,
+				check: func(t *testing.T, d map[string]any) {
+					wantAt(t, d, "external_order_id", "ORD374938098", "custom_field_1", "83648-3836", "custom_field_2", nil,
+						"custom_field_3", nil, "custom_field_4", nil, "custom_field_5", nil)
+				}},
+
 			// rest_transactions.apib: listing transactions.
 			{doc: "List all transactions", method: "GET", path: "/transactions", status: 200},
 			{doc: "List with relationships=customer", method: "GET", path: "/transactions?relationships=customer", status: 200},

@@ -45,6 +45,7 @@ func (s *Server) routes() {
 	m.Handle("POST /transactions", s.withBusiness(s.createTransaction))
 	m.Handle("GET /transactions", s.business(s.listTransactions))
 	m.Handle("DELETE /transactions/{id}", s.business(s.cancelTransaction))
+	m.Handle("PATCH /transactions/{id}/details", s.business(s.updateTransactionDetails))
 
 	// Business API: CSV imports.
 	m.Handle("POST /imports/uploads", s.withBusiness(s.uploadImport))

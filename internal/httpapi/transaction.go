@@ -229,3 +229,44 @@ func pageMeta(lq loyalty.ListQuery, count, total int) map[string]any {
 	}
 	return map[string]any{"current_page": lq.Page, "from": from, "last_page": last, "per_page": lq.PerPage, "to": to, "total": total}
 }
+
+// detailsReplyJSON is the reply of PATCH /transactions/{id}/details, as the
+// reference shows it: every detail, null when it has none.
+type detailsReplyJSON struct {
+	ExternalOrderID *string `json:"external_order_id"`
+	CustomField1    *string `json:"custom_field_1"`
+	CustomField2    *string `json:"custom_field_2"`
+	CustomField3    *string `json:"custom_field_3"`
+	CustomField4    *string `json:"custom_field_4"`
+	CustomField5    *string `json:"custom_field_5"`
+}
+
+// orNull is s, or nil when it is empty.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (s *Server) updateTransactionDetails(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return loyalty.Errorf(loyalty.EBadRequest, "Invalid transaction id supplied.")
+	}
+	var body map[string]json.RawMessage
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	p, err := loyalty.ParseDetailsPatch(body)
+	if err != nil {
+		return err
+	}
+	d, err := s.Transactions.UpdateDetails(r.Context(), loyalty.APIActor(rc.businessID, rc.token.AppID), id, p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": detailsReplyJSON{orNull(d.ExternalOrderID), orNull(d.CustomField1),
+		orNull(d.CustomField2), orNull(d.CustomField3), orNull(d.CustomField4), orNull(d.CustomField5)}})
+	return nil
+}

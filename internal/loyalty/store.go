@@ -44,6 +44,7 @@ type Tx interface {
 	CustomerTx
 	ReferralTx
 	TransactionTx
+	TransactionDetailsTx
 	CatalogTx
 	TierTx
 	TierKeepTx

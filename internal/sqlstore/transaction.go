@@ -276,3 +276,21 @@ func (d *DB) CustomersByID(ctx context.Context, businessID string, ids []string)
 	}
 	return out, dbError(rows.Err())
 }
+
+// SetTransactionDetails replaces the details of an entry: the one change
+// the ledger allows to a written entry, the business's own references on
+// it (its points and amounts are never updated).
+func (t *tx) SetTransactionDetails(ctx context.Context, businessID string, id int64, d loyalty.TransactionDetails) error {
+	res, err := t.ExecContext(ctx, `UPDATE transactions SET external_order_id = $3, custom_field_1 = $4, custom_field_2 = $5,
+		custom_field_3 = $6, custom_field_4 = $7, custom_field_5 = $8, has_details = $9 WHERE business_id = $1 AND id = $2`,
+		businessID, id, d.ExternalOrderID, d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, true)
+	if err != nil {
+		return dbError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return dbError(err)
+	} else if n == 0 {
+		return loyalty.Errorf(loyalty.ENotFound, "Transaction not found.")
+	}
+	return nil
+}
