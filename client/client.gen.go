@@ -207,6 +207,60 @@ func (e AuthorizationServerMetadataTokenEndpointAuthMethodsSupported) Valid() bo
 	}
 }
 
+// Defines values for ClaimableOfferListDataActionsType.
+const (
+	ClaimableOfferListDataActionsTypeGetCoupon ClaimableOfferListDataActionsType = "get_coupon"
+)
+
+// Valid indicates whether the value is a known member of the ClaimableOfferListDataActionsType enum.
+func (e ClaimableOfferListDataActionsType) Valid() bool {
+	switch e {
+	case ClaimableOfferListDataActionsTypeGetCoupon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ClaimableOfferListDataCouponTypeId.
+const (
+	ClaimableOfferListDataCouponTypeIdN74 ClaimableOfferListDataCouponTypeId = 74
+	ClaimableOfferListDataCouponTypeIdN75 ClaimableOfferListDataCouponTypeId = 75
+	ClaimableOfferListDataCouponTypeIdN91 ClaimableOfferListDataCouponTypeId = 91
+	ClaimableOfferListDataCouponTypeIdN92 ClaimableOfferListDataCouponTypeId = 92
+)
+
+// Valid indicates whether the value is a known member of the ClaimableOfferListDataCouponTypeId enum.
+func (e ClaimableOfferListDataCouponTypeId) Valid() bool {
+	switch e {
+	case ClaimableOfferListDataCouponTypeIdN74:
+		return true
+	case ClaimableOfferListDataCouponTypeIdN75:
+		return true
+	case ClaimableOfferListDataCouponTypeIdN91:
+		return true
+	case ClaimableOfferListDataCouponTypeIdN92:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ClaimableOfferListDataOfferFrequencyId.
+const (
+	ClaimableOfferListDataOfferFrequencyIdN4 ClaimableOfferListDataOfferFrequencyId = 4
+)
+
+// Valid indicates whether the value is a known member of the ClaimableOfferListDataOfferFrequencyId enum.
+func (e ClaimableOfferListDataOfferFrequencyId) Valid() bool {
+	switch e {
+	case ClaimableOfferListDataOfferFrequencyIdN4:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CouponCouponTypeId.
 const (
 	CouponCouponTypeIdN74 CouponCouponTypeId = 74
@@ -1840,6 +1894,69 @@ type CatalogImageWrite struct {
 	Original  *string `json:"original,omitempty"`
 	Path      *string `json:"path,omitempty"`
 	Thumbnail *string `json:"thumbnail,omitempty"`
+}
+
+// ClaimableOfferList defines model for ClaimableOfferList.
+type ClaimableOfferList struct {
+	Data  []ClaimableOfferList_Data `json:"data"`
+	Links PageLinks                 `json:"links"`
+	Meta  PageMeta                  `json:"meta"`
+}
+
+// ClaimableOfferListDataActionsType defines model for ClaimableOfferList.Data.Actions.Type.
+type ClaimableOfferListDataActionsType string
+
+// ClaimableOfferList_Data_Actions defines model for ClaimableOfferList.Data.Actions.
+type ClaimableOfferList_Data_Actions struct {
+	Type ClaimableOfferListDataActionsType `json:"type"`
+}
+
+// ClaimableOfferListDataCouponTypeId defines model for ClaimableOfferList.Data.CouponTypeId.
+type ClaimableOfferListDataCouponTypeId int
+
+// ClaimableOfferListDataOfferFrequencyId defines model for ClaimableOfferList.Data.OfferFrequencyId.
+type ClaimableOfferListDataOfferFrequencyId int
+
+// ClaimableOfferList_Data defines model for ClaimableOfferList.Data.
+type ClaimableOfferList_Data struct {
+	Actions []ClaimableOfferList_Data_Actions `json:"actions"`
+	Branch  *Branch                           `json:"branch,omitempty"`
+
+	// CouponExpiresIn Days an issued coupon lives (never beyond the offer); 0 as long as the offer.
+	CouponExpiresIn int `json:"coupon_expires_in"`
+
+	// CouponTypeId 74 or 91 while the customer holds an available coupon of the offer, else 75 or 92 once one was claimed, else null.
+	CouponTypeId  *ClaimableOfferListDataCouponTypeId `json:"coupon_type_id"`
+	Description   *string                             `json:"description,omitempty"`
+	DiscountValue *json.Number                        `json:"discount_value,omitempty"`
+	ExpiresAt     *time.Time                          `json:"expires_at,omitempty"`
+	ExternalId    string                              `json:"external_id"`
+	Id            int                                 `json:"id"`
+	Images        *[]CatalogImage                     `json:"images,omitempty"`
+
+	// MaxPurchase The largest purchase the offer applies to; null for no maximum.
+	MaxPurchase *json.Number `json:"max_purchase"`
+
+	// MinPurchase The smallest purchase the offer applies to (a reward's amount for points offers, the claiming purchase for coupons).
+	MinPurchase  json.Number  `json:"min_purchase"`
+	MultipFactor *json.Number `json:"multip_factor,omitempty"`
+
+	// OfferFrequencyId 4 when each customer may use the offer once; null for no limit.
+	OfferFrequencyId *ClaimableOfferListDataOfferFrequencyId `json:"offer_frequency_id"`
+
+	// OfferLanguages The offer's texts per language, English first.
+	OfferLanguages []OfferLanguage `json:"offer_languages"`
+	Points         int             `json:"points"`
+
+	// Priority The order in which the offer applies, 1 first.
+	Priority int `json:"priority"`
+
+	// PublishAt When the offer goes live (the same as starts_at); before it no reward uses it and no customer sees it.
+	PublishAt time.Time    `json:"publish_at"`
+	RealValue *json.Number `json:"real_value,omitempty"`
+	Title     string       `json:"title"`
+	Type      string       `json:"type"`
+	TypeId    *int         `json:"type_id,omitempty"`
 }
 
 // Coupon defines model for Coupon.
@@ -4024,6 +4141,24 @@ type ListAvailableCouponsParams struct {
 	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
 }
 
+// ListCustomerClaimableOffersParams defines parameters for ListCustomerClaimableOffers.
+type ListCustomerClaimableOffersParams struct {
+	// Amount The purchase amount, a number of 0 or more with at most 2 decimals (missing or other values are 422).
+	Amount string `form:"amount" json:"amount"`
+
+	// BranchId The branch of the purchase; a branch that is not the business's is 422. Without it, offers of every branch qualify.
+	BranchId *string `form:"branch_id,omitempty" json:"branch_id,omitempty"`
+
+	// Page Page number, from 1.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Page size, 1 to 100 (default 15; other values are 422).
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Relationships Comma-separated: branch (the first branch the object is available at, else the main branch). Another name is 400.
+	Relationships *string `form:"relationships,omitempty" json:"relationships,omitempty"`
+}
+
 // ListCustomerOffersParams defines parameters for ListCustomerOffers.
 type ListCustomerOffersParams struct {
 	// Page Page number, from 1.
@@ -4066,6 +4201,24 @@ type ListCustomerRewardsParams struct {
 
 	// BranchId Filter `eq|id` or `in|id1,id2`: the items available at one of these branches (an item of every branch is available at each).
 	BranchId *string `form:"branch.id,omitempty" json:"branch.id,omitempty"`
+}
+
+// ListCustomerTargetedOffersParams defines parameters for ListCustomerTargetedOffers.
+type ListCustomerTargetedOffersParams struct {
+	// Page Page number, from 1.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Page size, 1 to 100 (default 15; other values are 422).
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Relationships Comma-separated: branch (the first branch the object is available at, else the main branch). Another name is 400.
+	Relationships *string `form:"relationships,omitempty" json:"relationships,omitempty"`
+
+	// BranchId Filter `eq|id` or `in|id1,id2`: the offers available at one of these branches (an offer of every branch is available at each).
+	BranchId *string `form:"branch.id,omitempty" json:"branch.id,omitempty"`
+
+	// TypeId Filter `eq|N` or `in|N1,N2`: the offers of these types.
+	TypeId *string `form:"type_id,omitempty" json:"type_id,omitempty"`
 }
 
 // ListCustomerTransactionsParams defines parameters for ListCustomerTransactions.
@@ -4892,6 +5045,16 @@ type ClientInterface interface {
 	// Corresponds with GET /customers/{id}/available-coupons (the `ListAvailableCoupons` operationId).
 	ListAvailableCoupons(ctx context.Context, id CustomerId, params *ListAvailableCouponsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListCustomerClaimableOffers The offers that would apply to a customer's purchase now, in the order they apply.
+	//
+	// An offer is claimable when it is active, open to the customer (a targeted offer only to its
+	// customers), the purchase `amount` is within its min and max purchase, it is available at
+	// `branch_id`, the customer has not used it (an offer of one use) and has not claimed a coupon
+	// of it. `priority` is the order in which they apply: 1 first (oldest offer first).
+	//
+	// Corresponds with GET /customers/{id}/claimable-offers (the `ListCustomerClaimableOffers` operationId).
+	ListCustomerClaimableOffers(ctx context.Context, id CustomerId, params *ListCustomerClaimableOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListCustomerOffers Every offer of a customer, each with its actions.
 	//
 	// The active offers open to the customer (published, not expired, a targeted offer only to
@@ -4920,6 +5083,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /customers/{id}/rewards (the `ListCustomerRewards` operationId).
 	ListCustomerRewards(ctx context.Context, id CustomerId, params *ListCustomerRewardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCustomerTargetedOffers The active offers targeted at a customer (the reference's targeted offers).
+	//
+	// The customer's offers (as `GET /customers/{id}/offers`) that are targeted offers naming this
+	// customer and active now. The reference's `include=coupon` is not kept (400): the state of the
+	// customer's coupon of an offer is its `coupon_type_id`.
+	//
+	// Corresponds with GET /customers/{id}/targeted-offers (the `ListCustomerTargetedOffers` operationId).
+	ListCustomerTargetedOffers(ctx context.Context, id CustomerId, params *ListCustomerTargetedOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCustomerTransactions A customer's ledger entries, newest first.
 	//
@@ -6166,6 +6338,26 @@ func (c *Client) ListAvailableCoupons(ctx context.Context, id CustomerId, params
 	return c.Client.Do(req)
 }
 
+// ListCustomerClaimableOffers The offers that would apply to a customer's purchase now, in the order they apply.
+//
+// An offer is claimable when it is active, open to the customer (a targeted offer only to its
+// customers), the purchase `amount` is within its min and max purchase, it is available at
+// `branch_id`, the customer has not used it (an offer of one use) and has not claimed a coupon
+// of it. `priority` is the order in which they apply: 1 first (oldest offer first).
+//
+// Corresponds with GET /customers/{id}/claimable-offers (the `ListCustomerClaimableOffers` operationId).
+func (c *Client) ListCustomerClaimableOffers(ctx context.Context, id CustomerId, params *ListCustomerClaimableOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCustomerClaimableOffersRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListCustomerOffers Every offer of a customer, each with its actions.
 //
 // The active offers open to the customer (published, not expired, a targeted offer only to
@@ -6215,6 +6407,25 @@ func (c *Client) ListCustomerPoints(ctx context.Context, id CustomerId, params *
 // Corresponds with GET /customers/{id}/rewards (the `ListCustomerRewards` operationId).
 func (c *Client) ListCustomerRewards(ctx context.Context, id CustomerId, params *ListCustomerRewardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListCustomerRewardsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCustomerTargetedOffers The active offers targeted at a customer (the reference's targeted offers).
+//
+// The customer's offers (as `GET /customers/{id}/offers`) that are targeted offers naming this
+// customer and active now. The reference's `include=coupon` is not kept (400): the state of the
+// customer's coupon of an offer is its `coupon_type_id`.
+//
+// Corresponds with GET /customers/{id}/targeted-offers (the `ListCustomerTargetedOffers` operationId).
+func (c *Client) ListCustomerTargetedOffers(ctx context.Context, id CustomerId, params *ListCustomerTargetedOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCustomerTargetedOffersRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8853,6 +9064,111 @@ func NewListAvailableCouponsRequest(server string, id CustomerId, params *ListAv
 	return req, nil
 }
 
+// NewListCustomerClaimableOffersRequest constructs an http.Request for the ListCustomerClaimableOffers method
+func NewListCustomerClaimableOffersRequest(server string, id CustomerId, params *ListCustomerClaimableOffersParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/customers/%s/claimable-offers", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "amount", params.Amount, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.BranchId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "branch_id", *params.BranchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Relationships != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "relationships", *params.Relationships, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListCustomerOffersRequest constructs an http.Request for the ListCustomerOffers method
 func NewListCustomerOffersRequest(server string, id CustomerId, params *ListCustomerOffersParams) (*http.Request, error) {
 	var err error
@@ -9133,6 +9449,115 @@ func NewListCustomerRewardsRequest(server string, id CustomerId, params *ListCus
 		if params.BranchId != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "branch.id", *params.BranchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListCustomerTargetedOffersRequest constructs an http.Request for the ListCustomerTargetedOffers method
+func NewListCustomerTargetedOffersRequest(server string, id CustomerId, params *ListCustomerTargetedOffersParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/customers/%s/targeted-offers", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Relationships != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "relationships", *params.Relationships, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.BranchId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "branch.id", *params.BranchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TypeId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type_id", *params.TypeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -13296,6 +13721,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /customers/{id}/available-coupons (the `ListAvailableCoupons` operationId).
 	ListAvailableCouponsWithResponse(ctx context.Context, id CustomerId, params *ListAvailableCouponsParams, reqEditors ...RequestEditorFn) (*ListAvailableCouponsResponse, error)
 
+	// ListCustomerClaimableOffersWithResponse The offers that would apply to a customer's purchase now, in the order they apply.
+	//
+	// An offer is claimable when it is active, open to the customer (a targeted offer only to its
+	// customers), the purchase `amount` is within its min and max purchase, it is available at
+	// `branch_id`, the customer has not used it (an offer of one use) and has not claimed a coupon
+	// of it. `priority` is the order in which they apply: 1 first (oldest offer first).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /customers/{id}/claimable-offers (the `ListCustomerClaimableOffers` operationId).
+	ListCustomerClaimableOffersWithResponse(ctx context.Context, id CustomerId, params *ListCustomerClaimableOffersParams, reqEditors ...RequestEditorFn) (*ListCustomerClaimableOffersResponse, error)
+
 	// ListCustomerOffersWithResponse Every offer of a customer, each with its actions.
 	//
 	// The active offers open to the customer (published, not expired, a targeted offer only to
@@ -13330,6 +13767,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /customers/{id}/rewards (the `ListCustomerRewards` operationId).
 	ListCustomerRewardsWithResponse(ctx context.Context, id CustomerId, params *ListCustomerRewardsParams, reqEditors ...RequestEditorFn) (*ListCustomerRewardsResponse, error)
+
+	// ListCustomerTargetedOffersWithResponse The active offers targeted at a customer (the reference's targeted offers).
+	//
+	// The customer's offers (as `GET /customers/{id}/offers`) that are targeted offers naming this
+	// customer and active now. The reference's `include=coupon` is not kept (400): the state of the
+	// customer's coupon of an offer is its `coupon_type_id`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /customers/{id}/targeted-offers (the `ListCustomerTargetedOffers` operationId).
+	ListCustomerTargetedOffersWithResponse(ctx context.Context, id CustomerId, params *ListCustomerTargetedOffersParams, reqEditors ...RequestEditorFn) (*ListCustomerTargetedOffersResponse, error)
 
 	// ListCustomerTransactionsWithResponse A customer's ledger entries, newest first.
 	//
@@ -16110,6 +16558,194 @@ func (r ListAvailableCouponsResponse) ContentType() string {
 	return ""
 }
 
+// ListCustomerClaimableOffersResponse200Headers the declared response headers of an HTTP 200 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse400Headers the declared response headers of an HTTP 400 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse401Headers the declared response headers of an HTTP 401 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse403Headers the declared response headers of an HTTP 403 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse404Headers the declared response headers of an HTTP 404 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse406Headers the declared response headers of an HTTP 406 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse422Headers the declared response headers of an HTTP 422 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse429Headers the declared response headers of an HTTP 429 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListCustomerClaimableOffersResponse500Headers the declared response headers of an HTTP 500 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse503Headers the declared response headers of an HTTP 503 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type ListCustomerClaimableOffersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ClaimableOfferList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCustomerClaimableOffersResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListCustomerClaimableOffersResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListCustomerClaimableOffersResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListCustomerClaimableOffersResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListCustomerClaimableOffersResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *ListCustomerClaimableOffersResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListCustomerClaimableOffersResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCustomerClaimableOffersResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListCustomerClaimableOffersResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCustomerClaimableOffersResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON200() *ClaimableOfferList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCustomerClaimableOffersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCustomerClaimableOffersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCustomerClaimableOffersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCustomerClaimableOffersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListCustomerOffersResponse200Headers the declared response headers of an HTTP 200 response for ListCustomerOffers
 type ListCustomerOffersResponse200Headers struct {
 	XRateLimitLimit     *int
@@ -16652,6 +17288,194 @@ func (r ListCustomerRewardsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListCustomerRewardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListCustomerTargetedOffersResponse200Headers the declared response headers of an HTTP 200 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse400Headers the declared response headers of an HTTP 400 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse401Headers the declared response headers of an HTTP 401 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse403Headers the declared response headers of an HTTP 403 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse404Headers the declared response headers of an HTTP 404 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse406Headers the declared response headers of an HTTP 406 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse422Headers the declared response headers of an HTTP 422 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse429Headers the declared response headers of an HTTP 429 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListCustomerTargetedOffersResponse500Headers the declared response headers of an HTTP 500 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse503Headers the declared response headers of an HTTP 503 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type ListCustomerTargetedOffersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CustomerOfferList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCustomerTargetedOffersResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListCustomerTargetedOffersResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListCustomerTargetedOffersResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListCustomerTargetedOffersResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListCustomerTargetedOffersResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *ListCustomerTargetedOffersResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListCustomerTargetedOffersResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCustomerTargetedOffersResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListCustomerTargetedOffersResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCustomerTargetedOffersResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON200() *CustomerOfferList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCustomerTargetedOffersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCustomerTargetedOffersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCustomerTargetedOffersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCustomerTargetedOffersResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -29256,6 +30080,24 @@ func (c *ClientWithResponses) ListAvailableCouponsWithResponse(ctx context.Conte
 	return ParseListAvailableCouponsResponse(rsp)
 }
 
+// ListCustomerClaimableOffersWithResponse The offers that would apply to a customer's purchase now, in the order they apply.
+//
+// An offer is claimable when it is active, open to the customer (a targeted offer only to its
+// customers), the purchase `amount` is within its min and max purchase, it is available at
+// `branch_id`, the customer has not used it (an offer of one use) and has not claimed a coupon
+// of it. `priority` is the order in which they apply: 1 first (oldest offer first).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /customers/{id}/claimable-offers (the `ListCustomerClaimableOffers` operationId).
+func (c *ClientWithResponses) ListCustomerClaimableOffersWithResponse(ctx context.Context, id CustomerId, params *ListCustomerClaimableOffersParams, reqEditors ...RequestEditorFn) (*ListCustomerClaimableOffersResponse, error) {
+	rsp, err := c.ListCustomerClaimableOffers(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCustomerClaimableOffersResponse(rsp)
+}
+
 // ListCustomerOffersWithResponse Every offer of a customer, each with its actions.
 //
 // The active offers open to the customer (published, not expired, a targeted offer only to
@@ -29307,6 +30149,23 @@ func (c *ClientWithResponses) ListCustomerRewardsWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseListCustomerRewardsResponse(rsp)
+}
+
+// ListCustomerTargetedOffersWithResponse The active offers targeted at a customer (the reference's targeted offers).
+//
+// The customer's offers (as `GET /customers/{id}/offers`) that are targeted offers naming this
+// customer and active now. The reference's `include=coupon` is not kept (400): the state of the
+// customer's coupon of an offer is its `coupon_type_id`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /customers/{id}/targeted-offers (the `ListCustomerTargetedOffers` operationId).
+func (c *ClientWithResponses) ListCustomerTargetedOffersWithResponse(ctx context.Context, id CustomerId, params *ListCustomerTargetedOffersParams, reqEditors ...RequestEditorFn) (*ListCustomerTargetedOffersResponse, error) {
+	rsp, err := c.ListCustomerTargetedOffers(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCustomerTargetedOffersResponse(rsp)
 }
 
 // ListCustomerTransactionsWithResponse A customer's ledger entries, newest first.
@@ -33590,6 +34449,296 @@ func ParseListAvailableCouponsResponse(rsp *http.Response) (*ListAvailableCoupon
 	return response, nil
 }
 
+// ParseListCustomerClaimableOffersResponse parses an HTTP response from a ListCustomerClaimableOffersWithResponse call
+func ParseListCustomerClaimableOffersResponse(rsp *http.Response) (*ListCustomerClaimableOffersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCustomerClaimableOffersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ClaimableOfferList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCustomerClaimableOffersResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListCustomerClaimableOffersResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListCustomerClaimableOffersResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListCustomerClaimableOffersResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListCustomerClaimableOffersResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers ListCustomerClaimableOffersResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListCustomerClaimableOffersResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCustomerClaimableOffersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListCustomerClaimableOffersResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCustomerClaimableOffersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListCustomerOffersResponse parses an HTTP response from a ListCustomerOffersWithResponse call
 func ParseListCustomerOffersResponse(rsp *http.Response) (*ListCustomerOffersResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -34424,6 +35573,296 @@ func ParseListCustomerRewardsResponse(rsp *http.Response) (*ListCustomerRewardsR
 			headers.XRateLimitRemaining = &value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCustomerTargetedOffersResponse parses an HTTP response from a ListCustomerTargetedOffersWithResponse call
+func ParseListCustomerTargetedOffersResponse(rsp *http.Response) (*ListCustomerTargetedOffersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCustomerTargetedOffersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CustomerOfferList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCustomerTargetedOffersResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListCustomerTargetedOffersResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListCustomerTargetedOffersResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListCustomerTargetedOffersResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListCustomerTargetedOffersResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers ListCustomerTargetedOffersResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListCustomerTargetedOffersResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCustomerTargetedOffersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListCustomerTargetedOffersResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCustomerTargetedOffersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
