@@ -3494,6 +3494,11 @@ type Transaction struct {
 	// TransactionDetails With relationships=transaction_details; null when the entry has none.
 	TransactionDetails *TransactionDetails `json:"transaction_details,omitempty"`
 
+	// TransactionSequences With relationships=transaction_sequences: the entries that followed from this one (its
+	// cancellation, the one later entry the ledger ties to an earlier one); empty when none.
+	// The ledger keeps no sequence rows: `id` is the following entry's.
+	TransactionSequences *[]Transaction_TransactionSequences `json:"transaction_sequences,omitempty"`
+
 	// TransactionType Type code, the reference platform's, named in name: 4 Reward, 5 Redemption (of points), 33 Signup Bonus, 43 Redemption - Catalog, 44 Transaction Canceled - Clerk, 64 Refund - Points (return), 74 Coupon Tagged, 75 Coupon claimed, 76 Referred rewarded, 77 Referrer rewarded, 80 Adjust Increase Points, 82 Adjust Decrease Points, 85 Giftcard Purchase - At Store, 88 Giftcard Payment, 91 Convertible Coupon created, 92 Convertible Coupon redeemed, 107 Refund - Redeemed Points; the service's own kinds, which the reference has no code for: 1012 Store Credit, 1017 Points Activated, 1018 Points Expired. docs/transaction-types.md maps the codes used before these.
 	TransactionType int       `json:"transaction_type"`
 	UpdatedAt       time.Time `json:"updated_at"`
@@ -3537,6 +3542,26 @@ type Transaction_Customer struct {
 // Transaction_Receipt defines model for Transaction.Receipt.
 type Transaction_Receipt struct {
 	Number string `json:"number"`
+}
+
+// Transaction_TransactionSequences_NextTransaction The following entry, as the lists show an entry.
+type Transaction_TransactionSequences_NextTransaction struct {
+	Amount    json.Number `json:"amount"`
+	CreatedAt time.Time   `json:"created_at"`
+	Id        int         `json:"id"`
+	Name      string      `json:"name"`
+	Points    int         `json:"points"`
+	UpdatedAt time.Time   `json:"updated_at"`
+}
+
+// Transaction_TransactionSequences defines model for Transaction.TransactionSequences.
+type Transaction_TransactionSequences struct {
+	Id                   int `json:"id"`
+	InitialTransactionId int `json:"initial_transaction_id"`
+
+	// NextTransaction The following entry, as the lists show an entry.
+	NextTransaction   Transaction_TransactionSequences_NextTransaction `json:"next_transaction"`
+	NextTransactionId int                                              `json:"next_transaction_id"`
 }
 
 // TransactionCreate Body of POST /transactions (validated by the server, which answers 422 naming the field). Each intent
@@ -4229,7 +4254,7 @@ type ListCustomerTransactionsParams struct {
 	// PerPage Page size, 1 to 100 (default 15).
 	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
 
-	// Relationships Comma-separated: branch (an entry recorded without one shows the main branch), transaction_details (the details, or null).
+	// Relationships Comma-separated: branch (an entry recorded without one shows the main branch), transaction_details (the details, or null), transaction_sequences (the entries that followed from each: its cancellation).
 	Relationships *string `form:"relationships,omitempty" json:"relationships,omitempty"`
 
 	// Include ecom_coupon
@@ -4505,7 +4530,7 @@ type ListTransactionsParams struct {
 	// PerPage Page size, 1 to 100 (other values are 422).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
-	// Relationships Comma-separated: customer (each entry's customer object), transaction_details (the details, or null).
+	// Relationships Comma-separated: customer (each entry's customer object), transaction_details (the details, or null), transaction_sequences (the entries that followed from each: its cancellation).
 	Relationships                     *string `form:"relationships,omitempty" json:"relationships,omitempty"`
 	CreatedAt                         *string `form:"created_at,omitempty" json:"created_at,omitempty"`
 	UpdatedAt                         *string `form:"updated_at,omitempty" json:"updated_at,omitempty"`

@@ -22,6 +22,26 @@ type transactionJSON struct {
 	Branch             *branchJSON          `json:"branch,omitempty"`
 	TransactionDetails detailsJSON          `json:"transaction_details,omitzero"`
 	EcomCoupon         *loyalty.CouponJSON  `json:"ecom_coupon,omitempty"`
+	Sequences          *[]sequenceJSON      `json:"transaction_sequences,omitempty"`
+}
+
+// sequenceJSON is an entry that followed from another (its cancellation),
+// as the reference's transaction_sequences show it. The ledger keeps no
+// sequence rows: the id is the following entry's.
+type sequenceJSON struct {
+	ID                   int64                   `json:"id"`
+	InitialTransactionID int64                   `json:"initial_transaction_id"`
+	NextTransactionID    int64                   `json:"next_transaction_id"`
+	NextTransaction      loyalty.TransactionJSON `json:"next_transaction"`
+}
+
+// withSequences sets the entry's transaction_sequences from next.
+func (t *transactionJSON) withSequences(id int64, next []loyalty.Transaction) {
+	seq := make([]sequenceJSON, len(next))
+	for i, n := range next {
+		seq[i] = sequenceJSON{ID: n.ID, InitialTransactionID: id, NextTransactionID: n.ID, NextTransaction: loyalty.NewTransactionJSON(n)}
+	}
+	t.Sequences = &seq
 }
 
 // detailsJSON is the transaction_details of an entry when asked for: the
@@ -140,7 +160,7 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *re
 	if err != nil {
 		return err
 	}
-	page, err := s.Transactions.List(r.Context(), loyalty.Business{ID: rc.businessID}, lq, loyalty.TransactionWith{Customers: rel["customer"]})
+	page, err := s.Transactions.List(r.Context(), loyalty.Business{ID: rc.businessID}, lq, loyalty.TransactionWith{Customers: rel["customer"], Sequences: rel["transaction_sequences"]})
 	if err != nil {
 		return err
 	}
@@ -149,6 +169,9 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *re
 		data[i] = toTransactionJSON(t)
 		if rel["transaction_details"] {
 			data[i].TransactionDetails = detailsJSON{shown: true, d: t.Details}
+		}
+		if rel["transaction_sequences"] {
+			data[i].withSequences(t.ID, page.Sequences[t.ID])
 		}
 		if c, ok := page.Customers[t.CustomerID]; ok {
 			data[i].Customer = loyalty.NewCustomerJSON(c, false, nil)
@@ -171,7 +194,7 @@ func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc
 	}
 	customerID := r.PathValue("id")
 	page, err := s.Transactions.History(r.Context(), loyalty.Business{ID: rc.businessID}, customerID, lq,
-		loyalty.TransactionWith{Branches: rel["branch"], Coupons: include["ecom_coupon"]})
+		loyalty.TransactionWith{Branches: rel["branch"], Coupons: include["ecom_coupon"], Sequences: rel["transaction_sequences"]})
 	if err != nil {
 		return err
 	}
@@ -180,6 +203,9 @@ func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc
 		data[i] = toTransactionJSON(t)
 		if rel["transaction_details"] {
 			data[i].TransactionDetails = detailsJSON{shown: true, d: t.Details}
+		}
+		if rel["transaction_sequences"] {
+			data[i].withSequences(t.ID, page.Sequences[t.ID])
 		}
 		if b, ok := page.Branches[t.BranchID]; ok {
 			bj := toBranchJSON(b)

@@ -294,3 +294,32 @@ func (t *tx) SetTransactionDetails(ctx context.Context, businessID string, id in
 	}
 	return nil
 }
+
+// ReversalsOf returns the entries of a business that reverse one of ids
+// (reverses_id is unique and indexed).
+func (d *DB) ReversalsOf(ctx context.Context, businessID string, ids []int64) ([]loyalty.Transaction, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := []any{businessID}
+	ph := make([]string, len(ids))
+	for i, id := range ids {
+		args = append(args, id)
+		ph[i] = fmt.Sprintf("$%d", i+2)
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+transactionColumns+` FROM transactions t
+		WHERE t.business_id = $1 AND t.reverses_id IN (`+strings.Join(ph, ", ")+`) ORDER BY t.id`, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var out []loyalty.Transaction
+	for rows.Next() {
+		e, err := scanTransaction(rows)
+		if err != nil {
+			return nil, dbError(err)
+		}
+		out = append(out, e)
+	}
+	return out, dbError(rows.Err())
+}
