@@ -207,6 +207,60 @@ func (e AuthorizationServerMetadataTokenEndpointAuthMethodsSupported) Valid() bo
 	}
 }
 
+// Defines values for ClaimableOfferListDataActionsType.
+const (
+	ClaimableOfferListDataActionsTypeGetCoupon ClaimableOfferListDataActionsType = "get_coupon"
+)
+
+// Valid indicates whether the value is a known member of the ClaimableOfferListDataActionsType enum.
+func (e ClaimableOfferListDataActionsType) Valid() bool {
+	switch e {
+	case ClaimableOfferListDataActionsTypeGetCoupon:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ClaimableOfferListDataCouponTypeId.
+const (
+	ClaimableOfferListDataCouponTypeIdN74 ClaimableOfferListDataCouponTypeId = 74
+	ClaimableOfferListDataCouponTypeIdN75 ClaimableOfferListDataCouponTypeId = 75
+	ClaimableOfferListDataCouponTypeIdN91 ClaimableOfferListDataCouponTypeId = 91
+	ClaimableOfferListDataCouponTypeIdN92 ClaimableOfferListDataCouponTypeId = 92
+)
+
+// Valid indicates whether the value is a known member of the ClaimableOfferListDataCouponTypeId enum.
+func (e ClaimableOfferListDataCouponTypeId) Valid() bool {
+	switch e {
+	case ClaimableOfferListDataCouponTypeIdN74:
+		return true
+	case ClaimableOfferListDataCouponTypeIdN75:
+		return true
+	case ClaimableOfferListDataCouponTypeIdN91:
+		return true
+	case ClaimableOfferListDataCouponTypeIdN92:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ClaimableOfferListDataOfferFrequencyId.
+const (
+	ClaimableOfferListDataOfferFrequencyIdN4 ClaimableOfferListDataOfferFrequencyId = 4
+)
+
+// Valid indicates whether the value is a known member of the ClaimableOfferListDataOfferFrequencyId enum.
+func (e ClaimableOfferListDataOfferFrequencyId) Valid() bool {
+	switch e {
+	case ClaimableOfferListDataOfferFrequencyIdN4:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CouponCouponTypeId.
 const (
 	CouponCouponTypeIdN74 CouponCouponTypeId = 74
@@ -1842,6 +1896,69 @@ type CatalogImageWrite struct {
 	Thumbnail *string `json:"thumbnail,omitempty"`
 }
 
+// ClaimableOfferList defines model for ClaimableOfferList.
+type ClaimableOfferList struct {
+	Data  []ClaimableOfferList_Data `json:"data"`
+	Links PageLinks                 `json:"links"`
+	Meta  PageMeta                  `json:"meta"`
+}
+
+// ClaimableOfferListDataActionsType defines model for ClaimableOfferList.Data.Actions.Type.
+type ClaimableOfferListDataActionsType string
+
+// ClaimableOfferList_Data_Actions defines model for ClaimableOfferList.Data.Actions.
+type ClaimableOfferList_Data_Actions struct {
+	Type ClaimableOfferListDataActionsType `json:"type"`
+}
+
+// ClaimableOfferListDataCouponTypeId defines model for ClaimableOfferList.Data.CouponTypeId.
+type ClaimableOfferListDataCouponTypeId int
+
+// ClaimableOfferListDataOfferFrequencyId defines model for ClaimableOfferList.Data.OfferFrequencyId.
+type ClaimableOfferListDataOfferFrequencyId int
+
+// ClaimableOfferList_Data defines model for ClaimableOfferList.Data.
+type ClaimableOfferList_Data struct {
+	Actions []ClaimableOfferList_Data_Actions `json:"actions"`
+	Branch  *Branch                           `json:"branch,omitempty"`
+
+	// CouponExpiresIn Days an issued coupon lives (never beyond the offer); 0 as long as the offer.
+	CouponExpiresIn int `json:"coupon_expires_in"`
+
+	// CouponTypeId 74 or 91 while the customer holds an available coupon of the offer, else 75 or 92 once one was claimed, else null.
+	CouponTypeId  *ClaimableOfferListDataCouponTypeId `json:"coupon_type_id"`
+	Description   *string                             `json:"description,omitempty"`
+	DiscountValue *json.Number                        `json:"discount_value,omitempty"`
+	ExpiresAt     *time.Time                          `json:"expires_at,omitempty"`
+	ExternalId    string                              `json:"external_id"`
+	Id            int                                 `json:"id"`
+	Images        *[]CatalogImage                     `json:"images,omitempty"`
+
+	// MaxPurchase The largest purchase the offer applies to; null for no maximum.
+	MaxPurchase *json.Number `json:"max_purchase"`
+
+	// MinPurchase The smallest purchase the offer applies to (a reward's amount for points offers, the claiming purchase for coupons).
+	MinPurchase  json.Number  `json:"min_purchase"`
+	MultipFactor *json.Number `json:"multip_factor,omitempty"`
+
+	// OfferFrequencyId 4 when each customer may use the offer once; null for no limit.
+	OfferFrequencyId *ClaimableOfferListDataOfferFrequencyId `json:"offer_frequency_id"`
+
+	// OfferLanguages The offer's texts per language, English first.
+	OfferLanguages []OfferLanguage `json:"offer_languages"`
+	Points         int             `json:"points"`
+
+	// Priority The order in which the offer applies, 1 first.
+	Priority int `json:"priority"`
+
+	// PublishAt When the offer goes live (the same as starts_at); before it no reward uses it and no customer sees it.
+	PublishAt time.Time    `json:"publish_at"`
+	RealValue *json.Number `json:"real_value,omitempty"`
+	Title     string       `json:"title"`
+	Type      string       `json:"type"`
+	TypeId    *int         `json:"type_id,omitempty"`
+}
+
 // Coupon defines model for Coupon.
 type Coupon struct {
 	CouponLocked bool               `json:"coupon_locked"`
@@ -3377,6 +3494,11 @@ type Transaction struct {
 	// TransactionDetails With relationships=transaction_details; null when the entry has none.
 	TransactionDetails *TransactionDetails `json:"transaction_details,omitempty"`
 
+	// TransactionSequences With relationships=transaction_sequences: the entries that followed from this one (its
+	// cancellation, the one later entry the ledger ties to an earlier one); empty when none.
+	// The ledger keeps no sequence rows: `id` is the following entry's.
+	TransactionSequences *[]Transaction_TransactionSequences `json:"transaction_sequences,omitempty"`
+
 	// TransactionType Type code, the reference platform's, named in name: 4 Reward, 5 Redemption (of points), 33 Signup Bonus, 43 Redemption - Catalog, 44 Transaction Canceled - Clerk, 64 Refund - Points (return), 74 Coupon Tagged, 75 Coupon claimed, 76 Referred rewarded, 77 Referrer rewarded, 80 Adjust Increase Points, 82 Adjust Decrease Points, 85 Giftcard Purchase - At Store, 88 Giftcard Payment, 91 Convertible Coupon created, 92 Convertible Coupon redeemed, 107 Refund - Redeemed Points; the service's own kinds, which the reference has no code for: 1012 Store Credit, 1017 Points Activated, 1018 Points Expired. docs/transaction-types.md maps the codes used before these.
 	TransactionType int       `json:"transaction_type"`
 	UpdatedAt       time.Time `json:"updated_at"`
@@ -3420,6 +3542,26 @@ type Transaction_Customer struct {
 // Transaction_Receipt defines model for Transaction.Receipt.
 type Transaction_Receipt struct {
 	Number string `json:"number"`
+}
+
+// Transaction_TransactionSequences_NextTransaction The following entry, as the lists show an entry.
+type Transaction_TransactionSequences_NextTransaction struct {
+	Amount    json.Number `json:"amount"`
+	CreatedAt time.Time   `json:"created_at"`
+	Id        int         `json:"id"`
+	Name      string      `json:"name"`
+	Points    int         `json:"points"`
+	UpdatedAt time.Time   `json:"updated_at"`
+}
+
+// Transaction_TransactionSequences defines model for Transaction.TransactionSequences.
+type Transaction_TransactionSequences struct {
+	Id                   int `json:"id"`
+	InitialTransactionId int `json:"initial_transaction_id"`
+
+	// NextTransaction The following entry, as the lists show an entry.
+	NextTransaction   Transaction_TransactionSequences_NextTransaction `json:"next_transaction"`
+	NextTransactionId int                                              `json:"next_transaction_id"`
 }
 
 // TransactionCreate Body of POST /transactions (validated by the server, which answers 422 naming the field). Each intent
@@ -3526,6 +3668,37 @@ type TransactionDetails struct {
 	CustomField4    *string `json:"custom_field_4,omitempty"`
 	CustomField5    *string `json:"custom_field_5,omitempty"`
 	ExternalOrderId *string `json:"external_order_id,omitempty"`
+}
+
+// TransactionDetailsPatch defines model for TransactionDetailsPatch.
+type TransactionDetailsPatch struct {
+	CustomField1    *string `json:"custom_field_1,omitempty"`
+	CustomField2    *string `json:"custom_field_2,omitempty"`
+	CustomField3    *string `json:"custom_field_3,omitempty"`
+	CustomField4    *string `json:"custom_field_4,omitempty"`
+	CustomField5    *string `json:"custom_field_5,omitempty"`
+	ExternalOrderId *string `json:"external_order_id,omitempty"`
+}
+
+// TransactionDetailsUpdate Details fields to change (strings of 1 to 255 characters, null to clear), flat or under transaction_details.
+type TransactionDetailsUpdate struct {
+	CustomField1       *string                  `json:"custom_field_1,omitempty"`
+	CustomField2       *string                  `json:"custom_field_2,omitempty"`
+	CustomField3       *string                  `json:"custom_field_3,omitempty"`
+	CustomField4       *string                  `json:"custom_field_4,omitempty"`
+	CustomField5       *string                  `json:"custom_field_5,omitempty"`
+	ExternalOrderId    *string                  `json:"external_order_id,omitempty"`
+	TransactionDetails *TransactionDetailsPatch `json:"transaction_details,omitempty"`
+}
+
+// TransactionDetailsUpdated defines model for TransactionDetailsUpdated.
+type TransactionDetailsUpdated struct {
+	CustomField1    *string `json:"custom_field_1"`
+	CustomField2    *string `json:"custom_field_2"`
+	CustomField3    *string `json:"custom_field_3"`
+	CustomField4    *string `json:"custom_field_4"`
+	CustomField5    *string `json:"custom_field_5"`
+	ExternalOrderId *string `json:"external_order_id"`
 }
 
 // TransactionList defines model for TransactionList.
@@ -3993,6 +4166,24 @@ type ListAvailableCouponsParams struct {
 	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
 }
 
+// ListCustomerClaimableOffersParams defines parameters for ListCustomerClaimableOffers.
+type ListCustomerClaimableOffersParams struct {
+	// Amount The purchase amount, a number of 0 or more with at most 2 decimals (missing or other values are 422).
+	Amount string `form:"amount" json:"amount"`
+
+	// BranchId The branch of the purchase; a branch that is not the business's is 422. Without it, offers of every branch qualify.
+	BranchId *string `form:"branch_id,omitempty" json:"branch_id,omitempty"`
+
+	// Page Page number, from 1.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Page size, 1 to 100 (default 15; other values are 422).
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Relationships Comma-separated: branch (the first branch the object is available at, else the main branch). Another name is 400.
+	Relationships *string `form:"relationships,omitempty" json:"relationships,omitempty"`
+}
+
 // ListCustomerOffersParams defines parameters for ListCustomerOffers.
 type ListCustomerOffersParams struct {
 	// Page Page number, from 1.
@@ -4037,6 +4228,24 @@ type ListCustomerRewardsParams struct {
 	BranchId *string `form:"branch.id,omitempty" json:"branch.id,omitempty"`
 }
 
+// ListCustomerTargetedOffersParams defines parameters for ListCustomerTargetedOffers.
+type ListCustomerTargetedOffersParams struct {
+	// Page Page number, from 1.
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Page size, 1 to 100 (default 15; other values are 422).
+	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Relationships Comma-separated: branch (the first branch the object is available at, else the main branch). Another name is 400.
+	Relationships *string `form:"relationships,omitempty" json:"relationships,omitempty"`
+
+	// BranchId Filter `eq|id` or `in|id1,id2`: the offers available at one of these branches (an offer of every branch is available at each).
+	BranchId *string `form:"branch.id,omitempty" json:"branch.id,omitempty"`
+
+	// TypeId Filter `eq|N` or `in|N1,N2`: the offers of these types.
+	TypeId *string `form:"type_id,omitempty" json:"type_id,omitempty"`
+}
+
 // ListCustomerTransactionsParams defines parameters for ListCustomerTransactions.
 type ListCustomerTransactionsParams struct {
 	// Page Page number, from 1.
@@ -4045,7 +4254,7 @@ type ListCustomerTransactionsParams struct {
 	// PerPage Page size, 1 to 100 (default 15).
 	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
 
-	// Relationships Comma-separated: branch (an entry recorded without one shows the main branch), transaction_details (the details, or null).
+	// Relationships Comma-separated: branch (an entry recorded without one shows the main branch), transaction_details (the details, or null), transaction_sequences (the entries that followed from each: its cancellation).
 	Relationships *string `form:"relationships,omitempty" json:"relationships,omitempty"`
 
 	// Include ecom_coupon
@@ -4321,7 +4530,7 @@ type ListTransactionsParams struct {
 	// PerPage Page size, 1 to 100 (other values are 422).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
-	// Relationships Comma-separated: customer (each entry's customer object), transaction_details (the details, or null).
+	// Relationships Comma-separated: customer (each entry's customer object), transaction_details (the details, or null), transaction_sequences (the entries that followed from each: its cancellation).
 	Relationships                     *string `form:"relationships,omitempty" json:"relationships,omitempty"`
 	CreatedAt                         *string `form:"created_at,omitempty" json:"created_at,omitempty"`
 	UpdatedAt                         *string `form:"updated_at,omitempty" json:"updated_at,omitempty"`
@@ -4332,6 +4541,11 @@ type ListTransactionsParams struct {
 // CreateTransactionParams defines parameters for CreateTransaction.
 type CreateTransactionParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateTransactionDetails200JSONResponseBody defines parameters for UpdateTransactionDetails.
+type UpdateTransactionDetails200JSONResponseBody struct {
+	Data TransactionDetailsUpdated `json:"data"`
 }
 
 // ListUsersParams defines parameters for ListUsers.
@@ -4533,6 +4747,9 @@ type UpdateTierJSONRequestBody = TierWrite
 
 // CreateTransactionJSONRequestBody defines body for CreateTransaction for application/json ContentType.
 type CreateTransactionJSONRequestBody = TransactionCreate
+
+// UpdateTransactionDetailsJSONRequestBody defines body for UpdateTransactionDetails for application/json ContentType.
+type UpdateTransactionDetailsJSONRequestBody = TransactionDetailsUpdate
 
 // CreateUserJSONRequestBody defines body for CreateUser for application/json ContentType.
 type CreateUserJSONRequestBody = UserCreate
@@ -4853,6 +5070,16 @@ type ClientInterface interface {
 	// Corresponds with GET /customers/{id}/available-coupons (the `ListAvailableCoupons` operationId).
 	ListAvailableCoupons(ctx context.Context, id CustomerId, params *ListAvailableCouponsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListCustomerClaimableOffers The offers that would apply to a customer's purchase now, in the order they apply.
+	//
+	// An offer is claimable when it is active, open to the customer (a targeted offer only to its
+	// customers), the purchase `amount` is within its min and max purchase, it is available at
+	// `branch_id`, the customer has not used it (an offer of one use) and has not claimed a coupon
+	// of it. `priority` is the order in which they apply: 1 first (oldest offer first).
+	//
+	// Corresponds with GET /customers/{id}/claimable-offers (the `ListCustomerClaimableOffers` operationId).
+	ListCustomerClaimableOffers(ctx context.Context, id CustomerId, params *ListCustomerClaimableOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListCustomerOffers Every offer of a customer, each with its actions.
 	//
 	// The active offers open to the customer (published, not expired, a targeted offer only to
@@ -4881,6 +5108,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /customers/{id}/rewards (the `ListCustomerRewards` operationId).
 	ListCustomerRewards(ctx context.Context, id CustomerId, params *ListCustomerRewardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCustomerTargetedOffers The active offers targeted at a customer (the reference's targeted offers).
+	//
+	// The customer's offers (as `GET /customers/{id}/offers`) that are targeted offers naming this
+	// customer and active now. The reference's `include=coupon` is not kept (400): the state of the
+	// customer's coupon of an offer is its `coupon_type_id`.
+	//
+	// Corresponds with GET /customers/{id}/targeted-offers (the `ListCustomerTargetedOffers` operationId).
+	ListCustomerTargetedOffers(ctx context.Context, id CustomerId, params *ListCustomerTargetedOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCustomerTransactions A customer's ledger entries, newest first.
 	//
@@ -5557,6 +5793,32 @@ type ClientInterface interface {
 	// Corresponds with DELETE /transactions/{id} (the `CancelTransaction` operationId).
 	CancelTransaction(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// UpdateTransactionDetailsWithBody Change the business's own references on an entry (its transaction_details), and nothing else of it.
+	//
+	// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+	// reference's example, or under `transaction_details`. A field that is not one of the six
+	// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+	// a new entry). Each change is written to the business's audit log (action
+	// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+	UpdateTransactionDetailsWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateTransactionDetails Change the business's own references on an entry (its transaction_details), and nothing else of it.
+	//
+	// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+	// reference's example, or under `transaction_details`. A field that is not one of the six
+	// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+	// a new entry). Each change is written to the business's audit log (action
+	// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+	UpdateTransactionDetails(ctx context.Context, id string, body UpdateTransactionDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListUsers List users (declared not implemented; always an empty list).
 	//
 	// Corresponds with GET /users (the `ListUsers` operationId).
@@ -6101,6 +6363,26 @@ func (c *Client) ListAvailableCoupons(ctx context.Context, id CustomerId, params
 	return c.Client.Do(req)
 }
 
+// ListCustomerClaimableOffers The offers that would apply to a customer's purchase now, in the order they apply.
+//
+// An offer is claimable when it is active, open to the customer (a targeted offer only to its
+// customers), the purchase `amount` is within its min and max purchase, it is available at
+// `branch_id`, the customer has not used it (an offer of one use) and has not claimed a coupon
+// of it. `priority` is the order in which they apply: 1 first (oldest offer first).
+//
+// Corresponds with GET /customers/{id}/claimable-offers (the `ListCustomerClaimableOffers` operationId).
+func (c *Client) ListCustomerClaimableOffers(ctx context.Context, id CustomerId, params *ListCustomerClaimableOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCustomerClaimableOffersRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListCustomerOffers Every offer of a customer, each with its actions.
 //
 // The active offers open to the customer (published, not expired, a targeted offer only to
@@ -6150,6 +6432,25 @@ func (c *Client) ListCustomerPoints(ctx context.Context, id CustomerId, params *
 // Corresponds with GET /customers/{id}/rewards (the `ListCustomerRewards` operationId).
 func (c *Client) ListCustomerRewards(ctx context.Context, id CustomerId, params *ListCustomerRewardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListCustomerRewardsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCustomerTargetedOffers The active offers targeted at a customer (the reference's targeted offers).
+//
+// The customer's offers (as `GET /customers/{id}/offers`) that are targeted offers naming this
+// customer and active now. The reference's `include=coupon` is not kept (400): the state of the
+// customer's coupon of an offer is its `coupon_type_id`.
+//
+// Corresponds with GET /customers/{id}/targeted-offers (the `ListCustomerTargetedOffers` operationId).
+func (c *Client) ListCustomerTargetedOffers(ctx context.Context, id CustomerId, params *ListCustomerTargetedOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCustomerTargetedOffersRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7505,6 +7806,52 @@ func (c *Client) CancelTransaction(ctx context.Context, id string, reqEditors ..
 	return c.Client.Do(req)
 }
 
+// UpdateTransactionDetailsWithBody Change the business's own references on an entry (its transaction_details), and nothing else of it.
+//
+// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+// reference's example, or under `transaction_details`. A field that is not one of the six
+// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+// a new entry). Each change is written to the business's audit log (action
+// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+func (c *Client) UpdateTransactionDetailsWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTransactionDetailsRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateTransactionDetails Change the business's own references on an entry (its transaction_details), and nothing else of it.
+//
+// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+// reference's example, or under `transaction_details`. A field that is not one of the six
+// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+// a new entry). Each change is written to the business's audit log (action
+// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+func (c *Client) UpdateTransactionDetails(ctx context.Context, id string, body UpdateTransactionDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTransactionDetailsRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListUsers List users (declared not implemented; always an empty list).
 //
 // Corresponds with GET /users (the `ListUsers` operationId).
@@ -8742,6 +9089,111 @@ func NewListAvailableCouponsRequest(server string, id CustomerId, params *ListAv
 	return req, nil
 }
 
+// NewListCustomerClaimableOffersRequest constructs an http.Request for the ListCustomerClaimableOffers method
+func NewListCustomerClaimableOffersRequest(server string, id CustomerId, params *ListCustomerClaimableOffersParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/customers/%s/claimable-offers", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "amount", params.Amount, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.BranchId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "branch_id", *params.BranchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Relationships != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "relationships", *params.Relationships, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListCustomerOffersRequest constructs an http.Request for the ListCustomerOffers method
 func NewListCustomerOffersRequest(server string, id CustomerId, params *ListCustomerOffersParams) (*http.Request, error) {
 	var err error
@@ -9022,6 +9474,115 @@ func NewListCustomerRewardsRequest(server string, id CustomerId, params *ListCus
 		if params.BranchId != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "branch.id", *params.BranchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListCustomerTargetedOffersRequest constructs an http.Request for the ListCustomerTargetedOffers method
+func NewListCustomerTargetedOffersRequest(server string, id CustomerId, params *ListCustomerTargetedOffersParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/customers/%s/targeted-offers", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "per_page", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Relationships != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "relationships", *params.Relationships, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.BranchId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "branch.id", *params.BranchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.TypeId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type_id", *params.TypeId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -11737,6 +12298,53 @@ func NewCancelTransactionRequest(server string, id string) (*http.Request, error
 	return req, nil
 }
 
+// NewUpdateTransactionDetailsRequest calls the generic UpdateTransactionDetails builder with application/json body
+func NewUpdateTransactionDetailsRequest(server string, id string, body UpdateTransactionDetailsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateTransactionDetailsRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateTransactionDetailsRequestWithBody constructs an http.Request for the UpdateTransactionDetails method, with any body, and a specified content type
+func NewUpdateTransactionDetailsRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/transactions/%s/details", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListUsersRequest constructs an http.Request for the ListUsers method
 func NewListUsersRequest(server string, params *ListUsersParams) (*http.Request, error) {
 	var err error
@@ -13138,6 +13746,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /customers/{id}/available-coupons (the `ListAvailableCoupons` operationId).
 	ListAvailableCouponsWithResponse(ctx context.Context, id CustomerId, params *ListAvailableCouponsParams, reqEditors ...RequestEditorFn) (*ListAvailableCouponsResponse, error)
 
+	// ListCustomerClaimableOffersWithResponse The offers that would apply to a customer's purchase now, in the order they apply.
+	//
+	// An offer is claimable when it is active, open to the customer (a targeted offer only to its
+	// customers), the purchase `amount` is within its min and max purchase, it is available at
+	// `branch_id`, the customer has not used it (an offer of one use) and has not claimed a coupon
+	// of it. `priority` is the order in which they apply: 1 first (oldest offer first).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /customers/{id}/claimable-offers (the `ListCustomerClaimableOffers` operationId).
+	ListCustomerClaimableOffersWithResponse(ctx context.Context, id CustomerId, params *ListCustomerClaimableOffersParams, reqEditors ...RequestEditorFn) (*ListCustomerClaimableOffersResponse, error)
+
 	// ListCustomerOffersWithResponse Every offer of a customer, each with its actions.
 	//
 	// The active offers open to the customer (published, not expired, a targeted offer only to
@@ -13172,6 +13792,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /customers/{id}/rewards (the `ListCustomerRewards` operationId).
 	ListCustomerRewardsWithResponse(ctx context.Context, id CustomerId, params *ListCustomerRewardsParams, reqEditors ...RequestEditorFn) (*ListCustomerRewardsResponse, error)
+
+	// ListCustomerTargetedOffersWithResponse The active offers targeted at a customer (the reference's targeted offers).
+	//
+	// The customer's offers (as `GET /customers/{id}/offers`) that are targeted offers naming this
+	// customer and active now. The reference's `include=coupon` is not kept (400): the state of the
+	// customer's coupon of an offer is its `coupon_type_id`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /customers/{id}/targeted-offers (the `ListCustomerTargetedOffers` operationId).
+	ListCustomerTargetedOffersWithResponse(ctx context.Context, id CustomerId, params *ListCustomerTargetedOffersParams, reqEditors ...RequestEditorFn) (*ListCustomerTargetedOffersResponse, error)
 
 	// ListCustomerTransactionsWithResponse A customer's ledger entries, newest first.
 	//
@@ -13907,6 +14538,32 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with DELETE /transactions/{id} (the `CancelTransaction` operationId).
 	CancelTransactionWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*CancelTransactionResponse, error)
+
+	// UpdateTransactionDetailsWithBodyWithResponse Change the business's own references on an entry (its transaction_details), and nothing else of it.
+	//
+	// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+	// reference's example, or under `transaction_details`. A field that is not one of the six
+	// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+	// a new entry). Each change is written to the business's audit log (action
+	// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+	UpdateTransactionDetailsWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTransactionDetailsResponse, error)
+
+	// UpdateTransactionDetailsWithResponse Change the business's own references on an entry (its transaction_details), and nothing else of it.
+	//
+	// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+	// reference's example, or under `transaction_details`. A field that is not one of the six
+	// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+	// a new entry). Each change is written to the business's audit log (action
+	// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+	UpdateTransactionDetailsWithResponse(ctx context.Context, id string, body UpdateTransactionDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTransactionDetailsResponse, error)
 
 	// ListUsersWithResponse List users (declared not implemented; always an empty list).
 	//
@@ -15926,6 +16583,194 @@ func (r ListAvailableCouponsResponse) ContentType() string {
 	return ""
 }
 
+// ListCustomerClaimableOffersResponse200Headers the declared response headers of an HTTP 200 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse400Headers the declared response headers of an HTTP 400 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse401Headers the declared response headers of an HTTP 401 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse403Headers the declared response headers of an HTTP 403 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse404Headers the declared response headers of an HTTP 404 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse406Headers the declared response headers of an HTTP 406 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse422Headers the declared response headers of an HTTP 422 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse429Headers the declared response headers of an HTTP 429 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListCustomerClaimableOffersResponse500Headers the declared response headers of an HTTP 500 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerClaimableOffersResponse503Headers the declared response headers of an HTTP 503 response for ListCustomerClaimableOffers
+type ListCustomerClaimableOffersResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type ListCustomerClaimableOffersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ClaimableOfferList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCustomerClaimableOffersResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListCustomerClaimableOffersResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListCustomerClaimableOffersResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListCustomerClaimableOffersResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListCustomerClaimableOffersResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *ListCustomerClaimableOffersResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListCustomerClaimableOffersResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCustomerClaimableOffersResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListCustomerClaimableOffersResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCustomerClaimableOffersResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON200() *ClaimableOfferList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCustomerClaimableOffersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCustomerClaimableOffersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCustomerClaimableOffersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCustomerClaimableOffersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCustomerClaimableOffersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListCustomerOffersResponse200Headers the declared response headers of an HTTP 200 response for ListCustomerOffers
 type ListCustomerOffersResponse200Headers struct {
 	XRateLimitLimit     *int
@@ -16468,6 +17313,194 @@ func (r ListCustomerRewardsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListCustomerRewardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListCustomerTargetedOffersResponse200Headers the declared response headers of an HTTP 200 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse400Headers the declared response headers of an HTTP 400 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse401Headers the declared response headers of an HTTP 401 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse403Headers the declared response headers of an HTTP 403 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse404Headers the declared response headers of an HTTP 404 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse406Headers the declared response headers of an HTTP 406 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse422Headers the declared response headers of an HTTP 422 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse429Headers the declared response headers of an HTTP 429 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListCustomerTargetedOffersResponse500Headers the declared response headers of an HTTP 500 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListCustomerTargetedOffersResponse503Headers the declared response headers of an HTTP 503 response for ListCustomerTargetedOffers
+type ListCustomerTargetedOffersResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type ListCustomerTargetedOffersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CustomerOfferList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCustomerTargetedOffersResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListCustomerTargetedOffersResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListCustomerTargetedOffersResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListCustomerTargetedOffersResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListCustomerTargetedOffersResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *ListCustomerTargetedOffersResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListCustomerTargetedOffersResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCustomerTargetedOffersResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListCustomerTargetedOffersResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCustomerTargetedOffersResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON200() *CustomerOfferList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCustomerTargetedOffersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCustomerTargetedOffersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCustomerTargetedOffersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCustomerTargetedOffersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCustomerTargetedOffersResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -24339,6 +25372,194 @@ func (r CancelTransactionResponse) ContentType() string {
 	return ""
 }
 
+// UpdateTransactionDetailsResponse200Headers the declared response headers of an HTTP 200 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse400Headers the declared response headers of an HTTP 400 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse401Headers the declared response headers of an HTTP 401 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse403Headers the declared response headers of an HTTP 403 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse404Headers the declared response headers of an HTTP 404 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse406Headers the declared response headers of an HTTP 406 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse422Headers the declared response headers of an HTTP 422 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse429Headers the declared response headers of an HTTP 429 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// UpdateTransactionDetailsResponse500Headers the declared response headers of an HTTP 500 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// UpdateTransactionDetailsResponse503Headers the declared response headers of an HTTP 503 response for UpdateTransactionDetails
+type UpdateTransactionDetailsResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type UpdateTransactionDetailsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UpdateTransactionDetails200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateTransactionDetailsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *UpdateTransactionDetailsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdateTransactionDetailsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateTransactionDetailsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *UpdateTransactionDetailsResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *UpdateTransactionDetailsResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *UpdateTransactionDetailsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateTransactionDetailsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *UpdateTransactionDetailsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateTransactionDetailsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON200() *UpdateTransactionDetails200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateTransactionDetailsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateTransactionDetailsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateTransactionDetailsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateTransactionDetailsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateTransactionDetailsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListUsersResponse200Headers the declared response headers of an HTTP 200 response for ListUsers
 type ListUsersResponse200Headers struct {
 	XRateLimitLimit     *int
@@ -28884,6 +30105,24 @@ func (c *ClientWithResponses) ListAvailableCouponsWithResponse(ctx context.Conte
 	return ParseListAvailableCouponsResponse(rsp)
 }
 
+// ListCustomerClaimableOffersWithResponse The offers that would apply to a customer's purchase now, in the order they apply.
+//
+// An offer is claimable when it is active, open to the customer (a targeted offer only to its
+// customers), the purchase `amount` is within its min and max purchase, it is available at
+// `branch_id`, the customer has not used it (an offer of one use) and has not claimed a coupon
+// of it. `priority` is the order in which they apply: 1 first (oldest offer first).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /customers/{id}/claimable-offers (the `ListCustomerClaimableOffers` operationId).
+func (c *ClientWithResponses) ListCustomerClaimableOffersWithResponse(ctx context.Context, id CustomerId, params *ListCustomerClaimableOffersParams, reqEditors ...RequestEditorFn) (*ListCustomerClaimableOffersResponse, error) {
+	rsp, err := c.ListCustomerClaimableOffers(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCustomerClaimableOffersResponse(rsp)
+}
+
 // ListCustomerOffersWithResponse Every offer of a customer, each with its actions.
 //
 // The active offers open to the customer (published, not expired, a targeted offer only to
@@ -28935,6 +30174,23 @@ func (c *ClientWithResponses) ListCustomerRewardsWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseListCustomerRewardsResponse(rsp)
+}
+
+// ListCustomerTargetedOffersWithResponse The active offers targeted at a customer (the reference's targeted offers).
+//
+// The customer's offers (as `GET /customers/{id}/offers`) that are targeted offers naming this
+// customer and active now. The reference's `include=coupon` is not kept (400): the state of the
+// customer's coupon of an offer is its `coupon_type_id`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /customers/{id}/targeted-offers (the `ListCustomerTargetedOffers` operationId).
+func (c *ClientWithResponses) ListCustomerTargetedOffersWithResponse(ctx context.Context, id CustomerId, params *ListCustomerTargetedOffersParams, reqEditors ...RequestEditorFn) (*ListCustomerTargetedOffersResponse, error) {
+	rsp, err := c.ListCustomerTargetedOffers(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCustomerTargetedOffersResponse(rsp)
 }
 
 // ListCustomerTransactionsWithResponse A customer's ledger entries, newest first.
@@ -30072,6 +31328,44 @@ func (c *ClientWithResponses) CancelTransactionWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseCancelTransactionResponse(rsp)
+}
+
+// UpdateTransactionDetailsWithBodyWithResponse Change the business's own references on an entry (its transaction_details), and nothing else of it.
+//
+// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+// reference's example, or under `transaction_details`. A field that is not one of the six
+// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+// a new entry). Each change is written to the business's audit log (action
+// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+func (c *ClientWithResponses) UpdateTransactionDetailsWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTransactionDetailsResponse, error) {
+	rsp, err := c.UpdateTransactionDetailsWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTransactionDetailsResponse(rsp)
+}
+
+// UpdateTransactionDetailsWithResponse Change the business's own references on an entry (its transaction_details), and nothing else of it.
+//
+// Only the details fields sent change; null clears one. The fields may be sent flat, as the
+// reference's example, or under `transaction_details`. A field that is not one of the six
+// details is 422 naming it: the entry's points, amounts and kind never change (a correction is
+// a new entry). Each change is written to the business's audit log (action
+// `transaction.details_updated`, the app as its actor). Another business's entry is 404.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /transactions/{id}/details (the `UpdateTransactionDetails` operationId).
+func (c *ClientWithResponses) UpdateTransactionDetailsWithResponse(ctx context.Context, id string, body UpdateTransactionDetailsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTransactionDetailsResponse, error) {
+	rsp, err := c.UpdateTransactionDetails(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateTransactionDetailsResponse(rsp)
 }
 
 // ListUsersWithResponse List users (declared not implemented; always an empty list).
@@ -33180,6 +34474,296 @@ func ParseListAvailableCouponsResponse(rsp *http.Response) (*ListAvailableCoupon
 	return response, nil
 }
 
+// ParseListCustomerClaimableOffersResponse parses an HTTP response from a ListCustomerClaimableOffersWithResponse call
+func ParseListCustomerClaimableOffersResponse(rsp *http.Response) (*ListCustomerClaimableOffersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCustomerClaimableOffersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ClaimableOfferList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCustomerClaimableOffersResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListCustomerClaimableOffersResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListCustomerClaimableOffersResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListCustomerClaimableOffersResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListCustomerClaimableOffersResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers ListCustomerClaimableOffersResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListCustomerClaimableOffersResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCustomerClaimableOffersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListCustomerClaimableOffersResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCustomerClaimableOffersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListCustomerOffersResponse parses an HTTP response from a ListCustomerOffersWithResponse call
 func ParseListCustomerOffersResponse(rsp *http.Response) (*ListCustomerOffersResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -34014,6 +35598,296 @@ func ParseListCustomerRewardsResponse(rsp *http.Response) (*ListCustomerRewardsR
 			headers.XRateLimitRemaining = &value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCustomerTargetedOffersResponse parses an HTTP response from a ListCustomerTargetedOffersWithResponse call
+func ParseListCustomerTargetedOffersResponse(rsp *http.Response) (*ListCustomerTargetedOffersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCustomerTargetedOffersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CustomerOfferList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCustomerTargetedOffersResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListCustomerTargetedOffersResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListCustomerTargetedOffersResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListCustomerTargetedOffersResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListCustomerTargetedOffersResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers ListCustomerTargetedOffersResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListCustomerTargetedOffersResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCustomerTargetedOffersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListCustomerTargetedOffersResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCustomerTargetedOffersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -45880,6 +47754,296 @@ func ParseCancelTransactionResponse(rsp *http.Response) (*CancelTransactionRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CancelTransactionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateTransactionDetailsResponse parses an HTTP response from a UpdateTransactionDetailsWithResponse call
+func ParseUpdateTransactionDetailsResponse(rsp *http.Response) (*UpdateTransactionDetailsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateTransactionDetailsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UpdateTransactionDetails200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateTransactionDetailsResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers UpdateTransactionDetailsResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers UpdateTransactionDetailsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateTransactionDetailsResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers UpdateTransactionDetailsResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers UpdateTransactionDetailsResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers UpdateTransactionDetailsResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateTransactionDetailsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers UpdateTransactionDetailsResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateTransactionDetailsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -244,10 +244,18 @@ func TestReferenceTransactionExamples(t *testing.T) {
 				check: func(t *testing.T, d map[string]any) { wantAt(t, d, "points", 100.0, "customer.balance.points", 239.0) }},
 			{doc: "Cancel a transaction", method: "DELETE", path: "/transactions/{receipt_reward}", status: 204},
 
+			// rest_transaction_details.apib (the rest in TestReferenceTransactionDetails).
+			{doc: "Update transaction details", method: "PATCH", path: "/transactions/{receipt_reward}/details", status: 200,
+				body: `{"external_order_id": "ORD374938098", "custom_field_1": "83648-3836"}`,
+				check: func(t *testing.T, d map[string]any) {
+					wantAt(t, d, "external_order_id", "ORD374938098", "custom_field_1", "83648-3836", "custom_field_2", nil,
+						"custom_field_3", nil, "custom_field_4", nil, "custom_field_5", nil)
+				}},
+
 			// rest_transactions.apib: listing transactions.
 			{doc: "List all transactions", method: "GET", path: "/transactions", status: 200},
 			{doc: "List with relationships=customer", method: "GET", path: "/transactions?relationships=customer", status: 200},
-			{doc: "List with relationships=transaction_sequences (not kept here)", method: "GET", path: "/transactions?relationships=transaction_sequences", status: 400},
+			{doc: "List with relationships=transaction_sequences", method: "GET", path: "/transactions?relationships=transaction_sequences", status: 200},
 			{doc: "List filtered by created date", method: "GET", path: "/transactions?created_at=gt%7C2017-01-27T14%3A37%3A16%2B0000", status: 200},
 
 			// rest_customer_transactions.apib.
@@ -285,6 +293,25 @@ func TestReferenceTransactionExamples(t *testing.T) {
 				for _, x := range body["data"].([]any) {
 					wantAt(t, x.(map[string]any), "customer.id", nil, "customer.email", nil, "customer.phone", nil, "customer.first_name", nil,
 						"customer.last_name", nil, "customer.created_at", nil, "customer.updated_at", nil)
+				}
+			},
+			"List with relationships=transaction_sequences": func(t *testing.T, body map[string]any) {
+				// The cancelled receipt reward is followed by its cancellation.
+				found := false
+				for _, x := range body["data"].([]any) {
+					m := x.(map[string]any)
+					wantAt(t, m, "transaction_sequences", nil)
+					if catID(m) == ids["receipt_reward"] {
+						seq, _ := m["transaction_sequences"].([]any)
+						found = len(seq) == 1
+						if found {
+							wantAt(t, seq[0].(map[string]any), "id", nil, "initial_transaction_id", m["id"], "next_transaction_id", nil,
+								"next_transaction.id", nil, "next_transaction.name", "Transaction Canceled - Clerk")
+						}
+					}
+				}
+				if !found {
+					t.Errorf("the cancelled reward shows no sequence: %v", body["data"])
 				}
 			},
 			"customer transactions": func(t *testing.T, body map[string]any) {

@@ -250,3 +250,68 @@ func (s *Server) availableCoupons(w http.ResponseWriter, r *http.Request, rc *re
 		"links": pageLinks("customers/"+strings.ToLower(id)+"/available-coupons", q, lq, total), "meta": pageMeta(lq, len(list), total)})
 	return nil
 }
+
+// claimableOfferJSON is an offer that would apply to the customer's
+// purchase, with its rank (the reference's priority).
+type claimableOfferJSON struct {
+	customerOfferJSON
+	Priority int `json:"priority"`
+}
+
+func (s *Server) targetedOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	q := r.URL.Query()
+	// include=coupon of the reference is not kept: a coupon's state is
+	// the offer's coupon_type_id here.
+	rel, err := relationships(q)
+	if err != nil {
+		return err
+	}
+	lq, err := loyalty.ParseListQuery(q, loyalty.TargetedOfferSpec)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	list, total, err := s.Offers.TargetedOffers(r.Context(), tenant(rc), id, lq)
+	if err != nil {
+		return err
+	}
+	p, err := s.branchPicker(r.Context(), rc.businessID, rel)
+	if err != nil {
+		return err
+	}
+	data := make([]customerOfferJSON, len(list))
+	for i, co := range list {
+		data[i] = toCustomerOfferJSON(co, p)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data,
+		"links": pageLinks("customers/"+strings.ToLower(id)+"/targeted-offers", q, lq, total), "meta": pageMeta(lq, len(list), total)})
+	return nil
+}
+
+func (s *Server) claimableOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	q := r.URL.Query()
+	rel, err := relationships(q)
+	if err != nil {
+		return err
+	}
+	lq, err := loyalty.ParseListQuery(q, loyalty.ClaimableOfferSpec)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	list, total, err := s.Offers.ClaimableOffers(r.Context(), tenant(rc), id, q.Get("amount"), q.Get("branch_id"), lq)
+	if err != nil {
+		return err
+	}
+	p, err := s.branchPicker(r.Context(), rc.businessID, rel)
+	if err != nil {
+		return err
+	}
+	data := make([]claimableOfferJSON, len(list))
+	for i, co := range list {
+		data[i] = claimableOfferJSON{customerOfferJSON: toCustomerOfferJSON(co.CustomerOffer, p), Priority: co.Priority}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data,
+		"links": pageLinks("customers/"+strings.ToLower(id)+"/claimable-offers", q, lq, total), "meta": pageMeta(lq, len(list), total)})
+	return nil
+}

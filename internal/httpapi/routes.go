@@ -38,6 +38,8 @@ func (s *Server) routes() {
 	m.Handle("GET /customers/{id}/transactions", s.business(s.customerTransactions))
 	m.Handle("GET /customers/{id}/points", s.business(s.customerPoints))
 	m.Handle("GET /customers/{id}/offers", s.business(s.customerOffers))
+	m.Handle("GET /customers/{id}/targeted-offers", s.business(s.targetedOffers))
+	m.Handle("GET /customers/{id}/claimable-offers", s.business(s.claimableOffers))
 	m.Handle("GET /customers/{id}/available-coupons", s.business(s.availableCoupons))
 	m.Handle("GET /customers/{id}/rewards", s.business(s.customerRewards))
 
@@ -45,6 +47,7 @@ func (s *Server) routes() {
 	m.Handle("POST /transactions", s.withBusiness(s.createTransaction))
 	m.Handle("GET /transactions", s.business(s.listTransactions))
 	m.Handle("DELETE /transactions/{id}", s.business(s.cancelTransaction))
+	m.Handle("PATCH /transactions/{id}/details", s.business(s.updateTransactionDetails))
 
 	// Business API: CSV imports.
 	m.Handle("POST /imports/uploads", s.withBusiness(s.uploadImport))

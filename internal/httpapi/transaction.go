@@ -22,6 +22,26 @@ type transactionJSON struct {
 	Branch             *branchJSON          `json:"branch,omitempty"`
 	TransactionDetails detailsJSON          `json:"transaction_details,omitzero"`
 	EcomCoupon         *loyalty.CouponJSON  `json:"ecom_coupon,omitempty"`
+	Sequences          *[]sequenceJSON      `json:"transaction_sequences,omitempty"`
+}
+
+// sequenceJSON is an entry that followed from another (its cancellation),
+// as the reference's transaction_sequences show it. The ledger keeps no
+// sequence rows: the id is the following entry's.
+type sequenceJSON struct {
+	ID                   int64                   `json:"id"`
+	InitialTransactionID int64                   `json:"initial_transaction_id"`
+	NextTransactionID    int64                   `json:"next_transaction_id"`
+	NextTransaction      loyalty.TransactionJSON `json:"next_transaction"`
+}
+
+// withSequences sets the entry's transaction_sequences from next.
+func (t *transactionJSON) withSequences(id int64, next []loyalty.Transaction) {
+	seq := make([]sequenceJSON, len(next))
+	for i, n := range next {
+		seq[i] = sequenceJSON{ID: n.ID, InitialTransactionID: id, NextTransactionID: n.ID, NextTransaction: loyalty.NewTransactionJSON(n)}
+	}
+	t.Sequences = &seq
 }
 
 // detailsJSON is the transaction_details of an entry when asked for: the
@@ -140,7 +160,7 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *re
 	if err != nil {
 		return err
 	}
-	page, err := s.Transactions.List(r.Context(), loyalty.Business{ID: rc.businessID}, lq, loyalty.TransactionWith{Customers: rel["customer"]})
+	page, err := s.Transactions.List(r.Context(), loyalty.Business{ID: rc.businessID}, lq, loyalty.TransactionWith{Customers: rel["customer"], Sequences: rel["transaction_sequences"]})
 	if err != nil {
 		return err
 	}
@@ -149,6 +169,9 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *re
 		data[i] = toTransactionJSON(t)
 		if rel["transaction_details"] {
 			data[i].TransactionDetails = detailsJSON{shown: true, d: t.Details}
+		}
+		if rel["transaction_sequences"] {
+			data[i].withSequences(t.ID, page.Sequences[t.ID])
 		}
 		if c, ok := page.Customers[t.CustomerID]; ok {
 			data[i].Customer = loyalty.NewCustomerJSON(c, false, nil)
@@ -171,7 +194,7 @@ func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc
 	}
 	customerID := r.PathValue("id")
 	page, err := s.Transactions.History(r.Context(), loyalty.Business{ID: rc.businessID}, customerID, lq,
-		loyalty.TransactionWith{Branches: rel["branch"], Coupons: include["ecom_coupon"]})
+		loyalty.TransactionWith{Branches: rel["branch"], Coupons: include["ecom_coupon"], Sequences: rel["transaction_sequences"]})
 	if err != nil {
 		return err
 	}
@@ -180,6 +203,9 @@ func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc
 		data[i] = toTransactionJSON(t)
 		if rel["transaction_details"] {
 			data[i].TransactionDetails = detailsJSON{shown: true, d: t.Details}
+		}
+		if rel["transaction_sequences"] {
+			data[i].withSequences(t.ID, page.Sequences[t.ID])
 		}
 		if b, ok := page.Branches[t.BranchID]; ok {
 			bj := toBranchJSON(b)
@@ -228,4 +254,45 @@ func pageMeta(lq loyalty.ListQuery, count, total int) map[string]any {
 		from, to = lq.Offset()+1, lq.Offset()+count
 	}
 	return map[string]any{"current_page": lq.Page, "from": from, "last_page": last, "per_page": lq.PerPage, "to": to, "total": total}
+}
+
+// detailsReplyJSON is the reply of PATCH /transactions/{id}/details, as the
+// reference shows it: every detail, null when it has none.
+type detailsReplyJSON struct {
+	ExternalOrderID *string `json:"external_order_id"`
+	CustomField1    *string `json:"custom_field_1"`
+	CustomField2    *string `json:"custom_field_2"`
+	CustomField3    *string `json:"custom_field_3"`
+	CustomField4    *string `json:"custom_field_4"`
+	CustomField5    *string `json:"custom_field_5"`
+}
+
+// orNull is s, or nil when it is empty.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func (s *Server) updateTransactionDetails(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	if err != nil || id <= 0 {
+		return loyalty.Errorf(loyalty.EBadRequest, "Invalid transaction id supplied.")
+	}
+	var body map[string]json.RawMessage
+	if err := decodeBody(r, &body); err != nil {
+		return err
+	}
+	p, err := loyalty.ParseDetailsPatch(body)
+	if err != nil {
+		return err
+	}
+	d, err := s.Transactions.UpdateDetails(r.Context(), loyalty.APIActor(rc.businessID, rc.token.AppID), id, p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": detailsReplyJSON{orNull(d.ExternalOrderID), orNull(d.CustomField1),
+		orNull(d.CustomField2), orNull(d.CustomField3), orNull(d.CustomField4), orNull(d.CustomField5)}})
+	return nil
 }

@@ -14,11 +14,14 @@ const (
 	AuditPointsAdjusted    = "points.adjusted"
 	AuditTransactionCancel = "transaction.cancelled"
 	AuditCouponIssued      = "coupon.issued"
-	AuditSaleRecorded      = "counter.sale"
-	AuditRewardRedeemed    = "counter.redeem"
-	AuditCouponClaimed     = "counter.coupon_claimed"
-	AuditGiftcardSold      = "counter.giftcard_sold"
-	AuditGiftcardPaid      = "counter.giftcard_payment"
+	// AuditTransactionDetails is a change of an entry's transaction_details
+	// (through the API: PATCH /transactions/{id}/details).
+	AuditTransactionDetails = "transaction.details_updated"
+	AuditSaleRecorded       = "counter.sale"
+	AuditRewardRedeemed     = "counter.redeem"
+	AuditCouponClaimed      = "counter.coupon_claimed"
+	AuditGiftcardSold       = "counter.giftcard_sold"
+	AuditGiftcardPaid       = "counter.giftcard_payment"
 )
 
 // Audit actions of the exports, which take the customers' personal data

@@ -49,6 +49,7 @@ type Tx interface {
 	CustomerTx
 	ReferralTx
 	TransactionTx
+	TransactionDetailsTx
 	CatalogTx
 	TierTx
 	TierKeepTx

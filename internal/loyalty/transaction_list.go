@@ -10,14 +10,14 @@ var (
 		"transaction_details.external_order_id": KindString,
 	}, 100)
 	// TransactionListRelationships are the relationships GET /transactions shows.
-	TransactionListRelationships = []string{"customer", "transaction_details"}
+	TransactionListRelationships = []string{"customer", "transaction_details", "transaction_sequences"}
 	// HistoryListSpec says how GET /customers/{id}/transactions is filtered.
 	HistoryListSpec = listSpecOf(map[string]FilterKind{
 		"created_at": KindTime, "updated_at": KindTime, "transaction_type": KindInt, "branch.id": KindString,
 	}, 15)
 	// HistoryRelationships and HistoryIncludes are what a customer's
 	// history can show with each entry.
-	HistoryRelationships = []string{"branch", "transaction_details"}
+	HistoryRelationships = []string{"branch", "transaction_details", "transaction_sequences"}
 	HistoryIncludes      = []string{"ecom_coupon"}
 )
 
@@ -33,6 +33,9 @@ type TransactionPage struct {
 	Branches  map[string]Branch   // the business's branches by id, when asked for
 	Coupons   map[int64]Coupon    // the coupons the entries touched, when asked for
 	Customers map[string]Customer // the entries' customers by id, when asked for
+	// Sequences are, by entry id, the entries that followed from it (its
+	// cancellation), when asked for.
+	Sequences map[int64][]Transaction
 }
 
 // TransactionWith names what a ledger page brings with its entries.
@@ -40,6 +43,7 @@ type TransactionWith struct {
 	Branches  bool
 	Coupons   bool
 	Customers bool
+	Sequences bool
 }
 
 // List pages a business's ledger, newest first, with the customers asked
@@ -47,8 +51,16 @@ type TransactionWith struct {
 func (s *TransactionService) List(ctx context.Context, b Business, q ListQuery, with TransactionWith) (TransactionPage, error) {
 	var p TransactionPage
 	var err error
-	if p.Entries, p.Total, err = s.Store.Transactions(ctx, b.ID, q); err != nil || !with.Customers {
+	if p.Entries, p.Total, err = s.Store.Transactions(ctx, b.ID, q); err != nil {
 		return p, err
+	}
+	if with.Sequences {
+		if p.Sequences, err = s.sequences(ctx, b, p.Entries); err != nil {
+			return p, err
+		}
+	}
+	if !with.Customers {
+		return p, nil
 	}
 	ids := []string{}
 	seen := map[string]bool{}
@@ -72,6 +84,11 @@ func (s *TransactionService) History(ctx context.Context, b Business, customerID
 	var p TransactionPage
 	if p.Entries, p.Total, err = s.Store.CustomerTransactions(ctx, b.ID, id, q); err != nil {
 		return p, err
+	}
+	if with.Sequences {
+		if p.Sequences, err = s.sequences(ctx, b, p.Entries); err != nil {
+			return p, err
+		}
 	}
 	if with.Branches {
 		all, err := s.Store.Branches(ctx, b.ID)
@@ -99,4 +116,24 @@ func (s *TransactionService) History(ctx context.Context, b Business, customerID
 		}
 	}
 	return p, nil
+}
+
+// sequences finds, for each of entries, the entries that followed from it:
+// the reference's transaction_sequences. Here an entry is followed by its
+// cancellation (the entry whose reverses_id it is), the one later entry
+// the ledger ties to an earlier one.
+func (s *TransactionService) sequences(ctx context.Context, b Business, entries []Transaction) (map[int64][]Transaction, error) {
+	ids := make([]int64, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	next, err := s.Store.ReversalsOf(ctx, b.ID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64][]Transaction{}
+	for _, n := range next {
+		out[n.ReversesID] = append(out[n.ReversesID], n)
+	}
+	return out, nil
 }

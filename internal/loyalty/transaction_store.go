@@ -61,6 +61,8 @@ type TransactionReader interface {
 	CustomerTransactions(ctx context.Context, businessID, customerID string, q ListQuery) ([]Transaction, int, error)
 	// Transactions pages a business's entries, newest first.
 	Transactions(ctx context.Context, businessID string, q ListQuery) ([]Transaction, int, error)
+	// ReversalsOf returns the entries of a business that reverse one of ids.
+	ReversalsOf(ctx context.Context, businessID string, ids []int64) ([]Transaction, error)
 	// CouponByID returns one coupon of a business with its offer.
 	CouponByID(ctx context.Context, businessID string, id int64) (Coupon, error)
 	// IdempotentReply returns the record stored under a key within

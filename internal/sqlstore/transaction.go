@@ -276,3 +276,50 @@ func (d *DB) CustomersByID(ctx context.Context, businessID string, ids []string)
 	}
 	return out, dbError(rows.Err())
 }
+
+// SetTransactionDetails replaces the details of an entry: the one change
+// the ledger allows to a written entry, the business's own references on
+// it (its points and amounts are never updated).
+func (t *tx) SetTransactionDetails(ctx context.Context, businessID string, id int64, d loyalty.TransactionDetails) error {
+	res, err := t.ExecContext(ctx, `UPDATE transactions SET external_order_id = $3, custom_field_1 = $4, custom_field_2 = $5,
+		custom_field_3 = $6, custom_field_4 = $7, custom_field_5 = $8, has_details = $9 WHERE business_id = $1 AND id = $2`,
+		businessID, id, d.ExternalOrderID, d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, true)
+	if err != nil {
+		return dbError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return dbError(err)
+	} else if n == 0 {
+		return loyalty.Errorf(loyalty.ENotFound, "Transaction not found.")
+	}
+	return nil
+}
+
+// ReversalsOf returns the entries of a business that reverse one of ids
+// (reverses_id is unique and indexed).
+func (d *DB) ReversalsOf(ctx context.Context, businessID string, ids []int64) ([]loyalty.Transaction, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := []any{businessID}
+	ph := make([]string, len(ids))
+	for i, id := range ids {
+		args = append(args, id)
+		ph[i] = fmt.Sprintf("$%d", i+2)
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT `+transactionColumns+` FROM transactions t
+		WHERE t.business_id = $1 AND t.reverses_id IN (`+strings.Join(ph, ", ")+`) ORDER BY t.id`, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	var out []loyalty.Transaction
+	for rows.Next() {
+		e, err := scanTransaction(rows)
+		if err != nil {
+			return nil, dbError(err)
+		}
+		out = append(out, e)
+	}
+	return out, dbError(rows.Err())
+}

@@ -1,0 +1,175 @@
+package loyalty
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The reference's two narrower views of a customer's offers: the offers
+// targeted at the customer, and the offers that would apply to the
+// customer's next purchase (claimable). Both start from the customer's
+// offers as GET /customers/{id}/offers reads them, and decide here which
+// of those qualify.
+
+// TargetedOfferSpec says how GET /customers/{id}/targeted-offers is paged
+// and filtered.
+var TargetedOfferSpec = ListSpec{
+	Fields:         map[string]FilterKind{"branch.id": KindString, "type_id": KindInt},
+	Reserved:       []string{"relationships", "include"},
+	DefaultPerPage: 15,
+}
+
+// ClaimableOfferSpec says how GET /customers/{id}/claimable-offers is
+// paged; amount and branch_id are its own parameters, not filters.
+var ClaimableOfferSpec = ListSpec{
+	Reserved:       []string{"relationships", "amount", "branch_id"},
+	DefaultPerPage: 15,
+}
+
+// ClaimableOffer is an offer that would apply to a customer's purchase,
+// with its rank: the offer of priority 1 is the one applied first.
+type ClaimableOffer struct {
+	CustomerOffer
+	Priority int
+}
+
+// TargetedAt reports whether the offer is an active offer targeted at the
+// customer: the reference's targeted offers.
+func (c CustomerOffer) TargetedAt(now time.Time) bool {
+	return c.Targeted && c.IsTarget && c.Active(now)
+}
+
+// AvailableAt reports whether the offer can be used at the branch (an
+// offer of every branch is available at each).
+func (o Offer) AvailableAt(branchID string) bool {
+	return len(o.BranchIDs) == 0 || slices.Contains(o.BranchIDs, strings.ToLower(branchID))
+}
+
+// ClaimableFor reports whether the offer would apply to the customer's
+// purchase of amount now at branchID ("" for any branch): active, open to
+// the customer, within its purchase range, available at the branch, and
+// neither used (an offer of one use) nor claimed by the customer before.
+func (c CustomerOffer) ClaimableFor(now time.Time, amount Money, branchID string) bool {
+	claimed := c.CouponTypeID == CouponRegularRedeemed || c.CouponTypeID == CouponConvertibleRedeemed
+	return c.Active(now) && (!c.Targeted || c.IsTarget) && !c.Used && !claimed && c.AppliesTo(amount) &&
+		(branchID == "" || c.AvailableAt(branchID))
+}
+
+// TargetedOffers pages the active offers targeted at a customer, filtered
+// by branch.id (eq, in) and type_id (eq, in).
+func (s *OfferService) TargetedOffers(ctx context.Context, b Business, customerID string, q ListQuery) ([]CustomerOffer, int, error) {
+	for _, f := range q.Filters {
+		if f.Op != OpEq && f.Op != OpIn {
+			return nil, 0, Errorf(EBadRequest, "The filter %s takes the operators eq and in.", f.Field)
+		}
+	}
+	all, now, err := s.allCustomerOffers(ctx, b, customerID)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []CustomerOffer
+	for _, c := range all {
+		if c.TargetedAt(now) && matchesOfferFilters(c.Offer, q.Filters) {
+			out = append(out, c)
+		}
+	}
+	return pageOf(out, q), len(out), nil
+}
+
+// matchesOfferFilters reports whether o passes every eq/in filter on
+// branch.id and type_id.
+func matchesOfferFilters(o Offer, filters []Filter) bool {
+	for _, f := range filters {
+		ok := slices.ContainsFunc(f.Values, func(v any) bool {
+			switch f.Field {
+			case "branch.id":
+				s, _ := v.(string)
+				return o.AvailableAt(s)
+			case "type_id":
+				n, _ := v.(int64)
+				return int64(o.TypeID) == n
+			}
+			return false
+		})
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ClaimableOffers pages the offers that would apply to a customer's
+// purchase of amount (required, the reference's amount=) at branchID
+// (optional: "" is any branch; else one of the business's), in the order
+// they apply, each with its priority.
+func (s *OfferService) ClaimableOffers(ctx context.Context, b Business, customerID, amount, branchID string, q ListQuery) ([]ClaimableOffer, int, error) {
+	v := Validation{}
+	var m Money
+	switch amount = strings.TrimSpace(amount); {
+	case amount == "":
+		v.Add("amount", "The amount field is required (the purchase amount).")
+	default:
+		var err error
+		if m, err = ParseMoney(amount); err != nil || m < 0 {
+			v.Add("amount", "The amount must be a number of 0 or more with at most 2 decimals.")
+		}
+	}
+	if branchID != "" {
+		branches, err := s.Store.Branches(ctx, b.ID)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !slices.ContainsFunc(branches, func(br Branch) bool { return strings.EqualFold(br.ID, branchID) }) {
+			v.Add("branch_id", "The branch_id is not a branch of the business.")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return nil, 0, err
+	}
+	all, now, err := s.allCustomerOffers(ctx, b, customerID)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []ClaimableOffer
+	for _, c := range all {
+		if c.ClaimableFor(now, m, branchID) {
+			out = append(out, ClaimableOffer{CustomerOffer: c, Priority: len(out) + 1})
+		}
+	}
+	return pageOf(out, q), len(out), nil
+}
+
+// allCustomerOffers reads every offer of a customer with its actions (as
+// CustomerOffers, unfiltered), with the time they were read at.
+func (s *OfferService) allCustomerOffers(ctx context.Context, b Business, customerID string) ([]CustomerOffer, time.Time, error) {
+	c, err := s.customer(ctx, b, customerID)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	now := nowFor(ctx, s.Store)
+	var all []CustomerOffer
+	for page := 1; ; page++ {
+		list, total, err := s.Store.CustomerOffers(ctx, b.ID, c.ID, now, ListQuery{Page: page, PerPage: 100})
+		if err != nil {
+			return nil, now, err
+		}
+		for _, co := range list {
+			co.Actions = []string{}
+			if co.CanGetCoupon(now) {
+				co.Actions = append(co.Actions, IntentGetCoupon)
+			}
+			all = append(all, co)
+		}
+		if len(list) == 0 || len(all) >= total {
+			return all, now, nil
+		}
+	}
+}
+
+// pageOf is the page q asks for of a list kept in memory.
+func pageOf[T any](list []T, q ListQuery) []T {
+	from := min(q.Offset(), len(list))
+	return list[from:min(from+q.PerPage, len(list))]
+}
