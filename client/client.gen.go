@@ -246,14 +246,56 @@ func (e ClaimableOfferListDataCouponTypeId) Valid() bool {
 	}
 }
 
+// Defines values for ClaimableOfferListDataFreqDetails.
+const (
+	ClaimableOfferListDataFreqDetailsN1 ClaimableOfferListDataFreqDetails = "1"
+	ClaimableOfferListDataFreqDetailsN2 ClaimableOfferListDataFreqDetails = "2"
+	ClaimableOfferListDataFreqDetailsN3 ClaimableOfferListDataFreqDetails = "3"
+	ClaimableOfferListDataFreqDetailsN4 ClaimableOfferListDataFreqDetails = "4"
+	ClaimableOfferListDataFreqDetailsN5 ClaimableOfferListDataFreqDetails = "5"
+	ClaimableOfferListDataFreqDetailsN6 ClaimableOfferListDataFreqDetails = "6"
+	ClaimableOfferListDataFreqDetailsN7 ClaimableOfferListDataFreqDetails = "7"
+)
+
+// Valid indicates whether the value is a known member of the ClaimableOfferListDataFreqDetails enum.
+func (e ClaimableOfferListDataFreqDetails) Valid() bool {
+	switch e {
+	case ClaimableOfferListDataFreqDetailsN1:
+		return true
+	case ClaimableOfferListDataFreqDetailsN2:
+		return true
+	case ClaimableOfferListDataFreqDetailsN3:
+		return true
+	case ClaimableOfferListDataFreqDetailsN4:
+		return true
+	case ClaimableOfferListDataFreqDetailsN5:
+		return true
+	case ClaimableOfferListDataFreqDetailsN6:
+		return true
+	case ClaimableOfferListDataFreqDetailsN7:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ClaimableOfferListDataOfferFrequencyId.
 const (
+	ClaimableOfferListDataOfferFrequencyIdN1 ClaimableOfferListDataOfferFrequencyId = 1
+	ClaimableOfferListDataOfferFrequencyIdN2 ClaimableOfferListDataOfferFrequencyId = 2
+	ClaimableOfferListDataOfferFrequencyIdN3 ClaimableOfferListDataOfferFrequencyId = 3
 	ClaimableOfferListDataOfferFrequencyIdN4 ClaimableOfferListDataOfferFrequencyId = 4
 )
 
 // Valid indicates whether the value is a known member of the ClaimableOfferListDataOfferFrequencyId enum.
 func (e ClaimableOfferListDataOfferFrequencyId) Valid() bool {
 	switch e {
+	case ClaimableOfferListDataOfferFrequencyIdN1:
+		return true
+	case ClaimableOfferListDataOfferFrequencyIdN2:
+		return true
+	case ClaimableOfferListDataOfferFrequencyIdN3:
+		return true
 	case ClaimableOfferListDataOfferFrequencyIdN4:
 		return true
 	default:
@@ -402,14 +444,56 @@ func (e CustomerOfferCouponTypeId) Valid() bool {
 	}
 }
 
+// Defines values for CustomerOfferFreqDetails.
+const (
+	CustomerOfferFreqDetailsN1 CustomerOfferFreqDetails = "1"
+	CustomerOfferFreqDetailsN2 CustomerOfferFreqDetails = "2"
+	CustomerOfferFreqDetailsN3 CustomerOfferFreqDetails = "3"
+	CustomerOfferFreqDetailsN4 CustomerOfferFreqDetails = "4"
+	CustomerOfferFreqDetailsN5 CustomerOfferFreqDetails = "5"
+	CustomerOfferFreqDetailsN6 CustomerOfferFreqDetails = "6"
+	CustomerOfferFreqDetailsN7 CustomerOfferFreqDetails = "7"
+)
+
+// Valid indicates whether the value is a known member of the CustomerOfferFreqDetails enum.
+func (e CustomerOfferFreqDetails) Valid() bool {
+	switch e {
+	case CustomerOfferFreqDetailsN1:
+		return true
+	case CustomerOfferFreqDetailsN2:
+		return true
+	case CustomerOfferFreqDetailsN3:
+		return true
+	case CustomerOfferFreqDetailsN4:
+		return true
+	case CustomerOfferFreqDetailsN5:
+		return true
+	case CustomerOfferFreqDetailsN6:
+		return true
+	case CustomerOfferFreqDetailsN7:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CustomerOfferOfferFrequencyId.
 const (
+	CustomerOfferOfferFrequencyIdN1 CustomerOfferOfferFrequencyId = 1
+	CustomerOfferOfferFrequencyIdN2 CustomerOfferOfferFrequencyId = 2
+	CustomerOfferOfferFrequencyIdN3 CustomerOfferOfferFrequencyId = 3
 	CustomerOfferOfferFrequencyIdN4 CustomerOfferOfferFrequencyId = 4
 )
 
 // Valid indicates whether the value is a known member of the CustomerOfferOfferFrequencyId enum.
 func (e CustomerOfferOfferFrequencyId) Valid() bool {
 	switch e {
+	case CustomerOfferOfferFrequencyIdN1:
+		return true
+	case CustomerOfferOfferFrequencyIdN2:
+		return true
+	case CustomerOfferOfferFrequencyIdN3:
+		return true
 	case CustomerOfferOfferFrequencyIdN4:
 		return true
 	default:
@@ -597,14 +681,56 @@ func (e ImportType) Valid() bool {
 	}
 }
 
+// Defines values for OfferDetailFreqDetails.
+const (
+	OfferDetailFreqDetailsN1 OfferDetailFreqDetails = "1"
+	OfferDetailFreqDetailsN2 OfferDetailFreqDetails = "2"
+	OfferDetailFreqDetailsN3 OfferDetailFreqDetails = "3"
+	OfferDetailFreqDetailsN4 OfferDetailFreqDetails = "4"
+	OfferDetailFreqDetailsN5 OfferDetailFreqDetails = "5"
+	OfferDetailFreqDetailsN6 OfferDetailFreqDetails = "6"
+	OfferDetailFreqDetailsN7 OfferDetailFreqDetails = "7"
+)
+
+// Valid indicates whether the value is a known member of the OfferDetailFreqDetails enum.
+func (e OfferDetailFreqDetails) Valid() bool {
+	switch e {
+	case OfferDetailFreqDetailsN1:
+		return true
+	case OfferDetailFreqDetailsN2:
+		return true
+	case OfferDetailFreqDetailsN3:
+		return true
+	case OfferDetailFreqDetailsN4:
+		return true
+	case OfferDetailFreqDetailsN5:
+		return true
+	case OfferDetailFreqDetailsN6:
+		return true
+	case OfferDetailFreqDetailsN7:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OfferDetailOfferFrequencyId.
 const (
+	OfferDetailOfferFrequencyIdN1 OfferDetailOfferFrequencyId = 1
+	OfferDetailOfferFrequencyIdN2 OfferDetailOfferFrequencyId = 2
+	OfferDetailOfferFrequencyIdN3 OfferDetailOfferFrequencyId = 3
 	OfferDetailOfferFrequencyIdN4 OfferDetailOfferFrequencyId = 4
 )
 
 // Valid indicates whether the value is a known member of the OfferDetailOfferFrequencyId enum.
 func (e OfferDetailOfferFrequencyId) Valid() bool {
 	switch e {
+	case OfferDetailOfferFrequencyIdN1:
+		return true
+	case OfferDetailOfferFrequencyIdN2:
+		return true
+	case OfferDetailOfferFrequencyIdN3:
+		return true
 	case OfferDetailOfferFrequencyIdN4:
 		return true
 	default:
@@ -690,14 +816,56 @@ func (e OfferLanguageLanguageId) Valid() bool {
 	}
 }
 
+// Defines values for OfferTermsFreqDetails.
+const (
+	OfferTermsFreqDetailsN1 OfferTermsFreqDetails = "1"
+	OfferTermsFreqDetailsN2 OfferTermsFreqDetails = "2"
+	OfferTermsFreqDetailsN3 OfferTermsFreqDetails = "3"
+	OfferTermsFreqDetailsN4 OfferTermsFreqDetails = "4"
+	OfferTermsFreqDetailsN5 OfferTermsFreqDetails = "5"
+	OfferTermsFreqDetailsN6 OfferTermsFreqDetails = "6"
+	OfferTermsFreqDetailsN7 OfferTermsFreqDetails = "7"
+)
+
+// Valid indicates whether the value is a known member of the OfferTermsFreqDetails enum.
+func (e OfferTermsFreqDetails) Valid() bool {
+	switch e {
+	case OfferTermsFreqDetailsN1:
+		return true
+	case OfferTermsFreqDetailsN2:
+		return true
+	case OfferTermsFreqDetailsN3:
+		return true
+	case OfferTermsFreqDetailsN4:
+		return true
+	case OfferTermsFreqDetailsN5:
+		return true
+	case OfferTermsFreqDetailsN6:
+		return true
+	case OfferTermsFreqDetailsN7:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OfferTermsOfferFrequencyId.
 const (
+	OfferTermsOfferFrequencyIdN1 OfferTermsOfferFrequencyId = 1
+	OfferTermsOfferFrequencyIdN2 OfferTermsOfferFrequencyId = 2
+	OfferTermsOfferFrequencyIdN3 OfferTermsOfferFrequencyId = 3
 	OfferTermsOfferFrequencyIdN4 OfferTermsOfferFrequencyId = 4
 )
 
 // Valid indicates whether the value is a known member of the OfferTermsOfferFrequencyId enum.
 func (e OfferTermsOfferFrequencyId) Valid() bool {
 	switch e {
+	case OfferTermsOfferFrequencyIdN1:
+		return true
+	case OfferTermsOfferFrequencyIdN2:
+		return true
+	case OfferTermsOfferFrequencyIdN3:
+		return true
 	case OfferTermsOfferFrequencyIdN4:
 		return true
 	default:
@@ -1914,6 +2082,9 @@ type ClaimableOfferList_Data_Actions struct {
 // ClaimableOfferListDataCouponTypeId defines model for ClaimableOfferList.Data.CouponTypeId.
 type ClaimableOfferListDataCouponTypeId int
 
+// ClaimableOfferListDataFreqDetails defines model for ClaimableOfferList.Data.FreqDetails.
+type ClaimableOfferListDataFreqDetails string
+
 // ClaimableOfferListDataOfferFrequencyId defines model for ClaimableOfferList.Data.OfferFrequencyId.
 type ClaimableOfferListDataOfferFrequencyId int
 
@@ -1931,8 +2102,11 @@ type ClaimableOfferList_Data struct {
 	DiscountValue *json.Number                        `json:"discount_value,omitempty"`
 	ExpiresAt     *time.Time                          `json:"expires_at,omitempty"`
 	ExternalId    string                              `json:"external_id"`
-	Id            int                                 `json:"id"`
-	Images        *[]CatalogImage                     `json:"images,omitempty"`
+
+	// FreqDetails The weekdays of a day-and-time offer (offer_frequency_id 3), "1" Monday to "7" Sunday; null for any other.
+	FreqDetails *[]ClaimableOfferListDataFreqDetails `json:"freq_details"`
+	Id          int                                  `json:"id"`
+	Images      *[]CatalogImage                      `json:"images,omitempty"`
 
 	// MaxPurchase The largest purchase the offer applies to; null for no maximum.
 	MaxPurchase *json.Number `json:"max_purchase"`
@@ -1941,12 +2115,18 @@ type ClaimableOfferList_Data struct {
 	MinPurchase  json.Number  `json:"min_purchase"`
 	MultipFactor *json.Number `json:"multip_factor,omitempty"`
 
-	// OfferFrequencyId 4 when each customer may use the offer once; null for no limit.
+	// OfferFrequencyId 1: once per customer a day, 2: once per customer a week (a calendar week from Monday), 3: on the weekdays and hours of freq_details, peak_from and peak_to, 4: once per customer; null for no limit. Days, weeks and hours are the business's, in its time zone (GET /rules: time_zone).
 	OfferFrequencyId *ClaimableOfferListDataOfferFrequencyId `json:"offer_frequency_id"`
 
 	// OfferLanguages The offer's texts per language, English first.
 	OfferLanguages []OfferLanguage `json:"offer_languages"`
-	Points         int             `json:"points"`
+
+	// PeakFrom When a day-and-time offer starts applying on its weekdays, "HH:MM" local time; null for any other offer.
+	PeakFrom *string `json:"peak_from"`
+
+	// PeakTo The last minute a day-and-time offer applies on its weekdays, "HH:MM" local time (included); null for any other offer.
+	PeakTo *string `json:"peak_to"`
+	Points int     `json:"points"`
 
 	// Priority The order in which the offer applies, 1 first.
 	Priority int `json:"priority"`
@@ -2086,8 +2266,11 @@ type CustomerOffer struct {
 	DiscountValue *json.Number               `json:"discount_value,omitempty"`
 	ExpiresAt     *time.Time                 `json:"expires_at,omitempty"`
 	ExternalId    string                     `json:"external_id"`
-	Id            int                        `json:"id"`
-	Images        *[]CatalogImage            `json:"images,omitempty"`
+
+	// FreqDetails The weekdays of a day-and-time offer (offer_frequency_id 3), "1" Monday to "7" Sunday; null for any other.
+	FreqDetails *[]CustomerOfferFreqDetails `json:"freq_details"`
+	Id          int                         `json:"id"`
+	Images      *[]CatalogImage             `json:"images,omitempty"`
 
 	// MaxPurchase The largest purchase the offer applies to; null for no maximum.
 	MaxPurchase *json.Number `json:"max_purchase"`
@@ -2096,12 +2279,18 @@ type CustomerOffer struct {
 	MinPurchase  json.Number  `json:"min_purchase"`
 	MultipFactor *json.Number `json:"multip_factor,omitempty"`
 
-	// OfferFrequencyId 4 when each customer may use the offer once; null for no limit.
+	// OfferFrequencyId 1: once per customer a day, 2: once per customer a week (a calendar week from Monday), 3: on the weekdays and hours of freq_details, peak_from and peak_to, 4: once per customer; null for no limit. Days, weeks and hours are the business's, in its time zone (GET /rules: time_zone).
 	OfferFrequencyId *CustomerOfferOfferFrequencyId `json:"offer_frequency_id"`
 
 	// OfferLanguages The offer's texts per language, English first.
 	OfferLanguages []OfferLanguage `json:"offer_languages"`
-	Points         int             `json:"points"`
+
+	// PeakFrom When a day-and-time offer starts applying on its weekdays, "HH:MM" local time; null for any other offer.
+	PeakFrom *string `json:"peak_from"`
+
+	// PeakTo The last minute a day-and-time offer applies on its weekdays, "HH:MM" local time (included); null for any other offer.
+	PeakTo *string `json:"peak_to"`
+	Points int     `json:"points"`
 
 	// PublishAt When the offer goes live (the same as starts_at); before it no reward uses it and no customer sees it.
 	PublishAt time.Time    `json:"publish_at"`
@@ -2121,6 +2310,9 @@ type CustomerOffer_Actions struct {
 
 // CustomerOfferCouponTypeId defines model for CustomerOffer.CouponTypeId.
 type CustomerOfferCouponTypeId int
+
+// CustomerOfferFreqDetails defines model for CustomerOffer.FreqDetails.
+type CustomerOfferFreqDetails string
 
 // CustomerOfferOfferFrequencyId defines model for CustomerOffer.OfferFrequencyId.
 type CustomerOfferOfferFrequencyId int
@@ -2439,14 +2631,17 @@ type OfferDetail struct {
 	CreatedAt       time.Time `json:"created_at"`
 
 	// Customers The customers a targeted offer is for.
-	Customers     []string       `json:"customers"`
-	Description   string         `json:"description"`
-	DiscountValue json.Number    `json:"discount_value"`
-	Enabled       bool           `json:"enabled"`
-	ExpiresAt     *time.Time     `json:"expires_at"`
-	ExternalId    string         `json:"external_id"`
-	Id            int            `json:"id"`
-	Images        []CatalogImage `json:"images"`
+	Customers     []string    `json:"customers"`
+	Description   string      `json:"description"`
+	DiscountValue json.Number `json:"discount_value"`
+	Enabled       bool        `json:"enabled"`
+	ExpiresAt     *time.Time  `json:"expires_at"`
+	ExternalId    string      `json:"external_id"`
+
+	// FreqDetails The weekdays of a day-and-time offer (offer_frequency_id 3), "1" Monday to "7" Sunday; null for any other.
+	FreqDetails *[]OfferDetailFreqDetails `json:"freq_details"`
+	Id          int                       `json:"id"`
+	Images      []CatalogImage            `json:"images"`
 
 	// MaxPurchase The largest purchase the offer applies to; null for no maximum.
 	MaxPurchase *json.Number `json:"max_purchase"`
@@ -2455,12 +2650,18 @@ type OfferDetail struct {
 	MinPurchase  json.Number `json:"min_purchase"`
 	MultipFactor json.Number `json:"multip_factor"`
 
-	// OfferFrequencyId 4 when each customer may use the offer once; null for no limit.
+	// OfferFrequencyId 1: once per customer a day, 2: once per customer a week (a calendar week from Monday), 3: on the weekdays and hours of freq_details, peak_from and peak_to, 4: once per customer; null for no limit. Days, weeks and hours are the business's, in its time zone (GET /rules: time_zone).
 	OfferFrequencyId *OfferDetailOfferFrequencyId `json:"offer_frequency_id"`
 
 	// OfferLanguages The offer's texts per language, English first.
 	OfferLanguages []OfferLanguage `json:"offer_languages"`
-	Points         int             `json:"points"`
+
+	// PeakFrom When a day-and-time offer starts applying on its weekdays, "HH:MM" local time; null for any other offer.
+	PeakFrom *string `json:"peak_from"`
+
+	// PeakTo The last minute a day-and-time offer applies on its weekdays, "HH:MM" local time (included); null for any other offer.
+	PeakTo *string `json:"peak_to"`
+	Points int     `json:"points"`
 
 	// PublishAt When the offer goes live (the same as starts_at); before it no reward uses it and no customer sees it.
 	PublishAt time.Time         `json:"publish_at"`
@@ -2477,6 +2678,9 @@ type OfferDetail struct {
 type OfferDetail_Actions struct {
 	Type string `json:"type"`
 }
+
+// OfferDetailFreqDetails defines model for OfferDetail.FreqDetails.
+type OfferDetailFreqDetails string
 
 // OfferDetailOfferFrequencyId defines model for OfferDetail.OfferFrequencyId.
 type OfferDetailOfferFrequencyId int
@@ -2520,21 +2724,33 @@ type OfferTerms struct {
 	CouponExpiresIn int    `json:"coupon_expires_in"`
 	ExternalId      string `json:"external_id"`
 
+	// FreqDetails The weekdays of a day-and-time offer (offer_frequency_id 3), "1" Monday to "7" Sunday; null for any other.
+	FreqDetails *[]OfferTermsFreqDetails `json:"freq_details"`
+
 	// MaxPurchase The largest purchase the offer applies to; null for no maximum.
 	MaxPurchase *json.Number `json:"max_purchase"`
 
 	// MinPurchase The smallest purchase the offer applies to (a reward's amount for points offers, the claiming purchase for coupons).
 	MinPurchase json.Number `json:"min_purchase"`
 
-	// OfferFrequencyId 4 when each customer may use the offer once; null for no limit.
+	// OfferFrequencyId 1: once per customer a day, 2: once per customer a week (a calendar week from Monday), 3: on the weekdays and hours of freq_details, peak_from and peak_to, 4: once per customer; null for no limit. Days, weeks and hours are the business's, in its time zone (GET /rules: time_zone).
 	OfferFrequencyId *OfferTermsOfferFrequencyId `json:"offer_frequency_id"`
 
 	// OfferLanguages The offer's texts per language, English first.
 	OfferLanguages []OfferLanguage `json:"offer_languages"`
 
+	// PeakFrom When a day-and-time offer starts applying on its weekdays, "HH:MM" local time; null for any other offer.
+	PeakFrom *string `json:"peak_from"`
+
+	// PeakTo The last minute a day-and-time offer applies on its weekdays, "HH:MM" local time (included); null for any other offer.
+	PeakTo *string `json:"peak_to"`
+
 	// PublishAt When the offer goes live (the same as starts_at); before it no reward uses it and no customer sees it.
 	PublishAt time.Time `json:"publish_at"`
 }
+
+// OfferTermsFreqDetails defines model for OfferTerms.FreqDetails.
+type OfferTermsFreqDetails string
 
 // OfferTermsOfferFrequencyId defines model for OfferTerms.OfferFrequencyId.
 type OfferTermsOfferFrequencyId int
@@ -2577,7 +2793,7 @@ type OfferWrite struct {
 	ExpiresAt  *time.Time `json:"expires_at,omitempty"`
 	ExternalId *string    `json:"external_id,omitempty"`
 
-	// FreqDetails Refused with 422 when it holds days (day-and-time limits need the business's time zone).
+	// FreqDetails Required with offer_frequency_id 3, refused (422) with any other: the weekdays, "1" Monday to "7" Sunday, such as ["1","2","5"]; numbers are taken too.
 	FreqDetails interface{}          `json:"freq_details,omitempty"`
 	Images      *[]CatalogImageWrite `json:"images,omitempty"`
 
@@ -2593,16 +2809,16 @@ type OfferWrite struct {
 	// NeverExpiresFlag 1 clears expires_at (and takes none); 0 requires expires_at.
 	NeverExpiresFlag *OfferWriteNeverExpiresFlag `json:"never_expires_flag,omitempty"`
 
-	// OfferFrequencyId 4: each customer uses the offer once (one reward counts it, one coupon is issued), even under concurrent requests. 1 daily, 2 weekly and 3 specific day and time count in the business's time zone, which the service does not keep: 422.
+	// OfferFrequencyId How often a customer may use the offer, in the business's time zone (GET /rules: time_zone), even under concurrent requests: 1 once a day (from local midnight to midnight), 2 once a week (a calendar week, Monday 00:00 to Sunday 24:00, local time), 3 on given weekdays and hours only (freq_details, peak_from, peak_to; as often as it applies), 4 once ever; null for no limit. A use is a reward its points count, or an issued coupon.
 	OfferFrequencyId *int `json:"offer_frequency_id,omitempty"`
 
 	// OfferLanguages The offer's texts per language, merged by language_id (a new language needs its title). English (1) is the offer's title and description and is required on create unless title is sent; a PUT of offer_languages alone changes them. `title` and `description` are read as offer_title and offer_description.
 	OfferLanguages *[]OfferWrite_OfferLanguages `json:"offer_languages,omitempty"`
 
-	// PeakFrom Refused with 422 when sent (day-and-time limits need the business's time zone).
+	// PeakFrom Required with offer_frequency_id 3, refused with any other: "HH:MM", 00:00 to 23:59, local time, before peak_to.
 	PeakFrom interface{} `json:"peak_from,omitempty"`
 
-	// PeakTo Refused with 422 when sent (day-and-time limits need the business's time zone).
+	// PeakTo Required with offer_frequency_id 3, refused with any other: "HH:MM", 00:00 to 23:59, local time, after peak_from; its minute is included.
 	PeakTo interface{} `json:"peak_to,omitempty"`
 
 	// Points Bonus points (type 3), or what a coupon costs.

@@ -149,9 +149,13 @@ func (s *OfferService) allCustomerOffers(ctx context.Context, b Business, custom
 		return nil, time.Time{}, err
 	}
 	now := nowFor(ctx, s.Store)
+	loc, err := s.zone(ctx, b)
+	if err != nil {
+		return nil, now, err
+	}
 	var all []CustomerOffer
 	for page := 1; ; page++ {
-		list, total, err := s.Store.CustomerOffers(ctx, b.ID, c.ID, now, ListQuery{Page: page, PerPage: 100})
+		list, total, err := s.Store.CustomerOffers(ctx, b.ID, c.ID, now, UsePeriods(now, loc), ListQuery{Page: page, PerPage: 100})
 		if err != nil {
 			return nil, now, err
 		}

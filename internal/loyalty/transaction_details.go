@@ -120,8 +120,9 @@ type TransactionDetailsTx interface {
 // the actor's change, and returns the details as they became.
 func (s *TransactionService) UpdateDetails(ctx context.Context, a Actor, id int64, p DetailsPatch) (TransactionDetails, error) {
 	var out TransactionDetails
-	err := audited(ctx, a, AuditTransactionDetails, "Transaction #"+strconv.FormatInt(id, 10), nil, nil, func(ctx context.Context) error {
-		return s.Store.WithTx(ctx, func(tx Tx) error {
+	err := audited(a, AuditTransactionDetails, "Transaction #"+strconv.FormatInt(id, 10), nil, nil, func(r *AuditRecord) error {
+		st := AuditedStore(s.Store, r)
+		return st.WithTx(ctx, func(tx Tx) error {
 			e, err := tx.Transaction(ctx, a.BusinessID, id)
 			if err != nil {
 				return notFoundField(err, "Transaction not found.")
@@ -134,7 +135,7 @@ func (s *TransactionService) UpdateDetails(ctx context.Context, a Actor, id int6
 			for k, val := range p {
 				*d.field(k) = val
 			}
-			noteChanges(ctx, before, d.values())
+			noteChanges(st, before, d.values())
 			out = d
 			return tx.SetTransactionDetails(ctx, a.BusinessID, id, d)
 		})
