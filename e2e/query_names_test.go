@@ -166,6 +166,8 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/customers/{id}/points":             {a, "/customers/" + c.ID + "/points"},
 			"/customers/{id}/offers":             {a, "/customers/" + c.ID + "/offers"},
 			"/customers/{id}/available-coupons":  {a, "/customers/" + c.ID + "/available-coupons"},
+			"/customers/{id}/targeted-offers":    {a, "/customers/" + c.ID + "/targeted-offers"},
+			"/customers/{id}/claimable-offers":   {a, "/customers/" + c.ID + "/claimable-offers"},
 			"/customers/{id}/rewards":            {a, "/customers/" + c.ID + "/rewards"},
 			"/transactions":                      {a, "/transactions"},
 			"/branches":                          {a, "/branches"},
