@@ -94,23 +94,30 @@ func BenchmarkRewardByAmount(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(engine, func(b *testing.B) {
-			procs := runtime.GOMAXPROCS(0)
-			b.SetParallelism((clients + procs - 1) / procs)
-			cpu := startCPU(b, engine)
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					id := ids[rand.IntN(len(ids))]
-					if err := s.do(http.MethodPost, "/transactions",
-						`{"intent":"reward","amount":12.50,"customer":{"id":"`+id+`"}}`); err != nil {
-						b.Error(err)
-						return
-					}
-				}
+			s.clients(b, engine, "reward", ids, func(id string) string {
+				return `{"intent":"reward","amount":12.50,"customer":{"id":"` + id + `"}}`
 			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rewards/s")
-			cpu.report(b, "reward")
 		})
 	}
+}
+
+// clients runs POST /transactions with body(customer) from 16 concurrent
+// clients over ids, reporting ops per second ("<op>s/s") and the CPU time
+// of an op.
+func (s *benchSite) clients(b *testing.B, engine, op string, ids []string, body func(id string) string) {
+	procs := runtime.GOMAXPROCS(0)
+	b.SetParallelism((clients + procs - 1) / procs)
+	cpu := startCPU(b, engine)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := s.do(http.MethodPost, "/transactions", body(ids[rand.IntN(len(ids))])); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), op+"s/s")
+	cpu.report(b, op)
 }
 
 // benchCPU measures the CPU time a benchmark's operations take: this

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"math/rand/v2"
-	"net/http"
-	"runtime"
 	"testing"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -42,21 +39,9 @@ func BenchmarkRedeemPoints(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(engine, func(b *testing.B) {
-			procs := runtime.GOMAXPROCS(0)
-			b.SetParallelism((clients + procs - 1) / procs)
-			cpu := startCPU(b, engine)
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					id := ids[rand.IntN(len(ids))]
-					if err := s.do(http.MethodPost, "/transactions",
-						`{"intent":"redeem","points":3,"customer":{"id":"`+id+`"}}`); err != nil {
-						b.Error(err)
-						return
-					}
-				}
+			s.clients(b, engine, "redeem", ids, func(id string) string {
+				return `{"intent":"redeem","points":3,"customer":{"id":"` + id + `"}}`
 			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "redeems/s")
-			cpu.report(b, "redeem")
 		})
 	}
 }
