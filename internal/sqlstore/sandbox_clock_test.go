@@ -46,6 +46,13 @@ func TestSandboxClockOnBothRoads(t *testing.T) {
 			t.Fatalf("the business reads offsets %v and %v, want %v", withRules.ClockOffset, plain.ClockOffset, clock.Offset)
 		}
 		svc := base.ClockedBy(plain.ClockOffset)
+		if svc.Transactions == base.Transactions || !svc.Transactions.Store.Now().Equal(ahead) {
+			t.Fatalf("the services on the sandbox clock read %v, want a view reading %v", svc.Transactions.Store.Now(), ahead)
+		}
+		// A live business's services are the ones built at start.
+		if allocs := testing.AllocsPerRun(10, func() { _ = base.ClockedBy(0) }); allocs != 0 || base.ClockedBy(0).Transactions != base.Transactions {
+			t.Errorf("the services on the real clock are a new view (%v allocations), want the services themselves", allocs)
+		}
 		var batched int
 		roads := &loyalty.TransactionService{Store: countingStore{DB: svc.Transactions.Store.(*sqlstore.DB), batched: &batched},
 			Customers: svc.Customers}
