@@ -26,7 +26,7 @@ func TestReferralPage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		referrer, err := s.app.API.Customers.Create(ctx, b, loyalty.CustomerInput{
+		referrer, err := s.app.API.Services.Customers.Create(ctx, b, loyalty.CustomerInput{
 			Email: loyalty.Some("dana@friends.example"), FirstName: loyalty.Some("Dana")})
 		if err != nil {
 			t.Fatal(err)

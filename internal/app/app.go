@@ -174,7 +174,7 @@ func Open(ctx context.Context, cfg Config) (*App, error) {
 			return nil, errors.Join(fmt.Errorf("%w at %s", ErrNoDatabase, dsn), err)
 		}
 	}
-	db, err := sqlstore.OpenWith(ctx, cfg.DSN(), sqlstore.Options{ListenDSN: cfg.DBListen, RequestTxOptions: loyalty.RequestTxOptions})
+	db, err := sqlstore.OpenWith(ctx, cfg.DSN(), sqlstore.Options{ListenDSN: cfg.DBListen})
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,13 @@ func (d *CustomerDesk) business(ctx context.Context, a loyalty.Actor) (loyalty.B
 	return d.Store.Business(ctx, a.BusinessID)
 }
 
+// on is the desk's services on b's clock: what staff do is dated by the
+// business's clock, as through the API, and a sandbox business's may run
+// ahead of the real one.
+func (d *CustomerDesk) on(b loyalty.Business) loyalty.Services {
+	return d.Services.ClockedBy(b.ClockOffset)
+}
+
 // CustomerProfile is everything the console shows of one customer.
 type CustomerProfile struct {
 	View      loyalty.CustomerView // the customer, tier standing and referral links
@@ -62,22 +69,23 @@ func (d *CustomerDesk) Profile(ctx context.Context, a loyalty.Actor, id string, 
 	if err != nil {
 		return CustomerProfile{}, err
 	}
+	svc := d.on(b)
 	var p CustomerProfile
-	if p.View, err = d.Services.Customers.View(ctx, b, id, map[string]bool{"tier_progress": true, "referral_programs": true}); err != nil {
+	if p.View, err = svc.Customers.View(ctx, b, id, map[string]bool{"tier_progress": true, "referral_programs": true}); err != nil {
 		return p, err
 	}
 	c := p.View.Customer
 	p.Page = max(page, 1)
 	q := loyalty.ListQuery{Page: p.Page, PerPage: LedgerPageSize}
-	if p.Ledger, err = d.Services.Transactions.History(ctx, b, c.ID, q, loyalty.TransactionWith{}); err != nil {
+	if p.Ledger, err = svc.Transactions.History(ctx, b, c.ID, q, loyalty.TransactionWith{}); err != nil {
 		return p, err
 	}
 	p.Pages = max((p.Ledger.Total+LedgerPageSize-1)/LedgerPageSize, 1)
 	all := loyalty.ListQuery{Page: 1, PerPage: 100}
-	if p.Coupons, _, err = d.Services.Offers.AvailableCoupons(ctx, b, c.ID, all); err != nil {
+	if p.Coupons, _, err = svc.Offers.AvailableCoupons(ctx, b, c.ID, all); err != nil {
 		return p, err
 	}
-	if p.Offers, _, err = d.Services.Offers.CustomerOffers(ctx, b, c.ID, all); err != nil {
+	if p.Offers, _, err = svc.Offers.CustomerOffers(ctx, b, c.ID, all); err != nil {
 		return p, err
 	}
 	by, made, err := d.Store.CustomerReferrals(ctx, b.ID, c.ID)
@@ -142,7 +150,7 @@ func (d *CustomerDesk) forManager(ctx context.Context, a loyalty.Actor, id strin
 	if err != nil {
 		return loyalty.Business{}, loyalty.Customer{}, err
 	}
-	c, err := d.Services.Customers.Get(ctx, b, id)
+	c, err := d.on(b).Customers.Get(ctx, b, id)
 	return b, c, err
 }
 
@@ -156,7 +164,7 @@ func (d *CustomerDesk) Update(ctx context.Context, a loyalty.Actor, id string, i
 	var out loyalty.Customer
 	err = loyalty.Audited(a, loyalty.AuditCustomerUpdated, customerName(c), nil, nil, func(r *loyalty.AuditRecord) error {
 		var err error
-		out, err = d.Services.AuditedBy(r).Customers.Update(ctx, b, c.ID, in)
+		out, err = d.on(b).AuditedBy(r).Customers.Update(ctx, b, c.ID, in)
 		return err
 	})
 	return out, err
@@ -174,7 +182,7 @@ func (d *CustomerDesk) SetEnabled(ctx context.Context, a loyalty.Actor, id strin
 		action = loyalty.AuditCustomerEnabled
 	}
 	return loyalty.Audited(a, action, customerName(c), nil, nil, func(r *loyalty.AuditRecord) error {
-		_, err := d.Services.AuditedBy(r).Customers.Update(ctx, b, c.ID, loyalty.CustomerInput{Enabled: loyalty.Some(enabled)})
+		_, err := d.on(b).AuditedBy(r).Customers.Update(ctx, b, c.ID, loyalty.CustomerInput{Enabled: loyalty.Some(enabled)})
 		return err
 	})
 }
@@ -187,7 +195,7 @@ func (d *CustomerDesk) Delete(ctx context.Context, a loyalty.Actor, id string) e
 		return err
 	}
 	return loyalty.Audited(a, loyalty.AuditCustomerDeleted, customerName(c), nil, nil, func(r *loyalty.AuditRecord) error {
-		return d.Services.AuditedBy(r).Customers.Delete(ctx, b, c.ID)
+		return d.on(b).AuditedBy(r).Customers.Delete(ctx, b, c.ID)
 	})
 }
 
@@ -202,7 +210,7 @@ func (d *CustomerDesk) ResendWelcome(ctx context.Context, a loyalty.Actor, id st
 		return loyalty.Invalid("welcome", "The customer has neither an e-mail address nor a phone number.")
 	}
 	return loyalty.Audited(a, loyalty.AuditCustomerWelcomed, customerName(c), nil, nil, func(r *loyalty.AuditRecord) error {
-		return d.Services.AuditedBy(r).Customers.Welcome(ctx, b, c.User)
+		return d.on(b).AuditedBy(r).Customers.Welcome(ctx, b, c.User)
 	})
 }
 
@@ -230,7 +238,7 @@ func (d *CustomerDesk) AdjustPoints(ctx context.Context, a loyalty.Actor, id str
 	err = loyalty.Audited(a, loyalty.AuditPointsAdjusted, customerName(c), nil, map[string]string{"points": strconv.FormatInt(n, 10), "reason": reason},
 		func(r *loyalty.AuditRecord) error {
 			var err error
-			t, _, err = d.Services.AuditedBy(r).Transactions.Create(ctx, b, in, nil)
+			t, _, err = d.on(b).AuditedBy(r).Transactions.Create(ctx, b, in, nil)
 			return fieldsAs(err, map[string]string{"comments": "reason"})
 		})
 	return t, err
@@ -247,7 +255,7 @@ func (d *CustomerDesk) Cancel(ctx context.Context, a loyalty.Actor, id string, t
 	err = loyalty.Audited(a, loyalty.AuditTransactionCancel, customerName(c), nil, map[string]string{"transaction": strconv.FormatInt(txID, 10)},
 		func(r *loyalty.AuditRecord) error {
 			var err error
-			t, err = d.Services.AuditedBy(r).Transactions.CancelOf(ctx, b, c.ID, txID)
+			t, err = d.on(b).AuditedBy(r).Transactions.CancelOf(ctx, b, c.ID, txID)
 			return err
 		})
 	return t, err
@@ -265,7 +273,7 @@ func (d *CustomerDesk) IssueCoupon(ctx context.Context, a loyalty.Actor, id stri
 	err = loyalty.Audited(a, loyalty.AuditCouponIssued, customerName(c), nil, map[string]string{"offer": strconv.FormatInt(offerID, 10)},
 		func(r *loyalty.AuditRecord) error {
 			var err error
-			t, _, err = d.Services.AuditedBy(r).Transactions.Create(ctx, b, in, nil)
+			t, _, err = d.on(b).AuditedBy(r).Transactions.Create(ctx, b, in, nil)
 			return fieldsAs(err, map[string]string{"offer.id": "offer"})
 		})
 	return t, err

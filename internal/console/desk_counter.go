@@ -38,10 +38,10 @@ func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (
 	case code == "":
 		return m, loyalty.Invalid("code", "Type or scan an e-mail address, a phone number, a customer code or a coupon code.")
 	case strings.Contains(code, "@") || isPhoneLike(code):
-		m.Customers, err = d.Services.Customers.Lookup(ctx, b, code)
+		m.Customers, err = d.on(b).Customers.Lookup(ctx, b, code)
 		return m, fieldsAs(err, map[string]string{"q": "code"})
 	case loyalty.ValidID(strings.ToLower(code)):
-		c, err := d.Services.Customers.Get(ctx, b, code)
+		c, err := d.on(b).Customers.Get(ctx, b, code)
 		if loyalty.ErrorCode(err) == loyalty.ENotFound {
 			return m, nil
 		}
@@ -54,7 +54,7 @@ func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (
 	} else if err != nil {
 		return m, err
 	}
-	c, err := d.Services.Customers.Get(ctx, b, cp.CustomerID)
+	c, err := d.on(b).Customers.Get(ctx, b, cp.CustomerID)
 	if loyalty.ErrorCode(err) == loyalty.ENotFound {
 		return m, nil
 	} else if err != nil {
@@ -84,7 +84,7 @@ func (d *CustomerDesk) PreviewSale(ctx context.Context, a loyalty.Actor, custome
 		return SalePreview{}, err
 	}
 	in := loyalty.TransactionInput{Intent: loyalty.Some(loyalty.IntentReward), Amount: loyalty.Some(m), Customer: loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)})}
-	e, offers, err := d.Services.Transactions.Preview(ctx, b, in)
+	e, offers, err := d.on(b).Transactions.Preview(ctx, b, in)
 	if err != nil {
 		return SalePreview{}, err
 	}
@@ -113,7 +113,7 @@ func (d *CustomerDesk) forCounter(ctx context.Context, a loyalty.Actor, id strin
 	if err != nil {
 		return loyalty.Business{}, loyalty.Customer{}, err
 	}
-	c, err := d.Services.Customers.Get(ctx, b, id)
+	c, err := d.on(b).Customers.Get(ctx, b, id)
 	return b, c, err
 }
 
@@ -192,7 +192,7 @@ func (d *CustomerDesk) Act(ctx context.Context, a loyalty.Actor, customerID, act
 	}
 	var t loyalty.Transaction
 	err = loyalty.Audited(a, kind[1], customerName(c), nil, after, func(r *loyalty.AuditRecord) error {
-		out, reply, err := d.Services.AuditedBy(r).Transactions.Create(ctx, b, ti, idem)
+		out, reply, err := d.on(b).AuditedBy(r).Transactions.Create(ctx, b, ti, idem)
 		switch {
 		case err != nil:
 			return err
@@ -226,25 +226,26 @@ func (d *CustomerDesk) Serve(ctx context.Context, a loyalty.Actor, id string) (C
 	if err != nil {
 		return CounterCustomer{}, err
 	}
+	svc := d.on(b)
 	out := CounterCustomer{Customer: c}
 	all := loyalty.ListQuery{Page: 1, PerPage: 100}
-	if out.Coupons, _, err = d.Services.Offers.AvailableCoupons(ctx, b, c.ID, all); err != nil {
+	if out.Coupons, _, err = svc.Offers.AvailableCoupons(ctx, b, c.ID, all); err != nil {
 		return out, err
 	}
-	if out.Rewards, _, err = d.Services.Rewards.CustomerRewards(ctx, b, c.ID, all); err != nil {
+	if out.Rewards, _, err = svc.Rewards.CustomerRewards(ctx, b, c.ID, all); err != nil {
 		return out, err
 	}
-	cards, _, err := d.Services.Giftcards.List(ctx, b, all)
+	cards, _, err := svc.Giftcards.List(ctx, b, all)
 	if err != nil {
 		return out, err
 	}
-	now := d.Store.Now()
+	now := loyalty.ClockedStore(d.Store, b.ClockOffset).Now()
 	for _, g := range cards {
 		if g.Available(now) {
 			out.Giftcards = append(out.Giftcards, g)
 		}
 	}
-	page, err := d.Services.Transactions.History(ctx, b, c.ID, loyalty.ListQuery{Page: 1, PerPage: CounterRecent}, loyalty.TransactionWith{})
+	page, err := svc.Transactions.History(ctx, b, c.ID, loyalty.ListQuery{Page: 1, PerPage: CounterRecent}, loyalty.TransactionWith{})
 	out.Recent = page.Entries
 	return out, err
 }

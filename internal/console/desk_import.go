@@ -17,7 +17,7 @@ func (d *CustomerDesk) Imports(ctx context.Context, a loyalty.Actor) ([]loyalty.
 	if err != nil {
 		return nil, err
 	}
-	return d.Services.Imports.List(ctx, b, 0, 50)
+	return d.on(b).Imports.List(ctx, b, 0, 50)
 }
 
 // importer checks the actor may import, and reads its business.
@@ -38,7 +38,7 @@ func (d *CustomerDesk) UploadImport(ctx context.Context, a loyalty.Actor, in loy
 	var im loyalty.Import
 	err = loyalty.Audited(a, loyalty.AuditImportUploaded, in.FileName, nil, map[string]string{"type": in.Kind}, func(r *loyalty.AuditRecord) error {
 		var err error
-		im, err = d.Services.AuditedBy(r).Imports.Upload(ctx, b, in, file)
+		im, err = d.on(b).AuditedBy(r).Imports.Upload(ctx, b, in, file)
 		return err
 	})
 	return im, err
@@ -50,7 +50,7 @@ func (d *CustomerDesk) PreviewImport(ctx context.Context, a loyalty.Actor, id in
 	if err != nil {
 		return loyalty.ImportPreview{}, err
 	}
-	return d.Services.Imports.Preview(ctx, b, id)
+	return d.on(b).Imports.Preview(ctx, b, id)
 }
 
 // StartImport starts an uploaded import.
@@ -62,7 +62,7 @@ func (d *CustomerDesk) StartImport(ctx context.Context, a loyalty.Actor, id int6
 	var im loyalty.Import
 	err = loyalty.Audited(a, loyalty.AuditImportStarted, "Import #"+strconv.FormatInt(id, 10), nil, nil, func(r *loyalty.AuditRecord) error {
 		var err error
-		im, err = d.Services.AuditedBy(r).Imports.Start(ctx, b, id)
+		im, err = d.on(b).AuditedBy(r).Imports.Start(ctx, b, id)
 		return err
 	})
 	return im, err
@@ -74,5 +74,5 @@ func (d *CustomerDesk) EachImportError(ctx context.Context, a loyalty.Actor, id 
 	if err != nil {
 		return loyalty.Import{}, err
 	}
-	return d.Services.Imports.EachError(ctx, b, id, fn)
+	return d.on(b).Imports.EachError(ctx, b, id, fn)
 }

@@ -70,14 +70,14 @@ func (d *CustomerDesk) Search(ctx context.Context, a loyalty.Actor, in CustomerS
 	if level == -2 {
 		out.Customers, out.Total, err = d.Store.SearchCustomers(ctx, b.ID, f, offset, SearchPageSize)
 	} else {
-		out.Customers, out.Total, err = d.searchByLevel(ctx, b.ID, f, tier, level, offset)
+		out.Customers, out.Total, err = d.searchByLevel(ctx, b, f, tier, level, offset)
 	}
 	if err != nil {
 		return out, err
 	}
 	out.Pages = (out.Total + SearchPageSize - 1) / SearchPageSize
 	if hasTier && len(out.Customers) > 0 {
-		held, err := d.levels(ctx, tier, out.Customers)
+		held, err := d.levels(ctx, b, tier, out.Customers)
 		if err != nil {
 			return out, err
 		}
@@ -195,15 +195,15 @@ func tierChoice(v loyalty.Validation, t loyalty.Tier, ok bool, choice string) in
 // level at index want (-1: none). A level is computed from the ledger, so
 // every customer matching f is read, in batches, and each one's standing
 // computed as the profile computes it.
-func (d *CustomerDesk) searchByLevel(ctx context.Context, businessID string, f loyalty.CustomerFilter, t loyalty.Tier, want, offset int) ([]loyalty.Customer, int, error) {
+func (d *CustomerDesk) searchByLevel(ctx context.Context, b loyalty.Business, f loyalty.CustomerFilter, t loyalty.Tier, want, offset int) ([]loyalty.Customer, int, error) {
 	var page []loyalty.Customer
 	total := 0
 	for from := 0; ; from += tierScanBatch {
-		batch, _, err := d.Store.SearchCustomers(ctx, businessID, f, from, tierScanBatch)
+		batch, _, err := d.Store.SearchCustomers(ctx, b.ID, f, from, tierScanBatch)
 		if err != nil {
 			return nil, 0, err
 		}
-		held, err := d.levels(ctx, t, batch)
+		held, err := d.levels(ctx, b, t, batch)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -222,12 +222,13 @@ func (d *CustomerDesk) searchByLevel(ctx context.Context, businessID string, f l
 	}
 }
 
-// levels returns the index of the level each customer holds in t (-1 for
-// none), as the domain computes it (loyalty.HeldLevels).
-func (d *CustomerDesk) levels(ctx context.Context, t loyalty.Tier, list []loyalty.Customer) ([]int, error) {
+// levels returns the index of the level each customer of b holds in t
+// (-1 for none) on b's clock, as the domain computes it
+// (loyalty.HeldLevels).
+func (d *CustomerDesk) levels(ctx context.Context, b loyalty.Business, t loyalty.Tier, list []loyalty.Customer) ([]int, error) {
 	ids := make([]string, len(list))
 	for i, c := range list {
 		ids[i] = c.ID
 	}
-	return loyalty.HeldLevels(ctx, d.Store, t, ids)
+	return loyalty.HeldLevels(ctx, loyalty.ClockedStore(d.Store, b.ClockOffset), t, ids)
 }

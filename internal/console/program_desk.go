@@ -34,7 +34,10 @@ func (d *ProgramDesk) change(ctx context.Context, a loyalty.Actor, action, targe
 	if err != nil {
 		return err
 	}
-	return loyalty.Audited(a, action, target, nil, nil, func(r *loyalty.AuditRecord) error { return fn(ctx, b, d.Services.AuditedBy(r)) })
+	// What staff change is dated by the business's clock, as through the
+	// API: a sandbox business's may run ahead of the real one.
+	svc := d.Services.ClockedBy(b.ClockOffset)
+	return loyalty.Audited(a, action, target, nil, nil, func(r *loyalty.AuditRecord) error { return fn(ctx, b, svc.AuditedBy(r)) })
 }
 
 // saveAction is the audit action of a create (id empty) or an update.

@@ -44,7 +44,7 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err != nil {
 		return err
 	}
-	v, err := s.Accounts.View(r.Context(), rc.businessID, rc.token.SubjectID, include)
+	v, err := rc.svc.Accounts.View(r.Context(), rc.businessID, rc.token.SubjectID, include)
 	if err != nil {
 		return err
 	}

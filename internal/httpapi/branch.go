@@ -32,7 +32,7 @@ func (s *Server) branchPicker(ctx context.Context, businessID string, rel map[st
 	if !rel["branch"] {
 		return nil, nil
 	}
-	idx, err := s.Branches.Index(ctx, loyalty.Business{ID: businessID})
+	idx, err := s.Services.Branches.Index(ctx, loyalty.Business{ID: businessID})
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (s *Server) listBranches(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err != nil {
 		return err
 	}
-	list, total, err := s.Branches.List(r.Context(), tenant(rc), lq)
+	list, total, err := rc.svc.Branches.List(r.Context(), tenant(rc), lq)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (s *Server) createBranch(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	b, err := s.Branches.Create(r.Context(), tenant(rc), in)
+	b, err := rc.svc.Branches.Create(r.Context(), tenant(rc), in)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (s *Server) updateBranch(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	b, err := s.Branches.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	b, err := rc.svc.Branches.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}

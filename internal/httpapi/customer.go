@@ -10,7 +10,7 @@ import (
 
 // businessOf returns the business of the request, for rules that need it.
 func (s *Server) businessOf(r *http.Request, rc *reqCtx) (loyalty.Business, error) {
-	return s.Accounts.Business(r.Context(), rc.businessID)
+	return rc.svc.Accounts.Business(r.Context(), rc.businessID)
 }
 
 func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
@@ -27,7 +27,7 @@ func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err != nil {
 		return err
 	}
-	list, total, err := s.Customers.List(r.Context(), b, lq)
+	list, total, err := rc.svc.Customers.List(r.Context(), b, lq)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err != nil {
 		return err
 	}
-	c, err := s.Customers.Create(r.Context(), b, in)
+	c, err := rc.svc.Customers.Create(r.Context(), b, in)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (s *Server) updateCustomer(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err != nil {
 		return err
 	}
-	c, err := s.Customers.Update(r.Context(), b, r.PathValue("id"), in)
+	c, err := rc.svc.Customers.Update(r.Context(), b, r.PathValue("id"), in)
 	if err != nil {
 		return notFoundAs(err, "Customer not found.")
 	}
@@ -103,7 +103,7 @@ func (s *Server) updateCustomer(w http.ResponseWriter, r *http.Request, rc *reqC
 
 func (s *Server) deleteCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	b := loyalty.Business{ID: rc.businessID}
-	if err := s.Customers.Delete(r.Context(), b, r.PathValue("id")); err != nil {
+	if err := rc.svc.Customers.Delete(r.Context(), b, r.PathValue("id")); err != nil {
 		return notFoundAs(err, "Customer not found.")
 	}
 	w.WriteHeader(http.StatusNoContent)

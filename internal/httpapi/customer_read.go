@@ -24,7 +24,7 @@ func (s *Server) getCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 		return loyalty.Errorf(loyalty.EBadRequest, "The relationship tier_levels needs include=tiers.")
 	}
 	b := loyalty.Business{ID: rc.businessID, NeverExpires: rc.tenant.NeverExpires}
-	v, err := s.Customers.View(r.Context(), b, r.PathValue("id"), include)
+	v, err := rc.svc.Customers.View(r.Context(), b, r.PathValue("id"), include)
 	if err != nil {
 		return err
 	}

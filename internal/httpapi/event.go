@@ -18,7 +18,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err != nil {
 		return err
 	}
-	list, err := s.Events.List(r.Context(), loyalty.Business{ID: rc.businessID}, eq)
+	list, err := rc.svc.Events.List(r.Context(), loyalty.Business{ID: rc.businessID}, eq)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func (s *Server) listGiftcards(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err != nil {
 		return err
 	}
-	list, total, err := s.Giftcards.List(r.Context(), tenant(rc), lq)
+	list, total, err := rc.svc.Giftcards.List(r.Context(), tenant(rc), lq)
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func (s *Server) getGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if err != nil {
 		return err
 	}
-	g, err := s.Giftcards.Get(r.Context(), tenant(rc), r.PathValue("id"))
+	g, err := rc.svc.Giftcards.Get(r.Context(), tenant(rc), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (s *Server) createGiftcard(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	g, err := s.Giftcards.Create(r.Context(), tenant(rc), in)
+	g, err := rc.svc.Giftcards.Create(r.Context(), tenant(rc), in)
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (s *Server) updateGiftcard(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	g, err := s.Giftcards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	g, err := rc.svc.Giftcards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (s *Server) updateGiftcard(w http.ResponseWriter, r *http.Request, rc *reqC
 }
 
 func (s *Server) deleteGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.Giftcards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := rc.svc.Giftcards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -54,7 +54,7 @@ func (u *users) uploadImage(w http.ResponseWriter, r *http.Request, uc *userCtx)
 	if err := writeFileAtomic(u.s.ImageDir, name, data); err != nil {
 		return err
 	}
-	old, err := u.s.Users.SetPhoto(r.Context(), uc.userID, imagesPrefix+name)
+	old, err := uc.svc.Users.SetPhoto(r.Context(), uc.userID, imagesPrefix+name)
 	if err != nil {
 		os.Remove(filepath.Join(u.s.ImageDir, name))
 		return err

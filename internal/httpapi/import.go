@@ -148,7 +148,7 @@ func (s *Server) uploadImport(w http.ResponseWriter, r *http.Request, rc *reqCtx
 				}
 				continue
 			}
-			if im, err = s.Imports.Upload(r.Context(), *rc.business, in, part); err != nil {
+			if im, err = rc.svc.Imports.Upload(r.Context(), *rc.business, in, part); err != nil {
 				return uploadError(err)
 			}
 			uploaded = true
@@ -174,13 +174,13 @@ func (s *Server) uploadImport(w http.ResponseWriter, r *http.Request, rc *reqCtx
 		if _, err := spool.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		if im, err = s.Imports.Upload(r.Context(), *rc.business, in, spool); err != nil {
+		if im, err = rc.svc.Imports.Upload(r.Context(), *rc.business, in, spool); err != nil {
 			return uploadError(err)
 		}
 	case !uploaded:
 		return loyalty.Invalid("file", "The file field is required: the CSV file to import.")
 	}
-	p, err := s.Imports.Preview(r.Context(), *rc.business, im.ID)
+	p, err := rc.svc.Imports.Preview(r.Context(), *rc.business, im.ID)
 	if err != nil {
 		return err
 	}
@@ -202,7 +202,7 @@ func uploadError(err error) error {
 
 // importAuthor is who uploads: the account's e-mail.
 func (s *Server) importAuthor(r *http.Request, rc *reqCtx) string {
-	v, err := s.Accounts.View(r.Context(), rc.businessID, rc.token.SubjectID, nil)
+	v, err := rc.svc.Accounts.View(r.Context(), rc.businessID, rc.token.SubjectID, nil)
 	if err != nil {
 		return ""
 	}
@@ -235,7 +235,7 @@ func (s *Server) startImport(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if m, ok := in.Mapping.Value(); ok && len(m) > 0 {
 		return loyalty.Invalid("mapping", "Columns are read by their names, which are the API's field names; upload the file again with its columns renamed.")
 	}
-	im, err := s.Imports.ByFile(r.Context(), b, fileID)
+	im, err := rc.svc.Imports.ByFile(r.Context(), b, fileID)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func (s *Server) startImport(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if err := v.Err(); err != nil {
 		return err
 	}
-	if im, err = s.Imports.Start(r.Context(), b, im.ID); err != nil {
+	if im, err = rc.svc.Imports.Start(r.Context(), b, im.ID); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"status_code": http.StatusAccepted, "message": "Accepted",
@@ -279,7 +279,7 @@ func (s *Server) listImports(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if _, _, err := queryNames(r, nil, nil); err != nil {
 		return err
 	}
-	list, err := s.Imports.List(r.Context(), tenant(rc), 0, 100)
+	list, err := rc.svc.Imports.List(r.Context(), tenant(rc), 0, 100)
 	if err != nil {
 		return err
 	}
@@ -297,7 +297,7 @@ func (s *Server) getImport(w http.ResponseWriter, r *http.Request, rc *reqCtx) e
 	if err != nil {
 		return err
 	}
-	p, err := s.Imports.Preview(r.Context(), tenant(rc), id)
+	p, err := rc.svc.Imports.Preview(r.Context(), tenant(rc), id)
 	if err != nil {
 		return err
 	}
@@ -313,14 +313,14 @@ func (s *Server) importErrors(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err != nil {
 		return err
 	}
-	im, err := s.Imports.Get(r.Context(), tenant(rc), id)
+	im, err := rc.svc.Imports.Get(r.Context(), tenant(rc), id)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="import-`+strconv.FormatInt(im.ID, 10)+`-errors.csv"`)
 	return writeImportErrors(w, func(fn func(loyalty.ImportRowError) error) error {
-		_, err := s.Imports.EachError(r.Context(), tenant(rc), im.ID, fn)
+		_, err := rc.svc.Imports.EachError(r.Context(), tenant(rc), im.ID, fn)
 		return err
 	})
 }

@@ -146,6 +146,9 @@ type reqCtx struct {
 	token      oauth.Token
 	businessID string
 	business   *loyalty.Business // the business with its ledger state, on ledger routes
+	// svc are the services on the clock of the key's business (its
+	// sandbox clock, if any): whatever the handler does goes through them.
+	svc loyalty.Services
 }
 
 // handlerFunc is an API handler that returns its error for the wrapper
@@ -211,8 +214,6 @@ func (s *Server) businessAPI(h handlerFunc, withBusiness bool) http.Handler {
 			return
 		}
 		if err == nil {
-			// Whatever the handler does is on the business's clock.
-			r = r.WithContext(loyalty.WithClock(r.Context(), rc.tenant.ClockOffset))
 			err = h(w, r, rc)
 		}
 		if err != nil {
@@ -299,7 +300,7 @@ func (s *Server) authenticate(r *http.Request, scope string, withBusiness bool) 
 	if t.TenantID != tenant.ID() {
 		return nil, loyalty.Errorf(loyalty.EForbidden, "This token belongs to another business than the Application Key.")
 	}
-	rc := &reqCtx{tenant: tenant, token: t, businessID: t.BusinessID}
+	rc := &reqCtx{tenant: tenant, token: t, businessID: t.BusinessID, svc: s.Services.ClockedBy(tenant.ClockOffset)}
 	if withBusiness {
 		if b.ID == "" || b.ID != t.BusinessID {
 			// Admin tokens always name their business; a ledger route needs it.

@@ -118,7 +118,7 @@ func (s *Server) listOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err != nil {
 		return err
 	}
-	list, total, err := s.Offers.List(r.Context(), tenant(rc), lq)
+	list, total, err := rc.svc.Offers.List(r.Context(), tenant(rc), lq)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (s *Server) getOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) er
 	if err != nil {
 		return err
 	}
-	o, err := s.Offers.Get(r.Context(), tenant(rc), r.PathValue("id"))
+	o, err := rc.svc.Offers.Get(r.Context(), tenant(rc), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (s *Server) createOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	o, err := s.Offers.Create(r.Context(), tenant(rc), in)
+	o, err := rc.svc.Offers.Create(r.Context(), tenant(rc), in)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (s *Server) updateOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	o, err := s.Offers.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	o, err := rc.svc.Offers.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (s *Server) updateOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 }
 
 func (s *Server) deleteOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.Offers.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := rc.svc.Offers.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -211,7 +211,7 @@ func (s *Server) customerOffers(w http.ResponseWriter, r *http.Request, rc *reqC
 		return err
 	}
 	id := r.PathValue("id")
-	list, total, err := s.Offers.CustomerOffers(r.Context(), tenant(rc), id, lq)
+	list, total, err := rc.svc.Offers.CustomerOffers(r.Context(), tenant(rc), id, lq)
 	if err != nil {
 		return err
 	}
@@ -238,7 +238,7 @@ func (s *Server) availableCoupons(w http.ResponseWriter, r *http.Request, rc *re
 		return err
 	}
 	id := r.PathValue("id")
-	list, total, err := s.Offers.AvailableCoupons(r.Context(), tenant(rc), id, lq)
+	list, total, err := rc.svc.Offers.AvailableCoupons(r.Context(), tenant(rc), id, lq)
 	if err != nil {
 		return err
 	}
@@ -271,7 +271,7 @@ func (s *Server) targetedOffers(w http.ResponseWriter, r *http.Request, rc *reqC
 		return err
 	}
 	id := r.PathValue("id")
-	list, total, err := s.Offers.TargetedOffers(r.Context(), tenant(rc), id, lq)
+	list, total, err := rc.svc.Offers.TargetedOffers(r.Context(), tenant(rc), id, lq)
 	if err != nil {
 		return err
 	}
@@ -299,7 +299,7 @@ func (s *Server) claimableOffers(w http.ResponseWriter, r *http.Request, rc *req
 		return err
 	}
 	id := r.PathValue("id")
-	list, total, err := s.Offers.ClaimableOffers(r.Context(), tenant(rc), id, q.Get("amount"), q.Get("branch_id"), lq)
+	list, total, err := rc.svc.Offers.ClaimableOffers(r.Context(), tenant(rc), id, q.Get("amount"), q.Get("branch_id"), lq)
 	if err != nil {
 		return err
 	}

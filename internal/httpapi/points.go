@@ -44,7 +44,7 @@ func (s *Server) customerPoints(w http.ResponseWriter, r *http.Request, rc *reqC
 		return err
 	}
 	customerID := r.PathValue("id")
-	lots, total, err := s.Points.Lots(r.Context(), loyalty.Business{ID: rc.businessID}, customerID, lq)
+	lots, total, err := rc.svc.Points.Lots(r.Context(), loyalty.Business{ID: rc.businessID}, customerID, lq)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (s *Server) getSandboxClock(w http.ResponseWriter, r *http.Request, rc *req
 	if _, _, err := queryNames(r, nil, nil); err != nil {
 		return err
 	}
-	c, err := s.Points.Clock(r.Context(), rc.businessID)
+	c, err := rc.svc.Points.Clock(r.Context(), rc.businessID)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (s *Server) moveSandboxClock(w http.ResponseWriter, r *http.Request, rc *re
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	c, err := s.Points.MoveClock(r.Context(), rc.businessID, in)
+	c, err := rc.svc.Points.MoveClock(r.Context(), rc.businessID, in)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (s *Server) pointsReport(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if _, _, err := queryNames(r, nil, nil); err != nil {
 		return err
 	}
-	rep, err := s.Points.Report(r.Context(), loyalty.Business{ID: rc.businessID}, r.URL.Query())
+	rep, err := rc.svc.Points.Report(r.Context(), loyalty.Business{ID: rc.businessID}, r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (u *users) preferences(w http.ResponseWriter, r *http.Request, uc *userCtx)
 	if _, _, err := queryNames(r, nil, nil); err != nil {
 		return err
 	}
-	p, err := u.s.Points.Preferences(r.Context(), uc.program, uc.userID)
+	p, err := uc.svc.Points.Preferences(r.Context(), uc.program, uc.userID)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (u *users) setPreferences(w http.ResponseWriter, r *http.Request, uc *userC
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := u.s.Points.SetPreferences(r.Context(), uc.program, uc.userID, in)
+	p, err := uc.svc.Points.SetPreferences(r.Context(), uc.program, uc.userID, in)
 	if err != nil {
 		return err
 	}

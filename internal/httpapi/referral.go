@@ -37,7 +37,7 @@ func (s *Server) listReferralPrograms(w http.ResponseWriter, r *http.Request, rc
 	if err != nil {
 		return err
 	}
-	list, total, err := s.ReferralPrograms.Page(r.Context(), loyalty.Business{ID: rc.businessID}, lq)
+	list, total, err := rc.svc.ReferralPrograms.Page(r.Context(), loyalty.Business{ID: rc.businessID}, lq)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (s *Server) getReferralProgram(w http.ResponseWriter, r *http.Request, rc *
 	if err != nil {
 		return err
 	}
-	p, err := s.ReferralPrograms.Get(r.Context(), loyalty.Business{ID: rc.businessID}, id)
+	p, err := rc.svc.ReferralPrograms.Get(r.Context(), loyalty.Business{ID: rc.businessID}, id)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (s *Server) createReferralProgram(w http.ResponseWriter, r *http.Request, r
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := s.ReferralPrograms.Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
+	p, err := rc.svc.ReferralPrograms.Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (s *Server) updateReferralProgram(w http.ResponseWriter, r *http.Request, r
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := s.ReferralPrograms.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
+	p, err := rc.svc.ReferralPrograms.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func (s *Server) listRewards(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if err != nil {
 		return err
 	}
-	list, total, err := s.Rewards.List(r.Context(), tenant(rc), lq)
+	list, total, err := rc.svc.Rewards.List(r.Context(), tenant(rc), lq)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func (s *Server) getReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) e
 	if _, _, err := queryNames(r, nil, nil); err != nil {
 		return err
 	}
-	rw, err := s.Rewards.Get(r.Context(), tenant(rc), r.PathValue("id"))
+	rw, err := rc.svc.Rewards.Get(r.Context(), tenant(rc), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (s *Server) createReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	rw, err := s.Rewards.Create(r.Context(), tenant(rc), in)
+	rw, err := rc.svc.Rewards.Create(r.Context(), tenant(rc), in)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (s *Server) updateReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	rw, err := s.Rewards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	rw, err := rc.svc.Rewards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func (s *Server) updateReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 }
 
 func (s *Server) deleteReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.Rewards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := rc.svc.Rewards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -169,7 +169,7 @@ func (s *Server) customerRewards(w http.ResponseWriter, r *http.Request, rc *req
 		return err
 	}
 	id := r.PathValue("id")
-	list, total, err := s.Rewards.CustomerRewards(r.Context(), tenant(rc), id, lq)
+	list, total, err := rc.svc.Rewards.CustomerRewards(r.Context(), tenant(rc), id, lq)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func (s *Server) getRules(w http.ResponseWriter, r *http.Request, rc *reqCtx) er
 	if err != nil {
 		return err
 	}
-	rules, err := s.Transactions.Rules(r.Context(), b)
+	rules, err := rc.svc.Transactions.Rules(r.Context(), b)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (s *Server) patchRules(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err != nil {
 		return err
 	}
-	rules, err := s.Transactions.UpdateRules(r.Context(), b, in)
+	rules, err := rc.svc.Transactions.UpdateRules(r.Context(), b, in)
 	if err != nil {
 		return err
 	}

@@ -49,12 +49,13 @@ var DefaultLimits = Limits{Business: 240, User: 60, Token: 60, Window: time.Minu
 // Server holds what the handlers need. The handlers call the services,
 // which app builds once and shares with the pages.
 type Server struct {
-	// Services are the domain services the handlers call (all required).
-	loyalty.Services
-	Store   Store
-	OAuth   *oauth.Server
-	Limiter ratelimit.Limiter
-	Limits  Limits
+	// Services are the domain services (all required), on the real clock:
+	// handlers call them on their business's clock (reqCtx.svc).
+	Services loyalty.Services
+	Store    Store
+	OAuth    *oauth.Server
+	Limiter  ratelimit.Limiter
+	Limits   Limits
 	// Guesses is the budget of failed credential checks per client IP,
 	// shared with the portals' sign-in; nil: none.
 	Guesses *ratelimit.Guesses

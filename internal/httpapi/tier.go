@@ -111,7 +111,7 @@ func (s *Server) listTiers(w http.ResponseWriter, r *http.Request, rc *reqCtx) e
 	if err != nil {
 		return err
 	}
-	list, total, err := s.Tiers.Page(r.Context(), loyalty.Business{ID: rc.businessID}, lq)
+	list, total, err := rc.svc.Tiers.Page(r.Context(), loyalty.Business{ID: rc.businessID}, lq)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (s *Server) getTier(w http.ResponseWriter, r *http.Request, rc *reqCtx) err
 	if err != nil {
 		return err
 	}
-	t, err := s.Tiers.Get(r.Context(), loyalty.Business{ID: rc.businessID}, id)
+	t, err := rc.svc.Tiers.Get(r.Context(), loyalty.Business{ID: rc.businessID}, id)
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (s *Server) createTier(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	t, err := s.Tiers.Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
+	t, err := rc.svc.Tiers.Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func (s *Server) updateTier(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	t, err := s.Tiers.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
+	t, err := rc.svc.Tiers.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ func (s *Server) createTransaction(w http.ResponseWriter, r *http.Request, rc *r
 		}
 		idem = &loyalty.Idempotency{Key: key, Hash: requestHash(r, body)}
 	}
-	t, replay, err := s.Transactions.Create(r.Context(), b, in, idem)
+	t, replay, err := rc.svc.Transactions.Create(r.Context(), b, in, idem)
 	if err != nil {
 		// The domain's not-found names what is missing (customer, offer,
 		// coupon, catalog item, gift card).
@@ -143,7 +143,7 @@ func (s *Server) cancelTransaction(w http.ResponseWriter, r *http.Request, rc *r
 	if err != nil || id <= 0 {
 		return loyalty.Errorf(loyalty.EBadRequest, "Invalid transaction id supplied.")
 	}
-	if _, err := s.Transactions.Cancel(r.Context(), loyalty.Business{ID: rc.businessID}, id); err != nil {
+	if _, err := rc.svc.Transactions.Cancel(r.Context(), loyalty.Business{ID: rc.businessID}, id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -160,7 +160,7 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *re
 	if err != nil {
 		return err
 	}
-	page, err := s.Transactions.List(r.Context(), loyalty.Business{ID: rc.businessID}, lq, loyalty.TransactionWith{Customers: rel["customer"], Sequences: rel["transaction_sequences"]})
+	page, err := rc.svc.Transactions.List(r.Context(), loyalty.Business{ID: rc.businessID}, lq, loyalty.TransactionWith{Customers: rel["customer"], Sequences: rel["transaction_sequences"]})
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc
 		return err
 	}
 	customerID := r.PathValue("id")
-	page, err := s.Transactions.History(r.Context(), loyalty.Business{ID: rc.businessID}, customerID, lq,
+	page, err := rc.svc.Transactions.History(r.Context(), loyalty.Business{ID: rc.businessID}, customerID, lq,
 		loyalty.TransactionWith{Branches: rel["branch"], Coupons: include["ecom_coupon"], Sequences: rel["transaction_sequences"]})
 	if err != nil {
 		return err
@@ -288,7 +288,7 @@ func (s *Server) updateTransactionDetails(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	d, err := s.Transactions.UpdateDetails(r.Context(), loyalty.APIActor(rc.businessID, rc.token.AppID), id, p)
+	d, err := rc.svc.Transactions.UpdateDetails(r.Context(), loyalty.APIActor(rc.businessID, rc.token.AppID), id, p)
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ func (u *users) createUser(w http.ResponseWriter, r *http.Request, uc *userCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := u.s.Users.Register(r.Context(), uc.program, in)
+	p, err := uc.svc.Users.Register(r.Context(), uc.program, in)
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (u *users) getUser(w http.ResponseWriter, r *http.Request, uc *userCtx) err
 	if err != nil {
 		return err
 	}
-	p, err := u.s.Users.Person(r.Context(), uc.userID)
+	p, err := uc.svc.Users.Person(r.Context(), uc.userID)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (u *users) getUser(w http.ResponseWriter, r *http.Request, uc *userCtx) err
 
 // writeUser answers with a user and the related objects of include.
 func (u *users) writeUser(w http.ResponseWriter, r *http.Request, uc *userCtx, p loyalty.Person, include map[string]bool) error {
-	v, err := u.s.Users.View(r.Context(), uc.program, p, include)
+	v, err := uc.svc.Users.View(r.Context(), uc.program, p, include)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (u *users) updateUser(w http.ResponseWriter, r *http.Request, uc *userCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	ch, err := u.s.Users.Update(r.Context(), uc.program, uc.userID, in)
+	ch, err := uc.svc.Users.Update(r.Context(), uc.program, uc.userID, in)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (u *users) verify(w http.ResponseWriter, r *http.Request, uc *userCtx) erro
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := u.s.Users.Verify(r.Context(), uc.program, in)
+	p, err := uc.svc.Users.Verify(r.Context(), uc.program, in)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (u *users) resetRequest(w http.ResponseWriter, r *http.Request, uc *userCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	if err := u.s.Users.RequestReset(r.Context(), uc.program, in); err != nil {
+	if err := uc.svc.Users.RequestReset(r.Context(), uc.program, in); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{
@@ -150,7 +150,7 @@ func (u *users) reset(w http.ResponseWriter, r *http.Request, uc *userCtx) error
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	if err := u.s.Users.ResetPIN(r.Context(), uc.program, in); err != nil {
+	if err := uc.svc.Users.ResetPIN(r.Context(), uc.program, in); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -17,6 +17,9 @@ type users struct {
 type userCtx struct {
 	program loyalty.Program
 	userID  string
+	// svc are the services on the clock of the key's business (its
+	// sandbox clock, if any): whatever the handler does goes through them.
+	svc loyalty.Services
 }
 
 // userHandler is a user-API handler that returns its error for the
@@ -35,7 +38,6 @@ func (s *Server) userAPI(h userHandler) http.Handler {
 		}
 		var uc *userCtx
 		if err == nil {
-			r = r.WithContext(loyalty.WithClock(r.Context(), rc.tenant.ClockOffset))
 			uc, err = s.userContext(r, rc)
 		}
 		if err == nil {
@@ -58,11 +60,11 @@ func (s *Server) userContext(r *http.Request, rc *reqCtx) (*userCtx, error) {
 			return nil, err
 		}
 	}
-	p, err := s.Users.Program(r.Context(), rc.tenant)
+	p, err := rc.svc.Users.Program(r.Context(), rc.tenant)
 	if err != nil {
 		return nil, err
 	}
-	return &userCtx{program: p, userID: rc.token.SubjectID}, nil
+	return &userCtx{program: p, userID: rc.token.SubjectID, svc: rc.svc}, nil
 }
 
 // userOpen wraps the user-API calls that need only the Application Key
@@ -91,12 +93,12 @@ func (s *Server) userOpen(h userHandler) http.Handler {
 			}
 			// A sign-up's welcome entries are dated by the business's
 			// clock, as every call with a token is.
-			r = r.WithContext(loyalty.WithClock(r.Context(), t.ClockOffset))
-			p, err := s.Users.Program(r.Context(), t)
+			svc := s.Services.ClockedBy(t.ClockOffset)
+			p, err := svc.Users.Program(r.Context(), t)
 			if err != nil {
 				return err
 			}
-			return h(w, r, &userCtx{program: p})
+			return h(w, r, &userCtx{program: p, svc: svc})
 		}()
 		if err != nil {
 			s.writeError(w, r, userAPI, err)

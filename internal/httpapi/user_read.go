@@ -109,8 +109,8 @@ func offeringIncluded(o loyalty.Offering, include map[string]bool, included map[
 
 // userOffers lists the offers the user sees, with their branch when rel
 // asks for it.
-func (u *users) userOffers(r *http.Request, userID string, ms []loyalty.Membership, rel map[string]bool) ([]customerOfferJSON, error) {
-	list, err := u.s.Users.Offers(r.Context(), userID, ms)
+func (u *users) userOffers(r *http.Request, uc *userCtx, ms []loyalty.Membership, rel map[string]bool) ([]customerOfferJSON, error) {
+	list, err := uc.svc.Users.Offers(r.Context(), uc.userID, ms)
 	if err != nil {
 		return nil, err
 	}
@@ -150,8 +150,8 @@ func (u *users) offerJSON(co loyalty.CustomerOffer, picker func(string) (*branch
 }
 
 // userGiftcards lists the gift cards on sale to the user.
-func (u *users) userGiftcards(r *http.Request, ms []loyalty.Membership, rel map[string]bool) ([]giftcardJSON, error) {
-	list, err := u.s.Users.Giftcards(r.Context(), ms)
+func (u *users) userGiftcards(r *http.Request, uc *userCtx, ms []loyalty.Membership, rel map[string]bool) ([]giftcardJSON, error) {
+	list, err := uc.svc.Users.Giftcards(r.Context(), ms)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func (u *users) userGiftcards(r *http.Request, ms []loyalty.Membership, rel map[
 
 // memberships reads the user's memberships among the key's businesses.
 func (u *users) memberships(r *http.Request, uc *userCtx) ([]loyalty.Membership, error) {
-	return u.s.Users.Memberships(r.Context(), uc.program, uc.userID)
+	return uc.svc.Users.Memberships(r.Context(), uc.program, uc.userID)
 }
 
 func (u *users) rewards(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
@@ -180,7 +180,7 @@ func (u *users) rewards(w http.ResponseWriter, r *http.Request, uc *userCtx) err
 	if err != nil {
 		return err
 	}
-	custom, items, err := u.s.Users.Rewards(r.Context(), uc.userID, ms)
+	custom, items, err := uc.svc.Users.Rewards(r.Context(), uc.userID, ms)
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (u *users) offers(w http.ResponseWriter, r *http.Request, uc *userCtx) erro
 	if err != nil {
 		return err
 	}
-	list, err := u.userOffers(r, uc.userID, ms, rel)
+	list, err := u.userOffers(r, uc, ms, rel)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (u *users) offer(w http.ResponseWriter, r *http.Request, uc *userCtx) error
 	if err != nil {
 		return err
 	}
-	co, err := u.s.Users.Offer(r.Context(), uc.userID, ms, r.PathValue("offer_id"))
+	co, err := uc.svc.Users.Offer(r.Context(), uc.userID, ms, r.PathValue("offer_id"))
 	if err != nil {
 		return err
 	}
@@ -236,7 +236,7 @@ func (u *users) giftcards(w http.ResponseWriter, r *http.Request, uc *userCtx) e
 	if err != nil {
 		return err
 	}
-	list, err := u.userGiftcards(r, ms, rel)
+	list, err := u.userGiftcards(r, uc, ms, rel)
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func (u *users) giftcard(w http.ResponseWriter, r *http.Request, uc *userCtx) er
 	if err != nil {
 		return err
 	}
-	g, err := u.s.Users.Giftcard(r.Context(), ms, r.PathValue("giftcard_id"))
+	g, err := uc.svc.Users.Giftcard(r.Context(), ms, r.PathValue("giftcard_id"))
 	if err != nil {
 		return err
 	}
@@ -273,7 +273,7 @@ func (u *users) businesses(w http.ResponseWriter, r *http.Request, uc *userCtx) 
 	if err != nil {
 		return err
 	}
-	list := u.s.Users.Businesses(uc.program, ms)
+	list := uc.svc.Users.Businesses(uc.program, ms)
 	out := make([]userBusinessJSON, len(list))
 	for i, m := range list {
 		out[i] = toUserBusinessJSON(m, false)
@@ -287,7 +287,7 @@ func (u *users) business(w http.ResponseWriter, r *http.Request, uc *userCtx) er
 	if err != nil {
 		return err
 	}
-	v, err := u.s.Users.MembershipView(r.Context(), uc.program, uc.userID, r.PathValue("business_id"), include)
+	v, err := uc.svc.Users.MembershipView(r.Context(), uc.program, uc.userID, r.PathValue("business_id"), include)
 	if err != nil {
 		return err
 	}

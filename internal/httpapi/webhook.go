@@ -80,7 +80,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err != nil {
 		return err
 	}
-	list, total, err := s.Webhooks.List(r.Context(), tenant(rc), lq)
+	list, total, err := rc.svc.Webhooks.List(r.Context(), tenant(rc), lq)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	e, err := s.Webhooks.Create(r.Context(), tenant(rc), in)
+	e, err := rc.svc.Webhooks.Create(r.Context(), tenant(rc), in)
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (s *Server) getWebhook(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if _, _, err := queryNames(r, nil, nil); err != nil {
 		return err
 	}
-	e, err := s.Webhooks.Get(r.Context(), tenant(rc), r.PathValue("id"))
+	e, err := rc.svc.Webhooks.Get(r.Context(), tenant(rc), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	e, err := s.Webhooks.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	e, err := rc.svc.Webhooks.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, rc *reqCt
 }
 
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.Webhooks.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := rc.svc.Webhooks.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -146,7 +146,7 @@ func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, rc 
 			return err
 		}
 	}
-	e, err := s.Webhooks.RotateSecret(r.Context(), tenant(rc), r.PathValue("id"), in)
+	e, err := rc.svc.Webhooks.RotateSecret(r.Context(), tenant(rc), r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request, r
 		return err
 	}
 	id := r.PathValue("id")
-	list, total, err := s.Webhooks.Deliveries(r.Context(), tenant(rc), id, lq)
+	list, total, err := rc.svc.Webhooks.Deliveries(r.Context(), tenant(rc), id, lq)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func (s *Server) listWebhookDeliveries(w http.ResponseWriter, r *http.Request, r
 }
 
 func (s *Server) retryWebhookDelivery(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	x, err := s.Webhooks.Retry(r.Context(), tenant(rc), r.PathValue("id"), r.PathValue("event_id"))
+	x, err := rc.svc.Webhooks.Retry(r.Context(), tenant(rc), r.PathValue("id"), r.PathValue("event_id"))
 	if err != nil {
 		return err
 	}

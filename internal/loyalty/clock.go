@@ -1,35 +1,36 @@
 package loyalty
 
-import (
-	"context"
-	"time"
-)
+import "time"
 
-// clockKey carries the clock of the business a request acts for.
-type clockKey struct{}
-
-// WithClock returns ctx acting for a business whose clock is offset ahead
-// of the real one (a sandbox business; 0 for a live one). The services
-// read "now" through it, and RequestTxOptions hands it to the store as
-// the offset of every transaction run under ctx.
-func WithClock(ctx context.Context, offset time.Duration) context.Context {
-	if offset == 0 && ClockOffset(ctx) == 0 {
-		return ctx
-	}
-	return context.WithValue(ctx, clockKey{}, offset)
-}
-
-// ClockOffset is the business clock's offset that ctx carries, 0 for none.
-func ClockOffset(ctx context.Context) time.Duration {
-	d, _ := ctx.Value(clockKey{}).(time.Duration)
-	return d
-}
+// A sandbox business's clock runs ahead of the real one by its
+// Business.ClockOffset. What acts for the business sees that clock through
+// a view of its store (ClockedStore, Services.ClockedBy): the view's Now
+// and the time of each of its transactions are offset. Nothing reads the
+// offset from a context; workers, which act for many businesses, add
+// each one's offset to their own clock.
 
 // clock is anything with the store's clock.
 type clock interface{ Now() time.Time }
 
-// nowFor is the time of the business ctx acts for: the store's clock
-// moved by the business's offset.
-func nowFor(ctx context.Context, st clock) time.Time {
-	return st.Now().Add(ClockOffset(ctx))
+// clockable is a store that gives views of itself on a business's clock
+// (sqlstore.DB).
+type clockable interface {
+	ClockedBy(offset time.Duration) any
 }
+
+// ClockedStore returns the view of st whose Now and transactions run
+// offset ahead of the real clock, keeping st's audit record: the store as
+// a business with that clock offset sees it (0: the real clock). It is st
+// itself when st gives no such view (a store with no clock of its own).
+func ClockedStore[S any](st S, offset time.Duration) S {
+	if c, ok := any(st).(clockable); ok {
+		if v, ok := c.ClockedBy(offset).(S); ok {
+			return v
+		}
+	}
+	return st
+}
+
+// wallNow is the real time on st's clock, whatever business clock the
+// view st may be keeps.
+func wallNow(st clock) time.Time { return ClockedStore(st, 0).Now() }

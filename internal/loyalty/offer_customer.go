@@ -148,7 +148,7 @@ func (s *OfferService) allCustomerOffers(ctx context.Context, b Business, custom
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	now := nowFor(ctx, s.Store)
+	now := s.Store.Now()
 	loc, err := s.zone(ctx, b)
 	if err != nil {
 		return nil, now, err

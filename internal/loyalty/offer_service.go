@@ -125,7 +125,7 @@ func (s *OfferService) CustomerOffers(ctx context.Context, b Business, customerI
 	if err != nil {
 		return nil, 0, err
 	}
-	now := nowFor(ctx, s.Store)
+	now := s.Store.Now()
 	loc, err := s.zone(ctx, b)
 	if err != nil {
 		return nil, 0, err
@@ -146,7 +146,7 @@ func (s *OfferService) AvailableCoupons(ctx context.Context, b Business, custome
 	if err != nil {
 		return nil, 0, err
 	}
-	return s.Store.AvailableCoupons(ctx, b.ID, c.ID, nowFor(ctx, s.Store), q)
+	return s.Store.AvailableCoupons(ctx, b.ID, c.ID, s.Store.Now(), q)
 }
 
 // customer reads an active customer of the business named by a path id.

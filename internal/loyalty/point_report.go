@@ -71,7 +71,7 @@ func (s *PointsService) Report(ctx context.Context, b Business, q url.Values) (P
 	if r.Group != ReportDay && r.Group != ReportMonth {
 		v.Add("group", "The group must be day or month.")
 	}
-	today := nowFor(ctx, s.Store).In(loc)
+	today := s.Store.Now().In(loc)
 	day := func(name string, def time.Time) time.Time {
 		s := q.Get(name)
 		if s == "" {

@@ -329,7 +329,7 @@ func TestTwoInstancesOnOnePostgres(t *testing.T) {
 	dsn := testenv.DSN(t, sqlstore.Postgres)
 	var dbs []*sqlstore.DB
 	for range 2 {
-		db, err := sqlstore.OpenWith(ctx, dsn, sqlstore.Options{RequestTxOptions: loyalty.RequestTxOptions})
+		db, err := sqlstore.Open(ctx, dsn)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -174,7 +174,7 @@ func (s *RewardService) CustomerRewards(ctx context.Context, b Business, custome
 	if err != nil {
 		return nil, 0, err
 	}
-	now := nowFor(ctx, s.Store)
+	now := s.Store.Now()
 	var level *int64
 	var open []Reward
 	for _, r := range all {

@@ -40,20 +40,21 @@ func (s *PointsService) Clock(ctx context.Context, businessID string) (SandboxCl
 	if err != nil {
 		return SandboxClock{}, err
 	}
-	return SandboxClock{Now: s.Store.Now().Add(b.ClockOffset), Offset: b.ClockOffset}, nil
+	return SandboxClock{Now: wallNow(s.Store).Add(b.ClockOffset), Offset: b.ClockOffset}, nil
 }
 
 // MoveClock moves a sandbox business's clock forward, first writing the
 // activations and expiries that fall due meanwhile, each dated when it
 // fell due, as they would have happened, and ending the tier periods
 // that end meanwhile. Months and days are calendar
-// ones in the business's time zone.
+// ones in the business's time zone. Both read the business's offset
+// from the business itself, so s may be on any clock (Services.ClockedBy).
 func (s *PointsService) MoveClock(ctx context.Context, businessID string, in ClockInput) (SandboxClock, error) {
 	b, err := s.sandbox(ctx, businessID)
 	if err != nil {
 		return SandboxClock{}, err
 	}
-	wall := s.Store.Now()
+	wall := wallNow(s.Store)
 	now := wall.Add(b.ClockOffset)
 	rules, err := s.Store.Rules(ctx, b)
 	if err != nil {

@@ -1,5 +1,7 @@
 package loyalty
 
+import "time"
+
 // Services are the domain services over one store: the service builds them
 // once at start, and the APIs and the pages share the same instances.
 type Services struct {
@@ -17,6 +19,9 @@ type Services struct {
 	Imports          *ImportService // set by whoever has an ImportBackend (the app)
 	Webhooks         *WebhookService
 	Points           *PointsService
+	// offset is the clock the services run on (ClockedBy): how far ahead
+	// of the real one.
+	offset time.Duration
 }
 
 // ServiceOptions are what some services need beyond the store.
@@ -59,55 +64,93 @@ func NewServices(store Store, opt ServiceOptions) Services {
 // their stores that write r's audit entry (AuditedStore): the services a
 // console action's change runs through.
 func (s Services) AuditedBy(r *AuditRecord) Services {
+	return s.viewed(storeView{audit: r})
+}
+
+// ClockedBy returns the services on the clock of a business whose clock
+// runs offset ahead of the real one (Business.ClockOffset): their stores
+// are views on that clock (ClockedStore), so the "now" they compute and
+// the time of each change they make are the business's. It is s itself,
+// allocating nothing, when s already runs on that clock: a live business
+// on the services built over the store (NewServices).
+func (s Services) ClockedBy(offset time.Duration) Services {
+	if offset == s.offset {
+		return s
+	}
+	return s.viewed(storeView{clocked: true, offset: offset})
+}
+
+// storeView is the view of a store that Services.viewed asks for: one
+// writing an audit record, or one on a business's clock.
+type storeView struct {
+	audit   *AuditRecord
+	clocked bool
+	offset  time.Duration
+}
+
+// viewOf is v's view of st.
+func viewOf[S any](st S, v storeView) S {
+	if v.clocked {
+		return ClockedStore(st, v.offset)
+	}
+	return AuditedStore(st, v.audit)
+}
+
+// viewed returns the services over v's views of their stores, each
+// service that holds another holding its view.
+func (s Services) viewed(v storeView) Services {
 	out := s
+	if v.clocked {
+		out.offset = v.offset
+	}
 	if s.Customers != nil {
 		c := *s.Customers
-		c.Store = AuditedStore(c.Store, r)
+		c.Store = viewOf(c.Store, v)
 		out.Customers = &c
 	}
 	if s.Accounts != nil {
-		out.Accounts = &AccountService{Store: AuditedStore(s.Accounts.Store, r)}
+		out.Accounts = &AccountService{Store: viewOf(s.Accounts.Store, v)}
 	}
 	if s.Transactions != nil {
-		out.Transactions = &TransactionService{Store: AuditedStore(s.Transactions.Store, r), Customers: out.Customers}
+		out.Transactions = &TransactionService{Store: viewOf(s.Transactions.Store, v), Customers: out.Customers}
 	}
 	if s.Tiers != nil {
-		out.Tiers = &TierService{Store: AuditedStore(s.Tiers.Store, r)}
+		out.Tiers = &TierService{Store: viewOf(s.Tiers.Store, v)}
 	}
 	if s.ReferralPrograms != nil {
-		out.ReferralPrograms = &ReferralProgramService{Store: AuditedStore(s.ReferralPrograms.Store, r)}
+		out.ReferralPrograms = &ReferralProgramService{Store: viewOf(s.ReferralPrograms.Store, v)}
 	}
 	if s.Branches != nil {
-		out.Branches = &BranchService{Store: AuditedStore(s.Branches.Store, r)}
+		out.Branches = &BranchService{Store: viewOf(s.Branches.Store, v)}
 	}
 	if s.Offers != nil {
-		out.Offers = &OfferService{Store: AuditedStore(s.Offers.Store, r)}
+		out.Offers = &OfferService{Store: viewOf(s.Offers.Store, v)}
 	}
 	if s.Rewards != nil {
-		out.Rewards = &RewardService{Store: AuditedStore(s.Rewards.Store, r)}
+		out.Rewards = &RewardService{Store: viewOf(s.Rewards.Store, v)}
 	}
 	if s.Giftcards != nil {
-		out.Giftcards = &GiftcardService{Store: AuditedStore(s.Giftcards.Store, r)}
+		out.Giftcards = &GiftcardService{Store: viewOf(s.Giftcards.Store, v)}
 	}
 	if s.Users != nil {
 		u := *s.Users
-		u.Store, u.Customers = AuditedStore(u.Store, r), out.Customers
+		u.Store, u.Customers = viewOf(u.Store, v), out.Customers
 		out.Users = &u
 	}
 	if s.Events != nil {
-		out.Events = &EventService{Store: AuditedStore(s.Events.Store, r)}
+		out.Events = &EventService{Store: viewOf(s.Events.Store, v)}
 	}
 	if s.Webhooks != nil {
 		w := *s.Webhooks
-		w.Store = AuditedStore(w.Store, r)
+		w.Store = viewOf(w.Store, v)
 		out.Webhooks = &w
 	}
 	if s.Points != nil {
-		out.Points = &PointsService{Store: AuditedStore(s.Points.Store, r)}
+		out.Points = &PointsService{Store: viewOf(s.Points.Store, v)}
 	}
 	if s.Imports != nil {
 		im := *s.Imports
-		im.Store, im.Services = AuditedStore(im.Store, r), out
+		im.Store, im.Services = viewOf(im.Store, v), out
 		out.Imports = &im
 	}
 	return out

@@ -118,7 +118,7 @@ func startPeriods(ctx context.Context, tx Tx, t Tier) error {
 
 // tierStatus is TierService.Status, shared with the customer's view.
 func tierStatus(ctx context.Context, st Store, businessID, customerID string, t Tier) (TierStatus, error) {
-	now := nowFor(ctx, st)
+	now := st.Now()
 	curP, prevP := t.Periods(now)
 	cur, err := st.TierTotals(ctx, businessID, customerID, curP.Start, curP.End)
 	if err != nil {
@@ -142,7 +142,7 @@ func tierStatus(ctx context.Context, st Store, businessID, customerID string, t 
 // customer's: TierProgressKept over the totals of the current and
 // previous periods and what the keeper holds.
 func HeldLevels(ctx context.Context, st TierReader, t Tier, ids []string) ([]int, error) {
-	now := nowFor(ctx, st)
+	now := st.Now()
 	curP, prevP := t.Periods(now)
 	cur, err := st.TierTotalsOf(ctx, t.BusinessID, ids, curP.Start, curP.End)
 	if err != nil {

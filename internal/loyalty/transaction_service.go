@@ -110,7 +110,7 @@ func (s *TransactionService) Create(ctx context.Context, b Business, in Transact
 // create is Create, for an imported row's change when mark is set: the
 // mark is written in the change's transaction.
 func (s *TransactionService) create(ctx context.Context, b Business, in TransactionInput, idem *Idempotency, mark *ImportRowMark) (Transaction, *IdempotentReply, error) {
-	r, err := check(b, &in, nowFor(ctx, s.Store))
+	r, err := check(b, &in, s.Store.Now())
 	if err != nil {
 		return Transaction{}, nil, err
 	}
@@ -186,7 +186,7 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 	if !r.mayBatch() {
 		return false, nil
 	}
-	now := nowFor(ctx, s.Store)
+	now := s.Store.Now()
 	r.stamp(now)
 	_, once, err := decideReward(ctx, s.Store, r.b.Loaded.Rules, r, now)
 	if err != nil || !batchable(r, once) {

@@ -1,9 +1,6 @@
 package loyalty
 
-import (
-	"context"
-	"time"
-)
+import "time"
 
 // TxOptions are what a transaction carries beyond its change, handed to
 // the store explicitly (Store.WithTxOptions): the clock that dates it,
@@ -11,7 +8,8 @@ import (
 // the change or not at all.
 type TxOptions struct {
 	// Offset moves the transaction's Now ahead of the store's clock: a
-	// sandbox business's clock (Business.ClockOffset); 0 for a live one.
+	// sandbox business's clock (Business.ClockOffset); 0 for a live one,
+	// or the clock of the store's view (ClockedStore).
 	Offset time.Duration
 	// Audit, when set, is the audit entry of the change: written in the
 	// transaction, so a change and its entry commit together.
@@ -39,14 +37,6 @@ func (o TxOptions) Committed() {
 // change: it writes the row's mark, and m records that it did.
 func importTx(m *ImportRowMark) TxOptions {
 	return TxOptions{ImportRow: m, committed: []func(){func() { m.written = true }}}
-}
-
-// RequestTxOptions are the options a request's context asks of every
-// transaction run under it: the clock of the business it acts for
-// (WithClock). The store is given this function where it is opened
-// (sqlstore.Options); it reads no context itself.
-func RequestTxOptions(ctx context.Context) TxOptions {
-	return TxOptions{Offset: ClockOffset(ctx)}
 }
 
 // With is o with the gaps filled from more: its offset when o has none,

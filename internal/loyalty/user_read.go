@@ -68,7 +68,7 @@ func Total(ms []Membership) Balance {
 // into custom rewards and catalog items: the ones for everyone, for the
 // person as a target, or for the tier level the person holds.
 func (s *UserService) Rewards(ctx context.Context, userID string, ms []Membership) (custom, catalog []Reward, err error) {
-	now := nowFor(ctx, s.Store)
+	now := s.Store.Now()
 	for _, m := range ms {
 		list, err := allPages(func(q ListQuery) ([]Reward, int, error) { return s.Store.Rewards(ctx, m.Business.ID, q) })
 		if err != nil {
@@ -102,7 +102,7 @@ func (s *UserService) Rewards(ctx context.Context, userID string, ms []Membershi
 // Offers returns the offers the person sees in the businesses, each with
 // the actions the person can take now.
 func (s *UserService) Offers(ctx context.Context, userID string, ms []Membership) ([]CustomerOffer, error) {
-	now := nowFor(ctx, s.Store)
+	now := s.Store.Now()
 	var out []CustomerOffer
 	for _, m := range ms {
 		rules, err := s.Store.Rules(ctx, m.Business)
@@ -146,7 +146,7 @@ func (s *UserService) Offer(ctx context.Context, userID string, ms []Membership,
 
 // Coupons returns the person's coupons that can still be claimed.
 func (s *UserService) Coupons(ctx context.Context, userID string, ms []Membership) ([]Coupon, error) {
-	now := nowFor(ctx, s.Store)
+	now := s.Store.Now()
 	var out []Coupon
 	for _, m := range ms {
 		list, err := allPages(func(q ListQuery) ([]Coupon, int, error) {
@@ -162,7 +162,7 @@ func (s *UserService) Coupons(ctx context.Context, userID string, ms []Membershi
 
 // Giftcards returns the gift cards on sale now in the businesses.
 func (s *UserService) Giftcards(ctx context.Context, ms []Membership) ([]Giftcard, error) {
-	now := nowFor(ctx, s.Store)
+	now := s.Store.Now()
 	var out []Giftcard
 	for _, m := range ms {
 		list, err := allPages(func(q ListQuery) ([]Giftcard, int, error) { return s.Store.Giftcards(ctx, m.Business.ID, q) })
@@ -191,7 +191,7 @@ func (s *UserService) Giftcard(ctx context.Context, ms []Membership, id string) 
 		} else if err != nil {
 			return Giftcard{}, err
 		}
-		if g.Available(nowFor(ctx, s.Store)) {
+		if g.Available(s.Store.Now()) {
 			return g, nil
 		}
 	}

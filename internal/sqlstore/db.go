@@ -38,13 +38,17 @@ const (
 )
 
 // DB is an open database with its dialect. It implements loyalty.Store.
-// A DB may be a view of another (AuditedBy): the same database, whose
-// transactions also write a console action's audit entry.
+// A DB may be a view of another (AuditedBy, ClockedBy): the same
+// database, whose transactions also write a console action's audit entry,
+// or run on a sandbox business's clock.
 type DB struct {
 	*dbState
 	// audit, in a view made by AuditedBy, is the entry of the console
 	// action whose change the view's transactions make.
 	audit *loyalty.AuditRecord
+	// offset, in a view made by ClockedBy, is how far ahead of the real
+	// clock the view's Now and transactions are: a sandbox business's.
+	offset time.Duration
 }
 
 // dbState is an open database, shared by a DB and its views.
@@ -74,9 +78,6 @@ type dbState struct {
 	TokenCacheTTL time.Duration
 	// Clock gives the time of each change; tests may replace it.
 	Clock func() time.Time
-	// requestTx gives the options a request asks of its transactions
-	// (Options.RequestTxOptions); nil: none.
-	requestTx func(context.Context) loyalty.TxOptions
 
 	closed   sync.Once // Close runs once
 	closeErr error
@@ -96,7 +97,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &DB{dbState: &dbState{Clock: time.Now, requestTx: o.RequestTxOptions}}
+	d := &DB{dbState: &dbState{Clock: time.Now}}
 	var session *pgx.ConnConfig // PostgreSQL: the connections that need a session (ListenDSN)
 	if o.ListenDSN != "" && parsed.Dialect != Postgres {
 		return nil, errors.New("a listen DSN is for PostgreSQL only")
@@ -282,8 +283,9 @@ func (d *DB) migrations() (*goose.Provider, error) {
 // now returns the time of a change: UTC, whole seconds, as the API shows it.
 func (d *DB) now() time.Time { return d.Clock().UTC().Truncate(time.Second) }
 
-// Now is the store's clock as a change would see it: UTC, whole seconds.
-func (d *DB) Now() time.Time { return d.now() }
+// Now is the store's clock as a change would see it: UTC, whole seconds,
+// moved ahead by a view's offset (ClockedBy).
+func (d *DB) Now() time.Time { return d.now().Add(d.offset) }
 
 // Secret returns the server secret called name, creating it on first use.
 // Every instance sharing the database sees the same value.

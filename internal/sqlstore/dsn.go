@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // DSNForms names the database settings Open accepts, for error messages.
@@ -42,12 +40,6 @@ type Options struct {
 	// plans may grow before they are made again (see plans.go); zero:
 	// planAge.
 	PlanAge time.Duration
-	// RequestTxOptions, when set, gives the options a request's context
-	// asks of every transaction run under it (loyalty.RequestTxOptions:
-	// a sandbox business's clock). The store reads no context itself:
-	// what it is given here is all it knows of a request beyond each
-	// call's arguments.
-	RequestTxOptions func(context.Context) loyalty.TxOptions
 }
 
 // ParseDSN reads a database setting: a postgres:// or postgresql:// URL, a

@@ -31,8 +31,18 @@ func (t *tx) dialect() string {
 func (t *tx) Now() time.Time { return t.now }
 
 // AuditedBy returns a view of the store whose transactions write r's
-// audit entry, the first that commits (loyalty.AuditedStore).
-func (d *DB) AuditedBy(r *loyalty.AuditRecord) any { return &DB{dbState: d.dbState, audit: r} }
+// audit entry, the first that commits (loyalty.AuditedStore), on d's
+// clock.
+func (d *DB) AuditedBy(r *loyalty.AuditRecord) any {
+	return &DB{dbState: d.dbState, audit: r, offset: d.offset}
+}
+
+// ClockedBy returns a view of the store whose Now and transactions are
+// offset ahead of the real clock: a sandbox business's clock
+// (loyalty.ClockedStore), writing d's audit record.
+func (d *DB) ClockedBy(offset time.Duration) any {
+	return &DB{dbState: d.dbState, audit: d.audit, offset: offset}
+}
 
 // AuditRecord is the audit record the view's transactions write, nil for
 // the store itself.
@@ -56,7 +66,7 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 }
 
 // runTxWith runs fn in one transaction with opts, the view's audit record
-// (AuditedBy) and the request's clock (requestTx) filling their gaps:
+// (AuditedBy) and clock (ClockedBy) filling their gaps:
 // dated by the offset clock, writing the import mark (ErrRowImported,
 // ErrImportLeaseLost) and the audit entry after fn and before committing,
 // so that they commit with the change or not at all. Once it commits, opts are told
@@ -64,8 +74,8 @@ func (d *DB) runTx(ctx context.Context, fn func(*tx) error) error {
 // read (tx.accessChanged).
 func (d *DB) runTxWith(ctx context.Context, opts loyalty.TxOptions, fn func(*tx) error) error {
 	offset := opts.Offset
-	if offset == 0 && d.requestTx != nil {
-		offset = d.requestTx(ctx).Offset
+	if offset == 0 {
+		offset = d.offset
 	}
 	prepared := d.txStatements(ctx)
 	stx, err := d.wdb.BeginTx(ctx, nil)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/sqlstore"
-	"github.com/loyalty/loyalty/internal/testenv"
 )
 
 // TestWithTxOptions: a transaction given options is dated by their clock
@@ -45,27 +44,40 @@ func TestWithTxOptions(t *testing.T) {
 	})
 }
 
-// TestStoreReadsNoContext: a store opened without RequestTxOptions dates
-// its transactions by its own clock whatever the context carries.
-func TestStoreReadsNoContext(t *testing.T) {
-	for _, engine := range testenv.Engines() {
-		t.Run(engine, func(t *testing.T) {
-			db, err := sqlstore.Open(ctx, testenv.DSN(t, engine))
-			if err != nil {
+// TestClockedBy: the store dates its transactions by its own clock; a
+// view of it on a sandbox business's clock (ClockedBy) reads and dates
+// them offset ahead, and a transaction's own offset wins over the view's.
+func TestClockedBy(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		real := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+		setClock(db, real)
+		ahead := 48 * time.Hour
+		view := loyalty.ClockedStore(db, ahead)
+		if view == db {
+			t.Fatal("ClockedStore returned the store itself, want a view on the offset clock")
+		}
+		txNow := func(st *sqlstore.DB, opts loyalty.TxOptions) time.Time {
+			t.Helper()
+			var at time.Time
+			if err := st.WithTxOptions(ctx, opts, func(tx loyalty.Tx) error { at = tx.Now(); return nil }); err != nil {
 				t.Fatal(err)
 			}
-			defer db.Close()
-			real := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
-			db.Clock = func() time.Time { return real }
-			err = db.WithTx(loyalty.WithClock(ctx, 48*time.Hour), func(tx loyalty.Tx) error {
-				if got := tx.Now(); !got.Equal(real) {
-					t.Errorf("tx.Now() = %v, want the store's own %v", got, real)
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
+			return at
+		}
+		for _, c := range []struct {
+			name          string
+			now, tx, want time.Time
+		}{
+			{name: "store", now: db.Now(), tx: txNow(db, loyalty.TxOptions{}), want: real},
+			{name: "view", now: view.Now(), tx: txNow(view, loyalty.TxOptions{}), want: real.Add(ahead)},
+			{name: "view back on the real clock", now: loyalty.ClockedStore(view, 0).Now(), tx: txNow(loyalty.ClockedStore(view, 0), loyalty.TxOptions{}), want: real},
+		} {
+			if !c.now.Equal(c.want) || !c.tx.Equal(c.want) {
+				t.Errorf("%s: Now() = %v and tx.Now() = %v, want %v", c.name, c.now, c.tx, c.want)
 			}
-		})
-	}
+		}
+		if got := txNow(view, loyalty.TxOptions{Offset: time.Hour}); !got.Equal(real.Add(time.Hour)) {
+			t.Errorf("view's tx.Now() with its own offset = %v, want %v", got, real.Add(time.Hour))
+		}
+	})
 }

@@ -17,7 +17,6 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the pgx database/sql driver, for schema set-up
 
-	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 )
 
@@ -84,7 +83,7 @@ func DSN(tb testing.TB, engine string) string {
 // Open returns a migrated store on a fresh database of engine.
 func Open(tb testing.TB, engine string) *sqlstore.DB {
 	tb.Helper()
-	db, err := sqlstore.OpenWith(context.Background(), DSN(tb, engine), sqlstore.Options{RequestTxOptions: loyalty.RequestTxOptions})
+	db, err := sqlstore.Open(context.Background(), DSN(tb, engine))
 	if err != nil {
 		tb.Fatalf("testenv: open: %v", err)
 	}

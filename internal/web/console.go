@@ -63,14 +63,12 @@ func (s *Server) console(perm loyalty.Permission, h consoleHandler) http.Handler
 			redirect(w, business.Home)
 			return nil
 		}
-		// What staff do is dated by the business's clock, as through the
-		// API: a sandbox business's may run ahead of the real one. The
-		// business read here serves the page too (consoleBusiness).
+		// The business read here serves the page too (consoleBusiness).
 		b, err := s.Store.Business(r.Context(), a.BusinessID)
 		if err != nil {
 			return err
 		}
-		r = r.WithContext(context.WithValue(loyalty.WithClock(r.Context(), b.ClockOffset), businessKey{}, b))
+		r = r.WithContext(context.WithValue(r.Context(), businessKey{}, b))
 		if perm != "" {
 			if err := a.Require(perm); err != nil {
 				v := s.consoleView(r, a, "Not allowed")
