@@ -63,6 +63,10 @@ func TestTokenLookupCache(t *testing.T) {
 				}
 			}
 		}
+		// The entry the lookup below makes is read after before: "less
+		// than ttl since before" is less than ttl since it was read, however
+		// long the calls between take on a loaded machine.
+		before := time.Now()
 		if _, got := lookup(); got.Loaded.Rules.RewardRatio != 7 {
 			t.Errorf("after saving rules: ratio %d, want 7", got.Loaded.Rules.RewardRatio)
 		}
@@ -75,7 +79,7 @@ func TestTokenLookupCache(t *testing.T) {
 		// a minute on PostgreSQL while it hears the channel (see
 		// TestDeafListenerFallsBackToTTL for what happens when it stops).
 		lookup()
-		read := time.Now()
+		read := before
 		if _, err := other.SQL().ExecContext(ctx, `UPDATE apps SET status = $1 WHERE client_id = $2`, oauth.AppPending, app.ClientID); err != nil {
 			t.Fatal(err)
 		}
@@ -85,16 +89,24 @@ func TestTokenLookupCache(t *testing.T) {
 		if ok, err := db.AppendAlone(ctx, &e); !ok || err != nil {
 			t.Fatalf("AppendAlone = %v, %v", ok, err)
 		}
-		if got, _ := lookup(); got.AppStatus != oauth.AppApproved && time.Since(read) < ttl {
+		got, _ := lookup()
+		switch {
+		case got.AppStatus == oauth.AppApproved:
+			time.Sleep(ttl - time.Since(read) + 50*time.Millisecond)
+			want := oauth.AppPending
+			if db.AccessListening() {
+				want = oauth.AppApproved
+			}
+			if got, _ := lookup(); got.AppStatus != want {
+				t.Errorf("%v after an unheard change (listening %v): app status %q, want %q", time.Since(read), db.AccessListening(), got.AppStatus, want)
+			}
+		case time.Since(read) < ttl:
 			t.Errorf("a ledger append ended the cached lookup (app status %q already)", got.AppStatus)
-		}
-		time.Sleep(ttl - time.Since(read) + 50*time.Millisecond)
-		want := oauth.AppPending
-		if db.AccessListening() {
-			want = oauth.AppApproved
-		}
-		if got, _ := lookup(); got.AppStatus != want {
-			t.Errorf("%v after an unheard change (listening %v): app status %q, want %q", time.Since(read), db.AccessListening(), got.AppStatus, want)
+		default:
+			// The calls above took longer than ttl (a loaded machine) and
+			// the listener may have missed its pings for as long: the entry
+			// had lived its time, and was read again. Nothing to time.
+			t.Logf("the unheard change was read again after %v (a slow machine): the timed checks are skipped", time.Since(read))
 		}
 
 		// A refresh here revokes the token at once.
