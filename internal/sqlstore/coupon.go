@@ -21,14 +21,14 @@ type withExtra struct {
 func (w withExtra) Scan(dest ...any) error { return w.row.Scan(append(dest, w.extra...)...) }
 
 // customerOfferFrom is the FROM clause of the offers a customer sees at
-// now, with its arguments appended to args: each offer that is not
+// now, with its arguments: each offer that is not
 // deleted with the state of the customer's coupons of it (an available
 // one first, else a claimed one: the states the domain names
 // loyalty.CouponIssued and loyalty.CouponClaimed), whether the customer is
 // one of its targets and whether the customer used it in the period its
 // frequency names (usePeriod).
-func customerOfferFrom(args []any, businessID, customerID string, now time.Time, used loyalty.OfferPeriods) (string, []any) {
-	args = append(args, customerID, customerID, now, businessID, customerID, businessID)
+func customerOfferFrom(businessID, customerID string, now time.Time, used loyalty.OfferPeriods) (string, []any) {
+	args := []any{customerID, customerID, now, businessID, customerID, businessID}
 	period, args := usePeriod("o2", used, args)
 	issued, args := placeholders(args, loyalty.CouponIssued)
 	claimed, args := placeholders(args, loyalty.CouponClaimed)
@@ -52,7 +52,7 @@ func customerOfferFrom(args []any, businessID, customerID string, now time.Time,
 // (an offer of every branch is available at each).
 func (d *DB) CustomerOffers(ctx context.Context, businessID, customerID string, now time.Time, used loyalty.OfferPeriods, q loyalty.ListQuery) ([]loyalty.CustomerOffer, int, error) {
 	now = now.UTC()
-	from, args := customerOfferFrom(nil, businessID, customerID, now, used)
+	from, args := customerOfferFrom(businessID, customerID, now, used)
 	args = append(args, now, now)
 	fixed := []string{fmt.Sprintf(`(x.coupon_type_id IS NOT NULL OR (o.enabled AND o.starts_at <= $%d AND (o.expires_at IS NULL OR o.expires_at > $%d)
 		AND (NOT o.targeted OR x.is_target) AND NOT x.used))`, len(args)-1, len(args))}
