@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"strconv"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -40,14 +39,6 @@ func (d *ProgramDesk) change(ctx context.Context, a loyalty.Actor, action, targe
 	return loyalty.Audited(a, action, target, nil, nil, func(r *loyalty.AuditRecord) error { return fn(ctx, b, svc.AuditedBy(r)) })
 }
 
-// saveAction is the audit action of a create (id empty) or an update.
-func saveAction(id string) string {
-	if id == "" {
-		return loyalty.AuditProgramCreated
-	}
-	return loyalty.AuditProgramUpdated
-}
-
 // SaveRules changes the earning rules; the log keeps each changed rule
 // before and after.
 func (d *ProgramDesk) SaveRules(ctx context.Context, a loyalty.Actor, in loyalty.RulesInput) (loyalty.Rules, error) {
@@ -60,88 +51,62 @@ func (d *ProgramDesk) SaveRules(ctx context.Context, a loyalty.Actor, in loyalty
 	return out, err
 }
 
-// SaveOffer creates an offer (id "") or updates one.
-func (d *ProgramDesk) SaveOffer(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.OfferInput) error {
-	return d.change(ctx, a, saveAction(id), "Offer: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
+// catalog is a service that creates and updates one kind of the program
+// (offers, rewards, gift cards, referral programs, tiers, branches), an
+// entry of it named by an id of type K, given an input of type I.
+type catalog[K comparable, I, T any] interface {
+	Create(ctx context.Context, b loyalty.Business, in I) (T, error)
+	Update(ctx context.Context, b loyalty.Business, id K, in I) (T, error)
+}
+
+// save creates an entry of the catalog that kind picks out of the
+// services (id the zero K) or updates the one of id, audited as the
+// program created or updated, with target naming the entry.
+func save[S catalog[K, I, T], K comparable, I, T any](ctx context.Context, d *ProgramDesk, a loyalty.Actor, kind func(loyalty.Services) S,
+	id K, target string, in I) error {
+	var none K
+	action := loyalty.AuditProgramUpdated
+	if id == none {
+		action = loyalty.AuditProgramCreated
+	}
+	return d.change(ctx, a, action, target, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
 		var err error
-		if id == "" {
-			_, err = svc.Offers.Create(ctx, b, in)
+		if id == none {
+			_, err = kind(svc).Create(ctx, b, in)
 		} else {
-			_, err = svc.Offers.Update(ctx, b, id, in)
+			_, err = kind(svc).Update(ctx, b, id, in)
 		}
 		return err
 	})
+}
+
+// SaveOffer creates an offer (id "") or updates one.
+func (d *ProgramDesk) SaveOffer(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.OfferInput) error {
+	return save(ctx, d, a, func(s loyalty.Services) *loyalty.OfferService { return s.Offers }, id, "Offer: "+name, in)
 }
 
 // SaveReward creates a reward of the catalogue (id "") or updates one.
 func (d *ProgramDesk) SaveReward(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.RewardInput) error {
-	return d.change(ctx, a, saveAction(id), "Reward: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
-		var err error
-		if id == "" {
-			_, err = svc.Rewards.Create(ctx, b, in)
-		} else {
-			_, err = svc.Rewards.Update(ctx, b, id, in)
-		}
-		return err
-	})
+	return save(ctx, d, a, func(s loyalty.Services) *loyalty.RewardService { return s.Rewards }, id, "Reward: "+name, in)
 }
 
 // SaveGiftcard creates a gift card of the catalogue (id "") or updates one.
 func (d *ProgramDesk) SaveGiftcard(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.GiftcardInput) error {
-	return d.change(ctx, a, saveAction(id), "Gift card: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
-		var err error
-		if id == "" {
-			_, err = svc.Giftcards.Create(ctx, b, in)
-		} else {
-			_, err = svc.Giftcards.Update(ctx, b, id, in)
-		}
-		return err
-	})
+	return save(ctx, d, a, func(s loyalty.Services) *loyalty.GiftcardService { return s.Giftcards }, id, "Gift card: "+name, in)
 }
 
 // SaveReferralProgram creates a referral program (id 0) or updates one.
 func (d *ProgramDesk) SaveReferralProgram(ctx context.Context, a loyalty.Actor, id int64, name string, in loyalty.ReferralProgramInput) error {
-	return d.change(ctx, a, saveAction(idText(id)), "Referral program: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
-		var err error
-		if id == 0 {
-			_, err = svc.ReferralPrograms.Create(ctx, b, in)
-		} else {
-			_, err = svc.ReferralPrograms.Update(ctx, b, id, in)
-		}
-		return err
-	})
+	return save(ctx, d, a, func(s loyalty.Services) *loyalty.ReferralProgramService { return s.ReferralPrograms }, id,
+		"Referral program: "+name, in)
 }
 
 // SaveTier creates a tier program (id 0) or updates one.
 func (d *ProgramDesk) SaveTier(ctx context.Context, a loyalty.Actor, id int64, name string, in loyalty.TierInput) error {
-	return d.change(ctx, a, saveAction(idText(id)), "Tier program: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
-		var err error
-		if id == 0 {
-			_, err = svc.Tiers.Create(ctx, b, in)
-		} else {
-			_, err = svc.Tiers.Update(ctx, b, id, in)
-		}
-		return err
-	})
+	return save(ctx, d, a, func(s loyalty.Services) *loyalty.TierService { return s.Tiers }, id, "Tier program: "+name, in)
 }
 
 // SaveBranch creates a branch (id "") or updates one.
 func (d *ProgramDesk) SaveBranch(ctx context.Context, a loyalty.Actor, id, name string, in loyalty.BranchInput) error {
-	return d.change(ctx, a, saveAction(id), "Branch: "+name, func(ctx context.Context, b loyalty.Business, svc loyalty.Services) error {
-		var err error
-		if id == "" {
-			_, err = svc.Branches.Create(ctx, b, in)
-		} else {
-			_, err = svc.Branches.Update(ctx, b, id, in)
-		}
-		return err
-	})
-}
-
-// idText is an integer id as a path names it, "" for none.
-func idText(id int64) string {
-	if id == 0 {
-		return ""
-	}
-	return strconv.FormatInt(id, 10)
+	return save(ctx, d, a, func(s loyalty.Services) *loyalty.BranchService { return s.Branches }, id, "Branch: "+name, in)
 }

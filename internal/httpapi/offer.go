@@ -201,17 +201,29 @@ func (s *Server) deleteOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 }
 
 func (s *Server) customerOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	return customerOfferPage(s, w, r, rc, loyalty.CustomerOfferSpec, "offers", toCustomerOfferJSON,
+		func(id string, lq loyalty.ListQuery) ([]loyalty.CustomerOffer, int, error) {
+			return rc.svc.Offers.CustomerOffers(r.Context(), tenant(rc), id, lq)
+		})
+}
+
+// customerOfferPage answers with a page of the offers of the customer the
+// path names: it reads the relationships and the list query of spec, asks
+// list for the page and writes each offer as toJSON renders it with the
+// branch picked for it, linked under customers/{id}/path.
+func customerOfferPage[T, J any](s *Server, w http.ResponseWriter, r *http.Request, rc *reqCtx, spec loyalty.ListSpec, path string,
+	toJSON func(T, *branchPicker) J, list func(id string, lq loyalty.ListQuery) ([]T, int, error)) error {
 	q := r.URL.Query()
 	rel, err := relationships(q)
 	if err != nil {
 		return err
 	}
-	lq, err := loyalty.ParseListQuery(q, loyalty.CustomerOfferSpec)
+	lq, err := loyalty.ParseListQuery(q, spec)
 	if err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	list, total, err := rc.svc.Offers.CustomerOffers(r.Context(), tenant(rc), id, lq)
+	items, total, err := list(id, lq)
 	if err != nil {
 		return err
 	}
@@ -219,12 +231,12 @@ func (s *Server) customerOffers(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err != nil {
 		return err
 	}
-	data := make([]customerOfferJSON, len(list))
-	for i, co := range list {
-		data[i] = toCustomerOfferJSON(co, p)
+	data := make([]J, len(items))
+	for i, it := range items {
+		data[i] = toJSON(it, p)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": data,
-		"links": pageLinks("customers/"+strings.ToLower(id)+"/offers", q, lq, total), "meta": pageMeta(lq, len(list), total)})
+		"links": pageLinks("customers/"+strings.ToLower(id)+"/"+path, q, lq, total), "meta": pageMeta(lq, len(items), total)})
 	return nil
 }
 
@@ -258,60 +270,25 @@ type claimableOfferJSON struct {
 	Priority int `json:"priority"`
 }
 
+// targetedOffers answers with the active offers targeted at the customer.
+// include=coupon of the reference is not kept: a coupon's state is the
+// offer's coupon_type_id here.
 func (s *Server) targetedOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	q := r.URL.Query()
-	// include=coupon of the reference is not kept: a coupon's state is
-	// the offer's coupon_type_id here.
-	rel, err := relationships(q)
-	if err != nil {
-		return err
-	}
-	lq, err := loyalty.ParseListQuery(q, loyalty.TargetedOfferSpec)
-	if err != nil {
-		return err
-	}
-	id := r.PathValue("id")
-	list, total, err := rc.svc.Offers.TargetedOffers(r.Context(), tenant(rc), id, lq)
-	if err != nil {
-		return err
-	}
-	p, err := s.branchPicker(r.Context(), rc.businessID, rel)
-	if err != nil {
-		return err
-	}
-	data := make([]customerOfferJSON, len(list))
-	for i, co := range list {
-		data[i] = toCustomerOfferJSON(co, p)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data,
-		"links": pageLinks("customers/"+strings.ToLower(id)+"/targeted-offers", q, lq, total), "meta": pageMeta(lq, len(list), total)})
-	return nil
+	return customerOfferPage(s, w, r, rc, loyalty.TargetedOfferSpec, "targeted-offers", toCustomerOfferJSON,
+		func(id string, lq loyalty.ListQuery) ([]loyalty.CustomerOffer, int, error) {
+			return rc.svc.Offers.TargetedOffers(r.Context(), tenant(rc), id, lq)
+		})
 }
 
+// claimableOffers answers with the offers that would apply to the
+// customer's purchase of amount at branch_id, with their rank.
 func (s *Server) claimableOffers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	q := r.URL.Query()
-	rel, err := relationships(q)
-	if err != nil {
-		return err
-	}
-	lq, err := loyalty.ParseListQuery(q, loyalty.ClaimableOfferSpec)
-	if err != nil {
-		return err
-	}
-	id := r.PathValue("id")
-	list, total, err := rc.svc.Offers.ClaimableOffers(r.Context(), tenant(rc), id, q.Get("amount"), q.Get("branch_id"), lq)
-	if err != nil {
-		return err
-	}
-	p, err := s.branchPicker(r.Context(), rc.businessID, rel)
-	if err != nil {
-		return err
-	}
-	data := make([]claimableOfferJSON, len(list))
-	for i, co := range list {
-		data[i] = claimableOfferJSON{customerOfferJSON: toCustomerOfferJSON(co.CustomerOffer, p), Priority: co.Priority}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data,
-		"links": pageLinks("customers/"+strings.ToLower(id)+"/claimable-offers", q, lq, total), "meta": pageMeta(lq, len(list), total)})
-	return nil
+	return customerOfferPage(s, w, r, rc, loyalty.ClaimableOfferSpec, "claimable-offers",
+		func(co loyalty.ClaimableOffer, p *branchPicker) claimableOfferJSON {
+			return claimableOfferJSON{customerOfferJSON: toCustomerOfferJSON(co.CustomerOffer, p), Priority: co.Priority}
+		},
+		func(id string, lq loyalty.ListQuery) ([]loyalty.ClaimableOffer, int, error) {
+			return rc.svc.Offers.ClaimableOffers(r.Context(), tenant(rc), id, q.Get("amount"), q.Get("branch_id"), lq)
+		})
 }

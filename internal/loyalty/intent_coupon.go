@@ -91,13 +91,14 @@ func (claimCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx
 	}
 	now := tx.Now()
 	switch {
-	case c.CouponTypeID == CouponRegularRedeemed || c.CouponTypeID == CouponConvertibleRedeemed:
+	case c.Claimed():
 		return Invalid("coupon.id", "The coupon has already been claimed.")
 	case c.Locked:
 		return Invalid("coupon.id", "The coupon is locked.")
 	case !c.ExpiresAt.IsZero() && !c.ExpiresAt.After(now):
 		return Invalid("coupon.id", "The coupon has expired.")
 	}
+	from := c.CouponTypeID
 	if c.CouponTypeID == CouponConvertible {
 		c.CouponTypeID = CouponConvertibleRedeemed
 	} else {
@@ -110,7 +111,7 @@ func (claimCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx
 		return Invalid("amount", "The offer applies to a purchase amount of "+purchaseRange(c.Offer)+"; send the amount of the purchase.")
 	}
 	c.ClaimedAt, c.UpdatedAt = now, now
-	ok, err := tx.ClaimCoupon(ctx, &c)
+	ok, err := tx.ClaimCoupon(ctx, &c, from)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func (o Offer) AvailableAt(branchID string) bool {
 // the customer, within its purchase range, available at the branch, and
 // neither used (an offer of one use) nor claimed by the customer before.
 func (c CustomerOffer) ClaimableFor(now time.Time, amount Money, branchID string) bool {
-	claimed := c.CouponTypeID == CouponRegularRedeemed || c.CouponTypeID == CouponConvertibleRedeemed
+	claimed := Coupon{CouponTypeID: c.CouponTypeID}.Claimed()
 	return c.Active(now) && (!c.Targeted || c.IsTarget) && !c.Used && !claimed && c.AppliesTo(amount) &&
 		(branchID == "" || c.AvailableAt(branchID))
 }

@@ -1,6 +1,7 @@
 package loyalty
 
 import (
+	"slices"
 	"sync"
 	"time"
 )
@@ -36,10 +37,33 @@ func UsePeriods(at time.Time, loc *time.Location) OfferPeriods {
 	return OfferPeriods{Day: "d" + day.Format(time.DateOnly), Week: "w" + day.AddDate(0, 0, -wd).Format(time.DateOnly)}
 }
 
+// FrequencyPeriod is the period, at one time, in which a use of an offer
+// of one limited frequency counts.
+type FrequencyPeriod struct {
+	Frequency int    // an offer_frequency_id that Offer.Limited counts
+	Period    string // the use period of that frequency (Offer.UsePeriod)
+}
+
+// limitedFrequencies are the frequencies whose uses are counted, in the
+// order ByFrequency lists them.
+var limitedFrequencies = []int{OfferOnce, OfferDaily, OfferWeekly}
+
+// ByFrequency returns the use period of each limited frequency in p, one
+// per frequency, always in the same order: the table a store looks an
+// offer's use period up in. A frequency it does not list (none, or day
+// and time) counts no use.
+func (p OfferPeriods) ByFrequency() []FrequencyPeriod {
+	out := make([]FrequencyPeriod, len(limitedFrequencies))
+	for i, f := range limitedFrequencies {
+		out[i] = FrequencyPeriod{Frequency: f, Period: Offer{Frequency: f}.period(p)}
+	}
+	return out
+}
+
 // Limited reports whether the offer's uses are counted per customer (once
 // ever, a day or a week), so that each use is recorded with its entry.
 func (o Offer) Limited() bool {
-	return o.Frequency == OfferOnce || o.Frequency == OfferDaily || o.Frequency == OfferWeekly
+	return slices.Contains(limitedFrequencies, o.Frequency)
 }
 
 // UsePeriod returns the period a use of a limited offer at at counts in:

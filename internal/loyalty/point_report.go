@@ -3,6 +3,7 @@ package loyalty
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -16,6 +17,48 @@ type PointFlows struct {
 	Issued, Activated, Spent, Expired int64
 	// The points the entries left outstanding: usable, and pending.
 	Active, Pending int64
+}
+
+// PointFlowCodes say by type code which entries each flow of the points
+// report sums (Flows is one entry's share): the store adds the entries
+// up by these lists and decides nothing.
+type PointFlowCodes struct {
+	// Moves are the codes of entries that move points within a lot or out
+	// of it by the program's own rules, neither issued nor spent: Issued
+	// sums the points every other entry added, Spent those it took.
+	Moves []int
+	// Expired sums the points its entries took (breakage).
+	Expired []int
+	// Activated sums the pending points its entries made usable.
+	Activated []int
+}
+
+// ReportFlowCodes are the points report's codes: activations and expiries
+// are moves, the one expiring and the other activating points.
+func ReportFlowCodes() PointFlowCodes {
+	return PointFlowCodes{Moves: []int{TypeCodeActivation, TypeCodeExpiry}, Expired: []int{TypeCodeExpiry},
+		Activated: []int{TypeCodeActivation}}
+}
+
+// Flows returns what one entry of typeCode, changing the balance by points
+// of which pending are pending, adds to each flow: Active and Pending are
+// its change of the usable and pending points.
+func (c PointFlowCodes) Flows(typeCode int, points, pending int64) PointFlows {
+	f := PointFlows{Active: points - pending, Pending: pending}
+	if !slices.Contains(c.Moves, typeCode) {
+		if points > 0 {
+			f.Issued = points
+		} else {
+			f.Spent = -points
+		}
+	}
+	if slices.Contains(c.Expired, typeCode) {
+		f.Expired = -points
+	}
+	if slices.Contains(c.Activated, typeCode) {
+		f.Activated = -pending
+	}
+	return f
 }
 
 // ReportPeriod is one row of the points report: the flows within the
@@ -111,7 +154,7 @@ func (s *PointsService) Report(ctx context.Context, b Business, q url.Values) (P
 	}
 	bounds = append(bounds, to)
 	r.From, r.To = from.UTC(), to.UTC()
-	opening, per, err := s.Store.PointFlows(ctx, b.ID, r.BranchID, bounds)
+	opening, per, err := s.Store.PointFlows(ctx, b.ID, r.BranchID, bounds, ReportFlowCodes())
 	if err != nil {
 		return r, err
 	}

@@ -24,9 +24,11 @@ type TransactionTx interface {
 	Giftcard(ctx context.Context, businessID string, id int64) (Giftcard, error)
 	Coupon(ctx context.Context, businessID string, id int64) (Coupon, error)
 	InsertCoupon(ctx context.Context, c *Coupon) error
-	// ClaimCoupon moves an unclaimed, unlocked coupon to its redeemed state;
-	// it reports false when another claim won.
-	ClaimCoupon(ctx context.Context, c *Coupon) (bool, error)
+	// ClaimCoupon moves the coupon from the state read (from, and unlocked)
+	// to c's (claimed) state; it reports false, writing nothing, when the
+	// coupon is no longer in that state (another claim won, or it was
+	// locked meanwhile).
+	ClaimCoupon(ctx context.Context, c *Coupon, from int) (bool, error)
 	// PendingReferral returns the unpaid referral of a referee with its program.
 	PendingReferral(ctx context.Context, businessID, refereeID string) (Referral, ReferralProgram, error)
 	// SettleReferral marks a referral settled once, with its outcome

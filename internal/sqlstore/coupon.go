@@ -20,36 +20,42 @@ type withExtra struct {
 // Scan reads the row into dest followed by the extra destinations.
 func (w withExtra) Scan(dest ...any) error { return w.row.Scan(append(dest, w.extra...)...) }
 
-// customerOfferFrom selects the offers a customer sees at a time: each
-// offer that is not deleted with the state of the customer's coupons of it
-// (an available one first, else a claimed one), whether the customer is
-// one of its targets and whether the customer used it; the outer WHERE
-// keeps the active offers open to the customer and the offers with a
-// coupon state. Its arguments are customer id, customer id, now, business
-// id, customer id, business id, then (as $9 and $10, after two of the
-// caller's) the day and week periods of a use (usePeriod).
-const customerOfferFrom = `FROM offers o JOIN (
+// customerOfferFrom is the FROM clause of the offers a customer sees at
+// now, with its arguments: each offer that is not
+// deleted with the state of the customer's coupons of it (an available
+// one first, else a claimed one: the states the domain names
+// loyalty.CouponIssued and loyalty.CouponClaimed), whether the customer is
+// one of its targets and whether the customer used it in the period its
+// frequency names (usePeriod).
+func customerOfferFrom(businessID, customerID string, now time.Time, used loyalty.OfferPeriods) (string, []any) {
+	args := []any{customerID, customerID, now, businessID, customerID, businessID}
+	period, args := usePeriod("o2", used, args)
+	issued, args := placeholders(args, loyalty.CouponIssued)
+	claimed, args := placeholders(args, loyalty.CouponClaimed)
+	return `FROM offers o JOIN (
 		SELECT o2.id AS offer_id, COALESCE(s.pending, s.claimed) AS coupon_type_id,
 			EXISTS (SELECT 1 FROM offer_targets ot WHERE ot.offer_id = o2.id AND ot.customer_id = $1) AS is_target,
 			EXISTS (SELECT 1 FROM offer_uses u WHERE u.offer_id = o2.id AND u.customer_id = $2
-				AND u.period = ` + "(CASE o2.frequency WHEN 4 THEN '' WHEN 1 THEN $9 WHEN 2 THEN $10 END)" + `) AS used
+				AND u.period = ` + period + `) AS used
 		FROM offers o2 LEFT JOIN (
 			SELECT offer_id,
-				MAX(CASE WHEN coupon_type_id IN (74, 91) AND (expires_at IS NULL OR expires_at > $3) THEN coupon_type_id END) AS pending,
-				MAX(CASE WHEN coupon_type_id IN (75, 92) THEN coupon_type_id END) AS claimed
+				MAX(CASE WHEN coupon_type_id IN (` + issued + `) AND (expires_at IS NULL OR expires_at > $3) THEN coupon_type_id END) AS pending,
+				MAX(CASE WHEN coupon_type_id IN (` + claimed + `) THEN coupon_type_id END) AS claimed
 			FROM coupons WHERE business_id = $4 AND customer_id = $5 GROUP BY offer_id
 		) s ON s.offer_id = o2.id
 		WHERE o2.business_id = $6 AND o2.deleted_at IS NULL
-	) x ON x.offer_id = o.id`
+	) x ON x.offer_id = o.id`, args
+}
 
 // CustomerOffers pages the offers one customer sees at now, oldest first.
 // A branch.id filter keeps the offers available at one of its branches
 // (an offer of every branch is available at each).
 func (d *DB) CustomerOffers(ctx context.Context, businessID, customerID string, now time.Time, used loyalty.OfferPeriods, q loyalty.ListQuery) ([]loyalty.CustomerOffer, int, error) {
 	now = now.UTC()
-	args := []any{customerID, customerID, now, businessID, customerID, businessID, now, now, used.Day, used.Week}
-	fixed := []string{`(x.coupon_type_id IS NOT NULL OR (o.enabled AND o.starts_at <= $7 AND (o.expires_at IS NULL OR o.expires_at > $8)
-		AND (NOT o.targeted OR x.is_target) AND NOT x.used))`}
+	from, args := customerOfferFrom(businessID, customerID, now, used)
+	args = append(args, now, now)
+	fixed := []string{fmt.Sprintf(`(x.coupon_type_id IS NOT NULL OR (o.enabled AND o.starts_at <= $%d AND (o.expires_at IS NULL OR o.expires_at > $%d)
+		AND (NOT o.targeted OR x.is_target) AND NOT x.used))`, len(args)-1, len(args))}
 	var filters []loyalty.Filter
 	for _, f := range q.Filters {
 		if f.Field != "branch.id" {
@@ -66,12 +72,12 @@ func (d *DB) CustomerOffers(ctx context.Context, businessID, customerID string, 
 			OR EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id AND ob.branch_id IN (`+strings.Join(ph, ", ")+`)))`)
 	}
 	q.Filters = filters
-	from, args, err := listWhere(fixed, args, q, map[string]string{"coupon_type_id": "x.coupon_type_id"})
+	where, args, err := listWhere(fixed, args, q, map[string]string{"coupon_type_id": "x.coupon_type_id"})
 	if err != nil {
 		return nil, 0, err
 	}
 	var out []loyalty.CustomerOffer
-	total, err := d.listPage(ctx, offerColumns+`, x.coupon_type_id, x.is_target, x.used`, customerOfferFrom+from, `o.id`, args, q,
+	total, err := d.listPage(ctx, offerColumns+`, x.coupon_type_id, x.is_target, x.used`, from+where, `o.id`, args, q,
 		func(rows *sql.Rows) error {
 			var state sql.NullInt64
 			var target, used bool
@@ -99,10 +105,11 @@ func (d *DB) CustomerOffers(ctx context.Context, businessID, customerID string, 
 // claimed nor expired at now (loyalty.Coupon.Available), oldest first,
 // each with its offer, deleted or not.
 func (d *DB) AvailableCoupons(ctx context.Context, businessID, customerID string, now time.Time, q loyalty.ListQuery) ([]loyalty.Coupon, int, error) {
-	from := ` FROM coupons c WHERE c.business_id = $1 AND c.customer_id = $2 AND c.coupon_type_id IN (74, 91)
+	issued, args := placeholders([]any{businessID, customerID, now.UTC()}, loyalty.CouponIssued)
+	from := ` FROM coupons c WHERE c.business_id = $1 AND c.customer_id = $2 AND c.coupon_type_id IN (` + issued + `)
 		AND (c.expires_at IS NULL OR c.expires_at > $3)`
 	var out []loyalty.Coupon
-	total, err := d.listPage(ctx, couponColumns, from, `c.id`, []any{businessID, customerID, now.UTC()}, q, func(rows *sql.Rows) error {
+	total, err := d.listPage(ctx, couponColumns, from, `c.id`, args, q, func(rows *sql.Rows) error {
 		c, err := scanCoupon(rows)
 		out = append(out, c)
 		return err
@@ -186,10 +193,11 @@ func (t *tx) InsertCoupon(ctx context.Context, c *loyalty.Coupon) error {
 		c.UpdatedAt.UTC()).Scan(&c.ID))
 }
 
-// ClaimCoupon moves an available coupon to its redeemed state, once.
-func (t *tx) ClaimCoupon(ctx context.Context, c *loyalty.Coupon) (bool, error) {
+// ClaimCoupon moves a coupon from the state read (from, and c's lock) to
+// c's state, once: a coupon no longer in the state read is left as it is.
+func (t *tx) ClaimCoupon(ctx context.Context, c *loyalty.Coupon, from int) (bool, error) {
 	res, err := t.ExecContext(ctx, `UPDATE coupons SET coupon_type_id = $1, claimed_at = $2, updated_at = $3
-		WHERE id = $4 AND coupon_type_id IN (74, 91) AND NOT locked`, c.CouponTypeID, c.ClaimedAt.UTC(), c.UpdatedAt.UTC(), c.ID)
+		WHERE id = $4 AND coupon_type_id = $5 AND locked = $6`, c.CouponTypeID, c.ClaimedAt.UTC(), c.UpdatedAt.UTC(), c.ID, from, c.Locked)
 	if err != nil {
 		return false, dbError(err)
 	}

@@ -85,21 +85,38 @@ func (d *DB) UserLogin(ctx context.Context, emailOrPhone string, businessIDs []s
 		AND c.business_id IN (`+strings.Join(marks, ", ")+`))`, args...), "user")
 }
 
-// RecordLogin counts a failed sign-in (locking the account for
-// oauth.LockFor at oauth.MaxFailures) or clears the count after a good one.
+// RecordLogin counts a failed sign-in or clears the count after a good
+// one, as oauth.Lockout.After decides over the count read. The read holds
+// the account's row until the write commits (SQLite's single writer runs
+// one transaction at a time; PostgreSQL locks the row), so concurrent
+// failures all count.
 func (d *DB) RecordLogin(ctx context.Context, kind, id string, ok bool, now time.Time) error {
-	table := loginTable(kind)
-	var err error
-	if ok {
-		_, err = d.wdb.ExecContext(ctx, `UPDATE `+table+` SET failed_logins = 0, locked_until = NULL WHERE id = $1 AND failed_logins > 0`, id)
-	} else {
-		// One statement, so concurrent failures all count.
-		_, err = d.wdb.ExecContext(ctx, `UPDATE `+table+` SET
-			locked_until = CASE WHEN failed_logins + 1 >= $1 THEN $2 ELSE locked_until END,
-			failed_logins = CASE WHEN failed_logins + 1 >= $3 THEN 0 ELSE failed_logins + 1 END
-			WHERE id = $4`, oauth.MaxFailures, now.Add(oauth.LockFor).UTC(), oauth.MaxFailures, id)
+	t, err := d.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return dbError(err)
 	}
-	return dbError(err)
+	defer t.Rollback()
+	table, forUpdate := loginTable(kind), ""
+	if d.dialect == Postgres {
+		forUpdate = " FOR UPDATE"
+	}
+	var cur oauth.Lockout
+	var locked sql.NullTime
+	err = t.QueryRowContext(ctx, `SELECT failed_logins, locked_until FROM `+table+` WHERE id = $1`+forUpdate, id).Scan(&cur.Failures, &locked)
+	if err == sql.ErrNoRows {
+		return nil
+	}
+	if err != nil {
+		return dbError(err)
+	}
+	cur.LockedUntil = locked.Time
+	if next := cur.After(ok, now); !next.Equal(cur) {
+		if _, err := t.ExecContext(ctx, `UPDATE `+table+` SET failed_logins = $1, locked_until = $2 WHERE id = $3`,
+			next.Failures, nullTime(next.LockedUntil), id); err != nil {
+			return dbError(err)
+		}
+	}
+	return dbError(t.Commit())
 }
 
 // InsertToken stores an issued token pair.

@@ -142,6 +142,7 @@ func (d *DB) PointsOffers(ctx context.Context, businessID, customerID, branchID 
 
 func pointsOffers(ctx context.Context, q querier, businessID, customerID, branchID string, at time.Time, used loyalty.OfferPeriods) ([]loyalty.Offer, error) {
 	at = at.UTC()
+	period, args := usePeriod("o", used, []any{businessID, at, at, customerID, branchID, businessID, customerID})
 	rows, err := q.QueryContext(ctx, `SELECT `+offerColumns+` FROM offers o
 		WHERE o.business_id = $1 AND o.type_id IN (1, 3) AND o.enabled AND o.deleted_at IS NULL
 		AND o.starts_at <= $2 AND (o.expires_at IS NULL OR o.expires_at > $3)
@@ -150,8 +151,8 @@ func pointsOffers(ctx context.Context, q querier, businessID, customerID, branch
 		     OR EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id AND ob.branch_id =
 		        COALESCE(NULLIF($5, ''), (SELECT m.id FROM branches m WHERE m.business_id = $6 AND m.is_main))))
 		AND NOT EXISTS (SELECT 1 FROM offer_uses u WHERE u.offer_id = o.id AND u.customer_id = $7
-		     AND u.period = `+usePeriod("o", 8, 9)+`)
-		ORDER BY o.id`, businessID, at, at, customerID, branchID, businessID, customerID, used.Day, used.Week)
+		     AND u.period = `+period+`)
+		ORDER BY o.id`, args...)
 	if err != nil {
 		return nil, dbError(err)
 	}
@@ -280,12 +281,19 @@ func (t *tx) UseOffer(ctx context.Context, offerID int64, customerID, period str
 	return n == 1, dbError(err)
 }
 
-// usePeriod is the SQL of the period in which a use of the offer aliased o
-// counts, as the domain names it (loyalty.OfferPeriods, Offer.UsePeriod):
-// "" for once ever, the day's and the week's of the parameters numbered
-// day and week; NULL (no use counts) for an unlimited offer.
-func usePeriod(o string, day, week int) string {
-	return fmt.Sprintf("(CASE %s.frequency WHEN 4 THEN '' WHEN 1 THEN $%d WHEN 2 THEN $%d END)", o, day, week)
+// usePeriod is the SQL of the period in which a use of the offer aliased
+// o counts: the domain's period of its frequency (OfferPeriods.ByFrequency),
+// looked up among parameters it appends to args; NULL (no use counts) for
+// a frequency the domain does not list.
+func usePeriod(o string, periods loyalty.OfferPeriods, args []any) (string, []any) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "(CASE %s.frequency", o)
+	for _, p := range periods.ByFrequency() {
+		args = append(args, p.Frequency, p.Period)
+		fmt.Fprintf(&b, " WHEN $%d THEN $%d", len(args)-1, len(args))
+	}
+	b.WriteString(" END)")
+	return b.String(), args
 }
 
 // encodeDays writes the weekdays of a day-and-time offer as "1,2,5".

@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,8 +11,9 @@ import (
 
 // PointFlows sums a business's ledger for the points report: before
 // bounds[0], and within each [bounds[i], bounds[i+1]), in one pass over
-// the entries before the last bound.
-func (d *DB) PointFlows(ctx context.Context, businessID, branchID string, bounds []time.Time) (loyalty.PointFlows, []loyalty.PointFlows, error) {
+// the entries before the last bound, each entry counted in the flows of
+// codes as loyalty.PointFlowCodes.Flows counts it.
+func (d *DB) PointFlows(ctx context.Context, businessID, branchID string, bounds []time.Time, codes loyalty.PointFlowCodes) (loyalty.PointFlows, []loyalty.PointFlows, error) {
 	args := []any{businessID}
 	var bucket strings.Builder
 	bucket.WriteString("CASE")
@@ -28,13 +28,15 @@ func (d *DB) PointFlows(ctx context.Context, businessID, branchID string, bounds
 		args = append(args, branchID)
 		where += fmt.Sprintf(` AND t.branch_id = $%d`, len(args))
 	}
-	activation, expiry := strconv.Itoa(loyalty.TypeCodeActivation), strconv.Itoa(loyalty.TypeCodeExpiry)
+	moves, args := codeIn("t.type_code", args, codes.Moves)
+	expired, args := codeIn("t.type_code", args, codes.Expired)
+	activated, args := codeIn("t.type_code", args, codes.Activated)
 	rows, err := d.db.QueryContext(ctx, `SELECT k, SUM(issued), SUM(spent), SUM(expired), SUM(activated), SUM(active), SUM(pending)
 		FROM (SELECT `+bucket.String()+` AS k,
-			CASE WHEN t.type_code NOT IN (`+activation+`, `+expiry+`) AND t.points > 0 THEN t.points ELSE 0 END AS issued,
-			CASE WHEN t.type_code NOT IN (`+activation+`, `+expiry+`) AND t.points < 0 THEN -t.points ELSE 0 END AS spent,
-			CASE WHEN t.type_code = `+expiry+` THEN -t.points ELSE 0 END AS expired,
-			CASE WHEN t.type_code = `+activation+` THEN -t.pending_points ELSE 0 END AS activated,
+			CASE WHEN NOT (`+moves+`) AND t.points > 0 THEN t.points ELSE 0 END AS issued,
+			CASE WHEN NOT (`+moves+`) AND t.points < 0 THEN -t.points ELSE 0 END AS spent,
+			CASE WHEN `+expired+` THEN -t.points ELSE 0 END AS expired,
+			CASE WHEN `+activated+` THEN -t.pending_points ELSE 0 END AS activated,
 			t.points - t.pending_points AS active, t.pending_points AS pending
 			FROM transactions t WHERE `+where+`) e GROUP BY k`, args...)
 	if err != nil {
@@ -56,4 +58,14 @@ func (d *DB) PointFlows(ctx context.Context, businessID, branchID string, bounds
 		}
 	}
 	return opening, per, dbError(rows.Err())
+}
+
+// codeIn returns the SQL condition that col is one of codes, their
+// placeholders appended to args; FALSE for no codes.
+func codeIn(col string, args []any, codes []int) (string, []any) {
+	if len(codes) == 0 {
+		return "FALSE", args
+	}
+	list, args := placeholders(args, codes)
+	return col + " IN (" + list + ")", args
 }
