@@ -15,13 +15,13 @@ const (
 
 // A coupon is issued in one state of CouponIssued and moves, once
 // claimed, to the matching state of CouponClaimed.
-var (
-	// CouponIssued are the states of a coupon issued and not yet claimed
-	// (available until it expires).
-	CouponIssued = []int{CouponRegular, CouponConvertible}
-	// CouponClaimed are the states of a claimed coupon.
-	CouponClaimed = []int{CouponRegularRedeemed, CouponConvertibleRedeemed}
-)
+
+// CouponIssued are the states of a coupon issued and not yet claimed
+// (available until it expires).
+func CouponIssued() []int { return []int{CouponRegular, CouponConvertible} }
+
+// CouponClaimed are the states of a claimed coupon.
+func CouponClaimed() []int { return []int{CouponRegularRedeemed, CouponConvertibleRedeemed} }
 
 // Coupon is an offer issued to one customer.
 type Coupon struct {
@@ -68,11 +68,11 @@ func (c CustomerOffer) CanGetCoupon(now time.Time) bool {
 // Available reports whether a coupon can still be claimed at now: not yet
 // claimed and not expired. A locked coupon is available but shows locked.
 func (c Coupon) Available(now time.Time) bool {
-	return slices.Contains(CouponIssued, c.CouponTypeID) && (c.ExpiresAt.IsZero() || c.ExpiresAt.After(now))
+	return slices.Contains(CouponIssued(), c.CouponTypeID) && (c.ExpiresAt.IsZero() || c.ExpiresAt.After(now))
 }
 
 // Claimed reports whether the coupon has been claimed.
-func (c Coupon) Claimed() bool { return slices.Contains(CouponClaimed, c.CouponTypeID) }
+func (c Coupon) Claimed() bool { return slices.Contains(CouponClaimed(), c.CouponTypeID) }
 
 // Coupon type ids a customer-offer filter may name.
 var couponStates = []int64{CouponRegular, CouponRegularRedeemed, CouponConvertible, CouponConvertibleRedeemed}

@@ -1,6 +1,9 @@
 package loyalty
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Offer type ids (spec 2.5).
 const (
@@ -80,11 +83,14 @@ func (o Offer) CouponExpiry(now time.Time) time.Time {
 	return end
 }
 
+// PointsOfferTypes are the offer types that add points to a reward by
+// themselves (a multiplier, bonus points); every other type issues coupons.
+// The store reads an offer as a points offer by this list.
+func PointsOfferTypes() []int { return []int{OfferPointsMultiplier, OfferBonusPoints} }
+
 // CouponOffer reports whether the offer issues coupons (every type but the
 // points offers, which apply to rewards by themselves).
-func (o Offer) CouponOffer() bool {
-	return o.TypeID != OfferPointsMultiplier && o.TypeID != OfferBonusPoints
-}
+func (o Offer) CouponOffer() bool { return !slices.Contains(PointsOfferTypes(), o.TypeID) }
 
 // purchaseRange describes an offer's purchase range in words.
 func purchaseRange(o Offer) string {

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -177,11 +179,22 @@ func (d *DB) RotateKey(ctx context.Context, t loyalty.Tenant, newKey string) err
 }
 
 // businessWithRulesColumns read a business with its earning rules and whether
-// any points offer may apply (aliases b and br); through a LEFT JOIN each
-// may be NULL. businessWithRules scans them.
-const businessWithRulesColumns = `b.id, b.coalition_id, b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at,
+// any points offer (loyalty.PointsOfferTypes, written into the text: the
+// statements that read these columns number their own parameters) may
+// apply (aliases b and br); through a LEFT JOIN each may be NULL.
+// businessWithRules scans them.
+var businessWithRulesColumns = `b.id, b.coalition_id, b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at,
 	b.sandbox, b.clock_offset_seconds, ` + rulesColumns + `,
-	EXISTS (SELECT 1 FROM offers o WHERE o.business_id = b.id AND o.type_id IN (1, 3) AND o.enabled AND o.deleted_at IS NULL)`
+	EXISTS (SELECT 1 FROM offers o WHERE o.business_id = b.id AND o.type_id IN (` + intList(loyalty.PointsOfferTypes()) + `) AND o.enabled AND o.deleted_at IS NULL)`
+
+// intList writes integers as a SQL list's items.
+func intList(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
+}
 
 // businessWithRules receives businessWithRulesColumns.
 type businessWithRules struct {

@@ -24,14 +24,14 @@ func (w withExtra) Scan(dest ...any) error { return w.row.Scan(append(dest, w.ex
 // now, with its arguments: each offer that is not
 // deleted with the state of the customer's coupons of it (an available
 // one first, else a claimed one: the states the domain names
-// loyalty.CouponIssued and loyalty.CouponClaimed), whether the customer is
+// loyalty.CouponIssued and loyalty.CouponClaimed()), whether the customer is
 // one of its targets and whether the customer used it in the period its
 // frequency names (usePeriod).
 func customerOfferFrom(businessID, customerID string, now time.Time, used loyalty.OfferPeriods) (string, []any) {
 	args := []any{customerID, customerID, now, businessID, customerID, businessID}
 	period, args := usePeriod("o2", used, args)
-	issued, args := placeholders(args, loyalty.CouponIssued)
-	claimed, args := placeholders(args, loyalty.CouponClaimed)
+	issued, args := placeholders(args, loyalty.CouponIssued())
+	claimed, args := placeholders(args, loyalty.CouponClaimed())
 	return `FROM offers o JOIN (
 		SELECT o2.id AS offer_id, COALESCE(s.pending, s.claimed) AS coupon_type_id,
 			EXISTS (SELECT 1 FROM offer_targets ot WHERE ot.offer_id = o2.id AND ot.customer_id = $1) AS is_target,
@@ -105,7 +105,7 @@ func (d *DB) CustomerOffers(ctx context.Context, businessID, customerID string, 
 // claimed nor expired at now (loyalty.Coupon.Available), oldest first,
 // each with its offer, deleted or not.
 func (d *DB) AvailableCoupons(ctx context.Context, businessID, customerID string, now time.Time, q loyalty.ListQuery) ([]loyalty.Coupon, int, error) {
-	issued, args := placeholders([]any{businessID, customerID, now.UTC()}, loyalty.CouponIssued)
+	issued, args := placeholders([]any{businessID, customerID, now.UTC()}, loyalty.CouponIssued())
 	from := ` FROM coupons c WHERE c.business_id = $1 AND c.customer_id = $2 AND c.coupon_type_id IN (` + issued + `)
 		AND (c.expires_at IS NULL OR c.expires_at > $3)`
 	var out []loyalty.Coupon

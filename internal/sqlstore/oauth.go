@@ -177,11 +177,12 @@ const (
 		COALESCE(kb.clock_offset_seconds, 0), COALESCE(NOT kb.points_may_expire, FALSE)`
 	accessFrom = ` FROM oauth_tokens t JOIN apps a ON a.id = t.app_id
 		LEFT JOIN application_keys k ON k.key = $1 AND k.revoked_at IS NULL LEFT JOIN businesses kb ON kb.id = k.business_id`
-	accessQuery         = accessSelect + accessFrom + ` WHERE t.access_hash = $2`
-	accessBusinessQuery = accessSelect + `, ` + businessWithRulesColumns + accessFrom + `
+	accessQuery = accessSelect + accessFrom + ` WHERE t.access_hash = $2`
+)
+
+var accessBusinessQuery = accessSelect + `, ` + businessWithRulesColumns + accessFrom + `
 		LEFT JOIN businesses b ON b.id = t.business_id LEFT JOIN business_rules br ON br.business_id = b.id
 		WHERE t.access_hash = $2`
-)
 
 func (d *DB) access(ctx context.Context, accessHash []byte, appKey string, withBusiness bool) (oauth.Token, loyalty.Business, error) {
 	var t oauth.Token

@@ -143,8 +143,9 @@ func (d *DB) PointsOffers(ctx context.Context, businessID, customerID, branchID 
 func pointsOffers(ctx context.Context, q querier, businessID, customerID, branchID string, at time.Time, used loyalty.OfferPeriods) ([]loyalty.Offer, error) {
 	at = at.UTC()
 	period, args := usePeriod("o", used, []any{businessID, at, at, customerID, branchID, businessID, customerID})
+	types, args := placeholders(args, loyalty.PointsOfferTypes())
 	rows, err := q.QueryContext(ctx, `SELECT `+offerColumns+` FROM offers o
-		WHERE o.business_id = $1 AND o.type_id IN (1, 3) AND o.enabled AND o.deleted_at IS NULL
+		WHERE o.business_id = $1 AND o.type_id IN (`+types+`) AND o.enabled AND o.deleted_at IS NULL
 		AND o.starts_at <= $2 AND (o.expires_at IS NULL OR o.expires_at > $3)
 		AND (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_targets ot WHERE ot.offer_id = o.id AND ot.customer_id = $4))
 		AND (NOT EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id)
