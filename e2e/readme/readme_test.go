@@ -1,4 +1,9 @@
-package e2e
+// Package readme runs the README and the pages of docs/ it links, as a
+// newcomer would (TestReadme). It is a package of its own: its one long
+// walk-through does not wait behind the end-to-end package's parallel
+// tests, and the race pass, which runs the same service's code under
+// those tests, leaves it out.
+package readme
 
 import (
 	"bufio"
@@ -14,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,7 +56,7 @@ func TestReadme(t *testing.T) {
 			t.Skipf("%s not found: the README test needs it", tool)
 		}
 	}
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,4 +288,27 @@ func serveForReadme(t *testing.T, dataDir string) string {
 	}
 	t.Fatalf("serve did not start within %s:\n%s", startWait, strings.Join(logs.lines(), "\n"))
 	return ""
+}
+
+// logBuffer collects the server's log lines, shown when the test fails.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// lines returns the complete lines logged so far.
+func (l *logBuffer) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.b.String()
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return strings.Split(s[:i], "\n")
+	}
+	return nil
 }
