@@ -37,8 +37,9 @@ type Summary struct {
 	// best value per point among its rewards), as that value over its
 	// points; Liability is Outstanding × PointValue, rounded down to the
 	// minor unit. Both are zero when there is no such value.
-	PointValue loyalty.PointValue
-	Liability  loyalty.Money
+	PointValue   loyalty.PointValue
+	Liability    loyalty.Money
+	ByRedemption bool // PointValue is the business's redemption value
 	// RedemptionRate is PointsRedeemed / PointsIssued in basis points
 	// (hundredths of a percent); 0 when nothing was issued.
 	RedemptionRate int64
@@ -113,6 +114,7 @@ func (s *DashboardService) Summary(ctx context.Context, businessID, from, to, br
 	}
 	out.Series = series(from, to, by, buckets)
 	out.PointValue, out.Liability = d.Liability()
+	out.ByRedemption = d.Redemption.Redeeming()
 	if out.PointsIssued > 0 {
 		out.RedemptionRate = out.PointsRedeemed * 10000 / out.PointsIssued
 	}

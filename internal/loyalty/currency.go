@@ -213,3 +213,6 @@ func applyCurrency(v Validation, in Opt[json.RawMessage], r *Rules) {
 	}
 	r.Currency = code
 }
+
+// CurrencyCodes lists every ISO 4217 code a business may choose, sorted.
+func CurrencyCodes() []string { return currency.GetCurrencyCodes() }
