@@ -51,24 +51,6 @@ func (e AccountBusinessLoyaltyType) Valid() bool {
 	}
 }
 
-// Defines values for AccountIncludedBusinessLoyaltyType.
-const (
-	AccountIncludedBusinessLoyaltyTypePerSpend AccountIncludedBusinessLoyaltyType = "per_spend"
-	AccountIncludedBusinessLoyaltyTypePerVisit AccountIncludedBusinessLoyaltyType = "per_visit"
-)
-
-// Valid indicates whether the value is a known member of the AccountIncludedBusinessLoyaltyType enum.
-func (e AccountIncludedBusinessLoyaltyType) Valid() bool {
-	switch e {
-	case AccountIncludedBusinessLoyaltyTypePerSpend:
-		return true
-	case AccountIncludedBusinessLoyaltyTypePerVisit:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for AccountSettingsLoyaltyType.
 const (
 	AccountSettingsLoyaltyTypePerSpend AccountSettingsLoyaltyType = "per_spend"
@@ -1779,26 +1761,10 @@ type AcceptedStatusCode int
 
 // Account defines model for Account.
 type Account struct {
-	Business Account_Business `json:"business"`
-	Id       string           `json:"id"`
-	Profile  Account_Profile  `json:"profile"`
-}
-
-// AccountBusinessLoyaltyType defines model for Account.Business.LoyaltyType.
-type AccountBusinessLoyaltyType string
-
-// Account_Business defines model for Account.Business.
-type Account_Business struct {
-	About *string `json:"about"`
-
-	// Cover Image URL.
-	Cover *string `json:"cover"`
-	Id    string  `json:"id"`
-
-	// Logo Image URL.
-	Logo        *string                    `json:"logo"`
-	LoyaltyType AccountBusinessLoyaltyType `json:"loyalty_type"`
-	Name        string                     `json:"name"`
+	// Business The account's business, with its settings (its currency among them).
+	Business AccountBusiness `json:"business"`
+	Id       string          `json:"id"`
+	Profile  Account_Profile `json:"profile"`
 }
 
 // Account_Profile defines model for Account.Profile.
@@ -1810,12 +1776,35 @@ type Account_Profile struct {
 	Username  *string `json:"username"`
 }
 
+// AccountBusiness The account's business, with its settings (its currency among them).
+type AccountBusiness struct {
+	About *string `json:"about"`
+
+	// Cover Image URL.
+	Cover *string `json:"cover"`
+
+	// CoverPhoto The cover image in the reference's shape (the one image kept, at every size); null without one.
+	CoverPhoto *ImageSet `json:"cover_photo"`
+	Id         string    `json:"id"`
+
+	// Logo Image URL.
+	Logo        *string                    `json:"logo"`
+	LoyaltyType AccountBusinessLoyaltyType `json:"loyalty_type"`
+	Name        string                     `json:"name"`
+
+	// Settings The settings of the business the service keeps.
+	Settings AccountSettings `json:"settings"`
+}
+
+// AccountBusinessLoyaltyType defines model for AccountBusiness.LoyaltyType.
+type AccountBusinessLoyaltyType string
+
 // AccountIncluded defines model for AccountIncluded.
 type AccountIncluded struct {
 	Branches *[]Branch `json:"branches,omitempty"`
 
-	// Business The account's business, with `settings` when include names settings too.
-	Business *AccountIncluded_Business `json:"business,omitempty"`
+	// Business The account's business, with its settings (its currency among them).
+	Business *AccountBusiness `json:"business,omitempty"`
 
 	// Catalog The reference platform's name for catalog_items; the same list.
 	Catalog      *[]map[string]interface{} `json:"catalog,omitempty"`
@@ -1832,22 +1821,6 @@ type AccountIncluded struct {
 	SocialMedia *[]map[string]interface{} `json:"social_media,omitempty"`
 }
 
-// AccountIncludedBusinessLoyaltyType defines model for AccountIncluded.Business.LoyaltyType.
-type AccountIncludedBusinessLoyaltyType string
-
-// AccountIncluded_Business The account's business, with `settings` when include names settings too.
-type AccountIncluded_Business struct {
-	About       *string                            `json:"about"`
-	Cover       *string                            `json:"cover"`
-	Id          string                             `json:"id"`
-	Logo        *string                            `json:"logo"`
-	LoyaltyType AccountIncludedBusinessLoyaltyType `json:"loyalty_type"`
-	Name        string                             `json:"name"`
-
-	// Settings The settings of the business the service keeps.
-	Settings *AccountSettings `json:"settings,omitempty"`
-}
-
 // AccountResponse defines model for AccountResponse.
 type AccountResponse struct {
 	Data     Account          `json:"data"`
@@ -1856,8 +1829,12 @@ type AccountResponse struct {
 
 // AccountSettings The settings of the business the service keeps.
 type AccountSettings struct {
-	// CountryCode ISO 3166-1 alpha-2; how local phone numbers are read.
-	CountryCode *string                    `json:"country_code"`
+	// CountryCode ISO 3166-1 alpha-2; how local phone numbers are read, and whose conventions amounts are shown by.
+	CountryCode *string `json:"country_code"`
+
+	// Currency The business's currency, in the reference's shape. Amounts on the wire are plain decimals in it;
+	// people see them written by the business's locale (its country's most spoken language).
+	Currency    Currency                   `json:"currency"`
 	LoyaltyType AccountSettingsLoyaltyType `json:"loyalty_type"`
 }
 
@@ -2151,6 +2128,25 @@ type Coupon struct {
 
 // CouponCouponTypeId defines model for Coupon.CouponTypeId.
 type CouponCouponTypeId int
+
+// Currency The business's currency, in the reference's shape. Amounts on the wire are plain decimals in it;
+// people see them written by the business's locale (its country's most spoken language).
+type Currency struct {
+	// Code The same ISO 4217 code.
+	Code string `json:"code"`
+
+	// Denominator Minor units in one unit of the currency (100 for EUR, 1 for JPY, 1000 for BHD).
+	Denominator int `json:"denominator"`
+
+	// IsoCode ISO 4217 code, such as EUR.
+	IsoCode string `json:"iso_code"`
+
+	// Name Always null; the service keeps no currency names.
+	Name any `json:"name"`
+
+	// Symbol The currency's symbol in the business's locale (CLDR), such as €, $, US$ or CHF.
+	Symbol string `json:"symbol"`
+}
 
 // Cursor defines model for Cursor.
 type Cursor struct {
@@ -3364,6 +3360,12 @@ type RulesResponse_Data_Earning struct {
 // RulesResponseDataLoyaltyType defines model for RulesResponse.Data.LoyaltyType.
 type RulesResponseDataLoyaltyType string
 
+// RulesResponse_Data_Redeeming defines model for RulesResponse.Data.Redeeming.
+type RulesResponse_Data_Redeeming struct {
+	RedemptionAmount json.Number `json:"redemption_amount"`
+	RedemptionRatio  int         `json:"redemption_ratio"`
+}
+
 // RulesResponse_Data_Visits defines model for RulesResponse.Data.Visits.
 type RulesResponse_Data_Visits struct {
 	PointsPerVisit int `json:"points_per_visit"`
@@ -3371,8 +3373,9 @@ type RulesResponse_Data_Visits struct {
 
 // RulesResponse_Data defines model for RulesResponse.Data.
 type RulesResponse_Data struct {
-	// Currency Always null; no currency is kept for a business.
-	Currency any                        `json:"currency"`
+	// Currency The business's currency, in the reference's shape. Amounts on the wire are plain decimals in it;
+	// people see them written by the business's locale (its country's most spoken language).
+	Currency Currency                   `json:"currency"`
 	Earning  RulesResponse_Data_Earning `json:"earning"`
 
 	// ExpiryNoticeDays Days before points expire that their customer is told (e-mail, else SMS, in its language); 0 for never.
@@ -3386,8 +3389,9 @@ type RulesResponse_Data struct {
 	// that day or month in the business's time zone; null when they never expire.
 	PointsExpireAfter *PointsExpireAfter `json:"points_expire_after,omitempty"`
 
-	// Redeeming Always null; points are not redeemed for money by amount here.
-	Redeeming any `json:"redeeming"`
+	// Redeeming What the business says its points are worth: redemption_ratio points are worth redemption_amount
+	// of its currency. The dashboard's liability counts outstanding points at it. Null while not set.
+	Redeeming *RulesResponse_Data_Redeeming `json:"redeeming"`
 
 	// TimeZone The business's IANA time zone, in which days and months end (the time zone of its profile).
 	TimeZone *string                   `json:"time_zone,omitempty"`
@@ -3401,23 +3405,25 @@ type RulesResponse_Meta struct {
 }
 
 // RulesUpdate Only the fields sent change. The earning rules come flat (the reference platform's body) or under
-// earning; sending a field both ways is 422. The reference's redemption_ratio, redemption_amount,
-// tiers_earning_override (true) and tiers_earning_rules (not empty) have no counterpart here and are
-// 422 naming them.
+// earning; sending a field both ways is 422. The reference's tiers_earning_override (true) and
+// tiers_earning_rules (not empty) have no counterpart here and are 422 naming them.
 type RulesUpdate struct {
-	Earning          *RulesUpdate_Earning `json:"earning,omitempty"`
-	ExpiryNoticeDays *int                 `json:"expiry_notice_days,omitempty"`
-	PendingDays      *int                 `json:"pending_days,omitempty"`
+	// Currency The business's currency, an ISO 4217 code ("EUR"), or the reference's object with iso_code.
+	Currency         *RulesUpdate_Currency `json:"currency,omitempty"`
+	Earning          *RulesUpdate_Earning  `json:"earning,omitempty"`
+	ExpiryNoticeDays *int                  `json:"expiry_notice_days,omitempty"`
+	PendingDays      *int                  `json:"pending_days,omitempty"`
 
 	// PointsExpireAfter How long points stay usable: {"days": N} or {"months": N} after the day they were earned, to the end of
 	// that day or month in the business's time zone; null when they never expire.
 	PointsExpireAfter *PointsExpireAfter `json:"points_expire_after,omitempty"`
 
-	// RedemptionAmount Refused.
-	RedemptionAmount interface{} `json:"redemption_amount,omitempty"`
+	// RedemptionAmount What redemption_ratio points are worth in the business's currency (at most 2 decimals, greater than 0).
+	RedemptionAmount *json.Number `json:"redemption_amount,omitempty"`
 
-	// RedemptionRatio Refused.
-	RedemptionRatio       interface{}  `json:"redemption_ratio,omitempty"`
+	// RedemptionRatio Points worth redemption_amount. Sent with redemption_amount unless the business already has a
+	// redemption value; null with redemption_amount null clears it.
+	RedemptionRatio       *int         `json:"redemption_ratio,omitempty"`
 	RewardMilestoneAmount *json.Number `json:"reward_milestone_amount,omitempty"`
 
 	// RewardRatio Points earned per reward_milestone_amount of spend.
@@ -3434,6 +3440,22 @@ type RulesUpdate struct {
 	TimeZone      *string             `json:"time_zone,omitempty"`
 	Visits        *RulesUpdate_Visits `json:"visits,omitempty"`
 	WelcomePoints *int                `json:"welcome_points,omitempty"`
+}
+
+// RulesUpdateCurrency0 defines model for RulesUpdate.Currency.0.
+type RulesUpdateCurrency0 = string
+
+// RulesUpdateCurrency1 defines model for RulesUpdate.Currency.1.
+type RulesUpdateCurrency1 RulesUpdate_Currency_1
+
+// RulesUpdate_Currency_1 defines model for RulesUpdate.Currency.1.
+type RulesUpdate_Currency_1 struct {
+	IsoCode string `json:"iso_code"`
+}
+
+// RulesUpdate_Currency The business's currency, an ISO 4217 code ("EUR"), or the reference's object with iso_code.
+type RulesUpdate_Currency struct {
+	union json.RawMessage
 }
 
 // RulesUpdate_Earning defines model for RulesUpdate.Earning.
@@ -5055,6 +5077,68 @@ func (t PointsExpireAfter) MarshalJSON() ([]byte, error) {
 }
 
 func (t *PointsExpireAfter) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsRulesUpdateCurrency0 returns the union data inside the RulesUpdate_Currency as a RulesUpdateCurrency0
+func (t RulesUpdate_Currency) AsRulesUpdateCurrency0() (RulesUpdateCurrency0, error) {
+	var body RulesUpdateCurrency0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRulesUpdateCurrency0 overwrites any union data inside the RulesUpdate_Currency as the provided RulesUpdateCurrency0
+func (t *RulesUpdate_Currency) FromRulesUpdateCurrency0(v RulesUpdateCurrency0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRulesUpdateCurrency0 performs a merge with any union data inside the RulesUpdate_Currency, using the provided RulesUpdateCurrency0
+func (t *RulesUpdate_Currency) MergeRulesUpdateCurrency0(v RulesUpdateCurrency0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRulesUpdateCurrency1 returns the union data inside the RulesUpdate_Currency as a RulesUpdateCurrency1
+func (t RulesUpdate_Currency) AsRulesUpdateCurrency1() (RulesUpdateCurrency1, error) {
+	var body RulesUpdateCurrency1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRulesUpdateCurrency1 overwrites any union data inside the RulesUpdate_Currency as the provided RulesUpdateCurrency1
+func (t *RulesUpdate_Currency) FromRulesUpdateCurrency1(v RulesUpdateCurrency1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRulesUpdateCurrency1 performs a merge with any union data inside the RulesUpdate_Currency, using the provided RulesUpdateCurrency1
+func (t *RulesUpdate_Currency) MergeRulesUpdateCurrency1(v RulesUpdateCurrency1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t RulesUpdate_Currency) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *RulesUpdate_Currency) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

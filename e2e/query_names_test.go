@@ -115,13 +115,14 @@ func TestMeIncludes(t *testing.T) {
 			app.Included.SocialMedia == nil {
 			t.Errorf("the sample app's includes: %+v", app.Included)
 		}
-		// Alone, business carries no settings; the reference's names catalog
-		// and social are catalog_items and social_media.
+		// Alone, business carries its settings too (the sample app reads
+		// business.settings.currency); the reference's names catalog and
+		// social are catalog_items and social_media.
 		r = a.get(t, "/me?include=business,catalog,social").want(t, http.StatusOK).obj(t)
 		inc, _ = r["included"].(map[string]any)
 		biz, _ := inc["business"].(map[string]any)
 		cat, _ := inc["catalog"].([]any)
-		if _, has := biz["settings"]; has || biz["name"] != "Corner Cafe" || len(cat) != 1 || inc["social"] == nil {
+		if at(biz, "settings.currency.symbol") != "$" || biz["name"] != "Corner Cafe" || len(cat) != 1 || inc["social"] == nil {
 			t.Errorf("include=business,catalog,social: %v", inc)
 		}
 		a.get(t, "/me?include[]=branches&include[]=analytics").wantError(t, http.StatusBadRequest, "analytics")

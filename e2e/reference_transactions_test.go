@@ -271,15 +271,17 @@ func TestReferenceTransactionExamples(t *testing.T) {
 			{doc: "Retrieve Business Rules", method: "GET", path: "/rules", status: 200,
 				check: func(t *testing.T, d map[string]any) {
 					wantAt(t, d, "earning.reward_ratio", 1.0, "earning.reward_amount", 1.0, "earning.reward_points", 1.0,
-						"earning.reward_milestone_amount", 1.0, "earning.welcome_points", 0.0, "redeeming", nil, "currency", nil)
+						"earning.reward_milestone_amount", 1.0, "earning.welcome_points", 0.0, "redeeming", nil,
+						"currency.iso_code", "USD", "currency.symbol", "$", "currency.denominator", 100.0)
 				}},
 			{doc: "Update Business Rules", method: "PATCH", path: "/rules", status: 200,
 				body: `{"reward_ratio": 100, "reward_milestone_amount": 1, "redemption_ratio": 20, "redemption_amount": 1, "round_up_points": true, "welcome_points": 100,
 					"tiers_earning_override": true, "tiers_earning_rules": [{"id": 78, "amount": 1, "points": 15}, {"id": 79, "amount": 1, "points": 20}, {"id": 475, "amount": 1, "points": 25}]}`,
-				refused: []string{"redemption_ratio", "redemption_amount", "tiers_earning_override", "tiers_earning_rules"},
+				refused: []string{"tiers_earning_override", "tiers_earning_rules"},
 				check: func(t *testing.T, d map[string]any) {
 					wantAt(t, d, "earning.reward_ratio", 100.0, "earning.reward_points", 100.0, "earning.reward_milestone_amount", 1.0,
-						"earning.round_up_points", true, "earning.welcome_points", 100.0)
+						"earning.round_up_points", true, "earning.welcome_points", 100.0,
+						"redeeming.redemption_ratio", 20.0, "redeeming.redemption_amount", 1.0, "currency.iso_code", "USD")
 				}},
 		}
 		lists := map[string]func(t *testing.T, body map[string]any){

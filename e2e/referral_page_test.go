@@ -51,7 +51,7 @@ func TestReferralPage(t *testing.T) {
 
 		w := e.web(t)
 		w.get(t, path).want(t, http.StatusOK).has(t, "Join Corner Cafe", "Ana invited you",
-			"40 points", "at least <strong>25.00</strong>", "within 14 days", "Your friend earns 60 points")
+			"40 points", "at least <strong>$25.00</strong>", "within 14 days", "Your friend earns 60 points")
 
 		t.Run("joining creates the referred customer", func(t *testing.T) {
 			r := w.post(t, action, url.Values{"first_name": {"Bruno"}, "email": {"Bruno@Friends.example"}, "referrer_id": {referrer.ID}})

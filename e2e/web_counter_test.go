@@ -100,7 +100,7 @@ func TestCounter(t *testing.T) {
 			"idempotency_key": {formKey(t, page, serve+"/giftcard_sell")}}).want(t, http.StatusSeeOther)
 		c.post(t, serve+"/giftcard_pay", url.Values{"amount": {"10"},
 			"idempotency_key": {formKey(t, page, serve+"/giftcard_pay")}}).want(t, http.StatusSeeOther)
-		page = c.get(t, serve).want(t, http.StatusOK).has(t, `id="giftcard">15.00<`)
+		page = c.get(t, serve).want(t, http.StatusOK).has(t, `id="giftcard">$15.00<`)
 		c.post(t, serve+"/giftcard_pay", url.Values{"amount": {"100"},
 			"idempotency_key": {formKey(t, page, serve+"/giftcard_pay")}}).want(t, http.StatusUnprocessableEntity).
 			has(t, "gift-card balance is not enough", `id="pay-amount-error"`)

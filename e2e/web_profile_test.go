@@ -22,7 +22,7 @@ func TestBusinessProfilePage(t *testing.T) {
 		manager.get(t, "/business/profile").want(t, http.StatusOK).has(t, `value="Corner Cafe"`, `value="UTC"`)
 
 		form := url.Values{"name": {"Corner Café"}, "about": {"Coffee since 1999."}, "logo": {"https://cdn.cafe.example/logo.png"},
-			"cover": {""}, "category": {"cafe"}, "currency_symbol": {"€"}, "time_zone": {"Europe/Paris"}, "brand_color": {"#b45309"}}
+			"cover": {""}, "category": {"cafe"}, "currency": {"EUR"}, "time_zone": {"Europe/Paris"}, "brand_color": {"#b45309"}}
 		bad := url.Values{}
 		for k, v := range form {
 			bad[k] = v

@@ -54,7 +54,7 @@ func consoleRoutes(appID, pendingID, customerID, txID string) []consoleRoute {
 		{"GET", "/business/dashboard?from=2026-02-01&to=2026-01-01", nil, managers, http.StatusUnprocessableEntity},
 		{"GET", "/business/dashboard?branch=elsewhere", nil, managers, http.StatusUnprocessableEntity},
 		{"GET", "/business/profile", nil, managers, 0},
-		{"POST", "/business/profile", url.Values{"name": {"Corner Cafe"}, "time_zone": {"UTC"}}, managers, 0},
+		{"POST", "/business/profile", url.Values{"name": {"Corner Cafe"}, "time_zone": {"UTC"}, "currency": {"USD"}}, managers, 0},
 		{"GET", "/business/audit?before=1000", nil, managers, 0},
 		{"POST", "/business/password", url.Values{"current_password": {"wrong-password"}}, everyone, http.StatusUnprocessableEntity},
 		// The program's setup: managers only.

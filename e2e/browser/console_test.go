@@ -195,7 +195,7 @@ func TestProfileOnReferralPage(t *testing.T) {
 			s.signInOwner(owner)
 			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/profile"]`)), waitPage("profile"))
 			owner.check("profile")
-			owner.fill("#name", name, "#about", "Roasted by the sea since 1999.", "#currency_symbol", "€",
+			owner.fill("#name", name, "#about", "Roasted by the sea since 1999.", "#currency", "EUR",
 				"#time_zone", "Europe/Lisbon", "#brand_color", colours[sc.name])
 			owner.do(chromedp.Click(chromedp.CSS(`form[action="/business/profile"] button[type="submit"]`)),
 				chromedp.WaitVisible(chromedp.CSS(".alert-ok")))

@@ -75,7 +75,7 @@ func TestCounterSale(t *testing.T) {
 				c.fill("#sale-amount", "12.50")
 				c.do(chromedp.Click(chromedp.CSS("#preview-sale")), chromedp.WaitVisible(chromedp.CSS("#preview")))
 				c.check("counter_preview")
-				if got := c.text("#preview"); !strings.Contains(got, "24 points for 12.50") || !strings.Contains(got, "Double points") {
+				if got := c.text("#preview"); !strings.Contains(got, "24 points for $12.50") || !strings.Contains(got, "Double points") {
 					t.Errorf("the preview says %q, want 24 points with Double points", got)
 				}
 				c.submitTo("#confirm-sale", "counter_customer", "action=sale")

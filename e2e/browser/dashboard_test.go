@@ -57,10 +57,10 @@ func TestDashboard(t *testing.T) {
 			m.fill("#email", "boss@cafe.example", "#password", "manager-pass-1")
 			m.submit(`main button[type="submit"]`, "dashboard")
 			m.check("dashboard")
-			want := map[string]string{"#kpi-members": "1", "#kpi-visits": "1", "#kpi-revenue": "40.00",
+			want := map[string]string{"#kpi-members": "1", "#kpi-visits": "1", "#kpi-revenue": "$40.00",
 				"#kpi-issued": "40", "#kpi-redeemed": "15", "#kpi-outstanding": "25",
 				// 25 points at 5.00 for 10 points.
-				"#kpi-liability": "12.50"}
+				"#kpi-liability": "$12.50"}
 			for sel, v := range want {
 				if got := m.text(sel); !strings.HasSuffix(got, v) {
 					t.Errorf("%s shows %q, want %s", sel, got, v)

@@ -42,7 +42,7 @@ func TestProgramRules(t *testing.T) {
 			o.do(chromedp.Click(chromedp.CSS("#preview-sale")), chromedp.WaitVisible(chromedp.CSS("#preview")))
 			// The base points; an offer saved on an earlier screen may add to them.
 			got, want := o.text("#preview"), ratio[sc.name]+"0"
-			if !strings.HasPrefix(got, want+" points for 10.00") && !strings.Contains(got, want+" by your earning rules") {
+			if !strings.HasPrefix(got, want+" points for $10.00") && !strings.Contains(got, want+" by your earning rules") {
 				t.Errorf("after %s points per 1.00 the preview says %q, want %s points by the rules", ratio[sc.name], got, want)
 			}
 

@@ -37,7 +37,7 @@ func TestReferralPage(t *testing.T) {
 		friend.open(s.url+loyalty.ReferralLinkPath(prog.ID, referrer.ID), "referral")
 		friend.keyPage("referral-phone")
 		page := friend.text("main")
-		for _, want := range []string{"Join Corner Cafe", "Dana invited you", "30 points", "10.00", "Your friend earns 50 points"} {
+		for _, want := range []string{"Join Corner Cafe", "Dana invited you", "30 points", "$10.00", "Your friend earns 50 points"} {
 			if !strings.Contains(page, want) {
 				t.Errorf("referral page does not say %q:\n%s", want, page)
 			}

@@ -23,7 +23,8 @@ func businessCmd(stdout io.Writer) *ucli.Command {
 					required("loyalty-type", "per_spend or per_visit"),
 					required("owner-email", "owner's sign-in e-mail"),
 					required("owner-password", "owner's password (8 characters or more)"),
-					&ucli.StringFlag{Name: "country", Value: "US", Usage: "ISO country for reading local phone numbers"},
+					&ucli.StringFlag{Name: "country", Value: "US", Usage: "ISO country for reading local phone numbers and writing amounts"},
+					&ucli.StringFlag{Name: "currency", Usage: "ISO 4217 currency of its amounts (default: the country's)"},
 					&ucli.StringFlag{Name: "coalition", Usage: "id of the coalition the business joins"},
 					&ucli.BoolFlag{Name: "sandbox", Usage: "a business for testing, whose clock POST /sandbox/clock moves forward"},
 				},
@@ -31,7 +32,7 @@ func businessCmd(stdout io.Writer) *ucli.Command {
 					c := s.cmd
 					out, err := s.app.Admin.CreateBusiness(ctx, loyalty.NewBusiness{
 						Name: c.String("name"), LoyaltyType: c.String("loyalty-type"), Country: c.String("country"),
-						OwnerEmail: c.String("owner-email"), OwnerPassword: c.String("owner-password"), CoalitionID: c.String("coalition"),
+						Currency: c.String("currency"), OwnerEmail: c.String("owner-email"), OwnerPassword: c.String("owner-password"), CoalitionID: c.String("coalition"),
 						Sandbox: c.Bool("sandbox"),
 					})
 					if err != nil {

@@ -52,5 +52,5 @@ func (s *ProfileService) Update(ctx context.Context, a loyalty.Actor, p loyalty.
 // profileFields is the profile as the audit log records it.
 func profileFields(p loyalty.BusinessProfile) map[string]string {
 	return map[string]string{"name": p.Name, "about": p.About, "logo": p.Logo, "cover": p.Cover, "category": p.Category,
-		"currency_symbol": p.Currency, "time_zone": p.TimeZone, "brand_color": p.BrandColor}
+		"currency": p.Currency, "time_zone": p.TimeZone, "brand_color": p.BrandColor}
 }

@@ -37,7 +37,7 @@ func TestBusinessProfile(t *testing.T) {
 			bad := loyalty.BusinessProfile{Name: " ", Logo: "http://cdn.example/logo.png", Cover: "javascript:alert(1)",
 				Category: "pets", Currency: "1 $", TimeZone: "Mars/Olympus", BrandColor: "red"}
 			_, err = cs.Profiles.Update(ctx, manager, bad)
-			for _, f := range []string{"name", "logo", "cover", "category", "currency_symbol", "time_zone", "brand_color"} {
+			for _, f := range []string{"name", "logo", "cover", "category", "currency", "time_zone", "brand_color"} {
 				testenv.WantField(t, err, f)
 			}
 			for _, tz := range []string{"", "Local"} {
@@ -49,9 +49,9 @@ func TestBusinessProfile(t *testing.T) {
 			}
 
 			next := loyalty.BusinessProfile{Name: " Corner Café ", About: "Coffee since 1999.", Logo: "https://cdn.example/logo.png",
-				Cover: "/images/cover.jpg", Category: "cafe", Currency: "€", TimeZone: "Europe/Paris", BrandColor: "#B45309"}
+				Cover: "/images/cover.jpg", Category: "cafe", Currency: "eur", TimeZone: "Europe/Paris", BrandColor: "#B45309"}
 			saved, err := cs.Profiles.Update(ctx, manager, next)
-			if err != nil || saved.Name != "Corner Café" || saved.BrandColor != "#b45309" {
+			if err != nil || saved.Name != "Corner Café" || saved.BrandColor != "#b45309" || saved.Currency != "EUR" {
 				t.Fatalf("Update = %+v, %v", saved, err)
 			}
 			if got, _ := cs.Profiles.Profile(ctx, b.BusinessID); got != saved {

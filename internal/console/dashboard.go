@@ -32,13 +32,14 @@ type Summary struct {
 	Active30, Active90     int64 // with a visit in the last 30 (90) days
 	loyalty.Figures              // of the period
 	Outstanding            int64 // points held by customers, now
-	// PointValue is the money one point is worth — the best value per
-	// point among the available catalog items with one (a free product's
-	// value, a cashback's amount) — as that value over its points; Liability
-	// is Outstanding × PointValue, rounded down to the minor unit. Both are
-	// zero when no reward has a money value.
-	PointValue loyalty.PointValue
-	Liability  loyalty.Money
+	// PointValue is the money one point is counted at
+	// (loyalty.LiabilityValue: the business's redemption value, else the
+	// best value per point among its rewards), as that value over its
+	// points; Liability is Outstanding × PointValue, rounded down to the
+	// minor unit. Both are zero when there is no such value.
+	PointValue   loyalty.PointValue
+	Liability    loyalty.Money
+	ByRedemption bool // PointValue is the business's redemption value
 	// RedemptionRate is PointsRedeemed / PointsIssued in basis points
 	// (hundredths of a percent); 0 when nothing was issued.
 	RedemptionRate int64
@@ -112,10 +113,8 @@ func (s *DashboardService) Summary(ctx context.Context, businessID, from, to, br
 		}
 	}
 	out.Series = series(from, to, by, buckets)
-	out.PointValue = bestPointValue(d.Values)
-	if out.PointValue.Points > 0 {
-		out.Liability = loyalty.Money(out.Outstanding * int64(out.PointValue.Value) / out.PointValue.Points)
-	}
+	out.PointValue, out.Liability = d.Liability()
+	out.ByRedemption = d.Redemption.Redeeming()
 	if out.PointsIssued > 0 {
 		out.RedemptionRate = out.PointsRedeemed * 10000 / out.PointsIssued
 	}
@@ -161,19 +160,4 @@ func series(from, to, by string, buckets map[string]*loyalty.Figures) []Point {
 		d = next
 	}
 	return out
-}
-
-// bestPointValue is the value with the most money per point (compared
-// exactly, by cross-multiplication).
-func bestPointValue(values []loyalty.PointValue) loyalty.PointValue {
-	var best loyalty.PointValue
-	for _, v := range values {
-		if v.Points <= 0 || v.Value <= 0 {
-			continue
-		}
-		if best.Points == 0 || int64(v.Value)*best.Points > int64(best.Value)*v.Points {
-			best = v
-		}
-	}
-	return best
 }

@@ -62,24 +62,31 @@ func (s *Server) getAccount(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	return nil
 }
 
-// accountBusinessJSON is the business of GET /me.
+// accountBusinessJSON is the business of GET /me: cover_photo in the
+// reference's images shape (the one image the business keeps, at every
+// size; null without one), and its settings.
 func accountBusinessJSON(b loyalty.Business) map[string]any {
+	var cover any
+	if b.Cover != "" {
+		cover = imagesJSON{Large: &b.Cover, Medium: &b.Cover, Thumbnail: &b.Cover}
+	}
 	return map[string]any{"id": b.ID, "name": b.Name, "loyalty_type": b.LoyaltyType,
-		"about": loyalty.Nullable(b.About), "logo": loyalty.Nullable(b.Logo), "cover": loyalty.Nullable(b.Cover)}
+		"about": loyalty.Nullable(b.About), "logo": loyalty.Nullable(b.Logo), "cover": loyalty.Nullable(b.Cover),
+		"cover_photo": cover, "settings": accountSettingsJSON(b)}
 }
 
-// accountSettingsJSON is include=settings of GET /me: the settings of the
-// business the service keeps (its loyalty type and the country that reads
-// local phone numbers).
+// accountSettingsJSON is the settings of the business the service keeps,
+// in GET /me's business and its include=settings: its loyalty type, the
+// country that reads local phone numbers and its currency (the
+// reference's currency object).
 func accountSettingsJSON(b loyalty.Business) map[string]any {
-	return map[string]any{"loyalty_type": b.LoyaltyType, "country_code": loyalty.Nullable(b.Country)}
+	return map[string]any{"loyalty_type": b.LoyaltyType, "country_code": loyalty.Nullable(b.Country), "currency": currencyJSON(b)}
 }
 
 // accountIncluded is the included object of GET /me: every list include
 // names, empty for those the service does not keep (products, social
 // media), under the name asked for (catalog and catalog_items alike).
-// business is the account's business, carrying its settings when
-// include=settings asks for them too.
+// business is the account's business, with its settings.
 func accountIncluded(v loyalty.AccountView, include map[string]bool) map[string]any {
 	included := map[string]any{}
 	for name := range include {
@@ -89,11 +96,7 @@ func accountIncluded(v loyalty.AccountView, include map[string]bool) map[string]
 		included["settings"] = accountSettingsJSON(v.Account.Business)
 	}
 	if include["business"] {
-		biz := accountBusinessJSON(v.Account.Business)
-		if include["settings"] {
-			biz["settings"] = accountSettingsJSON(v.Account.Business)
-		}
-		included["business"] = biz
+		included["business"] = accountBusinessJSON(v.Account.Business)
 	}
 	if include["offers"] {
 		list := make([]offerDetailJSON, len(v.Offers))

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -46,7 +47,7 @@ func decodeBody(r *http.Request, v any) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &te):
-		field := te.Field
+		field := wireField(te.Field)
 		if field == "" {
 			return loyalty.Errorf(loyalty.EBadRequest, "The body must be a JSON object.")
 		}
@@ -57,6 +58,21 @@ func decodeBody(r *http.Request, v any) error {
 	default:
 		return loyalty.Errorf(loyalty.EBadRequest, "The body is not valid JSON.")
 	}
+}
+
+// wireField is a decoding error's field path as the body names it:
+// encoding/json puts the Go name of an embedded struct on the path
+// ("EarningInput.reward_ratio"), which no body has (the API's names are
+// lower case).
+func wireField(path string) string {
+	parts := strings.Split(path, ".")
+	kept := parts[:0]
+	for _, p := range parts {
+		if p != "" && !unicode.IsUpper(rune(p[0])) {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, ".")
 }
 
 func jsonType(kind string) string {

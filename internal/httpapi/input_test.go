@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -43,4 +46,31 @@ func TestJSONTextError(t *testing.T) {
 			t.Errorf("%s: %v, want %q named", c.body, err, c.field)
 		}
 	}
+}
+
+// TestDecodeBodyNamesWireFields: a value of the wrong type in a field
+// that a body type embeds (the flat earning rules, the redemption value)
+// is named as the body names it, not by the Go struct that holds it.
+func TestDecodeBodyNamesWireFields(t *testing.T) {
+	for body, field := range map[string]string{
+		`{"reward_ratio": "ten"}`:               "reward_ratio",
+		`{"redemption_ratio": "20"}`:            "redemption_ratio",
+		`{"redemption_amount": 1.234}`:          "redemption_amount",
+		`{"earning": {"welcome_points": true}}`: "earning.welcome_points",
+		`{"visits": {"points_per_visit": "x"}}`: "visits.points_per_visit",
+	} {
+		var in loyalty.RulesInput
+		err := decodeBody(httptest.NewRequest(http.MethodPatch, "/rules", strings.NewReader(body)), &in)
+		e, ok := err.(*loyalty.Error)
+		if !ok || e.Code != loyalty.EInvalid || len(e.Fields) != 1 || len(e.Fields[field]) == 0 {
+			t.Errorf("%s: %v (%v), want 422 naming %s", body, err, fieldsOf(err), field)
+		}
+	}
+}
+
+func fieldsOf(err error) map[string][]string {
+	if e, ok := err.(*loyalty.Error); ok {
+		return e.Fields
+	}
+	return nil
 }

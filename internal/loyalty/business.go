@@ -21,7 +21,8 @@ type Business struct {
 	About       string
 	Logo        string
 	Cover       string
-	Country     string // ISO 3166-1 alpha-2, how local phone numbers are read
+	Country     string // ISO 3166-1 alpha-2, how local phone numbers are read and amounts written
+	Currency    string // ISO 4217 code of the money its amounts are in
 	CreatedAt   time.Time
 	Sandbox     bool           // a business for testing, whose clock can be moved forward
 	ClockOffset time.Duration  // how far the business's clock is ahead of the real one (sandbox only)
@@ -100,6 +101,7 @@ type NewBusiness struct {
 	Name          string
 	LoyaltyType   string
 	Country       string
+	Currency      string // ISO 4217; the country's when empty
 	OwnerEmail    string
 	OwnerPassword string
 	CoalitionID   string
@@ -129,6 +131,13 @@ func (n *NewBusiness) Validate() error {
 	n.Country = strings.ToUpper(n.Country)
 	if !ValidCountry(n.Country) {
 		v.Add("country", "The country must be an ISO 3166-1 alpha-2 code.")
+	}
+	if n.Currency == "" {
+		n.Currency = DefaultCurrency(n.Country)
+	} else if code, ok := NormalizeCurrency(n.Currency); ok {
+		n.Currency = code
+	} else {
+		v.Add("currency", currencyMessage)
 	}
 	email, ok := NormalizeEmail(n.OwnerEmail)
 	if !ok {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // time zones are checked the same on every machine
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -23,7 +22,7 @@ type BusinessProfile struct {
 	Logo       string // an https:// address, or a path on this service
 	Cover      string
 	Category   string // one of BusinessCategories, or ""
-	Currency   string // the symbol amounts are shown with, such as "$"
+	Currency   string // the ISO 4217 code of the money its amounts are in, such as "EUR"
 	TimeZone   string // an IANA name, such as "Europe/Paris"
 	BrandColor string // "#rrggbb", or "" for Loyalty's own
 }
@@ -60,11 +59,10 @@ func (p *BusinessProfile) Normalize() error {
 	if p.Category != "" && !slices.Contains(BusinessCategories, p.Category) {
 		v.Add("category", "Choose a category from the list.")
 	}
-	p.Currency = strings.TrimSpace(p.Currency)
-	if utf8.RuneCountInString(p.Currency) > 4 || strings.IndexFunc(p.Currency, func(r rune) bool {
-		return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.IsDigit(r)
-	}) >= 0 {
-		v.Add("currency_symbol", "The currency symbol has at most 4 characters, without digits or spaces, such as $, € or CHF.")
+	if code, ok := NormalizeCurrency(p.Currency); ok {
+		p.Currency = code
+	} else {
+		v.Add("currency", currencyMessage)
 	}
 	p.TimeZone = strings.TrimSpace(p.TimeZone)
 	if _, err := time.LoadLocation(p.TimeZone); err != nil || p.TimeZone == "" || p.TimeZone == "Local" {

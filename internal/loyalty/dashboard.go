@@ -191,6 +191,7 @@ type DashboardData struct {
 	Active30, Active90 int64
 	LastVisits         map[string]string
 	Values             []PointValue // the available rewards with a money value
+	Redemption         PointValue   // the business's redemption value (Rules.Redemption)
 }
 
 // ActiveSince are the first days of the last 30 and 90 days at now in

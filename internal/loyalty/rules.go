@@ -19,6 +19,10 @@ type Rules struct {
 	PendingDays           int    // days a reward's points wait before they can be spent
 	ExpiryNoticeDays      int    // days before points expire that their customer is told (0: never)
 	TimeZone              string // the business's IANA time zone, in which days and months end
+	Currency              string // the business's ISO 4217 currency code (Business.Currency)
+	// Redemption is what the business says its points are worth: Points
+	// points are worth Value of its currency (zero when it never said).
+	Redemption PointValue
 }
 
 // DefaultRules are the rules of a business that never changed them: one
@@ -51,17 +55,18 @@ type EarningInput struct {
 
 // RulesInput is the body of PATCH /rules: the earning rules nested under
 // earning, or flat as the reference platform sends them (named by their
-// flat names in errors), and points per visit under visits. The
-// reference's redemption and tier-earning fields have no counterpart
-// here and are refused by name.
+// flat names in errors), points per visit under visits, the redemption
+// value flat as the reference sends it, and the currency. The
+// reference's tier-earning fields have no counterpart here and are
+// refused by name.
 type RulesInput struct {
 	Earning Opt[EarningInput] `json:"earning"`
 	EarningInput
 	Visits Opt[struct {
 		PointsPerVisit Opt[int64] `json:"points_per_visit"`
 	}] `json:"visits"`
-	RedemptionRatio      Opt[json.RawMessage]   `json:"redemption_ratio"`
-	RedemptionAmount     Opt[json.RawMessage]   `json:"redemption_amount"`
+	RedemptionInput
+	Currency             Opt[json.RawMessage]   `json:"currency"`
 	TiersEarningOverride Opt[bool]              `json:"tiers_earning_override"`
 	TiersEarningRules    Opt[[]json.RawMessage] `json:"tiers_earning_rules"`
 	PointsPolicyInput
@@ -97,12 +102,8 @@ func (in RulesInput) Apply(r *Rules) error {
 			}
 		}
 	}
-	for name, sent := range map[string]bool{"redemption_ratio": in.RedemptionRatio.Set && !in.RedemptionRatio.Null,
-		"redemption_amount": in.RedemptionAmount.Set && !in.RedemptionAmount.Null} {
-		if sent {
-			v.Add(name, "Points are not redeemed for money by amount here, so there is no redemption rate to set; leave "+name+" out.")
-		}
-	}
+	in.RedemptionInput.apply(v, r)
+	applyCurrency(v, in.Currency, r)
 	if on, _ := in.TiersEarningOverride.Value(); on {
 		v.Add("tiers_earning_override", "Earning rules per tier level are not offered here; every level earns by the business's rules.")
 	}
@@ -174,5 +175,7 @@ func (s *TransactionService) UpdateRules(ctx context.Context, b Business, in Rul
 func (r Rules) fields() map[string]string {
 	return map[string]string{"reward_ratio": strconv.FormatInt(r.RewardRatio, 10),
 		"reward_milestone_amount": r.RewardMilestoneAmount.String(), "round_up_points": strconv.FormatBool(r.RoundUpPoints),
-		"welcome_points": strconv.FormatInt(r.WelcomePoints, 10), "points_per_visit": strconv.FormatInt(r.PointsPerVisit, 10)}
+		"welcome_points": strconv.FormatInt(r.WelcomePoints, 10), "points_per_visit": strconv.FormatInt(r.PointsPerVisit, 10),
+		"redemption_ratio": strconv.FormatInt(r.Redemption.Points, 10), "redemption_amount": r.Redemption.Value.String(),
+		"currency": r.Currency}
 }

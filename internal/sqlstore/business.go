@@ -46,9 +46,9 @@ func (d *DB) CreateBusiness(ctx context.Context, n loyalty.NewBusiness, password
 		if owners > 0 {
 			return loyalty.StoredInvalid("owner_email", "An owner with this e-mail already exists.")
 		}
-		if _, err := t.ExecContext(ctx, `INSERT INTO businesses (id, coalition_id, name, loyalty_type, country_code, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			out.BusinessID, nullString(n.CoalitionID), n.Name, n.LoyaltyType, n.Country, t.now, t.now); err != nil {
+		if _, err := t.ExecContext(ctx, `INSERT INTO businesses (id, coalition_id, name, loyalty_type, country_code, currency_code,
+			created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			out.BusinessID, nullString(n.CoalitionID), n.Name, n.LoyaltyType, n.Country, n.Currency, t.now, t.now); err != nil {
 			return err
 		}
 		if n.Sandbox {
@@ -70,13 +70,13 @@ func (d *DB) CreateBusiness(ctx context.Context, n loyalty.NewBusiness, password
 	return out, err
 }
 
-const businessColumns = `b.id, COALESCE(b.coalition_id, ''), b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at,
-	b.sandbox, b.clock_offset_seconds`
+const businessColumns = `b.id, COALESCE(b.coalition_id, ''), b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code,
+	b.currency_code, b.created_at, b.sandbox, b.clock_offset_seconds`
 
 // scanBusiness scans businessColumns into b, then the columns after them into more.
 func scanBusiness(row interface{ Scan(...any) error }, b *loyalty.Business, more ...any) error {
 	var offset int64
-	err := row.Scan(append([]any{&b.ID, &b.CoalitionID, &b.Name, &b.LoyaltyType, &b.About, &b.Logo, &b.Cover, &b.Country, &b.CreatedAt,
+	err := row.Scan(append([]any{&b.ID, &b.CoalitionID, &b.Name, &b.LoyaltyType, &b.About, &b.Logo, &b.Cover, &b.Country, &b.Currency, &b.CreatedAt,
 		&b.Sandbox, &offset}, more...)...)
 	b.ClockOffset = time.Duration(offset) * time.Second
 	return err
@@ -221,6 +221,7 @@ func (l *businessWithRules) business() *loyalty.Business {
 		Sandbox: l.sandbox.Bool, ClockOffset: time.Duration(l.clockOffset.Int64) * time.Second}
 	st := &loyalty.BusinessState{Rules: loyalty.DefaultRules(b.ID, b.LoyaltyType), HasPointsOffers: l.hasOffers}
 	l.rules.into(&st.Rules)
+	b.Currency = st.Rules.Currency
 	b.Loaded = st
 	return b
 }

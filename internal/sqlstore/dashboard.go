@@ -271,6 +271,11 @@ func (d *DB) snapshot(ctx context.Context, t *sql.Tx, businessID string, q loyal
 		}
 		out.LastVisits[f.Visitor] = day
 	}
+	stored, err := rules(ctx, t, loyalty.Business{ID: businessID})
+	if err != nil {
+		return out, err
+	}
+	out.Redemption = stored.Redemption
 	out.Values, err = pointValues(ctx, t, businessID, q.Now)
 	return out, err
 }

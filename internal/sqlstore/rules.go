@@ -21,18 +21,20 @@ func (d *DB) Rules(ctx context.Context, b loyalty.Business) (loyalty.Rules, erro
 // the business never changed them) and the business's time zone (alias
 // b); rulesDest scans them.
 const rulesColumns = `br.reward_ratio, br.reward_milestone_amount, br.round_up_points, br.welcome_points, br.points_per_visit,
-	br.points_expire_unit, br.points_expire_count, br.pending_days, br.expiry_notice_days, b.time_zone`
+	br.points_expire_unit, br.points_expire_count, br.pending_days, br.expiry_notice_days, br.redemption_ratio, br.redemption_amount,
+	b.time_zone, b.currency_code`
 
 // storedRules receives rulesColumns.
 type storedRules struct {
 	ratio, milestone, welcome, perVisit, expireCount, pendingDays, noticeDays sql.NullInt64
+	redemptionRatio, redemptionAmount                                         sql.NullInt64
 	roundUp                                                                   sql.NullBool
-	expireUnit, timeZone                                                      sql.NullString
+	expireUnit, timeZone, currency                                            sql.NullString
 }
 
 func (s *storedRules) dest() []any {
 	return []any{&s.ratio, &s.milestone, &s.roundUp, &s.welcome, &s.perVisit, &s.expireUnit, &s.expireCount, &s.pendingDays, &s.noticeDays,
-		&s.timeZone}
+		&s.redemptionRatio, &s.redemptionAmount, &s.timeZone, &s.currency}
 }
 
 // into sets what was read on r, which holds the defaults.
@@ -40,6 +42,7 @@ func (s *storedRules) into(r *loyalty.Rules) {
 	if s.timeZone.Valid {
 		r.TimeZone = s.timeZone.String
 	}
+	r.Currency = s.currency.String
 	if !s.ratio.Valid {
 		return
 	}
@@ -47,6 +50,7 @@ func (s *storedRules) into(r *loyalty.Rules) {
 	r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit = s.roundUp.Bool, s.welcome.Int64, s.perVisit.Int64
 	r.PointsExpireAfter = loyalty.PointsExpiry{Unit: s.expireUnit.String, Count: int(s.expireCount.Int64)}
 	r.PendingDays, r.ExpiryNoticeDays = int(s.pendingDays.Int64), int(s.noticeDays.Int64)
+	r.Redemption = loyalty.PointValue{Points: s.redemptionRatio.Int64, Value: loyalty.Money(s.redemptionAmount.Int64)}
 }
 
 func rules(ctx context.Context, q querier, b loyalty.Business) (loyalty.Rules, error) {
@@ -61,23 +65,27 @@ func rules(ctx context.Context, q querier, b loyalty.Business) (loyalty.Rules, e
 	return r, dbError(err)
 }
 
-// SaveRules stores a business's earning rules and its time zone.
+// SaveRules stores a business's earning rules, its time zone and its currency.
 func (t *tx) SaveRules(ctx context.Context, r loyalty.Rules) error {
 	t.accessChanged()
 	_, err := t.ExecContext(ctx, `INSERT INTO business_rules (business_id, reward_ratio, reward_milestone_amount, round_up_points,
-		welcome_points, points_per_visit, points_expire_unit, points_expire_count, pending_days, updated_at, expiry_notice_days)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+		welcome_points, points_per_visit, points_expire_unit, points_expire_count, pending_days, updated_at, expiry_notice_days,
+		redemption_ratio, redemption_amount)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		ON CONFLICT (business_id) DO UPDATE SET reward_ratio = excluded.reward_ratio,
 		reward_milestone_amount = excluded.reward_milestone_amount, round_up_points = excluded.round_up_points,
 		welcome_points = excluded.welcome_points, points_per_visit = excluded.points_per_visit,
 		points_expire_unit = excluded.points_expire_unit, points_expire_count = excluded.points_expire_count,
-		pending_days = excluded.pending_days, updated_at = excluded.updated_at, expiry_notice_days = excluded.expiry_notice_days`,
+		pending_days = excluded.pending_days, updated_at = excluded.updated_at, expiry_notice_days = excluded.expiry_notice_days,
+		redemption_ratio = excluded.redemption_ratio, redemption_amount = excluded.redemption_amount`,
 		r.BusinessID, r.RewardRatio, r.RewardMilestoneAmount, r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit,
-		r.PointsExpireAfter.Unit, r.PointsExpireAfter.Count, r.PendingDays, t.now, r.ExpiryNoticeDays)
+		r.PointsExpireAfter.Unit, r.PointsExpireAfter.Count, r.PendingDays, t.now, r.ExpiryNoticeDays,
+		r.Redemption.Points, r.Redemption.Value)
 	if err != nil {
 		return dbError(err)
 	}
-	_, err = t.ExecContext(ctx, `UPDATE businesses SET time_zone = $1 WHERE id = $2 AND time_zone <> $1`, r.TimeZone, r.BusinessID)
+	_, err = t.ExecContext(ctx, `UPDATE businesses SET time_zone = $1, currency_code = $2 WHERE id = $3
+		AND (time_zone <> $1 OR currency_code <> $2)`, r.TimeZone, r.Currency, r.BusinessID)
 	if err != nil || r.PointsExpireAfter.Never() {
 		return dbError(err)
 	}

@@ -32,7 +32,7 @@ type findPage struct {
 	Code     string
 	Searched bool
 	Found    []loyalty.Customer
-	Currency string
+	Business loyalty.Business // whose currency amounts are in
 }
 
 // counter finds the customer a code names; one found is served at once.
@@ -58,11 +58,11 @@ func (s *Server) counter(w http.ResponseWriter, r *http.Request, a loyalty.Actor
 		}
 		p.Searched, p.Found = status == http.StatusOK, m.Customers
 	}
-	prof, err := s.currency(r, a)
+	b, err := s.consoleBusiness(r, a)
 	if err != nil {
 		return err
 	}
-	p.Currency = prof.Currency
+	p.Business = b
 	v.Data = p
 	s.render(w, r, status, "counter", v)
 	return nil
@@ -72,7 +72,7 @@ func (s *Server) counter(w http.ResponseWriter, r *http.Request, a loyalty.Actor
 type servePage struct {
 	console.CounterCustomer
 	Name     string
-	Currency string
+	Business loyalty.Business  // whose currency amounts are in
 	Keys     map[string]string // a fresh Idempotency-Key per form
 	Preview  *console.SalePreview
 	Scanned  *loyalty.Coupon // the coupon whose code was scanned, when it can be claimed
@@ -104,12 +104,12 @@ func (s *Server) renderServe(w http.ResponseWriter, r *http.Request, a loyalty.A
 	if err != nil {
 		return err
 	}
-	prof, err := s.currency(r, a)
+	b, err := s.consoleBusiness(r, a)
 	if err != nil {
 		return err
 	}
 	q := r.URL.Query()
-	p := servePage{CounterCustomer: cc, Name: displayName(cc.Customer), Currency: prof.Currency, Keys: map[string]string{}}
+	p := servePage{CounterCustomer: cc, Name: displayName(cc.Customer), Business: b, Keys: map[string]string{}}
 	v := s.consoleView(r, a, "Counter · "+p.Name)
 	v.Fields, v.Form, v.Error = fields, form, msg
 	if v.Form == nil {

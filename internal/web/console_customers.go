@@ -37,18 +37,18 @@ func (s *Server) customerRoutes(mux *http.ServeMux) {
 type searchPage struct {
 	console.SearchResult
 	Searched bool
-	Currency string
-	Choices  []levelChoice // the tier filter's levels
-	Export   string        // the link to these customers as CSV, for a manager
-	Prev     string        // links to the neighbouring pages, "" at either end
+	Business loyalty.Business // whose currency amounts are in
+	Choices  []levelChoice    // the tier filter's levels
+	Export   string           // the link to these customers as CSV, for a manager
+	Prev     string           // links to the neighbouring pages, "" at either end
 	Next     string
 }
 
 // levelChoice is a tier level as the filter offers it.
 type levelChoice struct{ Value, Label string }
 
-// currency is the symbol the business shows amounts with.
-func (s *Server) currency(r *http.Request, a loyalty.Actor) (loyalty.BusinessProfile, error) {
+// businessProfile is the actor's business's profile (its time zone).
+func (s *Server) businessProfile(r *http.Request, a loyalty.Actor) (loyalty.BusinessProfile, error) {
 	return s.Console.Profiles.Profile(r.Context(), a.BusinessID)
 }
 
@@ -59,7 +59,11 @@ func (s *Server) customerSearch(w http.ResponseWriter, r *http.Request, a loyalt
 	in := console.CustomerSearch{Query: q.Get("q"), Tier: q.Get("tier"), Enabled: q.Get("enabled"),
 		JoinedFrom: q.Get("joined_from"), JoinedTo: q.Get("joined_to")}
 	in.Page, _ = strconv.Atoi(q.Get("page"))
-	prof, err := s.currency(r, a)
+	prof, err := s.businessProfile(r, a)
+	if err != nil {
+		return err
+	}
+	b, err := s.consoleBusiness(r, a)
 	if err != nil {
 		return err
 	}
@@ -76,7 +80,7 @@ func (s *Server) customerSearch(w http.ResponseWriter, r *http.Request, a loyalt
 	} else if err != nil {
 		return err
 	}
-	p := searchPage{SearchResult: res, Searched: status == http.StatusOK, Currency: prof.Currency}
+	p := searchPage{SearchResult: res, Searched: status == http.StatusOK, Business: b}
 	if res.Tier != nil {
 		p.Choices = append(p.Choices, levelChoice{"none", "No level yet"})
 		for _, l := range res.Tier.Levels {
@@ -116,10 +120,10 @@ func (s *Server) customerSearch(w http.ResponseWriter, r *http.Request, a loyalt
 // customerPage is the body of the customer template.
 type customerPage struct {
 	console.CustomerProfile
-	Currency string
-	Manager  bool        // the actor may take the managers' actions
-	Name     string      // how the page names the customer
-	Entries  []ledgerRow // the ledger's page
+	Business loyalty.Business // whose currency amounts are in
+	Manager  bool             // the actor may take the managers' actions
+	Name     string           // how the page names the customer
+	Entries  []ledgerRow      // the ledger's page
 	Prev     string
 	Next     string
 	Offers   []loyalty.CustomerOffer // coupon offers a manager may issue
@@ -162,13 +166,13 @@ func (s *Server) renderCustomer(w http.ResponseWriter, r *http.Request, a loyalt
 	if err != nil {
 		return err
 	}
-	bp, err := s.currency(r, a)
+	b, err := s.consoleBusiness(r, a)
 	if err != nil {
 		return err
 	}
 	c := prof.View.Customer
 	base := "/business/customers/" + c.ID
-	p := customerPage{CustomerProfile: prof, Currency: bp.Currency, Manager: a.Can(loyalty.PermManage), Name: displayName(c)}
+	p := customerPage{CustomerProfile: prof, Business: b, Manager: a.Can(loyalty.PermManage), Name: displayName(c)}
 	for _, e := range prof.Ledger.Entries {
 		row := ledgerRow{Transaction: e}
 		if p.Manager && e.Cancellable() {

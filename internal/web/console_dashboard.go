@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loyalty/loyalty/internal/console"
+	"github.com/loyalty/loyalty/internal/format"
 	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -13,7 +14,7 @@ import (
 // dashboardPage is the body of the dashboard template.
 type dashboardPage struct {
 	console.Summary
-	Currency  string
+	Business  loyalty.Business // whose currency amounts are in
 	TimeZone  string
 	Branches  []loyalty.Branch
 	Branch    string // the chosen branch's name; "" for all
@@ -35,7 +36,7 @@ type dashboardRow struct {
 // last 30 days; by month when the period is longer than two months.
 func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
 	ctx := r.Context()
-	prof, err := s.currency(r, a)
+	prof, err := s.businessProfile(r, a)
 	if err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, a loyalty.Act
 	}
 	v := s.consoleView(r, a, "Dashboard")
 	v.Form = map[string]string{"from": from, "to": to, "by": by, "branch": branch}
-	p := dashboardPage{Currency: prof.Currency, TimeZone: prof.Location().String(), Branches: branches}
+	p := dashboardPage{Business: b, TimeZone: prof.Location().String(), Branches: branches}
 	known := branch == ""
 	for _, br := range branches {
 		if br.ID == branch {
@@ -81,7 +82,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request, a loyalty.Act
 		return err
 	} else {
 		p.Summary = sum
-		p.fill(prof.Currency)
+		p.fill()
 	}
 	v.Data = p
 	s.render(w, r, status, "dashboard", v)
@@ -99,10 +100,10 @@ func periodDays(from, to string) (time.Time, time.Time, error) {
 }
 
 // fill writes the summary's figures in words and lays out its charts.
-func (p *dashboardPage) fill(currency string) {
+func (p *dashboardPage) fill() {
 	p.Rate = strconv.FormatInt(p.RedemptionRate/100, 10) + "." + twoDigits(p.RedemptionRate%100) + "%"
-	if p.PointValue.Points > 0 {
-		p.Value = currency + p.PointValue.Value.String() + " for " + strconv.FormatInt(p.PointValue.Points, 10) + " points"
+	if p.PointValue.Redeeming() {
+		p.Value = format.Money(p.PointValue.Value, p.Business) + " for " + strconv.FormatInt(p.PointValue.Points, 10) + " points"
 	}
 	p.BucketCol = "Day"
 	if p.By == console.ByMonth {
@@ -117,7 +118,7 @@ func (p *dashboardPage) fill(currency string) {
 		p.Rows = append(p.Rows, dashboardRow{Label: pt.Label, Figures: pt.Figures})
 	}
 	count := func(v int64) string { return strconv.FormatInt(v, 10) }
-	money := func(v int64) string { return currency + loyalty.Money(v).String() }
+	money := func(v int64) string { return format.Money(loyalty.Money(v), p.Business) }
 	per := "per " + map[string]string{console.ByDay: "day", console.ByMonth: "month"}[p.By]
 	period := " from " + p.From + " to " + p.To
 	p.Charts = []barChart{

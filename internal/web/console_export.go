@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/loyalty/loyalty/internal/console"
+	"github.com/loyalty/loyalty/internal/format"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -69,9 +70,14 @@ func (s *Server) exportCustomers(w http.ResponseWriter, r *http.Request, a loyal
 	if err != nil {
 		return err
 	}
+	b, err := s.consoleBusiness(r, a)
+	if err != nil {
+		return err
+	}
 	var out *csvStream
+	// Amounts are plain decimals; their column names the currency.
 	header := []string{"id", "first_name", "last_name", "email", "phone", "birth_date", "language", "enabled", "points",
-		"giftcard", "joined_at"}
+		format.Header("giftcard", b), "joined_at"}
 	err = s.Desk.ExportCustomers(r.Context(), a, in, loc, func(c loyalty.Customer) error {
 		if out == nil {
 			out = newCSV(w, "customers.csv", header)
@@ -89,9 +95,13 @@ func (s *Server) exportLedger(w http.ResponseWriter, r *http.Request, a loyalty.
 	if err != nil {
 		return err
 	}
+	b, err := s.consoleBusiness(r, a)
+	if err != nil {
+		return err
+	}
 	var out *csvStream
-	header := []string{"id", "created_at", "customer_id", "intent", "name", "points", "amount", "giftcard", "visits",
-		"branch_id", "offer_id", "coupon_id", "reverses_id", "external_order_id", "comments"}
+	header := []string{"id", "created_at", "customer_id", "intent", "name", "points", format.Header("amount", b),
+		format.Header("giftcard", b), "visits", "branch_id", "offer_id", "coupon_id", "reverses_id", "external_order_id", "comments"}
 	id := func(n int64) string {
 		if n == 0 {
 			return ""

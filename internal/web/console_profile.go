@@ -10,6 +10,7 @@ import (
 // profilePage is the body of the profile template.
 type profilePage struct {
 	Categories []string
+	Currencies []string // every ISO 4217 code
 	TimeZones  []string
 	Preview    loyalty.BusinessProfile
 }
@@ -28,7 +29,7 @@ func profileForm(p loyalty.BusinessProfile) map[string]string {
 		colour = "#4338ca"
 	}
 	return map[string]string{"name": p.Name, "about": p.About, "logo": p.Logo, "cover": p.Cover, "category": p.Category,
-		"currency_symbol": p.Currency, "time_zone": p.TimeZone, "brand_color": colour}
+		"currency": p.Currency, "time_zone": p.TimeZone, "brand_color": colour}
 }
 
 func (s *Server) profile(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
@@ -44,7 +45,7 @@ func (s *Server) renderProfile(w http.ResponseWriter, r *http.Request, a loyalty
 	v := s.consoleView(r, a, "Business profile")
 	v.Form, v.Fields, v.Error = form, fields, msg
 	v.Brand, v.Images = newBrandStyle(saved.BrandColor), imageOrigins(saved.Logo, saved.Cover)
-	v.Data = profilePage{Categories: loyalty.BusinessCategories, TimeZones: timeZones, Preview: saved}
+	v.Data = profilePage{Categories: loyalty.BusinessCategories, Currencies: loyalty.CurrencyCodes(), TimeZones: timeZones, Preview: saved}
 	s.render(w, r, status, "profile", v)
 	return nil
 }
@@ -52,7 +53,7 @@ func (s *Server) renderProfile(w http.ResponseWriter, r *http.Request, a loyalty
 func (s *Server) profileSave(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
 	f := r.PostForm
 	in := loyalty.BusinessProfile{Name: f.Get("name"), About: f.Get("about"), Logo: f.Get("logo"), Cover: f.Get("cover"),
-		Category: f.Get("category"), Currency: f.Get("currency_symbol"), TimeZone: f.Get("time_zone"), BrandColor: f.Get("brand_color")}
+		Category: f.Get("category"), Currency: f.Get("currency"), TimeZone: f.Get("time_zone"), BrandColor: f.Get("brand_color")}
 	_, err := s.Console.Profiles.Update(r.Context(), a, in)
 	if e, ok := err.(*loyalty.Error); ok && (e.Code == loyalty.EInvalid || e.Code == loyalty.EConflict) {
 		saved, gerr := s.Console.Profiles.Get(r.Context(), a)

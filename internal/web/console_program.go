@@ -249,6 +249,10 @@ var rulesFields = []setupField{
 	{Name: "round_up_points", Label: "Round up", Kind: kindBool, Hint: "A partial step earns its share, rounded up."},
 	{Name: "welcome_points", Label: "Welcome points", Kind: kindInt, Hint: "Given to each new customer."},
 	{Name: "visits.points_per_visit", Label: "Points per visit", Kind: kindInt, Hint: "For a business that rewards visits."},
+	{Name: "redemption_ratio", Label: "Redemption value: points", Kind: kindInt, Row: "b", Clear: true,
+		Hint: "What your points are worth: this many points…"},
+	{Name: "redemption_amount", Label: "Are worth", Kind: kindMoney, Row: "b", Clear: true,
+		Hint: "…this amount of your currency. The dashboard's liability counts points at it; both empty: none."},
 }
 
 func (s *Server) rulesForm(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
@@ -263,6 +267,9 @@ func (s *Server) rulesForm(w http.ResponseWriter, r *http.Request, a loyalty.Act
 	form := map[string]string{"reward_ratio": intText(rules.RewardRatio), "reward_milestone_amount": rules.RewardMilestoneAmount.String(),
 		"round_up_points": boolText(rules.RoundUpPoints), "welcome_points": intText(rules.WelcomePoints),
 		"visits.points_per_visit": intText(rules.PointsPerVisit)}
+	if rules.Redemption.Redeeming() {
+		form["redemption_ratio"], form["redemption_amount"] = intText(rules.Redemption.Points), rules.Redemption.Value.String()
+	}
 	return s.renderRules(w, r, a, http.StatusOK, form, nil, "")
 }
 

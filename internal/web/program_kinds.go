@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/format"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -154,7 +155,7 @@ var setupKinds = []*setupKind{
 			all, _, err := s.Program.Services.Giftcards.List(ctx, b, loyalty.ListQuery{Page: 1, PerPage: 100})
 			var rows []setupRow
 			for _, g := range all {
-				rows = append(rows, setupRow{ID: intText(g.ID), Title: g.Title, Enabled: g.Enabled, Facts: []string{g.RealValue.String() + " for " + g.DiscountValue.String()}})
+				rows = append(rows, setupRow{ID: intText(g.ID), Title: g.Title, Enabled: g.Enabled, Facts: []string{format.Money(g.RealValue, b) + " for " + format.Money(g.DiscountValue, b)}})
 			}
 			return rows, err
 		},

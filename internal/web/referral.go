@@ -24,8 +24,9 @@ func (s *Server) referralRoutes(mux *http.ServeMux) {
 
 // referralPage is the body of the referral templates.
 type referralPage struct {
-	Business   string
-	Profile    loyalty.BusinessProfile // the business's about, images and currency
+	Name       string                  // the business's
+	Business   loyalty.Business        // whose currency amounts are in
+	Profile    loyalty.BusinessProfile // the business's about and images
 	Program    loyalty.ReferralProgram
 	ReferrerID string
 	Referrer   string // the referrer's first name, when the business knows it
@@ -33,7 +34,7 @@ type referralPage struct {
 }
 
 func newReferralPage(inv loyalty.Invitation) referralPage {
-	return referralPage{Business: inv.Business.Name, Program: inv.Program, ReferrerID: inv.Referrer.ID,
+	return referralPage{Name: inv.Business.Name, Business: inv.Business, Program: inv.Program, ReferrerID: inv.Referrer.ID,
 		Referrer: inv.Referrer.User.FirstName, Action: "/referrals/" + strconv.FormatInt(inv.Program.ID, 10)}
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/loyalty/loyalty/internal/console"
+	"github.com/loyalty/loyalty/internal/format"
 	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
@@ -96,6 +97,8 @@ var parsePages = sync.OnceValues(func() (map[string]*template.Template, error) {
 		"api":    func(a string) string { return labels["api:"+a] },
 		"status": func(st string) string { return labels[st] },
 		"add":    func(a, b int) int { return a + b },
+		// money writes an amount in the business's currency, by its locale.
+		"money": func(b loyalty.Business, m loyalty.Money) string { return format.Money(m, b) },
 		"dict": func(kv ...any) map[string]any {
 			m := map[string]any{}
 			for i := 0; i+1 < len(kv); i += 2 {

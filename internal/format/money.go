@@ -1,0 +1,49 @@
+// Package format writes what the service shows people (in the console,
+// the e-mails, the referral and member pages, the CSV exports) by the
+// conventions of the business they belong to. Amounts on the wire stay
+// exact decimals; only people read these.
+package format
+
+import (
+	"github.com/bojanz/currency"
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+// Money writes amount in the business's currency as people of its locale
+// (loyalty.Business.Locale) write it, by CLDR's currency formats: "$1,234.50"
+// for USD in en-US, "1 234,50 €" for EUR in fr-FR, "￥1,235" for JPY in
+// ja-JP, rounded half up to the currency's decimals.
+func Money(amount loyalty.Money, b loyalty.Business) string {
+	code := b.CurrencyCode()
+	a, err := currency.NewAmount(amount.String(), code)
+	if err != nil {
+		// Every code a business keeps is valid; an amount is never lost.
+		return amount.String() + " " + code
+	}
+	return currency.NewFormatter(currency.NewLocale(b.Locale())).Format(a.Round())
+}
+
+// Symbol is the business's currency symbol in its locale ("€", "$", "CHF").
+func Symbol(b loyalty.Business) string {
+	code := b.CurrencyCode()
+	if s, ok := currency.GetSymbol(code, currency.NewLocale(b.Locale())); ok && s != "" {
+		return s
+	}
+	return code
+}
+
+// Header names a column of amounts with the business's currency code, as
+// a CSV header: "Amount (EUR)".
+func Header(label string, b loyalty.Business) string {
+	return label + " (" + b.CurrencyCode() + ")"
+}
+
+// Denominator is how many minor units make one unit of the business's
+// currency: 100 for EUR, 1 for JPY (the reference's currency.denominator).
+func Denominator(b loyalty.Business) int64 {
+	n := int64(1)
+	for range loyalty.CurrencyDigits(b.CurrencyCode()) {
+		n *= 10
+	}
+	return n
+}
