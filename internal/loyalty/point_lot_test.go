@@ -208,6 +208,43 @@ func TestRedeemTakesFirstExpiringLotFirst(t *testing.T) {
 	})
 }
 
+// TestRedeemAcrossManyLots: a redemption larger than the first lots the
+// store reads (it reads a few, then more) takes from every lot in order,
+// and cancelling it gives each back what it gave.
+func TestRedeemAcrossManyLots(t *testing.T) {
+	eachEngine(t, func(t *testing.T, w *world) {
+		b := w.business(t, "US")
+		c := w.create(t, b, `{"email":"many-lots@example.com"}`)
+		ref := `"customer":{"id":"` + c.ID + `"}`
+		for range 9 {
+			w.do(t, b, `{"intent":"reward","points":10,`+ref+`}`)
+		}
+		redeem := w.do(t, b, `{"intent":"redeem","points":75,`+ref+`}`)
+		lots := w.lotsOf(t, b, c.ID)
+		want := []int64{0, 0, 0, 0, 0, 0, 0, 5, 10}
+		if len(lots) != len(want) {
+			t.Fatalf("%d lots, want %d", len(lots), len(want))
+		}
+		for i, l := range lots {
+			if l.remaining != want[i] || (want[i] == 0) != (l.state == "spent") {
+				t.Fatalf("after redeeming 75 of nine lots of 10: lot %d is %+v (all %+v), want %d left", i, l, lots, want[i])
+			}
+		}
+		w.checkPoints(t, b, c.ID)
+		if _, err := w.ledger().Cancel(w.ctx, b, redeem.ID); err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range w.lotsOf(t, b, c.ID) {
+			if l.remaining != 10 || l.state != "active" {
+				t.Fatalf("after cancelling, lot %d is %+v, want 10 active", i, l)
+			}
+		}
+		if bal := w.checkPoints(t, b, c.ID); bal.Points != 90 {
+			t.Fatalf("balance %+v, want 90", bal)
+		}
+	})
+}
+
 // TestReturnInPendingWindow: a reward's points are pending for
 // pending_days; a return within the window takes them back from the
 // pending lot, newest first, without touching active points; a

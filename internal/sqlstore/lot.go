@@ -174,10 +174,10 @@ func (t *tx) applyLots(ctx context.Context, e *loyalty.Transaction, p loyalty.Lo
 			return err
 		}
 	}
-	for need := p.Need; need > 0; {
+	for need, page := p.Need, fifoFirst; need > 0; page = min(2*page, fifoBatch) {
 		lots, err := t.readLots(ctx, `SELECT `+lotColumns+` FROM point_lots l
 			WHERE l.business_id = $1 AND l.customer_id = $2 AND l.state = 'active' AND l.remaining > 0
-			ORDER BY l.expires_at IS NULL, l.expires_at, l.id LIMIT $3`, e.BusinessID, e.CustomerID, fifoBatch)
+			ORDER BY l.expires_at IS NULL, l.expires_at, l.id LIMIT $3`, e.BusinessID, e.CustomerID, page)
 		if err != nil {
 			return err
 		}
@@ -226,5 +226,12 @@ func (t *tx) openLot(ctx context.Context, e *loyalty.Transaction, l loyalty.Poin
 const insertLot = `INSERT INTO point_lots (business_id, customer_id, entry_id, earned, remaining, activates_at,
 		expires_at, state, notify_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 
-// fifoBatch is how many lots applyLots reads at a time.
-const fifoBatch = 50
+// applyLots reads the active lots a debit takes from fifoFirst at first,
+// twice as many on each next page, at most fifoBatch: most debits take from
+// the first lot or two of many (a redemption of a few points), and each
+// lot read is scanned whole (its times parsed, on SQLite from text) for
+// the domain to decide on.
+const (
+	fifoFirst = 2
+	fifoBatch = 50
+)
