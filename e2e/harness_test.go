@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -70,7 +69,7 @@ func (c *clock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
 type env struct {
 	dsn     string
 	app     *app.App
-	logs    *logBuffer // the service's JSON log
+	logs    *testenv.LogBuffer // the service's JSON log
 	url     string
 	oauth   *clock // the authorization server's clock (token expiry, sign-in locks)
 	db      *clock // the store's clock (created_at, updated_at)
@@ -108,7 +107,7 @@ func startOn(t *testing.T, dsn string, limits httpapi.Limits) *env {
 func startWith(t *testing.T, dsn string, limits httpapi.Limits, configure func(*app.Config)) *env {
 	t.Helper()
 	e := &env{dsn: dsn, oauth: &clock{}, db: &clock{}, v: apitest.NewValidator(t)}
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	cfg := app.Config{
 		DB: e.dsn, DataDir: t.TempDir(), Limits: limits,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)),
@@ -129,7 +128,7 @@ func startWith(t *testing.T, dsn string, limits httpapi.Limits, configure func(*
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() {
 		if t.Failed() {
-			for _, l := range logs.lines() {
+			for _, l := range logs.Lines() {
 				if !strings.Contains(l, `"level":"INFO"`) {
 					t.Logf("server log: %s", l)
 				}
@@ -146,29 +145,6 @@ func startWith(t *testing.T, dsn string, limits httpapi.Limits, configure func(*
 	out := e.admin(t, "admin", "app", "create", "--name", "POS", "--api", "business", "--grant", "password", "--approve")
 	e.client = creds{ID: str(out["client_id"]), Secret: str(out["client_secret"])}
 	return e
-}
-
-// logBuffer collects the server's log lines, shown when a test fails.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// lines returns the complete lines logged so far.
-func (l *logBuffer) lines() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.b.String()
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return strings.Split(s[:i], "\n")
-	}
-	return nil
 }
 
 // unique returns a string no other call on this env returns.

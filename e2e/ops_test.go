@@ -31,11 +31,11 @@ func TestOperations(t *testing.T) {
 		})
 
 		t.Run("one JSON log line per request", func(t *testing.T) {
-			before := len(e.logs.lines())
+			before := len(e.logs.Lines())
 			e.get(t, "/readyz").want(t, http.StatusOK)
 			e.owner(t, e.biz).get(t, "/customers/nope").want(t, http.StatusBadRequest)
 			var got []map[string]any
-			for _, l := range e.logs.lines()[before:] {
+			for _, l := range e.logs.Lines()[before:] {
 				var m map[string]any
 				if err := json.Unmarshal([]byte(l), &m); err != nil {
 					t.Fatalf("log line is not JSON: %q", l)

@@ -19,11 +19,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/cli"
+	"github.com/loyalty/loyalty/internal/testenv"
 )
 
 // TestReadme runs README.md, then every page of docs/ it links (in the
@@ -255,7 +255,7 @@ func linkCheckout(t *testing.T, root string) string {
 // until the test ends, and returns its host:port.
 func serveForReadme(t *testing.T, dataDir string) string {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &testenv.LogBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
@@ -265,7 +265,7 @@ func serveForReadme(t *testing.T, dataDir string) string {
 		cancel()
 		<-done
 		if t.Failed() {
-			t.Logf("server log:\n%s", strings.Join(logs.lines(), "\n"))
+			t.Logf("server log:\n%s", strings.Join(logs.Lines(), "\n"))
 		}
 	})
 	// A liveness wait, not a timing: a fresh data directory starts in well
@@ -273,7 +273,7 @@ func serveForReadme(t *testing.T, dataDir string) string {
 	// other parallel services on two cores, migrating it took over 30 s.
 	const startWait = 3 * time.Minute
 	for deadline := time.Now().Add(startWait); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		for _, line := range logs.lines() {
+		for _, line := range logs.Lines() {
 			var m struct{ Msg, Addr string }
 			if json.Unmarshal([]byte(line), &m) == nil && m.Msg == "listening" {
 				return m.Addr
@@ -282,33 +282,10 @@ func serveForReadme(t *testing.T, dataDir string) string {
 		select {
 		case code := <-done:
 			done <- code
-			t.Fatalf("serve exited %d:\n%s", code, strings.Join(logs.lines(), "\n"))
+			t.Fatalf("serve exited %d:\n%s", code, strings.Join(logs.Lines(), "\n"))
 		default:
 		}
 	}
-	t.Fatalf("serve did not start within %s:\n%s", startWait, strings.Join(logs.lines(), "\n"))
+	t.Fatalf("serve did not start within %s:\n%s", startWait, strings.Join(logs.Lines(), "\n"))
 	return ""
-}
-
-// logBuffer collects the server's log lines, shown when the test fails.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// lines returns the complete lines logged so far.
-func (l *logBuffer) lines() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.b.String()
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return strings.Split(s[:i], "\n")
-	}
-	return nil
 }
