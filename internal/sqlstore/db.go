@@ -6,8 +6,10 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -261,6 +263,33 @@ func (d *DB) Migrate(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("migrate: %w", err)
 	}
 	return len(res), nil
+}
+
+// MigrationsDigest is a hex SHA-256 over the names and contents of the
+// migrations the binary carries for dialect: two builds with the same
+// digest make the same schema.
+func MigrationsDigest(dialect string) (string, error) {
+	sub, err := fs.Sub(migrations, "migrations/"+dialect)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	err = fs.WalkDir(sub, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(sub, path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", path, len(b))
+		h.Write(b)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("migrations digest: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // migrations is the migration provider of the store's dialect.

@@ -3,7 +3,6 @@ package testenv
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -12,50 +11,32 @@ import (
 	"github.com/loyalty/loyalty/internal/sqlstore"
 )
 
-// MigratedDSN returns the DSN of a fresh database on engine with every
-// migration applied, removed when tb ends. A service opened on it finds
-// nothing to migrate.
+// MigratedDSN returns the DSN of a database on engine with every
+// migration applied and nothing else in it, that no other test uses until
+// tb ends. A service opened on it finds nothing to migrate.
 //
 // On SQLite the database is a copy of one migrated once per test process:
 // the copy is a file write, where migrating costs every test that starts
-// services a second or more on a busy machine. The migrations themselves
-// are tested on empty databases (DSN) by the store's tests. On PostgreSQL
-// it is a schema of its own, migrated there (a copy would cost as much in
-// catalog writes), whose sessions commit without waiting for the WAL to
-// reach the disk (synchronous_commit=off): what the service reads back is
-// the same, only a crash of the server could lose the last commits, and
-// these tests never crash it. End-to-end tests commit thousands of times,
-// each a disk flush otherwise, which a busy machine's disk makes slow.
+// services a second or more on a busy machine. On PostgreSQL it is a
+// schema lent from a pool of migrated ones (pgpool.go), whose sessions
+// commit without waiting for the WAL to reach the disk
+// (synchronous_commit=off): what the service reads back is the same, only
+// a crash of the server could lose the last commits, and these tests
+// never crash it. End-to-end tests commit thousands of times, each a disk
+// flush otherwise, which a busy machine's disk makes slow. The migrations
+// themselves are tested on empty databases (DSN) by the store's tests.
 func MigratedDSN(tb testing.TB, engine string) string {
 	tb.Helper()
-	dsn := DSN(tb, engine)
 	if engine == sqlstore.Postgres {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			tb.Fatalf("testenv: %v", err)
-		}
-		q := u.Query()
-		q.Set("synchronous_commit", "off") // pgx sends it as a session setting
-		u.RawQuery = q.Encode()
-		dsn = u.String()
+		return lendSchema(tb)
 	}
-	if engine == sqlstore.SQLite {
-		image, err := sqliteTemplate()
-		if err != nil {
-			tb.Fatalf("testenv: migrated SQLite template: %v", err)
-		}
-		if err := os.WriteFile(dsn, image, 0o600); err != nil {
-			tb.Fatalf("testenv: copy the migrated SQLite template: %v", err)
-		}
-		return dsn
-	}
-	db, err := sqlstore.Open(context.Background(), dsn)
+	dsn := DSN(tb, engine)
+	image, err := sqliteTemplate()
 	if err != nil {
-		tb.Fatalf("testenv: open: %v", err)
+		tb.Fatalf("testenv: migrated SQLite template: %v", err)
 	}
-	defer db.Close()
-	if _, err := db.Migrate(context.Background()); err != nil {
-		tb.Fatalf("testenv: migrate: %v", err)
+	if err := os.WriteFile(dsn, image, 0o600); err != nil {
+		tb.Fatalf("testenv: copy the migrated SQLite template: %v", err)
 	}
 	return dsn
 }
