@@ -58,7 +58,7 @@ func TestInviteCashier(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		onScreens(t, func(t *testing.T, sc screen) {
+		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			email := "cash-" + sc.name + "@cafe.example"
 			owner := newTabOn(t, "owner", sc)
 			owner.open(s.url+"/", "home")
@@ -132,7 +132,7 @@ func TestInviteCashier(t *testing.T) {
 func TestPasswordReset(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		password := s.owner.Password
-		onScreens(t, func(t *testing.T, sc screen) {
+		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			owner := newTabOn(t, "owner", sc)
 			owner.open(s.url+"/business", "signin")
 			owner.check("signin")
@@ -189,7 +189,7 @@ func TestProfileOnReferralPage(t *testing.T) {
 			t.Fatal(err)
 		}
 		colours := map[string]string{"desktop": "#0f766e", "phone": "#7c2d12"}
-		onScreens(t, func(t *testing.T, sc screen) {
+		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			name := "Harbour Coffee " + sc.name
 			owner := newTabOn(t, "owner", sc)
 			s.signInOwner(owner)

@@ -60,50 +60,48 @@ func TestCounterSale(t *testing.T) {
 		s.inviteStaff(t, owner, "till@cafe.example", "cashier", "cashier-pass-1")
 
 		all := append([]screen{{"tablet", 768, 1024, true}}, screens...)
-		for _, sc := range all {
-			t.Run(sc.name, func(t *testing.T) {
-				c := newTabOn(t, "cashier", sc)
-				c.open(s.url+"/business", "signin")
-				c.fill("#email", "till@cafe.example", "#password", "cashier-pass-1")
-				c.submit(`main button[type="submit"]`, "counter")
-				c.check("counter")
-				// A scanner types the code and presses Enter.
-				c.do(chromedp.SendKeys(chromedp.CSS("#code"), "ann@friends.example\r"), waitPage("counter_customer"))
-				c.check("counter_customer")
-				before := c.text("#points")
+		onScreens(t, s, all, func(t *testing.T, sc screen) {
+			c := newTabOn(t, "cashier", sc)
+			c.open(s.url+"/business", "signin")
+			c.fill("#email", "till@cafe.example", "#password", "cashier-pass-1")
+			c.submit(`main button[type="submit"]`, "counter")
+			c.check("counter")
+			// A scanner types the code and presses Enter.
+			c.do(chromedp.SendKeys(chromedp.CSS("#code"), "ann@friends.example\r"), waitPage("counter_customer"))
+			c.check("counter_customer")
+			before := c.text("#points")
 
-				c.fill("#sale-amount", "12.50")
-				c.do(chromedp.Click(chromedp.CSS("#preview-sale")), chromedp.WaitVisible(chromedp.CSS("#preview")))
-				c.check("counter_preview")
-				if got := c.text("#preview"); !strings.Contains(got, "24 points for $12.50") || !strings.Contains(got, "Double points") {
-					t.Errorf("the preview says %q, want 24 points with Double points", got)
-				}
-				c.submitTo("#confirm-sale", "counter_customer", "action=sale")
-				c.check("counter_sold")
-				if got := c.text("#done"); !strings.Contains(got, "+24 points") {
-					t.Errorf("after the sale the page says %q", got)
-				}
-				sold := addPoints(before, 24)
-				if got := c.text("#points"); got != sold {
-					t.Errorf("balance %s after the sale, want %s", got, sold)
-				}
-				c.do(chromedp.Reload(), waitPage("counter_customer"))
-				if got := c.text("#points"); got != sold {
-					t.Errorf("balance %s after a reload, want %s still", got, sold)
-				}
+			c.fill("#sale-amount", "12.50")
+			c.do(chromedp.Click(chromedp.CSS("#preview-sale")), chromedp.WaitVisible(chromedp.CSS("#preview")))
+			c.check("counter_preview")
+			if got := c.text("#preview"); !strings.Contains(got, "24 points for $12.50") || !strings.Contains(got, "Double points") {
+				t.Errorf("the preview says %q, want 24 points with Double points", got)
+			}
+			c.submitTo("#confirm-sale", "counter_customer", "action=sale")
+			c.check("counter_sold")
+			if got := c.text("#done"); !strings.Contains(got, "+24 points") {
+				t.Errorf("after the sale the page says %q", got)
+			}
+			sold := addPoints(before, 24)
+			if got := c.text("#points"); got != sold {
+				t.Errorf("balance %s after the sale, want %s", got, sold)
+			}
+			c.do(chromedp.Reload(), waitPage("counter_customer"))
+			if got := c.text("#points"); got != sold {
+				t.Errorf("balance %s after a reload, want %s still", got, sold)
+			}
 
-				c.submitTo("#redeem", "counter_customer", "action=redeem")
-				if got := c.text("#done"); !strings.Contains(got, "-20 points") {
-					t.Errorf("after redeeming the page says %q", got)
-				}
-				if got, want := c.text("#points"), addPoints(sold, -20); got != want {
-					t.Errorf("balance %s after redeeming the mug, want %s", got, want)
-				}
+			c.submitTo("#redeem", "counter_customer", "action=redeem")
+			if got := c.text("#done"); !strings.Contains(got, "-20 points") {
+				t.Errorf("after redeeming the page says %q", got)
+			}
+			if got, want := c.text("#points"), addPoints(sold, -20); got != want {
+				t.Errorf("balance %s after redeeming the mug, want %s", got, want)
+			}
 
-				if st := c.status(s.url + "/business/customers/" + ann.ID + "/edit"); st != http.StatusForbidden {
-					t.Errorf("a cashier opening a customer's edit page: %d, want 403", st)
-				}
-			})
-		}
+			if st := c.status(s.url + "/business/customers/" + ann.ID + "/edit"); st != http.StatusForbidden {
+				t.Errorf("a cashier opening a customer's edit page: %d, want 403", st)
+			}
+		})
 	})
 }

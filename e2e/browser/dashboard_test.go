@@ -51,7 +51,7 @@ func TestDashboard(t *testing.T) {
 		s.inviteStaff(t, owner, "boss@cafe.example", "manager", "manager-pass-1")
 		s.inviteStaff(t, owner, "till@cafe.example", "cashier", "cashier-pass-1")
 
-		onScreens(t, func(t *testing.T, sc screen) {
+		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			m := newTabOn(t, "manager", sc)
 			m.open(s.url+"/business", "signin")
 			m.fill("#email", "boss@cafe.example", "#password", "manager-pass-1")

@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/storage"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/loyalty/loyalty/internal/app"
@@ -94,13 +97,14 @@ var roomy = httpapi.Limits{Business: 100000, User: 100000, Token: 100000, Window
 
 // site is the running service on a fresh database, with one business.
 type site struct {
-	app   *app.App
-	dsn   string
-	dir   string // the data directory: the file outbox writes under it
-	url   string
-	owner owner
-	n     atomic.Int64
-	read  sync.Map // the outbox's files mail has returned: each message is read once
+	engine string
+	app    *app.App
+	dsn    string
+	dir    string // the data directory: the file outbox writes under it
+	url    string
+	owner  owner
+	n      atomic.Int64
+	read   sync.Map // the outbox's files mail has returned: each message is read once
 }
 
 // owner is a business and its owner's credentials.
@@ -122,7 +126,7 @@ func engines(t *testing.T, fn func(t *testing.T, s *site)) {
 
 func newSite(t *testing.T, engine string) *site {
 	t.Helper()
-	s := &site{dsn: testenv.MigratedDSN(t, engine), dir: t.TempDir()}
+	s := &site{engine: engine, dsn: testenv.MigratedDSN(t, engine), dir: t.TempDir()}
 	a, err := app.Open(context.Background(), app.Config{DB: s.dsn, DataDir: s.dir, Limits: roomy,
 		Logger: slog.New(slog.NewJSONHandler(&testLog{t: t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
@@ -182,14 +186,16 @@ type tab struct {
 // with LOYALTY_SCREENSHOTS=dir, every key page is saved there too.
 func newTab(t *testing.T, who string) *tab {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	id := takeBrowserContext(t)
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithExistingBrowserContext(id))
 	dir := t.TempDir()
 	b := &tab{t: t, ctx: ctx, name: who}
 	t.Cleanup(func() {
 		if t.Failed() {
 			b.save(filepath.Join(dir, who+"-failure.png"))
 		}
-		cancel()
+		cancel() // closes the tab
+		giveBackBrowserContext(id)
 	})
 	// The first run creates the tab, which lives as long as the context it
 	// ran with: the tab's own, not a step's.
@@ -197,6 +203,62 @@ func newTab(t *testing.T, who string) *tab {
 		t.Fatalf("open a browser tab: %v", err)
 	}
 	return b
+}
+
+// idleContexts are the browser contexts (each with cookies of its own:
+// one person's browser) that no tab uses, their cookies cleared. A new
+// context costs this machine some 2 CPU-seconds, a tab in an existing one
+// a third of that, and the pages keep no state but cookies (they run no
+// script), so finished tests give theirs back for the next.
+var idleContexts struct {
+	sync.Mutex
+	ids []cdp.BrowserContextID
+}
+
+// takeBrowserContext returns an idle browser context, or a new one.
+func takeBrowserContext(t *testing.T) cdp.BrowserContextID {
+	t.Helper()
+	idleContexts.Lock()
+	if n := len(idleContexts.ids); n > 0 {
+		id := idleContexts.ids[n-1]
+		idleContexts.ids = idleContexts.ids[:n-1]
+		idleContexts.Unlock()
+		// A person's browser starts with no cookie of another's.
+		ctx, cancel := context.WithTimeout(browserCtx, stepTimeout)
+		defer cancel()
+		jar, err := cdp.Call(ctx, chromedp.FromContext(browserCtx).Browser, storage.GetCookies, storage.GetCookiesParams{BrowserContextID: id})
+		if err != nil {
+			t.Fatalf("read the cookies of an idle browser context: %v", err)
+		}
+		if len(jar.Cookies) > 0 {
+			t.Fatalf("an idle browser context kept %d cookies (%s, ...)", len(jar.Cookies), jar.Cookies[0].Name)
+		}
+		return id
+	}
+	idleContexts.Unlock()
+	ctx, cancel := context.WithTimeout(browserCtx, stepTimeout)
+	defer cancel()
+	res, err := cdp.Call(ctx, chromedp.FromContext(browserCtx).Browser, target.CreateBrowserContext, target.CreateBrowserContextParams{})
+	if err != nil {
+		t.Fatalf("create a browser context: %v", err)
+	}
+	return res.BrowserContextID
+}
+
+// giveBackBrowserContext clears the cookies of id, whose tabs are closed,
+// and makes it idle; a context whose cookies cannot be cleared is
+// disposed of instead.
+func giveBackBrowserContext(id cdp.BrowserContextID) {
+	ctx, cancel := context.WithTimeout(browserCtx, stepTimeout)
+	defer cancel()
+	browser := chromedp.FromContext(browserCtx).Browser
+	if _, err := cdp.Call(ctx, browser, storage.ClearCookies, storage.ClearCookiesParams{BrowserContextID: id}); err != nil {
+		cdp.Call(ctx, browser, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: id})
+		return
+	}
+	idleContexts.Lock()
+	idleContexts.ids = append(idleContexts.ids, id)
+	idleContexts.Unlock()
 }
 
 // save writes a screenshot of the whole page to path.
@@ -309,9 +371,11 @@ func (b *tab) text(sel string) string {
 	return strings.TrimSpace(s)
 }
 
-// waitPage waits until the page rendered from template name is shown.
+// waitPage waits until the page rendered from template name is shown,
+// looking every 50 ms: chromedp's default of 5 ms spends the browser's CPU
+// on queries while it loads the page.
 func waitPage(name string) chromedp.Action[chromedp.Void] {
-	return chromedp.WaitVisible(chromedp.CSS(`main[data-page="` + name + `"]`))
+	return chromedp.WaitVisible(chromedp.CSS(`main[data-page="`+name+`"]`), chromedp.RetryInterval(50*time.Millisecond))
 }
 
 // eval evaluates a JavaScript boolean expression in the page.

@@ -18,7 +18,7 @@ import (
 // phone, every page checked for sideways scrolling and accessibility.
 func TestImportCustomers(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
-		onScreens(t, func(t *testing.T, sc screen) {
+		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			dir := t.TempDir()
 			file := func(name, content string) string {
 				p := filepath.Join(dir, name)

@@ -27,7 +27,7 @@ func TestProgramRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		ratio := map[string]string{"desktop": "3", "phone": "5"}
-		onScreens(t, func(t *testing.T, sc screen) {
+		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			o := newTabOn(t, "owner", sc)
 			s.signInOwner(o)
 			o.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/program"]`)), waitPage("program"))
