@@ -17,7 +17,6 @@ import (
 	"github.com/loyalty/loyalty/internal/app"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 	"github.com/loyalty/loyalty/internal/testenv"
-	"github.com/loyalty/loyalty/internal/webhooks"
 )
 
 // getHook reads an endpoint through the SDK.
@@ -227,13 +226,7 @@ func TestWebhookTwoInstances(t *testing.T) {
 	}
 	t.Parallel()
 	dsn := testenv.DSN(t, sqlstore.Postgres)
-	// An attempt's usual limit: one that times out on a busy machine after
-	// the receiver had the request is rightly sent again (at least once),
-	// which is not the double delivery this test looks for.
-	one := startWith(t, dsn, roomy, func(c *app.Config) {
-		hookSettings(c)
-		c.Webhooks.Timeout = webhooks.DefaultTimeout
-	})
+	one := startWith(t, dsn, roomy, hookSettings)
 	two := another(t, one)
 	rc := newReceiver(t, func(int, hit) answer { return answer{Status: http.StatusOK, Delay: 5 * time.Millisecond} })
 	w := createHook(t, one.sdkOwner(t), rc.srv.URL)
