@@ -20,6 +20,7 @@ import (
 	"github.com/loyalty/loyalty/internal/cli"
 	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/oauth"
 	"github.com/loyalty/loyalty/internal/testenv"
 )
 
@@ -75,8 +76,8 @@ type env struct {
 	db      *clock // the store's clock (created_at, updated_at)
 	v       *apitest.Validator
 	http    *http.Client
-	biz     *business // made through the admin CLI
-	client  creds     // an approved password-grant business-API app, made through the admin CLI
+	biz     *business // made as the admin CLI makes one
+	client  creds     // an approved password-grant business-API app, made as the admin CLI makes one
 	counter atomic.Int64
 }
 
@@ -89,8 +90,8 @@ type business struct {
 }
 
 // start opens the service on a fresh database of engine, serves it on
-// 127.0.0.1, and bootstraps one business and one approved app through the
-// admin CLI.
+// 127.0.0.1, and bootstraps one business and one approved app with the
+// operations of the admin CLI's commands.
 func start(t *testing.T, engine string, limits httpapi.Limits) *env {
 	t.Helper()
 	return startOn(t, testenv.MigratedDSN(t, engine), limits)
@@ -141,9 +142,24 @@ func startWith(t *testing.T, dsn string, limits httpapi.Limits, configure func(*
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 
-	e.biz = e.cliBusiness(t, "Corner Cafe", "per_spend")
-	out := e.admin(t, "admin", "app", "create", "--name", "POS", "--api", "business", "--grant", "password", "--approve")
-	e.client = creds{ID: str(out["client_id"]), Secret: str(out["client_secret"])}
+	// The business and app support would make with `loyalty admin
+	// business create` and `app create --approve`, made through the
+	// operations those commands call: each command opens the database
+	// anew, a second and more of PostgreSQL connections on a loaded
+	// two-core machine, for every service every test starts. The
+	// commands themselves are tested in TestAdminCLI and the README's.
+	e.biz = &business{Email: "owner-" + e.unique() + "@shop.example", Password: "s3cret-pass-" + e.unique()}
+	made, err := a.Admin.CreateBusiness(context.Background(), loyalty.NewBusiness{Name: "Corner Cafe", LoyaltyType: loyalty.PerSpend,
+		Country: "US", OwnerEmail: e.biz.Email, OwnerPassword: e.biz.Password})
+	if err != nil {
+		t.Fatalf("CreateBusiness: %v", err)
+	}
+	e.biz.ID, e.biz.Key, e.biz.OwnerID = made.BusinessID, made.ApplicationKey, made.OwnerID
+	pos, err := a.OAuth.CreateApp(context.Background(), oauth.NewApp{Name: "POS", API: "business", GrantType: "password", Approve: true})
+	if err != nil {
+		t.Fatalf("CreateApp: %v", err)
+	}
+	e.client = creds{ID: pos.ClientID, Secret: pos.ClientSecret}
 	return e
 }
 
