@@ -110,7 +110,7 @@ func startWith(t *testing.T, dsn string, limits httpapi.Limits, configure func(*
 	e := &env{dsn: dsn, oauth: &clock{}, db: &clock{}, v: apitest.NewValidator(t)}
 	logs := &testenv.LogBuffer{}
 	cfg := app.Config{
-		DB: e.dsn, DataDir: t.TempDir(), Limits: limits,
+		DB: e.dsn, DataDir: t.TempDir(), Limits: limits, PasswordCost: testenv.PasswordCost,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)),
 	}
 	if configure != nil {

@@ -127,7 +127,7 @@ func engines(t *testing.T, fn func(t *testing.T, s *site)) {
 func newSite(t *testing.T, engine string) *site {
 	t.Helper()
 	s := &site{engine: engine, dsn: testenv.MigratedDSN(t, engine), dir: t.TempDir()}
-	a, err := app.Open(context.Background(), app.Config{DB: s.dsn, DataDir: s.dir, Limits: roomy,
+	a, err := app.Open(context.Background(), app.Config{DB: s.dsn, DataDir: s.dir, Limits: roomy, PasswordCost: testenv.PasswordCost,
 		Logger: slog.New(slog.NewJSONHandler(&testLog{t: t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		t.Fatalf("app.Open: %v", err)

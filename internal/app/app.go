@@ -60,6 +60,11 @@ type Config struct {
 	EventsNATS string
 	// Webhooks configures webhook deliveries.
 	Webhooks WebhookConfig
+	// PasswordCost, when set, is the argon2id cost of the password and PIN
+	// hashes this process makes (oauth.DefaultCost otherwise). No command
+	// line flag sets it: tests lower it, since a hash records its cost and
+	// verifies at it, and a test process signs in thousands of times.
+	PasswordCost oauth.Cost
 	// NoOutbox keeps this process from delivering messages and running
 	// imports (admin commands).
 	NoOutbox bool
@@ -207,6 +212,9 @@ func (a *App) init(ctx context.Context) error {
 		return err
 	}
 	a.Hasher = oauth.NewHasher(key)
+	if a.Config.PasswordCost != (oauth.Cost{}) {
+		a.Hasher.WithCost(a.Config.PasswordCost)
+	}
 	if a.OAuth, err = oauth.NewServer(ctx, a.DB, a.Hasher); err != nil {
 		return err
 	}

@@ -18,25 +18,45 @@ import (
 	"golang.org/x/crypto/argon2"
 )
 
-// Argon2id parameters for passwords and PINs (OWASP's minimum: 19 MiB, t=2).
+// Argon2id parameters for passwords and PINs.
 const (
-	argonMemory  = 19 * 1024
-	argonTime    = 2
 	argonThreads = 1
 	argonKeyLen  = 32
 )
+
+// Cost is the argon2id cost of the password and PIN hashes a Hasher
+// makes: memory in KiB and passes. A hash records its own cost, so a
+// Hasher verifies hashes of any cost.
+type Cost struct {
+	MemoryKiB uint32
+	Passes    uint32
+}
+
+// DefaultCost is OWASP's minimum for argon2id: 19 MiB, 2 passes.
+var DefaultCost = Cost{MemoryKiB: 19 * 1024, Passes: 2}
 
 // Hasher hashes low-entropy secrets (passwords, PINs) with argon2id and
 // high-entropy ones (tokens, client secrets) with HMAC-SHA256. It bounds
 // concurrent argon2 work so a burst of sign-ins cannot exhaust the machine.
 type Hasher struct {
-	key []byte
-	sem chan struct{}
+	key  []byte
+	sem  chan struct{}
+	cost Cost
 }
 
-// NewHasher returns a Hasher keyed with the server's HMAC key.
+// NewHasher returns a Hasher keyed with the server's HMAC key, hashing at
+// DefaultCost.
 func NewHasher(hmacKey []byte) *Hasher {
-	return &Hasher{key: hmacKey, sem: make(chan struct{}, runtime.GOMAXPROCS(0))}
+	return &Hasher{key: hmacKey, sem: make(chan struct{}, runtime.GOMAXPROCS(0)), cost: DefaultCost}
+}
+
+// WithCost makes h hash new passwords and PINs at c (at least 8 KiB and
+// one pass, argon2's minimum) and returns h. Only tests lower it: a test
+// process signs in thousands of times, and each hash at DefaultCost is
+// some 30 ms of CPU and 19 MiB to clear and collect.
+func (h *Hasher) WithCost(c Cost) *Hasher {
+	h.cost = Cost{MemoryKiB: max(c.MemoryKiB, 8*argonThreads), Passes: max(c.Passes, 1)}
+	return h
 }
 
 // Token returns the HMAC of a high-entropy secret; it is the stored form
@@ -57,9 +77,10 @@ func (h *Hasher) Password(ctx context.Context, password string) (string, error) 
 		return "", err
 	}
 	defer h.release()
-	sum := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	c := h.cost
+	sum := argon2.IDKey([]byte(password), salt, c.Passes, c.MemoryKiB, argonThreads, argonKeyLen)
 	enc := base64.RawStdEncoding
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, c.MemoryKiB, c.Passes, argonThreads,
 		enc.EncodeToString(salt), enc.EncodeToString(sum)), nil
 }
 

@@ -126,3 +126,39 @@ func TestRandomToken(t *testing.T) {
 		seen[s] = true
 	}
 }
+
+// TestHasherCost: a Hasher with a lower cost (tests') records it in its
+// hashes, and a Hasher at the default cost verifies them, and the
+// reverse: verification reads the cost from the hash.
+func TestHasherCost(t *testing.T) {
+	ctx := context.Background()
+	cheap := oauth.NewHasher([]byte("k")).WithCost(oauth.Cost{MemoryKiB: 64, Passes: 1})
+	usual := oauth.NewHasher([]byte("k"))
+	hash, err := cheap.Password(ctx, "s3cret-pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parts := strings.Split(hash, "$"); len(parts) != 6 || parts[3] != "m=64,t=1,p=1" {
+		t.Fatalf("hash %q does not record the cost m=64,t=1", hash)
+	}
+	for name, h := range map[string]*oauth.Hasher{"cheap": cheap, "usual": usual} {
+		if ok, err := h.VerifyPassword(ctx, hash, "s3cret-pass"); err != nil || !ok {
+			t.Errorf("%s hasher: the right password of a cheap hash: %v %v", name, ok, err)
+		}
+		if ok, _ := h.VerifyPassword(ctx, hash, "s3cret-pasS"); ok {
+			t.Errorf("%s hasher: a wrong password matched a cheap hash", name)
+		}
+	}
+	strong, err := usual.Password(ctx, "s3cret-pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := cheap.VerifyPassword(ctx, strong, "s3cret-pass"); err != nil || !ok || !strings.Contains(strong, "m=19456,t=2,p=1") {
+		t.Errorf("a cheap hasher verifying a default hash %q: %v %v", strong, ok, err)
+	}
+	// Below argon2's minimum, the least it takes.
+	low, _ := oauth.NewHasher(nil).WithCost(oauth.Cost{}).Password(ctx, "x")
+	if !strings.Contains(low, "m=8,t=1,p=1") {
+		t.Errorf("a zero cost hashed as %q, want argon2's minimum m=8,t=1", low)
+	}
+}

@@ -112,25 +112,26 @@ func NewServer(ctx context.Context, store Store, h *Hasher) (*Server, error) {
 }
 
 var (
-	dummyMu      sync.Mutex
-	processDummy string // the process's dummy hash, once made
+	dummyMu        sync.Mutex
+	processDummies = map[Cost]string{} // the process's dummy hash of each cost, once made
 )
 
-// dummyHash returns the process's dummy hash, made on the first call: it
-// only has to cost what verifying a real one costs, so the Servers of one
-// process can share it (a test process opens hundreds, each paying 19 MiB
-// of argon2 for it otherwise).
+// dummyHash returns the process's dummy hash of h's cost, made on the
+// first call: it only has to cost what verifying a real one costs, so the
+// Servers of one process can share it (a test process opens hundreds,
+// each paying 19 MiB of argon2 for it otherwise).
 func dummyHash(ctx context.Context, h *Hasher) (string, error) {
 	dummyMu.Lock()
 	defer dummyMu.Unlock()
-	if processDummy == "" {
-		d, err := h.Password(ctx, RandomToken())
-		if err != nil {
+	d, ok := processDummies[h.cost]
+	if !ok {
+		var err error
+		if d, err = h.Password(ctx, RandomToken()); err != nil {
 			return "", err
 		}
-		processDummy = d
+		processDummies[h.cost] = d
 	}
-	return processDummy, nil
+	return d, nil
 }
 
 func (s *Server) now() time.Time { return s.Clock().UTC().Truncate(time.Second) }

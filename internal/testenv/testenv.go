@@ -17,6 +17,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the pgx database/sql driver, for schema set-up
 
+	"github.com/loyalty/loyalty/internal/oauth"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 )
 
@@ -93,6 +94,14 @@ func Open(tb testing.TB, engine string) *sqlstore.DB {
 	}
 	return db
 }
+
+// PasswordCost is the argon2id cost of the services the end-to-end tests
+// start (app.Config.PasswordCost): the least argon2 takes. At the default
+// cost, hashing was 46 % of the e2e package's CPU profile (some 1,200
+// hashes of 19 MiB, 30 ms each, and the collection of their memory); what
+// those tests check of passwords does not depend on the cost, and
+// internal/oauth's tests hash at the default.
+var PasswordCost = oauth.Cost{MemoryKiB: 8, Passes: 1}
 
 // RedisURL is the Redis the tests use: LOYALTY_TEST_REDIS_URL, default
 // redis://127.0.0.1:6379/0; "off" skips tb.
