@@ -66,14 +66,14 @@ func TestInviteCashier(t *testing.T) {
 			s.signInOwner(owner)
 			owner.check("business")
 			// Rotating the key asks first, on a page of its own.
-			owner.do(chromedp.Click(chromedp.CSS(`a[href="/business/key"]`)), waitPage("confirm"))
+			owner.do(chromedp.Click(chromedp.CSS(`a[href="/business/key"]`), poll), waitPage("confirm"))
 			owner.check("confirm")
-			owner.do(chromedp.Click(chromedp.CSS(`main a.btn-secondary`)), waitPage("business"))
-			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/staff"]`)), waitPage("staff"))
+			owner.do(chromedp.Click(chromedp.CSS(`main a.btn-secondary`), poll), waitPage("business"))
+			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/staff"]`), poll), waitPage("staff"))
 			owner.check("staff")
 			owner.fill("#email", email)
-			owner.do(chromedp.Click(chromedp.CSS("#role-cashier")))
-			owner.do(chromedp.Click(chromedp.CSS("#invite")), chromedp.WaitVisible(chromedp.CSS(".alert-ok")))
+			owner.do(chromedp.Click(chromedp.CSS("#role-cashier"), poll))
+			owner.do(chromedp.Click(chromedp.CSS("#invite"), poll), chromedp.WaitVisible(chromedp.CSS(".alert-ok"), poll))
 			if page := owner.text("main"); !strings.Contains(page, email) || !strings.Contains(page, "Invited") {
 				t.Errorf("the staff page does not list the invitation:\n%s", page)
 			}
@@ -116,7 +116,7 @@ func TestInviteCashier(t *testing.T) {
 			}
 
 			// The owner reads it all in the audit log.
-			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/audit"]`)), waitPage("audit"))
+			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/audit"]`), poll), waitPage("audit"))
 			owner.check("audit")
 			if got := owner.text("main table"); !strings.Contains(got, "Joined the team") || !strings.Contains(got, email) {
 				t.Errorf("the audit log does not show the cashier joining:\n%s", got)
@@ -136,10 +136,10 @@ func TestPasswordReset(t *testing.T) {
 			owner := newTabOn(t, "owner", sc)
 			owner.open(s.url+"/business", "signin")
 			owner.check("signin")
-			owner.do(chromedp.Click(chromedp.CSS(`a[href="/business/password/forgot"]`)), waitPage("forgot"))
+			owner.do(chromedp.Click(chromedp.CSS(`a[href="/business/password/forgot"]`), poll), waitPage("forgot"))
 			owner.check("forgot")
 			owner.fill("#email", s.owner.Email)
-			owner.do(chromedp.Click(chromedp.CSS(`main button[type="submit"]`)), chromedp.WaitVisible(chromedp.CSS(".alert-ok")))
+			owner.do(chromedp.Click(chromedp.CSS(`main button[type="submit"]`), poll), chromedp.WaitVisible(chromedp.CSS(".alert-ok"), poll))
 
 			_, token := s.mail(t, s.owner.Email, "Reset your Loyalty business console password")
 			owner.open(s.url+"/business/password/reset", "reset")
@@ -151,7 +151,7 @@ func TestPasswordReset(t *testing.T) {
 				t.Errorf("after the reset the sign-in page says %q", got)
 			}
 			owner.fill("#email", s.owner.Email, "#password", password)
-			owner.do(chromedp.Click(chromedp.CSS(`main button[type="submit"]`)), chromedp.WaitVisible(chromedp.CSS("#form-error")))
+			owner.do(chromedp.Click(chromedp.CSS(`main button[type="submit"]`), poll), chromedp.WaitVisible(chromedp.CSS("#form-error"), poll))
 			if got := owner.text("#form-error"); !strings.Contains(got, "incorrect") {
 				t.Errorf("the old password: %q", got)
 			}
@@ -159,7 +159,7 @@ func TestPasswordReset(t *testing.T) {
 			owner.submit(`main button[type="submit"]`, "business")
 			password = next
 
-			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/password"]`)), waitPage("password"))
+			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/password"]`), poll), waitPage("password"))
 			owner.check("password")
 		})
 	})
@@ -193,12 +193,12 @@ func TestProfileOnReferralPage(t *testing.T) {
 			name := "Harbour Coffee " + sc.name
 			owner := newTabOn(t, "owner", sc)
 			s.signInOwner(owner)
-			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/profile"]`)), waitPage("profile"))
+			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/profile"]`), poll), waitPage("profile"))
 			owner.check("profile")
 			owner.fill("#name", name, "#about", "Roasted by the sea since 1999.", "#currency", "EUR",
 				"#time_zone", "Europe/Lisbon", "#brand_color", colours[sc.name])
-			owner.do(chromedp.Click(chromedp.CSS(`form[action="/business/profile"] button[type="submit"]`)),
-				chromedp.WaitVisible(chromedp.CSS(".alert-ok")))
+			owner.do(chromedp.Click(chromedp.CSS(`form[action="/business/profile"] button[type="submit"]`), poll),
+				chromedp.WaitVisible(chromedp.CSS(".alert-ok"), poll))
 			owner.check("profile-saved")
 			if got := owner.text(".brand-name"); got != name {
 				t.Errorf("the preview names %q, want %q", got, name)

@@ -67,12 +67,12 @@ func TestCounterSale(t *testing.T) {
 			c.submit(`main button[type="submit"]`, "counter")
 			c.check("counter")
 			// A scanner types the code and presses Enter.
-			c.do(chromedp.SendKeys(chromedp.CSS("#code"), "ann@friends.example\r"), waitPage("counter_customer"))
+			c.do(chromedp.SendKeys(chromedp.CSS("#code"), "ann@friends.example\r", poll), waitPage("counter_customer"))
 			c.check("counter_customer")
 			before := c.text("#points")
 
 			c.fill("#sale-amount", "12.50")
-			c.do(chromedp.Click(chromedp.CSS("#preview-sale")), chromedp.WaitVisible(chromedp.CSS("#preview")))
+			c.do(chromedp.Click(chromedp.CSS("#preview-sale"), poll), chromedp.WaitVisible(chromedp.CSS("#preview"), poll))
 			c.check("counter_preview")
 			if got := c.text("#preview"); !strings.Contains(got, "24 points for $12.50") || !strings.Contains(got, "Double points") {
 				t.Errorf("the preview says %q, want 24 points with Double points", got)

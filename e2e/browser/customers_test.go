@@ -41,7 +41,7 @@ func TestCustomerPages(t *testing.T) {
 		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			owner := newTabOn(t, "owner", sc)
 			s.signInOwner(owner)
-			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/customers"]`)), waitPage("customers"))
+			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/customers"]`), poll), waitPage("customers"))
 			owner.check("customers")
 			owner.fill("#q", "an")
 			owner.submitTo(`form.search button[type="submit"]`, "customers", "q=an")
@@ -55,7 +55,7 @@ func TestCustomerPages(t *testing.T) {
 			if lines := strings.Split(strings.TrimSpace(csv), "\n"); len(lines) != 2 || !strings.Contains(lines[1], "ann@friends.example") {
 				t.Errorf("the export of the search for %q:\n%s", "an", csv)
 			}
-			owner.do(chromedp.Click(chromedp.CSS(`a.person-link`)), waitPage("customer"))
+			owner.do(chromedp.Click(chromedp.CSS(`a.person-link`), poll), waitPage("customer"))
 			owner.check("customer")
 			before := owner.text("#points")
 
@@ -76,7 +76,7 @@ func TestCustomerPages(t *testing.T) {
 			if got := owner.text("table.ledger"); !strings.Contains(got, "Welcome gift "+sc.name) {
 				t.Errorf("the history does not show the adjustment:\n%s", got)
 			}
-			owner.do(chromedp.Click(chromedp.CSS(`a[href$="/edit"]`)), waitPage("customer_edit"))
+			owner.do(chromedp.Click(chromedp.CSS(`a[href$="/edit"]`), poll), waitPage("customer_edit"))
 			owner.check("customer_edit")
 
 			// A cashier reads the profile; the managers' actions are refused.
@@ -89,7 +89,7 @@ func TestCustomerPages(t *testing.T) {
 			cashier.fill("#email", cashierEmail, "#password", "cashier-pass-1")
 			cashier.submit(`main button[type="submit"]`, "counter")
 			cashier.open(s.url+"/business/customers?q=ann%40", "customers")
-			cashier.do(chromedp.Click(chromedp.CSS(`a.person-link`)), waitPage("customer"))
+			cashier.do(chromedp.Click(chromedp.CSS(`a.person-link`), poll), waitPage("customer"))
 			if cashier.eval(`document.querySelector("#adjust") !== null || document.querySelector('a[href$="/delete"]') !== null`) {
 				t.Error("a cashier's profile page offers the managers' actions")
 			}
@@ -116,8 +116,8 @@ func (s *site) inviteStaff(t *testing.T, b *tab, email, role, password string) {
 	t.Helper()
 	b.open(s.url+"/business/staff", "staff")
 	b.fill("#email", email)
-	b.do(chromedp.Click(chromedp.CSS("#role-" + role)))
-	b.do(chromedp.Click(chromedp.CSS("#invite")), chromedp.WaitVisible(chromedp.CSS(".alert-ok")))
+	b.do(chromedp.Click(chromedp.CSS("#role-"+role), poll))
+	b.do(chromedp.Click(chromedp.CSS("#invite"), poll), chromedp.WaitVisible(chromedp.CSS(".alert-ok"), poll))
 	body, _ := s.mail(t, email, "Join ")
 	link := invitationLink.FindString(body)
 	if link == "" {

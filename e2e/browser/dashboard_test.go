@@ -73,7 +73,7 @@ func TestDashboard(t *testing.T) {
 				t.Errorf("the table has %s days, want the last 30", n)
 			}
 
-			m.do(chromedp.SetValue(chromedp.CSS("#by"), "month"))
+			m.do(chromedp.SetValue(chromedp.CSS("#by"), "month", poll))
 			m.submitTo("#show", "dashboard", "by=month")
 			m.check("dashboard_months")
 			if got := m.text("#kpi-visits"); got != "1" {

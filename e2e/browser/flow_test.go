@@ -121,17 +121,17 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 		dev.open(s.url+"/developers/signup", "signup")
 		dev.fill("#name", "Ada Dev", "#email", "ada-"+s.unique()+"@apps.example", "#password", "correct horse battery")
 		dev.submit(`main button[type="submit"]`, "dev_home")
-		dev.do(chromedp.Click(chromedp.CSS(`a[href="/developers/apps/new"]`)), waitPage("dev_new"))
+		dev.do(chromedp.Click(chromedp.CSS(`a[href="/developers/apps/new"]`), poll), waitPage("dev_new"))
 		// A user-API app cannot use the authorization-code flow: the form
 		// says so and keeps what was typed.
 		dev.fill("#name", "Cafe Sync", "#redirect_uri", cb.URL(), "#description", "Syncs your loyalty program with your till.")
-		dev.do(chromedp.Click(chromedp.CSS("#api-user")))
+		dev.do(chromedp.Click(chromedp.CSS("#api-user"), poll))
 		dev.submit(`main button[type="submit"]`, "dev_new")
 		dev.keyPage("register-refused")
 		if got := dev.text("#grant-error"); !strings.Contains(got, "password grant") {
 			t.Errorf("grant error %q, want it to name the password grant", got)
 		}
-		dev.do(chromedp.Click(chromedp.CSS("#api-business")))
+		dev.do(chromedp.Click(chromedp.CSS("#api-business"), poll))
 		dev.submit(`main button[type="submit"]`, "dev_app")
 		dev.keyPage("app-created")
 		clientID, secret := dev.text("#client-id"), dev.text("#client-secret")
@@ -148,8 +148,8 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 		staff.fill("#email", "help@loyalty.example", "#password", "support-pass-123")
 		staff.submit(`main button[type="submit"]`, "support")
 		staff.keyPage("pending")
-		staff.do(chromedp.Click(chromedp.CSS(`form[action="/support/apps/`+clientID+`/approve"] button`)),
-			chromedp.WaitVisible(chromedp.CSS(`.alert-ok`)))
+		staff.do(chromedp.Click(chromedp.CSS(`form[action="/support/apps/`+clientID+`/approve"] button`), poll),
+			chromedp.WaitVisible(chromedp.CSS(`.alert-ok`), poll))
 
 		dev.open(s.url+"/developers/apps/"+clientID, "dev_app")
 		if got := dev.text(".badge"); got != "Approved" {
@@ -166,7 +166,7 @@ func TestAuthorizationCodeFlow(t *testing.T) {
 				t.Errorf("consent page does not say %q:\n%s", want, page)
 			}
 		}
-		owner.do(chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#callback")))
+		owner.do(chromedp.Click(chromedp.CSS("#approve"), poll), chromedp.WaitVisible(chromedp.CSS("#callback"), poll))
 		q := cb.wait(t)
 		if q.Get("state") != state || q.Get("code") == "" {
 			t.Fatalf("callback query %v, want code and state %q", q, state)
@@ -209,7 +209,7 @@ func TestAuthorizationDenied(t *testing.T) {
 		conf := s.approvedApp(t, cb)
 		owner := newTab(t, "owner")
 		s.toConsent(t, owner, conf.AuthCodeURL("deny-state"))
-		owner.do(chromedp.Click(chromedp.CSS("#deny")), chromedp.WaitVisible(chromedp.CSS("#callback")))
+		owner.do(chromedp.Click(chromedp.CSS("#deny"), poll), chromedp.WaitVisible(chromedp.CSS("#callback"), poll))
 		q := cb.wait(t)
 		if q.Get("error") != "access_denied" || q.Get("state") != "deny-state" || q.Has("code") {
 			t.Fatalf("callback query %v, want error=access_denied and the state, no code", q)
@@ -249,7 +249,7 @@ func TestReusedCode(t *testing.T) {
 		conf := s.approvedApp(t, cb)
 		owner := newTab(t, "owner")
 		s.toConsent(t, owner, conf.AuthCodeURL("reuse"))
-		owner.do(chromedp.Click(chromedp.CSS("#approve")), chromedp.WaitVisible(chromedp.CSS("#callback")))
+		owner.do(chromedp.Click(chromedp.CSS("#approve"), poll), chromedp.WaitVisible(chromedp.CSS("#callback"), poll))
 		code := cb.wait(t).Get("code")
 		tok, err := s.exchange(conf, code)
 		if err != nil {

@@ -326,7 +326,7 @@ func (b *tab) open(url, page string) {
 // submit clicks a button and waits for the page named page.
 func (b *tab) submit(button, page string) {
 	b.t.Helper()
-	b.do(chromedp.Click(chromedp.CSS(button)), waitPage(page))
+	b.do(chromedp.Click(chromedp.CSS(button), poll), waitPage(page))
 }
 
 // submitTo clicks a button and waits until the tab shows an address
@@ -335,7 +335,7 @@ func (b *tab) submit(button, page string) {
 // the old one).
 func (b *tab) submitTo(button, page, part string) {
 	b.t.Helper()
-	b.do(chromedp.Click(chromedp.CSS(button)))
+	b.do(chromedp.Click(chromedp.CSS(button), poll))
 	deadline := time.Now().Add(stepTimeout)
 	for {
 		if loc, err := b.location(); err == nil && strings.Contains(loc, part) {
@@ -355,7 +355,7 @@ func (b *tab) submitTo(button, page, part string) {
 func (b *tab) fill(fields ...string) {
 	b.t.Helper()
 	for i := 0; i+1 < len(fields); i += 2 {
-		b.do(chromedp.SetValue(chromedp.CSS(fields[i]), fields[i+1]))
+		b.do(chromedp.SetValue(chromedp.CSS(fields[i]), fields[i+1], poll))
 	}
 }
 
@@ -364,18 +364,22 @@ func (b *tab) text(sel string) string {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, stepTimeout)
 	defer cancel()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel), poll))
 	if err != nil {
 		b.t.Fatalf("%s's browser: text of %s: %v", b.name, sel, err)
 	}
 	return strings.TrimSpace(s)
 }
 
-// waitPage waits until the page rendered from template name is shown,
-// looking every 50 ms: chromedp's default of 5 ms spends the browser's CPU
-// on queries while it loads the page.
+// poll makes a query look for its element every 50 ms, not chromedp's
+// 5 ms: while a loaded machine lays out a page, a query every 5 ms takes
+// the CPU the page needs, and the slower the page the more it takes (run
+// beside e2e, the package used a third more CPU than alone).
+var poll = chromedp.RetryInterval(50 * time.Millisecond)
+
+// waitPage waits until the page rendered from template name is shown.
 func waitPage(name string) chromedp.Action[chromedp.Void] {
-	return chromedp.WaitVisible(chromedp.CSS(`main[data-page="`+name+`"]`), chromedp.RetryInterval(50*time.Millisecond))
+	return chromedp.WaitVisible(chromedp.CSS(`main[data-page="`+name+`"]`), poll)
 }
 
 // eval evaluates a JavaScript boolean expression in the page.

@@ -38,17 +38,17 @@ func TestImportCustomers(t *testing.T) {
 
 			o := newTabOn(t, "owner", sc)
 			s.signInOwner(o)
-			o.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/imports"]`)), waitPage("imports"))
+			o.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/imports"]`), poll), waitPage("imports"))
 			o.check("imports")
 
-			o.do(chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{unknown}))
+			o.do(chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{unknown}, poll))
 			o.submit("#upload", "imports")
 			if got := o.text("#file-error"); !strings.Contains(got, `"loyalty_card"`) {
 				t.Errorf("an unknown column: %q beside the file", got)
 			}
 			o.check("imports_refused")
 
-			o.do(chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{broken}))
+			o.do(chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{broken}, poll))
 			o.submitTo("#upload", "import", "notice=import_uploaded")
 			if got := o.text("#row-errors"); !strings.Contains(got, "The email must be a valid email address.") || !strings.Contains(got, "3") {
 				t.Errorf("the preview's rows in error:\n%s", got)
@@ -58,8 +58,8 @@ func TestImportCustomers(t *testing.T) {
 			}
 			o.check("import_preview")
 
-			o.do(chromedp.Click(chromedp.CSS("#reupload")), waitPage("imports"))
-			o.do(chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{fixed}))
+			o.do(chromedp.Click(chromedp.CSS("#reupload"), poll), waitPage("imports"))
+			o.do(chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{fixed}, poll))
 			o.submitTo("#upload", "import", "notice=import_uploaded")
 			if o.eval(`document.querySelector("#row-errors") !== null`) {
 				t.Errorf("the corrected file still has rows in error: %s", o.text("#row-errors"))

@@ -30,16 +30,16 @@ func TestProgramRules(t *testing.T) {
 		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			o := newTabOn(t, "owner", sc)
 			s.signInOwner(o)
-			o.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/program"]`)), waitPage("program"))
+			o.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/program"]`), poll), waitPage("program"))
 			o.check("program")
-			o.do(chromedp.Click(chromedp.CSS(`a[href="/business/program/rules"]`)), waitPage("setup_form"))
+			o.do(chromedp.Click(chromedp.CSS(`a[href="/business/program/rules"]`), poll), waitPage("setup_form"))
 			o.check("rules")
 			o.fill("#f-reward_ratio", ratio[sc.name], "#f-reward_milestone_amount", "1.00")
 			o.submitTo("#save", "setup_form", "notice=rules_saved")
 
 			o.open(s.url+"/business/counter?code=ann%40friends.example", "counter_customer")
 			o.fill("#sale-amount", "10")
-			o.do(chromedp.Click(chromedp.CSS("#preview-sale")), chromedp.WaitVisible(chromedp.CSS("#preview")))
+			o.do(chromedp.Click(chromedp.CSS("#preview-sale"), poll), chromedp.WaitVisible(chromedp.CSS("#preview"), poll))
 			// The base points; an offer saved on an earlier screen may add to them.
 			got, want := o.text("#preview"), ratio[sc.name]+"0"
 			if !strings.HasPrefix(got, want+" points for $10.00") && !strings.Contains(got, want+" by your earning rules") {

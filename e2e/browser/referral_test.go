@@ -50,7 +50,7 @@ func TestReferralPage(t *testing.T) {
 		// typed stays.
 		friend.fill("#first_name", "Eli", "#email", "dana@friends.example")
 		// The answer is the same page again: wait for its error, not its name.
-		friend.do(chromedp.Click(chromedp.CSS(`main button[type="submit"]`)), chromedp.WaitVisible(chromedp.CSS("#email-error")))
+		friend.do(chromedp.Click(chromedp.CSS(`main button[type="submit"]`), poll), chromedp.WaitVisible(chromedp.CSS("#email-error"), poll))
 		if !friend.eval(`document.querySelector("#email").getAttribute("aria-invalid") === "true"`) {
 			t.Error("a refused e-mail is not marked invalid")
 		}
