@@ -178,23 +178,12 @@ func readySchema(ctx context.Context, conn *sql.Conn, schema, dsn string) error 
 // rows of those they wrote to, and its sequences' settings.
 func readSeed(ctx context.Context, conn *sql.Conn, schema string) (poolSeed, error) {
 	seed := poolSeed{Rows: map[string]poolRows{}}
-	rows, err := conn.QueryContext(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	tables, err := strings1(ctx, conn, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition ORDER BY c.relname`, schema)
 	if err != nil {
 		return seed, err
 	}
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return seed, err
-		}
-		seed.Tables = append(seed.Tables, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return seed, err
-	}
+	seed.Tables = tables
 	for _, t := range seed.Tables {
 		var data []byte
 		q := `SELECT json_agg(t) FROM ` + ident(schema) + `.` + ident(t) + ` t`
@@ -204,23 +193,10 @@ func readSeed(ctx context.Context, conn *sql.Conn, schema string) (poolSeed, err
 		if data == nil {
 			continue
 		}
-		var cols []string
-		crows, err := conn.QueryContext(ctx, `SELECT a.attname FROM pg_attribute a
+		cols, err := strings1(ctx, conn, `SELECT a.attname FROM pg_attribute a
 			WHERE a.attrelid = ($1 || '.' || $2)::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
 			ORDER BY a.attnum`, ident(schema), ident(t))
 		if err != nil {
-			return seed, err
-		}
-		for crows.Next() {
-			var c string
-			if err := crows.Scan(&c); err != nil {
-				crows.Close()
-				return seed, err
-			}
-			cols = append(cols, c)
-		}
-		crows.Close()
-		if err := crows.Err(); err != nil {
 			return seed, err
 		}
 		seed.Rows[t] = poolRows{Columns: cols, JSON: data}
@@ -239,6 +215,24 @@ func readSeed(ctx context.Context, conn *sql.Conn, schema string) (poolSeed, err
 		seed.Sequences = append(seed.Sequences, s)
 	}
 	return seed, srows.Err()
+}
+
+// strings1 returns the one text column of query's rows.
+func strings1(ctx context.Context, conn *sql.Conn, query string, args ...any) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // emptySchema puts schema back as seed says the migrations left it, in
@@ -286,18 +280,10 @@ func sweepPool(ctx context.Context, prefix string) {
 		return
 	}
 	defer conn.Close()
-	rows, err := conn.QueryContext(ctx, `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'lp\_%' AND left(nspname, length($1)) <> $1`, prefix)
+	stale, err := strings1(ctx, conn, `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'lp\_%' AND left(nspname, length($1)) <> $1`, prefix)
 	if err != nil {
 		return
 	}
-	var stale []string
-	for rows.Next() {
-		var s string
-		if rows.Scan(&s) == nil {
-			stale = append(stale, s)
-		}
-	}
-	rows.Close()
 	for _, s := range stale {
 		var got bool
 		if conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1, hashtext($2))`, poolLockClass, s).Scan(&got) != nil || !got {
