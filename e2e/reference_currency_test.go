@@ -92,5 +92,26 @@ func TestReferenceCurrency(t *testing.T) {
 		wantAt(t, data(ca.do(t, http.MethodPatch, "/rules", map[string]any{"currency": "JPY"})),
 			"currency.iso_code", "JPY", "currency.denominator", 1.0)
 		wantAt(t, data(ca.get(t, "/me")), "business.settings.currency.iso_code", "JPY")
+
+		// Yen have no cents: an amount with them is refused by name, on a
+		// sale as in the rules; whole yen are taken.
+		bob := ca.createCustomer(t, map[string]any{"email": "bob@currency.example"})
+		sale := func(amount any) *result {
+			return ca.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "amount": amount,
+				"customer": map[string]any{"id": bob.ID}})
+		}
+		sale(12.5).wantFields(t, "amount")
+		sale(1250).want(t, http.StatusOK)
+		ca.do(t, http.MethodPatch, "/rules", map[string]any{"redemption_ratio": 10, "redemption_amount": 0.5}).
+			wantFields(t, "redemption_amount")
+
+		// The audit log writes the amounts of a change in the currency
+		// they were set in: the redemption value set in euros stays in
+		// euros after the business chose dollars.
+		owner.post(t, "/business/program/rules", url.Values{"reward_ratio": {"1"}, "reward_milestone_amount": {"1"},
+			"redemption_ratio": {"20"}, "redemption_amount": {"2"}}).want(t, http.StatusSeeOther)
+		owner.post(t, "/business/profile", url.Values{"name": {"Corner Cafe"}, "cover": {cover}, "currency": {"USD"},
+			"time_zone": {"UTC"}, "brand_color": {"#4338ca"}}).want(t, http.StatusSeeOther)
+		owner.get(t, "/business/audit").want(t, http.StatusOK).has(t, "€1.00", "€2.00")
 	})
 }

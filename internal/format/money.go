@@ -13,15 +13,7 @@ import (
 // (loyalty.Business.Locale) write it, by CLDR's currency formats: "$1,234.50"
 // for USD in en-US, "1 234,50 €" for EUR in fr-FR, "￥1,235" for JPY in
 // ja-JP, rounded half up to the currency's decimals.
-func Money(amount loyalty.Money, b loyalty.Business) string {
-	code := b.CurrencyCode()
-	a, err := currency.NewAmount(amount.String(), code)
-	if err != nil {
-		// Every code a business keeps is valid; an amount is never lost.
-		return amount.String() + " " + code
-	}
-	return currency.NewFormatter(currency.NewLocale(b.Locale())).Format(a.Round())
-}
+func Money(amount loyalty.Money, b loyalty.Business) string { return b.FormatMoney(amount) }
 
 // Symbol is the business's currency symbol in its locale ("€", "$", "CHF").
 func Symbol(b loyalty.Business) string {

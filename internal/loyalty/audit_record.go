@@ -38,6 +38,18 @@ const (
 	AuditProgramUpdated = "program.updated"
 )
 
+// AuditAmount reports whether an audit entry's setting is an amount of
+// money (written as the wire writes it, "12.50"): of a sale at the
+// counter, or of the earning rules. The entry's own "currency" setting,
+// when it has one, is the currency of its amounts.
+func AuditAmount(field string) bool {
+	switch field {
+	case "amount", "reward_milestone_amount", "redemption_amount":
+		return true
+	}
+	return false
+}
+
 // Audited runs change with the record of the actor's action on target:
 // change makes its writes through stores or services that write the
 // record (AuditedStore, Services.AuditedBy), whose transaction that
@@ -48,13 +60,23 @@ func Audited(a Actor, action, target string, before, after map[string]string, ch
 	return audited(a, action, target, before, after, change)
 }
 
-// changed keeps only the fields whose value differs.
+// changed keeps only the fields whose value differs, and with amounts
+// that changed the currency they are in.
 func changed(before, after map[string]string) (map[string]string, map[string]string) {
+	curBefore, hadBefore := before["currency"]
+	curAfter, hadAfter := after["currency"]
+	amounts := false
 	for k, v := range before {
 		if after[k] == v {
 			delete(before, k)
 			delete(after, k)
+		} else if AuditAmount(k) {
+			amounts = true
 		}
+	}
+	// Amounts that changed keep the currency they are in, changed or not.
+	if amounts && hadBefore && hadAfter {
+		before["currency"], after["currency"] = curBefore, curAfter
 	}
 	return before, after
 }

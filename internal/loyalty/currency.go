@@ -67,6 +67,54 @@ func (b Business) Locale() string {
 	return lang + "-" + country
 }
 
+// FormatMoney writes amount in the business's currency as people of its
+// locale write it, by CLDR's currency formats: "$1,234.50" for USD in
+// en-US, "1 234,50 €" for EUR in fr-FR, "￥1,234" for JPY in ja-JP. It is
+// for people: refusals the console shows, e-mails, pages; the wire keeps
+// exact decimals.
+func (b Business) FormatMoney(amount Money) string {
+	code := b.CurrencyCode()
+	a, err := currency.NewAmount(amount.String(), code)
+	if err != nil {
+		// Every code a business keeps is valid; an amount is never lost.
+		return amount.String() + " " + code
+	}
+	return currency.NewFormatter(currency.NewLocale(b.Locale())).Format(a.Round())
+}
+
+// checkDecimals refuses, naming field, an amount finer than the business's
+// currency counts: an amount of JPY, which has no minor unit, with cents.
+// (Amounts are kept in hundredths: a currency of three decimals, such as
+// KWD, takes two.)
+func (b Business) checkDecimals(v Validation, field string, m Money) {
+	code := b.CurrencyCode()
+	d := CurrencyDigits(code)
+	if d >= 2 {
+		return
+	}
+	unit := Money(1)
+	for range 2 - d {
+		unit *= 10
+	}
+	if m%unit == 0 {
+		return
+	}
+	if d == 0 {
+		v.Add(field, "Amounts in "+code+" have no decimals; "+m.String()+" has.")
+	} else {
+		v.Add(field, "Amounts in "+code+" have one decimal; "+m.String()+" has two.")
+	}
+}
+
+// checkSent is checkDecimals of each amount sent.
+func (b Business) checkSent(v Validation, sent map[string]Opt[Money]) {
+	for field, o := range sent {
+		if m, ok := o.Value(); ok && !v.Has(field) {
+			b.checkDecimals(v, field, m)
+		}
+	}
+}
+
 // CurrencyCode is the business's currency, its country's when it has none
 // set (a business read before it had one).
 func (b Business) CurrencyCode() string {

@@ -1,7 +1,9 @@
 package loyalty_test
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -151,5 +153,51 @@ func TestRulesRedemptionAndCurrency(t *testing.T) {
 		if after.Currency != "USD" || after.Redemption != before.Redemption {
 			t.Errorf("%s: refused, yet the rules became %+v", body, after)
 		}
+	}
+}
+
+// TestAmountsInTheCurrencysDecimals: an amount the rules are sent is
+// counted in the currency they end with, and one finer than that
+// currency counts (cents of yen) is refused by name.
+func TestAmountsInTheCurrencysDecimals(t *testing.T) {
+	apply := func(r loyalty.Rules, body string) (loyalty.Rules, error) {
+		var in loyalty.RulesInput
+		decodeJSON(t, body, &in)
+		err := in.Apply(&r)
+		return r, err
+	}
+	usd, jpy := loyalty.Rules{Currency: "USD"}, loyalty.Rules{Currency: "JPY"}
+	for _, c := range []struct {
+		rules loyalty.Rules
+		body  string
+		field string // "" when accepted
+	}{
+		{usd, `{"currency": "JPY", "reward_milestone_amount": 12.5}`, "reward_milestone_amount"},
+		{usd, `{"currency": "JPY", "earning": {"reward_milestone_amount": 100.01}}`, "earning.reward_milestone_amount"},
+		{usd, `{"currency": "JPY", "reward_milestone_amount": 1250}`, ""},
+		{jpy, `{"redemption_ratio": 10, "redemption_amount": 0.5}`, "redemption_amount"},
+		{jpy, `{"redemption_ratio": 10, "redemption_amount": 5}`, ""},
+		{jpy, `{"currency": "USD", "redemption_ratio": 10, "redemption_amount": 0.5}`, ""},
+		{usd, `{"reward_milestone_amount": 12.5}`, ""},
+		// Amounts are kept in hundredths: a currency of three decimals
+		// takes two, and a third is refused where every amount is read.
+		{loyalty.Rules{Currency: "KWD"}, `{"reward_milestone_amount": 1.25}`, ""},
+	} {
+		r, err := apply(c.rules, c.body)
+		if c.field == "" {
+			if err != nil {
+				t.Errorf("%s in %s: %v", c.body, c.rules.Currency, err)
+			}
+			continue
+		}
+		wantInvalid(t, err, c.field)
+		if msg := invalidFields(t, err)[c.field]; !strings.Contains(msg[0], "have no decimals") {
+			t.Errorf("%s: %v, want it to say %s has no decimals", c.body, msg, r.Currency)
+		}
+	}
+	var e loyalty.Rules
+	var in loyalty.RulesInput
+	if err := json.Unmarshal([]byte(`{"reward_milestone_amount": 1.255}`), &in); err == nil {
+		t.Errorf("a third decimal was read: %+v", in.Apply(&e))
 	}
 }

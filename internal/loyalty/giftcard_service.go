@@ -123,6 +123,7 @@ func (s *GiftcardService) apply(ctx context.Context, tx Tx, v Validation, b Busi
 	setMoney(v, "discount_value", in.DiscountValue, &g.DiscountValue)
 	setMoney(v, "real_value", in.RealValue, &g.RealValue)
 	setMoney(v, "multip_factor", in.MultipFactor, &g.MultipFactor)
+	b.checkSent(v, map[string]Opt[Money]{"discount_value": in.DiscountValue, "real_value": in.RealValue})
 	if in.Branches.Set {
 		ids, err := checkBranches(ctx, tx, v, b.ID, "branches", in.Branches.V)
 		if err != nil {

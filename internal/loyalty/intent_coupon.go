@@ -108,7 +108,7 @@ func (claimCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx
 		return err
 	}
 	if c.Offer.HasPurchaseRange() && !c.Offer.AppliesTo(e.Amount) {
-		return Invalid("amount", "The offer applies to a purchase amount of "+purchaseRange(c.Offer)+"; send the amount of the purchase.")
+		return Invalid("amount", "The offer applies to a purchase amount of "+purchaseRange(r.b, c.Offer)+"; send the amount of the purchase.")
 	}
 	c.ClaimedAt, c.UpdatedAt = now, now
 	ok, err := tx.ClaimCoupon(ctx, &c, from)

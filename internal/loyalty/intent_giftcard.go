@@ -42,7 +42,7 @@ func (giftcardBuyIntent) apply(ctx context.Context, _ *TransactionService, tx Tx
 		return Invalid("giftcard.id", "The gift card is not available.")
 	}
 	if e.Amount != 0 && e.Amount != g.RealValue {
-		return Invalid("amount", "The amount must be the gift card's price, "+g.RealValue.String()+" (or leave amount out).")
+		return Invalid("amount", "The amount must be the gift card's price, "+g.RealValue.String()+" ("+r.b.FormatMoney(g.RealValue)+"), or leave amount out.")
 	}
 	e.Amount, e.Giftcard = g.RealValue, g.DiscountValue
 	return appendEntry(ctx, tx, e)

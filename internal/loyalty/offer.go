@@ -92,12 +92,13 @@ func PointsOfferTypes() []int { return []int{OfferPointsMultiplier, OfferBonusPo
 // points offers, which apply to rewards by themselves).
 func (o Offer) CouponOffer() bool { return !slices.Contains(PointsOfferTypes(), o.TypeID) }
 
-// purchaseRange describes an offer's purchase range in words.
-func purchaseRange(o Offer) string {
+// purchaseRange describes an offer's purchase range in words, in the
+// business's currency.
+func purchaseRange(b Business, o Offer) string {
 	if o.MaxPurchase == 0 {
-		return "at least " + o.MinPurchase.String()
+		return "at least " + b.FormatMoney(o.MinPurchase)
 	}
-	return o.MinPurchase.String() + " to " + o.MaxPurchase.String()
+	return b.FormatMoney(o.MinPurchase) + " to " + b.FormatMoney(o.MaxPurchase)
 }
 
 // cmpOr returns err when it is not nil, else alt.

@@ -90,6 +90,8 @@ func (in *OfferInput) texts() []textInput {
 // apply validates in, merges it into o and checks the offer as a whole.
 func (s *OfferService) apply(ctx context.Context, tx Tx, v Validation, b Business, in *OfferInput, o *Offer, create bool) error {
 	texts := in.texts()
+	b.checkSent(v, map[string]Opt[Money]{"min_purchase": in.MinPurchase, "max_purchase": in.MaxPurchase,
+		"discount_value": in.DiscountValue, "real_value": in.RealValue})
 	in.shared().apply(v, catalogFields{&o.Title, &o.Description, &o.ExpiresAt, &o.Images, &o.Enabled},
 		create && !(in.OfferLanguages.Set && hasEnglishTitle(texts)))
 	if in.OfferLanguages.Set {

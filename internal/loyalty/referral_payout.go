@@ -58,7 +58,7 @@ func (referralIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r
 	case referralEarly:
 		return NotMet("The referral condition is not met: the purchase happened before the referral.")
 	case referralBelowMin:
-		return NotMet("The referral condition is not met: the amount is under the minimum of " + prog.CondMinAmount.String() + ".")
+		return NotMet("The referral condition is not met: the amount is under the minimum of " + r.b.FormatMoney(prog.CondMinAmount) + ".")
 	}
 	settled, err := tx.SettleReferral(ctx, ref, ReferralPaid)
 	if err != nil {

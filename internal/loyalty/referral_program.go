@@ -110,7 +110,7 @@ type ReferralProgramInput struct {
 }
 
 // apply validates in and merges it into p.
-func (in ReferralProgramInput) apply(p *ReferralProgram, creating bool) error {
+func (in ReferralProgramInput) apply(b Business, p *ReferralProgram, creating bool) error {
 	v := Validation{}
 	required := func(field string, set bool) bool {
 		if !set && creating {
@@ -134,6 +134,7 @@ func (in ReferralProgramInput) apply(p *ReferralProgram, creating bool) error {
 			v.Add("cond_min_amount", "The cond min amount must be an amount between 0 and "+MaxMoney.String()+".")
 		} else {
 			p.CondMinAmount = a
+			b.checkDecimals(v, "cond_min_amount", a)
 		}
 	}
 	for _, f := range []struct {
@@ -208,7 +209,7 @@ func (s *ReferralProgramService) Get(ctx context.Context, b Business, id int64) 
 // Create adds a referral program; enabled, it disables the others.
 func (s *ReferralProgramService) Create(ctx context.Context, b Business, in ReferralProgramInput) (ReferralProgram, error) {
 	p := ReferralProgram{BusinessID: b.ID, RuleName: DefaultReferralRuleName, Enabled: true, LinkReferralEnabled: true}
-	if err := in.apply(&p, true); err != nil {
+	if err := in.apply(b, &p, true); err != nil {
 		return ReferralProgram{}, err
 	}
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
@@ -240,7 +241,7 @@ func (s *ReferralProgramService) Update(ctx context.Context, b Business, id int6
 		if err != nil {
 			return asNotFound(err, referralProgramNotFound)
 		}
-		if err := in.apply(&p, false); err != nil {
+		if err := in.apply(b, &p, false); err != nil {
 			return err
 		}
 		if err := tx.UpdateReferralProgram(ctx, &p); err != nil {

@@ -77,6 +77,7 @@ func (in *RewardInput) tierLevelIDs() []int64 {
 // business's tier levels, which redemption_user_tiers may name.
 func (in *RewardInput) apply(ctx context.Context, tx Tx, v Validation, b Business, levels map[int64]bool, r *Reward, create bool) error {
 	texts := in.texts()
+	b.checkSent(v, map[string]Opt[Money]{"real_value": in.RealValue, "amount": in.Amount, "discount_value": in.DiscountValue})
 	in.shared().apply(v, catalogFields{&r.Title, &r.Description, &r.ExpiresAt, &r.Images, &r.Enabled},
 		create && !(in.RewardLanguages.Set && hasEnglishTitle(texts)))
 	if in.RewardLanguages.Set {

@@ -104,6 +104,9 @@ func (in RulesInput) Apply(r *Rules) error {
 	}
 	in.RedemptionInput.apply(v, r)
 	applyCurrency(v, in.Currency, r)
+	// Amounts sent are counted in the currency the rules end with.
+	Business{Currency: r.Currency}.checkSent(v, map[string]Opt[Money]{"reward_milestone_amount": in.RewardMilestoneAmount,
+		"earning.reward_milestone_amount": in.Earning.V.RewardMilestoneAmount, "redemption_amount": in.RedemptionAmount})
 	if on, _ := in.TiersEarningOverride.Value(); on {
 		v.Add("tiers_earning_override", "Earning rules per tier level are not offered here; every level earns by the business's rules.")
 	}

@@ -87,6 +87,9 @@ func check(b Business, in *TransactionInput, now time.Time) (*entryRequest, erro
 	}
 	r.intent.check(in, &r.entry, v)
 	r.at = in.shared(v, &r.entry, now)
+	if a, ok := in.Amount.Value(); ok && !v.Has("amount") {
+		b.checkDecimals(v, "amount", a)
+	}
 	return r, v.Err()
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/format"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
@@ -74,6 +75,10 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, a loyalty.Acto
 	} else if prof.TimeZone != "" {
 		loc, p.TimeZone = prof.Location(), prof.Location().String()
 	}
+	b, err := s.consoleBusiness(r, a)
+	if err != nil {
+		return err
+	}
 	for _, e := range page.Entries {
 		label := auditLabels[e.Action]
 		if label == "" {
@@ -82,6 +87,11 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, a loyalty.Acto
 		row := auditRow{AuditEntry: e, Label: label, When: e.CreatedAt.In(loc).Format("Jan 2, 2006 15:04"),
 			ISO: e.CreatedAt.UTC().Format(time.RFC3339)}
 		row.Changes = changes(e.Before, e.After)
+		for i, c := range row.Changes {
+			if loyalty.AuditAmount(c.Field) {
+				row.Changes[i].Before, row.Changes[i].After = amountText(b, e.Before, c.Before), amountText(b, e.After, c.After)
+			}
+		}
 		p.Entries = append(p.Entries, row)
 	}
 	if page.Older > 0 {
@@ -91,6 +101,20 @@ func (s *Server) auditLog(w http.ResponseWriter, r *http.Request, a loyalty.Acto
 	v.Data = p
 	s.render(w, r, http.StatusOK, "audit", v)
 	return nil
+}
+
+// amountText writes an amount an audit entry recorded in the business's
+// currency, or in the one the entry's settings name; a value that is not
+// an amount stays as recorded.
+func amountText(b loyalty.Business, settings map[string]string, v string) string {
+	m, err := loyalty.ParseMoney(v)
+	if err != nil {
+		return v
+	}
+	if c, ok := loyalty.NormalizeCurrency(settings["currency"]); ok {
+		b.Currency = c
+	}
+	return format.Money(m, b)
 }
 
 // changes lists the settings an entry changed, in name order.

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 
+	"github.com/loyalty/loyalty/internal/format"
 	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -10,9 +11,28 @@ import (
 // profilePage is the body of the profile template.
 type profilePage struct {
 	Categories []string
-	Currencies []string // every ISO 4217 code
+	Currencies []currencyOption // every ISO 4217 code
 	TimeZones  []string
 	Preview    loyalty.BusinessProfile
+}
+
+// currencyOption is a currency as the profile's choice shows it: its code
+// and its symbol where the business's locale writes one ("EUR (€)").
+type currencyOption struct{ Code, Label string }
+
+// currencyOptions are every ISO 4217 code, each with its symbol in the
+// business's locale.
+func currencyOptions(b loyalty.Business) []currencyOption {
+	codes := loyalty.CurrencyCodes()
+	out := make([]currencyOption, len(codes))
+	for i, c := range codes {
+		b.Currency = c
+		out[i] = currencyOption{Code: c, Label: c}
+		if sym := format.Symbol(b); sym != c {
+			out[i].Label = c + " (" + sym + ")"
+		}
+	}
+	return out
 }
 
 // timeZones are offered as suggestions; any IANA name is accepted.
@@ -45,7 +65,11 @@ func (s *Server) renderProfile(w http.ResponseWriter, r *http.Request, a loyalty
 	v := s.consoleView(r, a, "Business profile")
 	v.Form, v.Fields, v.Error = form, fields, msg
 	v.Brand, v.Images = newBrandStyle(saved.BrandColor), imageOrigins(saved.Logo, saved.Cover)
-	v.Data = profilePage{Categories: loyalty.BusinessCategories, Currencies: loyalty.CurrencyCodes(), TimeZones: timeZones, Preview: saved}
+	b, err := s.consoleBusiness(r, a)
+	if err != nil {
+		return err
+	}
+	v.Data = profilePage{Categories: loyalty.BusinessCategories, Currencies: currencyOptions(b), TimeZones: timeZones, Preview: saved}
 	s.render(w, r, status, "profile", v)
 	return nil
 }
