@@ -5,6 +5,8 @@
 package format
 
 import (
+	"strings"
+
 	"github.com/bojanz/currency"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -14,6 +16,15 @@ import (
 // for USD in en-US, "1 234,50 €" for EUR in fr-FR, "￥1,235" for JPY in
 // ja-JP, rounded half up to the currency's decimals.
 func Money(amount loyalty.Money, b loyalty.Business) string { return b.FormatMoney(amount) }
+
+// Sample is an example of an amount as a form takes it, in the business's
+// currency's decimals: whole is "12.50" in euros and "1250" in yen.
+func Sample(b loyalty.Business, whole string) string {
+	if loyalty.CurrencyDigits(b.CurrencyCode()) < 2 {
+		return strings.ReplaceAll(whole, ".", "")
+	}
+	return whole
+}
 
 // Symbol is the business's currency symbol in its locale ("€", "$", "CHF").
 func Symbol(b loyalty.Business) string {

@@ -68,3 +68,12 @@ func TestCurrencyFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestSample: a form's example amount has the currency's decimals.
+func TestSample(t *testing.T) {
+	for cur, want := range map[string]string{"EUR": "12.50", "USD": "12.50", "JPY": "1250", "KRW": "1250", "KWD": "12.50"} {
+		if got := Sample(loyalty.Business{Currency: cur}, "12.50"); got != want {
+			t.Errorf("Sample(%s) = %q, want %q", cur, got, want)
+		}
+	}
+}

@@ -99,6 +99,11 @@ var parsePages = sync.OnceValues(func() (map[string]*template.Template, error) {
 		"add":    func(a, b int) int { return a + b },
 		// money writes an amount in the business's currency, by its locale.
 		"money": func(b loyalty.Business, m loyalty.Money) string { return format.Money(m, b) },
+		// currency is the business's currency code, for a field's label.
+		"currency": func(b loyalty.Business) string { return b.CurrencyCode() },
+		// sample is an amount as a field takes it, with the currency's
+		// decimals: "12.50", or "1250" in yen.
+		"sample": format.Sample,
 		"dict": func(kv ...any) map[string]any {
 			m := map[string]any{}
 			for i := 0; i+1 < len(kv); i += 2 {
