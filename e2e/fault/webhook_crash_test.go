@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loyalty/loyalty/internal/events"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 	"github.com/loyalty/loyalty/internal/testenv"
 	"github.com/nats-io/nats.go"
@@ -65,9 +64,13 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 
 	args := []string{"--db", dsn, "--data-dir", dataDir, "--webhooks-allow-private"}
 	natsURL := os.Getenv("LOYALTY_TEST_NATS_URL")
+	// A stream of the test's own (--events-nats-stream), deleted at its
+	// end: other tests may use the default one meanwhile.
+	stream := "LOYALTY_FAULT_" + strings.ReplaceAll(str(biz["business_id"]), "-", "")
 	if natsURL != "off" {
 		natsURL = testenv.NATSURL(t)
-		args = append(args, "--events-nats", natsURL)
+		args = append(args, "--events-nats", natsURL, "--events-nats-stream", stream+":"+stream)
+		t.Cleanup(func() { deleteStream(t, natsURL, stream) })
 	}
 	proc, base := startKillable(t, bin, args...)
 	hc := &http.Client{Timeout: 10 * time.Second}
@@ -197,7 +200,7 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	// JetStream: one message per event, retries after the kill deduplicated by Nats-Msg-Id.
 	var msgs map[string]int
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if msgs = streamed(t, natsURL, str(biz["business_id"])); len(msgs) >= len(ids) || time.Now().After(deadline) {
+		if msgs = streamed(t, natsURL, stream, str(biz["business_id"])); len(msgs) >= len(ids) || time.Now().After(deadline) {
 			break
 		}
 	}
@@ -215,23 +218,39 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	}
 }
 
-// streamed reads the messages of the service's stream on a business's
-// subjects: event id (Nats-Msg-Id) -> how many messages carry it.
-func streamed(t *testing.T, url, businessID string) map[string]int {
+// jetStreamAt connects to the NATS server at url.
+func jetStreamAt(t *testing.T, url string) (jetstream.JetStream, func()) {
 	t.Helper()
 	nc, err := nats.Connect(url, nats.Timeout(3*time.Second))
 	if err != nil {
 		t.Fatalf("NATS at %s: %v", url, err)
 	}
-	defer nc.Close()
 	js, err := jetstream.New(nc)
 	if err != nil {
+		nc.Close()
 		t.Fatal(err)
 	}
+	return js, nc.Close
+}
+
+// deleteStream deletes the test's stream, if the service made it.
+func deleteStream(t *testing.T, url, stream string) {
+	js, done := jetStreamAt(t, url)
+	defer done()
+	_ = js.DeleteStream(context.Background(), stream)
+}
+
+// streamed reads the messages of the service's stream (subjects prefixed
+// with its name) on a business's subjects: event id (Nats-Msg-Id) -> how
+// many messages carry it.
+func streamed(t *testing.T, url, stream, businessID string) map[string]int {
+	t.Helper()
+	js, done := jetStreamAt(t, url)
+	defer done()
 	out := map[string]int{}
 	ctx := context.Background()
-	c, err := js.OrderedConsumer(ctx, events.DefaultStream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{"loyalty." + businessID + ".>"}})
+	c, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{stream + "." + businessID + ".>"}})
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		return out
 	} else if err != nil {

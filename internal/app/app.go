@@ -58,6 +58,10 @@ type Config struct {
 	// EventsNATS, when set, is the NATS server (nats://host:port) the
 	// events are published to, on JetStream.
 	EventsNATS string
+	// EventsNATSStream and EventsNATSPrefix are the stream and the
+	// subjects' first token it publishes to; default LOYALTY_EVENTS and
+	// loyalty (events.NATS).
+	EventsNATSStream, EventsNATSPrefix string
 	// Webhooks configures webhook deliveries.
 	Webhooks WebhookConfig
 	// PasswordCost, when set, is the argon2id cost of the password and PIN
@@ -243,7 +247,8 @@ func (a *App) init(ctx context.Context) error {
 			return err
 		}
 		a.closeNATS = closeNATS
-		a.NATS = &events.NATS{Store: a.DB, JS: js, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
+		a.NATS = &events.NATS{Store: a.DB, JS: js, Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() },
+			Stream: a.Config.EventsNATSStream, Prefix: a.Config.EventsNATSPrefix}
 	}
 	a.initWebhooks()
 	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,

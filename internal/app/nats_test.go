@@ -10,7 +10,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/loyalty/loyalty/internal/events"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/testenv"
 )
@@ -18,12 +17,16 @@ import (
 // TestEventsReachNATS starts the service with Config.EventsNATS (serve
 // --events-nats) and checks that a change made through the services
 // reaches the JetStream stream on its subject, with the event's id as
-// Nats-Msg-Id, without anyone reading GET /events.
+// Nats-Msg-Id, without anyone reading GET /events. It publishes to a
+// stream of its own (serve --events-nats-stream): the default one may be
+// another test's, in another process, meanwhile.
 func TestEventsReachNATS(t *testing.T) {
 	ctx := context.Background()
 	url := testenv.NATSURL(t)
 	dir := t.TempDir()
-	a, err := Open(ctx, Config{DB: filepath.Join(dir, "loyalty.db"), DataDir: dir, EventsNATS: url})
+	stream := "LOYALTY_TEST_" + loyalty.NewID()
+	a, err := Open(ctx, Config{DB: filepath.Join(dir, "loyalty.db"), DataDir: dir, EventsNATS: url,
+		EventsNATSStream: stream, EventsNATSPrefix: stream})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +56,11 @@ func TestEventsReachNATS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The default stream takes every loyalty.> subject: only this test
-	// uses it, and leaves none behind.
-	t.Cleanup(func() { _ = js.DeleteStream(ctx, events.DefaultStream) })
-	subject := "loyalty." + b.ID + "." + loyalty.EventCustomerCreated
+	t.Cleanup(func() { _ = js.DeleteStream(ctx, stream) })
+	subject := stream + "." + b.ID + "." + loyalty.EventCustomerCreated
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		s, err := js.Stream(ctx, events.DefaultStream)
+		s, err := js.Stream(ctx, stream)
 		if err == nil {
 			if m, err := s.GetLastMsgForSubject(ctx, subject); err == nil {
 				var e loyalty.EventJSON

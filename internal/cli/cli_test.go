@@ -85,6 +85,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"serve", "--reset-url", "ftp://x"}, []string{"--reset-url"}},
 		{[]string{"serve", "--public-url", "loyalty.example.com"}, []string{"--public-url"}},
 		{[]string{"serve", "--events-nats", "http://127.0.0.1:4222"}, []string{"--events-nats"}},
+		{[]string{"serve", "--events-nats-stream", "EVENTS"}, []string{"--events-nats-stream", "STREAM:PREFIX"}},
+		{[]string{"serve", "--events-nats-stream", "EVENTS:loyalty.>"}, []string{"--events-nats-stream"}},
 		{[]string{"serve", "--db-listen", "postgres://root:hunter2@127.0.0.1/x"}, []string{"--db-listen", "PostgreSQL --db"}},
 		{[]string{"--db", "postgres://127.0.0.1/x", "serve", "--db-listen", "listen.db"}, []string{"--db-listen", "postgres://"}},
 		{[]string{"--db", "postgres//bad", "migrate"}, []string{"--db", "postgres://", ".sqlite3", "sqlite:PATH"}},

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 
 	ucli "github.com/urfave/cli/v3"
@@ -15,6 +16,10 @@ import (
 	"github.com/loyalty/loyalty/internal/app"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 )
+
+// natsToken is a JetStream stream name or subject token this service
+// takes: no separators or wildcards.
+var natsToken = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 func serveCmd(stderr io.Writer, program string) *ucli.Command {
 	return &ucli.Command{
@@ -32,6 +37,7 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			&ucli.StringFlag{Name: "reset-url", Usage: "https URL of the page PIN-reset e-mails link to (the token is added as ?token=)", Sources: ucli.EnvVars("LOYALTY_RESET_URL")},
 			&ucli.StringFlag{Name: "public-url", Usage: "the service's address as people reach it (https://loyalty.example.com): links in portal e-mails (invitations, password resets); default: none, the e-mails name the page", Sources: ucli.EnvVars("LOYALTY_PUBLIC_URL")},
 			&ucli.StringFlag{Name: "events-nats", Usage: "nats:// URL of a NATS server with JetStream: every event is published to subject loyalty.<business_id>.<type> of stream LOYALTY_EVENTS (created if missing), with Nats-Msg-Id = the event id", Sources: ucli.EnvVars("LOYALTY_EVENTS_NATS")},
+			&ucli.StringFlag{Name: "events-nats-stream", Value: "LOYALTY_EVENTS:loyalty", Usage: "STREAM:PREFIX, the JetStream stream --events-nats publishes to and its subjects' first token: installations sharing a NATS server need one each (streams' subjects may not overlap)", Sources: ucli.EnvVars("LOYALTY_EVENTS_NATS_STREAM")},
 			&ucli.BoolFlag{Name: "webhooks-allow-private", Usage: "let webhook endpoints be on loopback, private and link-local addresses, and on plain http (development and tests only: it opens the service's own network to anyone who can create an endpoint)", Sources: ucli.EnvVars("LOYALTY_WEBHOOKS_ALLOW_PRIVATE")},
 			&ucli.StringFlag{Name: "db-listen", Usage: "PostgreSQL: a direct postgres:// URL (several hosts allowed; the writable one is used) for the two connections that need a session (the one that listens for other instances' changes, and the rewards' group writer, whose statement stays prepared), needed when --db goes through a pooler in transaction mode such as pgbouncer (default: --db)", Sources: ucli.EnvVars("LOYALTY_DB_LISTEN")},
 			&ucli.DurationFlag{Name: "token-cache", Value: app.DefaultTokenCache, Usage: "how long an access token's lookup is reused while this instance cannot hear other instances' changes (PostgreSQL's listening connection down, or SQLite's count of changes unreadable; while it hears them, a minute): the longest a revocation or rules change made elsewhere goes unseen here (0: look up every request)", Sources: ucli.EnvVars("LOYALTY_TOKEN_CACHE")},
@@ -51,6 +57,11 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			if u, err := url.Parse(cfg.EventsNATS); cfg.EventsNATS != "" && (err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "") {
 				return usagef("--events-nats must be a nats:// or tls:// URL, got %q", cfg.EventsNATS)
 			}
+			stream, prefix, _ := strings.Cut(cmd.String("events-nats-stream"), ":")
+			if !natsToken.MatchString(stream) || !natsToken.MatchString(prefix) {
+				return usagef("--events-nats-stream must be STREAM:PREFIX, each of letters, digits, - and _, got %q", cmd.String("events-nats-stream"))
+			}
+			cfg.EventsNATSStream, cfg.EventsNATSPrefix = stream, prefix
 			if cfg.TokenCache = cmd.Duration("token-cache"); cfg.TokenCache <= 0 {
 				cfg.TokenCache = -1
 			}

@@ -112,7 +112,14 @@ func (p *NATS) Drain(ctx context.Context) (int, error) {
 	if err := p.EnsureStream(ctx); err != nil {
 		return 0, err
 	}
-	return p.followed().Round(ctx, p.publish)
+	n, err := p.followed().Round(ctx, p.publish)
+	if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrNoStreamResponse) {
+		// No stream takes the subjects any more (deleted by hand, say):
+		// the next round creates it again, and publishes from the
+		// cursors, which only acknowledged messages advanced.
+		p.stream = false
+	}
+	return n, err
 }
 
 func (p *NATS) followed() *loyalty.Follower {

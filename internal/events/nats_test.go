@@ -148,3 +148,40 @@ func TestNATSPublishesEachEventOnce(t *testing.T) {
 	}
 	check("after more events")
 }
+
+// TestNATSStreamDeletedIsCreatedAgain: a stream deleted under a running
+// publisher (by hand, or by another installation sharing the server) is
+// created again, and the events numbered since reach it: publishing does
+// not fail on until the process restarts.
+func TestNATSStreamDeletedIsCreatedAgain(t *testing.T) {
+	js, stream := jetStream(t)
+	db := testenv.Open(t, sqlstore.SQLite)
+	a := business(t, db)
+	sequence := func() {
+		if _, err := (&events.Sequencer{Store: db}).Sequence(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, db, a, 2)
+	sequence()
+	p := &events.NATS{Store: db, JS: js, Stream: stream, Prefix: stream}
+	if n, err := p.Drain(ctx); err != nil || n != 2 {
+		t.Fatalf("first round: %d, %v; want 2", n, err)
+	}
+	if err := js.DeleteStream(ctx, stream); err != nil {
+		t.Fatal(err)
+	}
+	write(t, db, a, 3)
+	sequence()
+	published := 0
+	for round := 0; round < 3 && published < 3; round++ {
+		n, _ := p.Drain(ctx) // the round that finds no stream fails
+		published += n
+	}
+	if published != 3 {
+		t.Fatalf("after the stream's deletion, %d of 3 new events published", published)
+	}
+	if got := streamed(t, js, stream); len(got) != 3 {
+		t.Fatalf("the stream made again holds %d events, want the 3 numbered since", len(got))
+	}
+}
