@@ -101,6 +101,54 @@ func BenchmarkRewardByAmount(b *testing.B) {
 	}
 }
 
+// BenchmarkRewardWithOffers: BenchmarkRewardByAmount for a business with
+// points offers, as a program that has run for a while has them: a
+// multiplier for everyone, a bonus targeted at a tenth of the customers,
+// a bonus once a day per customer, and 30 bonus offers that ended a
+// month ago.
+func BenchmarkRewardWithOffers(b *testing.B) {
+	ctx := context.Background()
+	for _, engine := range testenv.Engines() {
+		s := newBenchSite(b, engine)
+		biz := s.business(b)
+		ids, err := rewardCustomerIDs(ctx, s.app, biz, s.customer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		offers := s.app.Services.Offers
+		create := func(in loyalty.OfferInput) loyalty.Offer {
+			o, err := offers.Create(ctx, biz, in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return o
+		}
+		create(loyalty.OfferInput{TypeID: loyalty.Some(loyalty.OfferPointsMultiplier), Title: loyalty.Some("Double"),
+			MultipFactor: loyalty.Some(loyalty.Money(200))})
+		create(loyalty.OfferInput{TypeID: loyalty.Some(loyalty.OfferBonusPoints), Title: loyalty.Some("For a tenth"),
+			Points: loyalty.Some(int64(10)), Targeted: loyalty.Some(true), Customers: loyalty.Some(ids[:len(ids)/10])})
+		create(loyalty.OfferInput{TypeID: loyalty.Some(loyalty.OfferBonusPoints), Title: loyalty.Some("Once a day"),
+			Points: loyalty.Some(int64(5)), OfferFrequencyID: loyalty.Some(loyalty.OfferDaily)})
+		past := time.Now().AddDate(0, -1, 0).UTC()
+		for i := range 30 {
+			o := create(loyalty.OfferInput{TypeID: loyalty.Some(loyalty.OfferBonusPoints), Title: loyalty.Some(fmt.Sprintf("Old %d", i)),
+				Points: loyalty.Some(int64(20))})
+			if _, err := s.app.DB.SQL().ExecContext(ctx, `UPDATE offers SET starts_at = $1, expires_at = $2 WHERE id = $3`,
+				past.AddDate(0, 0, -7), past, o.ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := analyze(ctx, s.app); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(engine, func(b *testing.B) {
+			s.clients(b, engine, "reward", ids, func(id string) string {
+				return `{"intent":"reward","amount":12.50,"customer":{"id":"` + id + `"}}`
+			})
+		})
+	}
+}
+
 // clients runs POST /transactions with body(customer) from 16 concurrent
 // clients over ids, reporting ops per second ("<op>s/s") and the CPU time
 // of an op.

@@ -39,6 +39,11 @@ type Business struct {
 type BusinessState struct {
 	Rules           Rules
 	HasPointsOffers bool // some multiplier or bonus offer may apply
+	// PointsOffers are, when OffersRead, every points offer of the
+	// business that is not deleted (OfferFinder.PointsOffers), read with
+	// it: a reward then decides its offers without reading them again.
+	PointsOffers []Offer
+	OffersRead   bool
 }
 
 // Owner is the account that signs in for a business.

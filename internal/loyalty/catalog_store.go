@@ -27,14 +27,15 @@ type CatalogReader interface {
 	Giftcard(ctx context.Context, businessID string, id int64) (Giftcard, error)
 	// Giftcards pages the gift cards of a business, oldest first.
 	Giftcards(ctx context.Context, businessID string, q ListQuery) ([]Giftcard, int, error)
-	// CustomerOffers pages the offers of one customer at now (see
-	// CustomerOffer), oldest offer first. The coupon_type_id filter applies
-	// to CustomerOffer.CouponTypeID, a missing state matching not_in. Used
-	// is whether the customer used a limited offer in its period of used.
-	CustomerOffers(ctx context.Context, businessID, customerID string, now time.Time, used OfferPeriods, q ListQuery) ([]CustomerOffer, int, error)
-	// AvailableCoupons pages the coupons of a customer that are Available
-	// at now, oldest first, each with its offer.
-	AvailableCoupons(ctx context.Context, businessID, customerID string, now time.Time, q ListQuery) ([]Coupon, int, error)
+	// AllOffers returns every offer of a business that is not deleted,
+	// oldest first, with its branches (not its targets): what a customer's
+	// offers are decided from (CustomerOffersOf).
+	AllOffers(ctx context.Context, businessID string) ([]Offer, error)
+	// CustomerCoupons returns every coupon of a customer, oldest first,
+	// each with its offer, deleted or not.
+	CustomerCoupons(ctx context.Context, businessID, customerID string) ([]Coupon, error)
+	// CustomerOfferFacts is OfferFinder's: the customer's part in offers.
+	CustomerOfferFacts(ctx context.Context, customerID string, offerIDs []int64, periods []string) (OfferFacts, error)
 	// CouponByCode returns the coupon of a business with the qrcode, or
 	// ENotFound.
 	CouponByCode(ctx context.Context, businessID, code string) (Coupon, error)

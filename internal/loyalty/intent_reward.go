@@ -90,12 +90,15 @@ func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *
 	case in.Amount.Set:
 		e.Points = rules.PointsForSpend(e.Amount)
 		if b.Loaded == nil || b.Loaded.HasPointsOffers {
-			loc := zoneOf(rules.TimeZone)
-			found, err = offers.PointsOffers(ctx, b.ID, e.CustomerID, e.BranchID, e.CreatedAt, UsePeriods(e.CreatedAt, loc))
-			if err != nil {
+			all := []Offer(nil)
+			if b.Loaded != nil && b.Loaded.OffersRead {
+				all = b.Loaded.PointsOffers
+			} else if all, err = offers.PointsOffers(ctx, b.ID); err != nil {
 				return nil, nil, err
 			}
-			found = slices.DeleteFunc(found, func(o Offer) bool { return !o.InWindow(e.CreatedAt, loc) })
+			if found, err = ApplicableOffers(ctx, offers, b.ID, all, e, zoneOf(rules.TimeZone)); err != nil {
+				return nil, nil, err
+			}
 			once = offerPoints(e.Points, found, e)
 		}
 	case in.Visits.Set:

@@ -71,29 +71,34 @@ func (s *OfferService) TargetedOffers(ctx context.Context, b Business, customerI
 	}
 	var out []CustomerOffer
 	for _, c := range all {
-		if c.TargetedAt(now) && matchesOfferFilters(c.Offer, q.Filters) {
+		if c.TargetedAt(now) && c.matches(q.Filters) {
 			out = append(out, c)
 		}
 	}
 	return pageOf(out, q), len(out), nil
 }
 
-// matchesOfferFilters reports whether o passes every eq/in filter on
-// branch.id and type_id.
-func matchesOfferFilters(o Offer, filters []Filter) bool {
+// matches reports whether the customer's offer passes every filter of a
+// customer's offer list: branch.id (eq, in: available at one of them),
+// type_id (eq, in) and coupon_type_id (eq, in, not_in; a customer holding
+// no coupon of the offer passes not_in).
+func (c CustomerOffer) matches(filters []Filter) bool {
 	for _, f := range filters {
 		ok := slices.ContainsFunc(f.Values, func(v any) bool {
 			switch f.Field {
 			case "branch.id":
 				s, _ := v.(string)
-				return o.AvailableAt(s)
+				return c.AvailableAt(s)
 			case "type_id":
 				n, _ := v.(int64)
-				return int64(o.TypeID) == n
+				return int64(c.TypeID) == n
+			case "coupon_type_id":
+				n, _ := v.(int64)
+				return int64(c.CouponTypeID) == n
 			}
 			return false
 		})
-		if !ok {
+		if ok == (f.Op == OpNotIn) {
 			return false
 		}
 	}
@@ -153,23 +158,97 @@ func (s *OfferService) allCustomerOffers(ctx context.Context, b Business, custom
 	if err != nil {
 		return nil, now, err
 	}
-	var all []CustomerOffer
-	for page := 1; ; page++ {
-		list, total, err := s.Store.CustomerOffers(ctx, b.ID, c.ID, now, UsePeriods(now, loc), ListQuery{Page: page, PerPage: 100})
-		if err != nil {
-			return nil, now, err
-		}
-		for _, co := range list {
-			co.Actions = []string{}
-			if co.CanGetCoupon(now) {
-				co.Actions = append(co.Actions, IntentGetCoupon)
-			}
-			all = append(all, co)
-		}
-		if len(list) == 0 || len(all) >= total {
-			return all, now, nil
+	all, err := customerOffers(ctx, s.Store, b.ID, c.ID, now, loc)
+	return all, now, err
+}
+
+// customerOfferReader reads what a customer's offers are decided from.
+type customerOfferReader interface {
+	AllOffers(ctx context.Context, businessID string) ([]Offer, error)
+	CustomerCoupons(ctx context.Context, businessID, customerID string) ([]Coupon, error)
+	CustomerOfferFacts(ctx context.Context, customerID string, offerIDs []int64, periods []string) (OfferFacts, error)
+}
+
+// customerOffers reads a business's offers and a customer's coupons and
+// part in them, and decides what the customer sees at now in the
+// business's time zone loc (CustomerOffersOf), each offer with the
+// actions the customer can take (get_coupon: CanGetCoupon, in the
+// offer's day-and-time window).
+func customerOffers(ctx context.Context, st customerOfferReader, businessID, customerID string, now time.Time, loc *time.Location) ([]CustomerOffer, error) {
+	all, err := st.AllOffers(ctx, businessID)
+	if err != nil {
+		return nil, err
+	}
+	coupons, err := st.CustomerCoupons(ctx, businessID, customerID)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(all))
+	for i, o := range all {
+		ids[i] = o.ID
+	}
+	periods := UsePeriods(now, loc)
+	facts, err := st.CustomerOfferFacts(ctx, customerID, ids, periods.names())
+	if err != nil {
+		return nil, err
+	}
+	list := CustomerOffersOf(all, coupons, facts, now, periods)
+	for i := range list {
+		list[i].Actions = []string{}
+		if list[i].CanGetCoupon(now) && list[i].InWindow(now, loc) {
+			list[i].Actions = append(list[i].Actions, IntentGetCoupon)
 		}
 	}
+	return list, nil
+}
+
+// CustomerOffersOf decides what one customer sees of a business's offers
+// (all, not deleted) at now, given the customer's coupons and part in the
+// offers (targets, uses in periods), oldest offer first: the offers active
+// and open to the customer (a targeted one only to its targets, a limited
+// one only until used in its period), and every other offer the customer
+// holds a coupon of that shows a state (CouponState).
+func CustomerOffersOf(all []Offer, coupons []Coupon, facts OfferFacts, now time.Time, periods OfferPeriods) []CustomerOffer {
+	byOffer := map[int64][]Coupon{}
+	for _, c := range coupons {
+		byOffer[c.OfferID] = append(byOffer[c.OfferID], c)
+	}
+	var out []CustomerOffer
+	for _, o := range all {
+		co := CustomerOffer{Offer: o, CouponTypeID: CouponState(byOffer[o.ID], now), IsTarget: facts.Targets[o.ID],
+			Used: facts.usedUp(o, periods)}
+		if co.CouponTypeID != 0 || (o.Active(now) && (!o.Targeted || co.IsTarget) && !co.Used) {
+			out = append(out, co)
+		}
+	}
+	return out
+}
+
+// CouponState is the state a customer's coupons of one offer show on the
+// offer at now: an available coupon's (the highest issued state among the
+// unexpired ones) while there is one, else a claimed one's (the highest
+// claimed state), else 0. An issued coupon that expired shows nothing.
+func CouponState(coupons []Coupon, now time.Time) int {
+	available, claimed := 0, 0
+	for _, c := range coupons {
+		switch {
+		case c.Available(now):
+			available = max(available, c.CouponTypeID)
+		case c.Claimed():
+			claimed = max(claimed, c.CouponTypeID)
+		}
+	}
+	if available != 0 {
+		return available
+	}
+	return claimed
+}
+
+// availableCoupons reads a customer's coupons and keeps those Available
+// at now, oldest first.
+func availableCoupons(ctx context.Context, st customerOfferReader, businessID, customerID string, now time.Time) ([]Coupon, error) {
+	list, err := st.CustomerCoupons(ctx, businessID, customerID)
+	return slices.DeleteFunc(list, func(c Coupon) bool { return !c.Available(now) }), err
 }
 
 // pageOf is the page q asks for of a list kept in memory.

@@ -1,6 +1,7 @@
 package loyalty
 
 import (
+	"context"
 	"slices"
 	"sync"
 	"time"
@@ -44,14 +45,22 @@ type FrequencyPeriod struct {
 	Period    string // the use period of that frequency (Offer.UsePeriod)
 }
 
+// names are the periods of p, one per limited frequency.
+func (p OfferPeriods) names() []string {
+	var out []string
+	for _, f := range p.ByFrequency() {
+		out = append(out, f.Period)
+	}
+	return out
+}
+
 // limitedFrequencies are the frequencies whose uses are counted, in the
 // order ByFrequency lists them.
 var limitedFrequencies = []int{OfferOnce, OfferDaily, OfferWeekly}
 
 // ByFrequency returns the use period of each limited frequency in p, one
-// per frequency, always in the same order: the table a store looks an
-// offer's use period up in. A frequency it does not list (none, or day
-// and time) counts no use.
+// per frequency, always in the same order. A frequency it does not list
+// (none, or day and time) counts no use.
 func (p OfferPeriods) ByFrequency() []FrequencyPeriod {
 	out := make([]FrequencyPeriod, len(limitedFrequencies))
 	for i, f := range limitedFrequencies {
@@ -119,4 +128,65 @@ func zoneOf(name string) *time.Location {
 	}
 	zones.Store(name, loc)
 	return loc
+}
+
+// OfferFacts are a customer's part in some offers: the offers whose
+// targets include the customer, and the use periods in which the
+// customer used each (OfferFinder.CustomerOfferFacts).
+type OfferFacts struct {
+	Targets map[int64]bool
+	Uses    map[int64][]string
+}
+
+// usedUp reports whether the customer used the limited offer o in the
+// period of its frequency in p.
+func (f OfferFacts) usedUp(o Offer, p OfferPeriods) bool {
+	return o.Limited() && slices.Contains(f.Uses[o.ID], o.period(p))
+}
+
+// ApplicableOffers decides which of a business's points offers (all, as
+// OfferFinder.PointsOffers reads them) apply to the reward e at its time,
+// e.CreatedAt, in the business's time zone loc: the offers active then
+// and in their day-and-time window, available at its branch (the main
+// branch when it names none), open to its customer (a targeted offer:
+// one of its targets) and not used up (a limited offer the customer used
+// in its period). It reads the customer's part in an offer only for the
+// offers that are targeted or limited, and the main branch only when an
+// offer is kept to some branches.
+func ApplicableOffers(ctx context.Context, offers OfferFinder, businessID string, all []Offer, e *Transaction, loc *time.Location) ([]Offer, error) {
+	var found []Offer
+	var ask []int64
+	branches := false
+	for _, o := range all {
+		if !o.Active(e.CreatedAt) || !o.InWindow(e.CreatedAt, loc) {
+			continue
+		}
+		found = append(found, o)
+		if o.Targeted || o.Limited() {
+			ask = append(ask, o.ID)
+		}
+		branches = branches || len(o.BranchIDs) > 0
+	}
+	if branches {
+		branch := e.BranchID
+		if branch == "" {
+			m, err := offers.MainBranch(ctx, businessID)
+			if err != nil {
+				return nil, err
+			}
+			branch = m.ID
+		}
+		found = slices.DeleteFunc(found, func(o Offer) bool { return !o.AvailableAt(branch) })
+	}
+	if len(ask) == 0 || len(found) == 0 {
+		return found, nil
+	}
+	periods := UsePeriods(e.CreatedAt, loc)
+	facts, err := offers.CustomerOfferFacts(ctx, e.CustomerID, ask, periods.names())
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(found, func(o Offer) bool {
+		return (o.Targeted && !facts.Targets[o.ID]) || facts.usedUp(o, periods)
+	}), nil
 }

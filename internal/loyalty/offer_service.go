@@ -130,14 +130,12 @@ func (s *OfferService) CustomerOffers(ctx context.Context, b Business, customerI
 	if err != nil {
 		return nil, 0, err
 	}
-	list, total, err := s.Store.CustomerOffers(ctx, b.ID, c.ID, now, UsePeriods(now, loc), q)
-	for i := range list {
-		list[i].Actions = []string{}
-		if list[i].CanGetCoupon(now) && list[i].InWindow(now, loc) {
-			list[i].Actions = append(list[i].Actions, IntentGetCoupon)
-		}
+	all, err := customerOffers(ctx, s.Store, b.ID, c.ID, now, loc)
+	if err != nil {
+		return nil, 0, err
 	}
-	return list, total, err
+	list := slices.DeleteFunc(all, func(co CustomerOffer) bool { return !co.matches(q.Filters) })
+	return pageOf(list, q), len(list), nil
 }
 
 // AvailableCoupons pages the coupons a customer can still claim.
@@ -146,7 +144,8 @@ func (s *OfferService) AvailableCoupons(ctx context.Context, b Business, custome
 	if err != nil {
 		return nil, 0, err
 	}
-	return s.Store.AvailableCoupons(ctx, b.ID, c.ID, s.Store.Now(), q)
+	list, err := availableCoupons(ctx, s.Store, b.ID, c.ID, s.Store.Now())
+	return pageOf(list, q), len(list), err
 }
 
 // customer reads an active customer of the business named by a path id.

@@ -47,13 +47,18 @@ type TransactionTx interface {
 	Try(ctx context.Context, fn func() error) error
 }
 
-// OfferFinder finds the offers a reward earns with.
+// OfferFinder reads what the offers a reward earns with are decided from
+// (ApplicableOffers).
 type OfferFinder interface {
-	// PointsOffers returns the multiplier and bonus offers active at a time
-	// that apply to a reward of customerID at branchID ("" for none),
-	// leaving out the limited offers the customer used in their period of
-	// used (Offer.Limited).
-	PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time, used OfferPeriods) ([]Offer, error)
+	// PointsOffers returns every multiplier and bonus-points offer of the
+	// business that is not deleted, with its branches (not its targets).
+	PointsOffers(ctx context.Context, businessID string) ([]Offer, error)
+	// CustomerOfferFacts returns, of the offers offerIDs, the ones whose
+	// targets include the customer and the periods among periods in
+	// which the customer used each.
+	CustomerOfferFacts(ctx context.Context, customerID string, offerIDs []int64, periods []string) (OfferFacts, error)
+	// MainBranch returns the business's main branch.
+	MainBranch(ctx context.Context, businessID string) (Branch, error)
 }
 
 // TransactionReader reads the ledger.

@@ -109,20 +109,11 @@ func (s *UserService) Offers(ctx context.Context, userID string, ms []Membership
 		if err != nil {
 			return nil, err
 		}
-		loc := zoneOf(rules.TimeZone)
-		list, err := allPages(func(q ListQuery) ([]CustomerOffer, int, error) {
-			return s.Store.CustomerOffers(ctx, m.Business.ID, userID, now, UsePeriods(now, loc), q)
-		})
+		list, err := customerOffers(ctx, s.Store, m.Business.ID, userID, now, zoneOf(rules.TimeZone))
 		if err != nil {
 			return nil, err
 		}
-		for _, co := range list {
-			co.Actions = []string{}
-			if co.CanGetCoupon(now) && co.InWindow(now, loc) {
-				co.Actions = append(co.Actions, IntentGetCoupon)
-			}
-			out = append(out, co)
-		}
+		out = append(out, list...)
 	}
 	return out, nil
 }
@@ -149,9 +140,7 @@ func (s *UserService) Coupons(ctx context.Context, userID string, ms []Membershi
 	now := s.Store.Now()
 	var out []Coupon
 	for _, m := range ms {
-		list, err := allPages(func(q ListQuery) ([]Coupon, int, error) {
-			return s.Store.AvailableCoupons(ctx, m.Business.ID, userID, now, q)
-		})
+		list, err := availableCoupons(ctx, s.Store, m.Business.ID, userID, now)
 		if err != nil {
 			return nil, err
 		}

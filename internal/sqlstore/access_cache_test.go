@@ -282,10 +282,19 @@ func TestTokenLookupCacheEndedByAccessChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, b := lookup(); !b.Loaded.HasPointsOffers {
-			t.Error("after creating a points offer: HasPointsOffers false")
+		if _, b := lookup(); !b.Loaded.HasPointsOffers || !b.Loaded.OffersRead || len(b.Loaded.PointsOffers) != 1 {
+			t.Errorf("after creating a points offer: HasPointsOffers %v, offers read %v: %+v", b.Loaded.HasPointsOffers,
+				b.Loaded.OffersRead, b.Loaded.PointsOffers)
 		}
 		id := strconv.FormatInt(o.ID, 10)
+		// The offers read with the business are the ones a reward decides
+		// from: a change of one ends them too.
+		if _, err := offers.Update(ctx, b, id, loyalty.OfferInput{Points: loyalty.Some(int64(25))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, b := lookup(); len(b.Loaded.PointsOffers) != 1 || b.Loaded.PointsOffers[0].Points != 25 {
+			t.Errorf("after changing the offer's points: %+v", b.Loaded.PointsOffers)
+		}
 		if _, err := offers.Update(ctx, b, id, loyalty.OfferInput{Enabled: loyalty.Some(false)}); err != nil {
 			t.Fatal(err)
 		}

@@ -81,8 +81,17 @@ func (t *tx) UpdateBranch(ctx context.Context, b *loyalty.Branch) error {
 
 // MainBranch returns the main branch of a business.
 func (t *tx) MainBranch(ctx context.Context, businessID string) (loyalty.Branch, error) {
+	return mainBranch(ctx, t.Tx, businessID)
+}
+
+// MainBranch is tx.MainBranch outside a transaction.
+func (d *DB) MainBranch(ctx context.Context, businessID string) (loyalty.Branch, error) {
+	return mainBranch(ctx, d.db, businessID)
+}
+
+func mainBranch(ctx context.Context, q querier, businessID string) (loyalty.Branch, error) {
 	var b loyalty.Branch
-	err := t.QueryRowContext(ctx, `SELECT id, business_id, name, web_site, is_main FROM branches WHERE business_id = $1 AND is_main`,
+	err := q.QueryRowContext(ctx, `SELECT id, business_id, name, web_site, is_main FROM branches WHERE business_id = $1 AND is_main`,
 		businessID).Scan(&b.ID, &b.BusinessID, &b.Name, &b.WebSite, &b.IsMain)
 	if err == sql.ErrNoRows {
 		return b, loyalty.Errorf(loyalty.ENotFound, "Branch not found.")

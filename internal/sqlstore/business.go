@@ -237,7 +237,24 @@ func (d *DB) BusinessWithRules(ctx context.Context, id string) (loyalty.Business
 	} else if err != nil {
 		return loyalty.Business{}, dbError(err)
 	}
-	return *l.business(), nil
+	b := *l.business()
+	return b, loadOffers(ctx, d.db, &b)
+}
+
+// loadOffers reads the points offers of a business read with its state,
+// when it has any (loyalty.BusinessState.PointsOffers): a token lookup
+// keeps them as long as the rest (accessCache), and every change of an
+// offer ends it.
+func loadOffers(ctx context.Context, q querier, b *loyalty.Business) error {
+	if b.Loaded == nil || !b.Loaded.HasPointsOffers {
+		return nil
+	}
+	offers, err := pointsOffers(ctx, q, b.ID)
+	if err != nil {
+		return err
+	}
+	b.Loaded.PointsOffers, b.Loaded.OffersRead = offers, true
+	return nil
 }
 
 // ApplicationKey returns the live Application Key of a business.

@@ -46,7 +46,7 @@ func TestCouponStatesAsTheDomainNamesThem(t *testing.T) {
 
 		available := func() []int64 {
 			t.Helper()
-			list, _, err := db.AvailableCoupons(ctx, b.ID, c.ID, start, loyalty.ListQuery{Page: 1, PerPage: 100})
+			list, _, err := offers.AvailableCoupons(ctx, b, c.ID, loyalty.ListQuery{Page: 1, PerPage: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,7 +58,7 @@ func TestCouponStatesAsTheDomainNamesThem(t *testing.T) {
 		}
 		states := func() map[string]int {
 			t.Helper()
-			list, _, err := db.CustomerOffers(ctx, b.ID, c.ID, start, loyalty.UsePeriods(start, time.UTC), loyalty.ListQuery{Page: 1, PerPage: 100})
+			list, _, err := offers.CustomerOffers(ctx, b, c.ID, loyalty.ListQuery{Page: 1, PerPage: 100})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -206,6 +206,9 @@ func (d *DB) access(ctx context.Context, accessHash []byte, appKey string, withB
 	var b loyalty.Business
 	if lb := l.business(); lb != nil {
 		b = *lb
+		if err := loadOffers(ctx, d.db, &b); err != nil {
+			return t, loyalty.Business{}, err
+		}
 	}
 	return t, b, nil
 }

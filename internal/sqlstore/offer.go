@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -125,40 +124,46 @@ func offerByID(ctx context.Context, q querier, businessID string, id int64) (loy
 	return list[0], dbError(rows.Err())
 }
 
-// PointsOffers returns the active multiplier and bonus-points offers that
-// apply at a time to a reward of customerID at branchID (the main branch
-// when ""), leaving out a limited offer the customer has used in the
-// period of used its frequency names (once ever: ""). Every
-// condition is an index lookup: the offers by (business_id, type_id), the
-// targets, branches and uses by their primary keys.
-func (t *tx) PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time, used loyalty.OfferPeriods) ([]loyalty.Offer, error) {
-	return pointsOffers(ctx, t.Tx, businessID, customerID, branchID, at, used)
+// PointsOffers returns every multiplier and bonus-points offer of a
+// business that is not deleted, oldest first, with its branches (not its
+// targets): the offers the domain decides a reward's from
+// (loyalty.ApplicableOffers). One index range, offers by (business_id,
+// type_id), and the branches of those offers by their primary key.
+func (t *tx) PointsOffers(ctx context.Context, businessID string) ([]loyalty.Offer, error) {
+	return pointsOffers(ctx, t.Tx, businessID)
 }
 
 // PointsOffers is tx.PointsOffers outside a transaction.
-func (d *DB) PointsOffers(ctx context.Context, businessID, customerID, branchID string, at time.Time, used loyalty.OfferPeriods) ([]loyalty.Offer, error) {
-	return pointsOffers(ctx, d.db, businessID, customerID, branchID, at, used)
+func (d *DB) PointsOffers(ctx context.Context, businessID string) ([]loyalty.Offer, error) {
+	return pointsOffers(ctx, d.db, businessID)
 }
 
-func pointsOffers(ctx context.Context, q querier, businessID, customerID, branchID string, at time.Time, used loyalty.OfferPeriods) ([]loyalty.Offer, error) {
-	at = at.UTC()
-	period, args := usePeriod("o", used, []any{businessID, at, at, customerID, branchID, businessID, customerID})
-	types, args := placeholders(args, loyalty.PointsOfferTypes())
+// AllOffers returns every offer of a business that is not deleted, oldest
+// first, with its branches (not its targets).
+func (d *DB) AllOffers(ctx context.Context, businessID string) ([]loyalty.Offer, error) {
+	return liveOffers(ctx, d.db, businessID, nil)
+}
+
+func pointsOffers(ctx context.Context, q querier, businessID string) ([]loyalty.Offer, error) {
+	return liveOffers(ctx, q, businessID, loyalty.PointsOfferTypes())
+}
+
+// liveOffers reads the offers of a business that are not deleted, of the
+// given types (nil: of every type), with their branches.
+func liveOffers(ctx context.Context, q querier, businessID string, types []int) ([]loyalty.Offer, error) {
+	where, args := "", []any{businessID}
+	if types != nil {
+		var list string
+		list, args = placeholders(args, types)
+		where = ` AND o.type_id IN (` + list + `)`
+	}
 	rows, err := q.QueryContext(ctx, `SELECT `+offerColumns+` FROM offers o
-		WHERE o.business_id = $1 AND o.type_id IN (`+types+`) AND o.enabled AND o.deleted_at IS NULL
-		AND o.starts_at <= $2 AND (o.expires_at IS NULL OR o.expires_at > $3)
-		AND (NOT o.targeted OR EXISTS (SELECT 1 FROM offer_targets ot WHERE ot.offer_id = o.id AND ot.customer_id = $4))
-		AND (NOT EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id)
-		     OR EXISTS (SELECT 1 FROM offer_branches ob WHERE ob.offer_id = o.id AND ob.branch_id =
-		        COALESCE(NULLIF($5, ''), (SELECT m.id FROM branches m WHERE m.business_id = $6 AND m.is_main))))
-		AND NOT EXISTS (SELECT 1 FROM offer_uses u WHERE u.offer_id = o.id AND u.customer_id = $7
-		     AND u.period = `+period+`)
-		ORDER BY o.id`, args...)
+		WHERE o.business_id = $1`+where+` AND o.deleted_at IS NULL ORDER BY o.id`, args...)
 	if err != nil {
 		return nil, dbError(err)
 	}
 	defer rows.Close()
-	var out []loyalty.Offer
+	out := []loyalty.Offer{}
 	for rows.Next() {
 		o, err := scanOffer(rows)
 		if err != nil {
@@ -166,7 +171,57 @@ func pointsOffers(ctx context.Context, q querier, businessID, customerID, branch
 		}
 		out = append(out, o)
 	}
-	return out, dbError(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, dbError(err)
+	}
+	rows.Close()
+	return out, withOfferLinks(ctx, q, out, false)
+}
+
+// CustomerOfferFacts reads what a customer's part in some offers is: which
+// of them name the customer among their targets, and in which of periods
+// the customer used each. Both by primary key.
+func (t *tx) CustomerOfferFacts(ctx context.Context, customerID string, offerIDs []int64, periods []string) (loyalty.OfferFacts, error) {
+	return customerOfferFacts(ctx, t.Tx, customerID, offerIDs, periods)
+}
+
+// CustomerOfferFacts is tx.CustomerOfferFacts outside a transaction.
+func (d *DB) CustomerOfferFacts(ctx context.Context, customerID string, offerIDs []int64, periods []string) (loyalty.OfferFacts, error) {
+	return customerOfferFacts(ctx, d.db, customerID, offerIDs, periods)
+}
+
+func customerOfferFacts(ctx context.Context, q querier, customerID string, offerIDs []int64, periods []string) (loyalty.OfferFacts, error) {
+	facts := loyalty.OfferFacts{Targets: map[int64]bool{}, Uses: map[int64][]string{}}
+	if len(offerIDs) == 0 {
+		return facts, nil
+	}
+	args := []any{customerID}
+	ids, args := placeholders(args, offerIDs)
+	uses := "SELECT offer_id, period FROM offer_uses WHERE 1 = 0"
+	if len(periods) > 0 {
+		var in string
+		in, args = placeholders(args, periods)
+		uses = `SELECT offer_id, period FROM offer_uses WHERE customer_id = $1 AND offer_id IN (` + ids + `) AND period IN (` + in + `)`
+	}
+	rows, err := q.QueryContext(ctx, `SELECT offer_id, NULL FROM offer_targets WHERE customer_id = $1 AND offer_id IN (`+ids+`)
+		UNION ALL `+uses, args...)
+	if err != nil {
+		return facts, dbError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var period sql.NullString
+		if err := rows.Scan(&id, &period); err != nil {
+			return facts, dbError(err)
+		}
+		if period.Valid {
+			facts.Uses[id] = append(facts.Uses[id], period.String)
+		} else {
+			facts.Targets[id] = true
+		}
+	}
+	return facts, dbError(rows.Err())
 }
 
 // withOfferLinks loads the branches, and the targets when asked, of offers.
@@ -280,21 +335,6 @@ func (t *tx) UseOffer(ctx context.Context, offerID int64, customerID, period str
 	}
 	n, err := res.RowsAffected()
 	return n == 1, dbError(err)
-}
-
-// usePeriod is the SQL of the period in which a use of the offer aliased
-// o counts: the domain's period of its frequency (OfferPeriods.ByFrequency),
-// looked up among parameters it appends to args; NULL (no use counts) for
-// a frequency the domain does not list.
-func usePeriod(o string, periods loyalty.OfferPeriods, args []any) (string, []any) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "(CASE %s.frequency", o)
-	for _, p := range periods.ByFrequency() {
-		args = append(args, p.Frequency, p.Period)
-		fmt.Fprintf(&b, " WHEN $%d THEN $%d", len(args)-1, len(args))
-	}
-	b.WriteString(" END)")
-	return b.String(), args
 }
 
 // encodeDays writes the weekdays of a day-and-time offer as "1,2,5".

@@ -63,8 +63,8 @@ func TestOfferUsesCountInTheirFrequencysPeriod(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			periods := loyalty.UsePeriods(now, time.UTC)
-			list, _, err := db.CustomerOffers(ctx, b.ID, c.ID, now, periods, loyalty.ListQuery{Page: 1, PerPage: 100})
+			setClock(db, now)
+			list, _, err := offers.CustomerOffers(ctx, b, c.ID, loyalty.ListQuery{Page: 1, PerPage: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +74,11 @@ func TestOfferUsesCountInTheirFrequencysPeriod(t *testing.T) {
 					coupons = append(coupons, co.Title)
 				}
 			}
-			points, err := db.PointsOffers(ctx, b.ID, c.ID, "", now, periods)
+			all, err := db.PointsOffers(ctx, b.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			points, err := loyalty.ApplicableOffers(ctx, db, b.ID, all, &loyalty.Transaction{CustomerID: c.ID, CreatedAt: now}, time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}

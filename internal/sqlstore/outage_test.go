@@ -192,11 +192,11 @@ func TestOutageEveryRead(t *testing.T) {
 		"BranchPage": func() error { _, _, err := db.BranchPage(ctx, b.BusinessID, q); return err },
 		"Offer":      func() error { _, err := db.Offer(ctx, b.BusinessID, 1); return err },
 		"Offers":     func() error { _, _, err := db.Offers(ctx, b.BusinessID, q); return err },
-		"CustomerOffers": func() error {
-			_, _, err := db.CustomerOffers(ctx, b.BusinessID, c.ID, now, loyalty.OfferPeriods{}, q)
+		"AllOffers": func() error {
+			_, err := db.AllOffers(ctx, b.BusinessID)
 			return err
 		},
-		"AvailableCoupons":     func() error { _, _, err := db.AvailableCoupons(ctx, b.BusinessID, c.ID, now, q); return err },
+		"CustomerCoupons":      func() error { _, err := db.CustomerCoupons(ctx, b.BusinessID, c.ID); return err },
 		"Customer":             func() error { _, err := db.Customer(ctx, b.BusinessID, c.ID); return err },
 		"Customers":            func() error { _, _, err := db.Customers(ctx, b.BusinessID, q); return err },
 		"Rules":                func() error { _, err := db.Rules(ctx, biz); return err },
@@ -212,10 +212,12 @@ func TestOutageEveryRead(t *testing.T) {
 		"AccessForKey":         func() error { _, err := db.AccessForKey(ctx, hash, b.ApplicationKey); return err },
 		"AccessWithBusiness":   func() error { _, _, err := db.AccessWithBusiness(ctx, hash, b.ApplicationKey); return err },
 		"Refresh":              func() error { _, err := db.Refresh(ctx, hash); return err },
-		"PointsOffers": func() error {
-			_, err := db.PointsOffers(ctx, b.BusinessID, c.ID, "", now, loyalty.OfferPeriods{})
+		"PointsOffers":         func() error { _, err := db.PointsOffers(ctx, b.BusinessID); return err },
+		"CustomerOfferFacts": func() error {
+			_, err := db.CustomerOfferFacts(ctx, c.ID, []int64{1}, []string{""})
 			return err
 		},
+		"MainBranch":          func() error { _, err := db.MainBranch(ctx, b.BusinessID); return err },
 		"CouponByID":          func() error { _, err := db.CouponByID(ctx, b.BusinessID, 1); return err },
 		"ReferralPrograms":    func() error { _, err := db.ReferralPrograms(ctx, b.BusinessID); return err },
 		"ReferralProgramByID": func() error { _, err := db.ReferralProgramByID(ctx, 1); return err },
