@@ -142,6 +142,8 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 		offer := catID(a.catData(t, http.MethodPost, "/offers", map[string]any{"type_id": 3, "title": "Bonus", "points": 5}))
 		reward := catID(a.catData(t, http.MethodPost, "/rewards", map[string]any{"kind": "catalog_item", "title": "Mug", "points": 90}))
 		card := catID(a.catData(t, http.MethodPost, "/giftcards", map[string]any{"title": "Card", "discount_value": 25, "real_value": 20}))
+		product := catID(a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Scone", "product_sku": "SC-1"}))
+		category := catID(a.catData(t, http.MethodPost, "/product-categories", map[string]any{"name": "Bakery"}))
 		tier := a.do(t, http.MethodPost, "/tiers", map[string]any{"tier_levels": []any{tierLvl("A", 1, 0, 0)}}).tierOf(t)
 		prog := a.do(t, http.MethodPost, "/referral-programs", map[string]any{"cond_min_amount": 1, "referee_earns": 1,
 			"referer_earns": 1, "expires_in": 30}).programOf(t)
@@ -178,6 +180,10 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/rewards/{id}":                      {a, "/rewards/" + reward},
 			"/giftcards":                         {a, "/giftcards"},
 			"/giftcards/{id}":                    {a, "/giftcards/" + card},
+			"/products":                          {a, "/products"},
+			"/products/{id}":                     {a, "/products/" + product},
+			"/product-categories":                {a, "/product-categories"},
+			"/product-categories/{id}":           {a, "/product-categories/" + category},
 			"/tiers":                             {a, "/tiers"},
 			"/tiers/{id}":                        {a, tierPath(tier.ID)},
 			"/referral-programs":                 {a, "/referral-programs"},

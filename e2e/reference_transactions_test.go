@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -87,15 +88,23 @@ func without(t *testing.T, body string, fields []string, amend map[string]any) s
 	return string(mustJSON(m))
 }
 
-// at returns the value at a dotted path of a JSON object.
+// at returns the value at a dotted path of a JSON object (a number
+// indexes an array).
 func at(m map[string]any, path string) any {
 	var v any = m
 	for _, p := range strings.Split(path, ".") {
-		obj, ok := v.(map[string]any)
-		if !ok {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[p]
+		case []any: // a number indexes an array: "data.0.id"
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
 			return nil
 		}
-		v = obj[p]
 	}
 	return v
 }

@@ -25,8 +25,11 @@ const maxBody = 1 << 20
 // Every JSON body of both APIs comes through here, so no text reaches the
 // services that the decoder altered or that one database would refuse
 // (PostgreSQL, SQLSTATE 22021) and the other keep (SQLite).
-func decodeBody(r *http.Request, v any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+func decodeBody(r *http.Request, v any) error { return decodeBodyUpTo(r, v, maxBody) }
+
+// decodeBodyUpTo is decodeBody for a body of up to limit bytes.
+func decodeBodyUpTo(r *http.Request, v any, limit int64) error {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	var me *http.MaxBytesError
 	switch {
 	case errors.As(err, &me):
@@ -34,11 +37,16 @@ func decodeBody(r *http.Request, v any) error {
 	case err != nil:
 		return loyalty.Errorf(loyalty.EBadRequest, "The body could not be read.")
 	}
+	return decodeJSON(body, v)
+}
+
+// decodeJSON is decodeBody's reading of a body already read.
+func decodeJSON(body []byte, v any) error {
 	if err := jsonTextError(body); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	err = dec.Decode(v)
+	err := dec.Decode(v)
 	if err == nil && dec.More() {
 		return loyalty.Errorf(loyalty.EBadRequest, "The body must hold one JSON object and nothing after it.")
 	}

@@ -77,6 +77,17 @@ func (s *Server) routes() {
 	m.Handle("GET /giftcards/{id}", s.business(s.getGiftcard))
 	m.Handle("PUT /giftcards/{id}", s.business(s.updateGiftcard))
 	m.Handle("DELETE /giftcards/{id}", s.business(s.deleteGiftcard))
+	m.Handle("GET /products", s.business(s.listProducts))
+	m.Handle("POST /products", s.business(s.createProduct))
+	m.Handle("POST /products/batch", s.business(s.batchProducts))
+	m.Handle("GET /products/{id}", s.business(s.getProduct))
+	m.Handle("PUT /products/{id}", s.business(s.updateProduct))
+	m.Handle("DELETE /products/{id}", s.business(s.deleteProduct))
+	m.Handle("GET /product-categories", s.business(s.listCategories))
+	m.Handle("POST /product-categories", s.business(s.saveCategory))
+	m.Handle("GET /product-categories/{id}", s.business(s.getCategory))
+	m.Handle("PUT /product-categories/{id}", s.business(s.saveCategory))
+	m.Handle("DELETE /product-categories/{id}", s.business(s.deleteCategory))
 
 	// Business API: tier and referral programs.
 	m.Handle("GET /tiers", s.business(s.listTiers))

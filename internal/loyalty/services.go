@@ -14,6 +14,7 @@ type Services struct {
 	Offers           *OfferService
 	Rewards          *RewardService
 	Giftcards        *GiftcardService
+	Products         *ProductService
 	Users            *UserService
 	Events           *EventService
 	Imports          *ImportService // set by whoever has an ImportBackend (the app)
@@ -52,6 +53,7 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		Offers:           &OfferService{Store: store},
 		Rewards:          &RewardService{Store: store},
 		Giftcards:        &GiftcardService{Store: store},
+		Products:         &ProductService{Store: store},
 		Users: &UserService{Store: store, Customers: customers, Hash: opt.Hash, Notify: opt.Notify,
 			ResetURL: opt.ResetURL},
 		Events:   &EventService{Store: store},
@@ -131,6 +133,9 @@ func (s Services) viewed(v storeView) Services {
 	}
 	if s.Giftcards != nil {
 		out.Giftcards = &GiftcardService{Store: viewOf(s.Giftcards.Store, v)}
+	}
+	if s.Products != nil {
+		out.Products = &ProductService{Store: viewOf(s.Products.Store, v)}
 	}
 	if s.Users != nil {
 		u := *s.Users

@@ -13,6 +13,7 @@ type Store interface {
 	ReferralReader
 	TransactionReader
 	CatalogReader
+	ProductReader
 	TierReader
 	UserReader
 	EventStore
@@ -51,6 +52,7 @@ type Tx interface {
 	TransactionTx
 	TransactionDetailsTx
 	CatalogTx
+	ProductTx
 	TierTx
 	TierKeepTx
 	UserTx

@@ -1,0 +1,160 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// TestReferenceProducts replays rest_products.apib's create example (its
+// branch ids replaced by the business's own) and reads the product back
+// as the reference shows it; then what a back office does with products:
+// categories and tags, SKUs that name one live product, updates, deletes,
+// refusals named by field, and the wall between businesses.
+func TestReferenceProducts(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		main := a.catList(t, "/branches").Data[0]["id"].(string)
+		down := a.catData(t, http.MethodPost, "/branches", map[string]any{"name": "Downtown"})["id"].(string)
+
+		example := `{
+		    "promote_flag": 1,
+		    "product_sku": "AB1234",
+		    "product_actual_price": 10.50,
+		    "product_real_price": 10.50,
+		    "product_languages": [{"language_id": 1, "product_title": "Product A", "product_description": "Product A description.",
+		        "product_terms_conditions": "Product A terms and conditions.", "product_link": "https://example.com/some-product-link"}],
+		    "available_at_branches": [{"id": "` + main + `"}, {"id": "` + down + `"}],
+		    "images": [{"original": "https://www.kangaroorewards.com/photos/image.png",
+		        "large": "https://www.kangaroorewards.com/photos/image1.png",
+		        "medium": "https://www.kangaroorewards.com/photos/image2.png",
+		        "thumbnail": "https://www.kangaroorewards.com/photos/image3.png"}]
+		}`
+		p := a.replay(t, "POST", "/products", example).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		wantAt(t, p, "title", "Product A", "description", "Product A description.", "product_sku", "AB1234",
+			"actual_price", 10.5, "real_price", 10.5, "terms_conditions", "Product A terms and conditions.",
+			"link", "https://example.com/some-product-link", "promote_flag", 1.0, "category_id", nil,
+			"product_languages.0.language_id", 1.0, "product_languages.0.title", "Product A",
+			"product_languages.0.language.abbreviation", "en", "product_languages.0.language.name", "English",
+			"images.0.large", "https://www.kangaroorewards.com/photos/image1.png")
+		if fmt.Sprint(p["branches"]) != fmt.Sprint([]any{main, down}) && fmt.Sprint(p["branches"]) != fmt.Sprint([]any{down, main}) {
+			t.Errorf("branches %v, want the two sent", p["branches"])
+		}
+		id := catID(p)
+		wantAt(t, a.replay(t, "GET", "/products", "").want(t, http.StatusOK).obj(t), "data.0.product_sku", "AB1234")
+		wantAt(t, a.catData(t, http.MethodGet, "/products/"+id, nil), "title", "Product A", "product_sku", "AB1234")
+
+		// A category and tags; our own title; a filter by SKU and category.
+		cat := a.catData(t, http.MethodPost, "/product-categories", map[string]any{"name": " Pastries "})
+		wantAt(t, cat, "name", "Pastries")
+		croissant := a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Croissant", "product_sku": "CR-01",
+			"product_actual_price": 2.40, "category_id": cat["id"], "tags": []string{"bakery", " Vegan ", "bakery"}})
+		wantAt(t, croissant, "category_id", cat["id"], "promote_flag", 0.0)
+		if fmt.Sprint(croissant["tags"]) != "[bakery Vegan]" {
+			t.Errorf("tags %v, want [bakery Vegan]", croissant["tags"])
+		}
+		if l := a.catList(t, "/products?category_id=eq|"+catID(cat)); l.catTotal() != 1 || l.Data[0]["product_sku"] != "CR-01" {
+			t.Errorf("by category: %+v", l)
+		}
+		if l := a.catList(t, "/products?product_sku=eq|AB1234"); l.catTotal() != 1 || catID(l.Data[0]) != id {
+			t.Errorf("by SKU: %+v", l)
+		}
+
+		// Refusals name their field and write nothing.
+		for field, body := range map[string]map[string]any{
+			"product_sku":           {"title": "Dup", "product_sku": "AB1234"},
+			"title":                 {"product_sku": "NT-1"},
+			"product_actual_price":  {"title": "x", "product_actual_price": -1},
+			"category_id":           {"title": "x", "category_id": 999999},
+			"promote_flag":          {"title": "x", "promote_flag": 2},
+			"tags.0":                {"title": "x", "tags": []string{" "}},
+			"available_at_branches": {"title": "x", "available_at_branches": []any{}},
+		} {
+			a.do(t, http.MethodPost, "/products", body).wantFields(t, field)
+		}
+		a.do(t, http.MethodPost, "/products", map[string]any{"title": "x", "product_sku": "ab"}).wantFields(t, "product_sku")
+		a.do(t, http.MethodPost, "/products", map[string]any{"title": "x", "product_real_price": "1"}).wantFields(t, "product_real_price")
+		a.do(t, http.MethodPost, "/products", map[string]any{"title": "x", "product_languages": []map[string]any{{"language_id": 9}}}).
+			wantFields(t, "product_languages.0.language_id")
+		if l := a.catList(t, "/products"); l.catTotal() != 2 {
+			t.Fatalf("after the refusals %d products, want 2", l.catTotal())
+		}
+
+		// PUT changes what it sends; a SKU moves only to a free one.
+		up := a.catData(t, http.MethodPut, "/products/"+id, map[string]any{"product_actual_price": 9.90, "category_id": cat["id"]})
+		wantAt(t, up, "actual_price", 9.9, "real_price", 10.5, "title", "Product A", "category_id", cat["id"])
+		a.do(t, http.MethodPut, "/products/"+id, map[string]any{"product_sku": "CR-01"}).wantFields(t, "product_sku")
+		a.do(t, http.MethodPut, "/products/abc", map[string]any{}).wantError(t, http.StatusBadRequest)
+		a.do(t, http.MethodPut, "/products/999999", map[string]any{}).wantError(t, http.StatusNotFound)
+
+		// Deleting the category uncategorises its products; deleting a
+		// product frees its SKU.
+		a.do(t, http.MethodDelete, "/product-categories/"+catID(cat), nil).want(t, http.StatusNoContent)
+		if got := a.catData(t, http.MethodGet, "/products/"+id, nil)["category_id"]; got != nil {
+			t.Errorf("a product of a deleted category has category_id %v", got)
+		}
+		a.get(t, "/product-categories/"+catID(cat)).wantError(t, http.StatusNotFound)
+		a.do(t, http.MethodDelete, "/products/"+catID(croissant), nil).want(t, http.StatusNoContent)
+		a.get(t, "/products/"+catID(croissant)).wantError(t, http.StatusNotFound)
+		a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Croissant again", "product_sku": "CR-01"})
+
+		// Another business sees none of it and may use the same SKUs.
+		o := e.owner(t, e.newBusiness(t, "Other Shop"))
+		if l := o.catList(t, "/products"); l.catTotal() != 0 {
+			t.Errorf("another business lists %d products", l.catTotal())
+		}
+		o.get(t, "/products/"+id).wantError(t, http.StatusNotFound)
+		o.catData(t, http.MethodPost, "/products", map[string]any{"title": "Theirs", "product_sku": "AB1234"})
+	})
+}
+
+// TestProductBatch: POST /products/batch creates or updates up to 1,000
+// products by SKU in one transaction; one refusal, named by its place,
+// refuses the whole batch.
+func TestProductBatch(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Old name", "product_sku": "SKU-0001", "tags": []string{"keep"}})
+
+		items := make([]map[string]any, 1000)
+		for i := range items {
+			items[i] = map[string]any{"product_sku": fmt.Sprintf("SKU-%04d", i+1), "title": fmt.Sprintf("Item %d", i+1),
+				"product_actual_price": 1.25}
+		}
+		var out struct {
+			Data []map[string]any
+			Meta map[string]float64
+		}
+		a.do(t, http.MethodPost, "/products/batch", map[string]any{"products": items}).want(t, http.StatusOK).decode(t, &out)
+		if len(out.Data) != 1000 || out.Meta["created"] != 999 || out.Meta["updated"] != 1 {
+			t.Fatalf("batch: %d products, meta %v; want 1000, 999 created and 1 updated", len(out.Data), out.Meta)
+		}
+		first := out.Data[0]
+		wantAt(t, first, "product_sku", "SKU-0001", "title", "Item 1", "actual_price", 1.25)
+		if fmt.Sprint(first["tags"]) != "[keep]" {
+			t.Errorf("the updated product's tags %v: a batch changes only the fields sent", first["tags"])
+		}
+		if l := a.catList(t, "/products?per_page=1"); l.catTotal() != 1000 {
+			t.Fatalf("%d products after the batch, want 1000", l.catTotal())
+		}
+
+		// One bad product refuses the batch; nothing of it is written.
+		bad := []map[string]any{{"product_sku": "NEW-1", "title": "New"}, {"product_sku": "NEW-2", "title": "x",
+			"product_actual_price": -5}, {"title": "no sku"}, {"product_sku": "NEW-1", "title": "twice"}}
+		a.do(t, http.MethodPost, "/products/batch", map[string]any{"products": bad[:2]}).wantFields(t, "products.1.product_actual_price")
+		a.do(t, http.MethodPost, "/products/batch", map[string]any{"products": bad[2:3]}).wantFields(t, "products.0.product_sku")
+		a.do(t, http.MethodPost, "/products/batch", map[string]any{"products": []map[string]any{bad[0], bad[3]}}).
+			wantFields(t, "products.1.product_sku")
+		a.do(t, http.MethodPost, "/products/batch", map[string]any{"products": []any{map[string]any{"product_sku": 5}}}).
+			wantFields(t, "products.0.product_sku")
+		if l := a.catList(t, "/products?product_sku=eq|NEW-1"); l.catTotal() != 0 {
+			t.Errorf("a refused batch wrote %d products", l.catTotal())
+		}
+		a.do(t, http.MethodPost, "/products/batch", map[string]any{"products": []any{}}).wantFields(t, "products")
+		a.do(t, http.MethodPost, "/products/batch", map[string]any{}).wantFields(t, "products")
+		many := append(items, map[string]any{"product_sku": "SKU-1001", "title": "one too many"})
+		a.do(t, http.MethodPost, "/products/batch", map[string]any{"products": many}).wantFields(t, "products")
+	})
+}
