@@ -1716,6 +1716,7 @@ func (e WebhookWithSecretDisabledReason) Valid() bool {
 // Defines values for StartImportJSONBodyType.
 const (
 	StartImportJSONBodyTypeCustomers    StartImportJSONBodyType = "customers"
+	StartImportJSONBodyTypeProducts     StartImportJSONBodyType = "products"
 	StartImportJSONBodyTypeTransactions StartImportJSONBodyType = "transactions"
 )
 
@@ -1723,6 +1724,8 @@ const (
 func (e StartImportJSONBodyType) Valid() bool {
 	switch e {
 	case StartImportJSONBodyTypeCustomers:
+		return true
+	case StartImportJSONBodyTypeProducts:
 		return true
 	case StartImportJSONBodyTypeTransactions:
 		return true
@@ -1734,6 +1737,7 @@ func (e StartImportJSONBodyType) Valid() bool {
 // Defines values for UploadImportMultipartBodyType.
 const (
 	UploadImportMultipartBodyTypeCustomers    UploadImportMultipartBodyType = "customers"
+	UploadImportMultipartBodyTypeProducts     UploadImportMultipartBodyType = "products"
 	UploadImportMultipartBodyTypeTransactions UploadImportMultipartBodyType = "transactions"
 )
 
@@ -1741,6 +1745,8 @@ const (
 func (e UploadImportMultipartBodyType) Valid() bool {
 	switch e {
 	case UploadImportMultipartBodyTypeCustomers:
+		return true
+	case UploadImportMultipartBodyTypeProducts:
 		return true
 	case UploadImportMultipartBodyTypeTransactions:
 		return true

@@ -20,7 +20,8 @@ import (
 // is the report of the rows in error as CSV.
 
 // importTypeNames are the reference platform's names of the import kinds.
-var importTypeNames = map[string]string{loyalty.ImportTransactions: "Transaction Import", loyalty.ImportCustomers: "Customer Import"}
+var importTypeNames = map[string]string{loyalty.ImportTransactions: "Transaction Import", loyalty.ImportCustomers: "Customer Import",
+	loyalty.ImportProducts: "Product Import"}
 
 type importTotalsJSON struct {
 	TotalRecords int64 `json:"total_records"`

@@ -17,10 +17,11 @@ import "time"
 const (
 	ImportCustomers    = "customers"
 	ImportTransactions = "transactions"
+	ImportProducts     = "products"
 )
 
 // ImportKinds are the kinds of import, as POST /imports/uploads names them.
-var ImportKinds = []string{ImportCustomers, ImportTransactions}
+var ImportKinds = []string{ImportCustomers, ImportTransactions, ImportProducts}
 
 // Where an import stands.
 const (

@@ -34,6 +34,7 @@ type importFields struct {
 	hasAddr  bool
 	points   int64 // opening points balance
 	giftcard Money // opening gift-card balance
+	product  ProductInput
 }
 
 func text(dst func(r *importFields) *Opt[string]) func(*importFields, string, Validation) {
@@ -168,10 +169,34 @@ var CustomerColumns = []ImportCol{
 	{"balance.giftcard", "opening gift-card balance, such as 25.00", money("balance.giftcard", func(r *importFields, m Money) { r.giftcard = m })},
 }
 
+// ProductColumns are the columns of a products import: the fields of
+// POST /products, a row upserting its product by SKU as POST
+// /products/batch does.
+var ProductColumns = []ImportCol{
+	{"product_sku", "the product's SKU (required): a product with it is updated, else one is created",
+		text(func(r *importFields) *Opt[string] { return &r.product.SKU })},
+	{"title", "its name (required for a new product)", text(func(r *importFields) *Opt[string] { return &r.product.Title })},
+	{"description", "", text(func(r *importFields) *Opt[string] { return &r.product.Description })},
+	{"product_actual_price", "the price it sells at, such as 2.40",
+		money("product_actual_price", func(r *importFields, m Money) { r.product.ActualPrice = Some(m) })},
+	{"product_real_price", "its list price", money("product_real_price", func(r *importFields, m Money) { r.product.RealPrice = Some(m) })},
+	{"category_id", "the id of one of the business's product categories", func(r *importFields, cell string, v Validation) {
+		if n, ok := whole(v, "category_id", cell); ok {
+			r.product.CategoryID = Some(n)
+		}
+	}},
+	{"tags", "tags separated by |, such as vegan|bakery", func(r *importFields, cell string, _ Validation) {
+		r.product.Tags = Some(strings.Split(cell, "|"))
+	}},
+}
+
 // importColumns returns the columns of an import kind.
 func importColumns(kind string) []ImportCol {
-	if kind == ImportCustomers {
+	switch kind {
+	case ImportCustomers:
 		return CustomerColumns
+	case ImportProducts:
+		return ProductColumns
 	}
 	return TransactionColumns
 }

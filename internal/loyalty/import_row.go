@@ -13,6 +13,7 @@ type importRow struct {
 	num      int64
 	tx       TransactionInput // a transactions import's row
 	customer newCustomer      // a customers import's row, checked
+	product  ProductInput     // a products import's row
 	points   int64
 	giftcard Money
 }
@@ -38,6 +39,13 @@ func readRow(b Business, im Import, cols []*ImportCol, rec []string, num int64, 
 		cols[i].set(&f, strings.TrimSpace(cell), v)
 	}
 	var err error
+	if im.Kind == ImportProducts {
+		if sku, _ := f.product.SKU.Value(); strings.TrimSpace(sku) == "" {
+			v.Add("product_sku", "The product_sku is required: it names the product to create or update.")
+		}
+		r.product = f.product
+		return r, v.Err()
+	}
 	if im.Kind == ImportCustomers {
 		if _, ok := f.person.CountryCode.Value(); !ok && im.CountryCode != "" && f.person.Phone.Set {
 			f.person.CountryCode = Some(im.CountryCode)

@@ -187,9 +187,15 @@ func (w *ImportWorker) row(ctx context.Context, b Business, im Import, cols []*I
 // importRow makes a row's change through the API's services, in a
 // transaction that writes the row's mark.
 func (s *ImportService) importRow(ctx context.Context, b Business, im Import, r importRow, mark *ImportRowMark) error {
-	if im.Kind == ImportTransactions {
+	switch im.Kind {
+	case ImportTransactions:
 		_, _, err := s.Services.Transactions.create(ctx, b, r.tx, nil, mark)
 		return err
+	case ImportProducts:
+		return s.Store.WithTxOptions(ctx, importTx(mark), func(tx Tx) error {
+			_, _, err := upsertProduct(ctx, tx, b, &r.product)
+			return err
+		})
 	}
 	cs := s.Services.Customers
 	welcomed := false

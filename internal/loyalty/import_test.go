@@ -191,6 +191,54 @@ func TestImportCustomers(t *testing.T) {
 	})
 }
 
+// TestImportProducts: a products file creates or updates products by SKU
+// as POST /products/batch does, a bad row failing alone with its field
+// named; the same file imported again changes nothing.
+func TestImportProducts(t *testing.T) {
+	eachEngine(t, func(t *testing.T, w *world) {
+		b := w.business(t, "US")
+		s, wk := w.importer()
+		products := s.Services.Products
+		if _, err := products.Create(w.ctx, b, loyalty.ProductInput{Title: loyalty.Some("Old"), SKU: loyalty.Some("CR-01"),
+			Tags: loyalty.Some([]string{"keep"})}); err != nil {
+			t.Fatal(err)
+		}
+		file := "product_sku,title,product_actual_price,tags\n" +
+			"CR-01,Croissant,2.40,\n" +
+			"SC-02,Scone,3.10,bakery|vegan\n" +
+			",No SKU,1.00,\n" +
+			"MU-03,Muffin,-1,\n" +
+			"NT-04,,1.00,\n"
+		im := uploadAndRun(t, s, wk, b, loyalty.ImportProducts, file)
+		if im.TotalRows != 5 || im.Done != 2 || im.Failed != 3 {
+			t.Fatalf("import %+v", im)
+		}
+		var report []loyalty.ImportRowError
+		s.EachError(w.ctx, b, im.ID, func(e loyalty.ImportRowError) error { report = append(report, e); return nil })
+		if got := errorRows(report); got != "4 product_sku; 5 product_actual_price; 6 title" {
+			t.Errorf("report %q", got)
+		}
+		list, total, err := products.List(w.ctx, b, loyalty.ListQuery{Page: 1, PerPage: 10})
+		if err != nil || total != 2 {
+			t.Fatalf("%d products, %v; want 2", total, err)
+		}
+		got := map[string]loyalty.Product{}
+		for _, p := range list {
+			got[p.SKU] = p
+		}
+		if p := got["CR-01"]; p.Title != "Croissant" || p.ActualPrice != 240 || fmt.Sprint(p.Tags) != "[keep]" {
+			t.Errorf("the updated product %+v: the row's fields changed, its tags kept", p)
+		}
+		if p := got["SC-02"]; p.Title != "Scone" || fmt.Sprint(p.Tags) != "[bakery vegan]" {
+			t.Errorf("the new product %+v", p)
+		}
+		again := uploadAndRun(t, s, wk, b, loyalty.ImportProducts, file)
+		if again.Done != 0 || again.Skipped != 2 {
+			t.Errorf("again %+v", again)
+		}
+	})
+}
+
 // TestImportFileRefused: a file the import cannot read is refused whole,
 // naming why; so is a bad option.
 func TestImportFileRefused(t *testing.T) {

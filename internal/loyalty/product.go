@@ -224,19 +224,9 @@ func (s *ProductService) Batch(ctx context.Context, b Business, in []ProductInpu
 	}
 	out := BatchResult{Products: make([]Product, len(in)), Created: make([]bool, len(in))}
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
-		now := tx.Now()
 		for i := range in {
-			sku := strings.TrimSpace(in[i].SKU.V)
-			p, err := tx.ProductBySKU(ctx, b.ID, sku)
-			create := ErrorCode(err) == ENotFound
-			if err != nil && !create {
-				return err
-			}
-			if create {
-				p = Product{BusinessID: b.ID, Images: []Image{}, Tags: []string{}, CreatedAt: now}
-			}
-			p.UpdatedAt = now
-			if err := applyProduct(ctx, tx, v, b, "products."+itoa(i)+".", &in[i], &p, create); err != nil {
+			p, create, err := planUpsert(ctx, tx, v, b, "products."+itoa(i)+".", &in[i])
+			if err != nil {
 				return err
 			}
 			out.Products[i], out.Created[i] = p, create
@@ -245,13 +235,7 @@ func (s *ProductService) Batch(ctx context.Context, b Business, in []ProductInpu
 			return err
 		}
 		for i := range out.Products {
-			var err error
-			if out.Created[i] {
-				err = tx.InsertProduct(ctx, &out.Products[i])
-			} else {
-				err = tx.UpdateProduct(ctx, &out.Products[i])
-			}
-			if err != nil {
+			if err := writeProduct(ctx, tx, &out.Products[i], out.Created[i]); err != nil {
 				return err
 			}
 		}
@@ -261,6 +245,44 @@ func (s *ProductService) Batch(ctx context.Context, b Business, in []ProductInpu
 		return BatchResult{}, err
 	}
 	return out, nil
+}
+
+// planUpsert finds the live product with in's SKU, or makes a new one,
+// and merges in into it, its refusals added to v with prefix.
+func planUpsert(ctx context.Context, tx Tx, v Validation, b Business, prefix string, in *ProductInput) (Product, bool, error) {
+	now := tx.Now()
+	p, err := tx.ProductBySKU(ctx, b.ID, strings.TrimSpace(in.SKU.V))
+	create := ErrorCode(err) == ENotFound
+	if err != nil && !create {
+		return p, false, err
+	}
+	if create {
+		p = Product{BusinessID: b.ID, Images: []Image{}, Tags: []string{}, CreatedAt: now}
+	}
+	p.UpdatedAt = now
+	return p, create, applyProduct(ctx, tx, v, b, prefix, in, &p, create)
+}
+
+// writeProduct stores a planned product, new or not.
+func writeProduct(ctx context.Context, tx Tx, p *Product, create bool) error {
+	if create {
+		return tx.InsertProduct(ctx, p)
+	}
+	return tx.UpdateProduct(ctx, p)
+}
+
+// upsertProduct creates or updates the product with in's SKU (an import
+// row's change).
+func upsertProduct(ctx context.Context, tx Tx, b Business, in *ProductInput) (Product, bool, error) {
+	v := Validation{}
+	p, create, err := planUpsert(ctx, tx, v, b, "", in)
+	if err == nil {
+		err = v.Err()
+	}
+	if err == nil {
+		err = writeProduct(ctx, tx, &p, create)
+	}
+	return p, create, err
 }
 
 // liveProduct reads a product that is not deleted, inside a transaction.

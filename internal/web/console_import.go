@@ -29,6 +29,7 @@ type importsPage struct {
 	Branches     []loyalty.Branch
 	Customers    []loyalty.ImportCol
 	Transactions []loyalty.ImportCol
+	Products     []loyalty.ImportCol
 }
 
 func (s *Server) imports(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
@@ -47,7 +48,8 @@ func (s *Server) renderImports(w http.ResponseWriter, r *http.Request, a loyalty
 	}
 	v := s.consoleView(r, a, "Imports")
 	v.Form, v.Fields, v.Error = form, fields, msg
-	v.Data = importsPage{Imports: list, Branches: branches, Customers: loyalty.CustomerColumns, Transactions: loyalty.TransactionColumns}
+	v.Data = importsPage{Imports: list, Branches: branches, Customers: loyalty.CustomerColumns, Transactions: loyalty.TransactionColumns,
+		Products: loyalty.ProductColumns}
 	s.render(w, r, status, "imports", v)
 	return nil
 }

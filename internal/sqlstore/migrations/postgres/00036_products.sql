@@ -39,7 +39,17 @@ CREATE TABLE product_branches (
     PRIMARY KEY (product_id, branch_id)
 );
 
+-- An import may bring products in (upserted by SKU).
+ALTER TABLE imports DROP CONSTRAINT imports_kind_check;
+ALTER TABLE imports ADD CONSTRAINT imports_kind_check CHECK (kind IN ('customers', 'transactions', 'products'));
+
 -- +goose Down
+DELETE FROM import_chunks WHERE import_id IN (SELECT id FROM imports WHERE kind = 'products');
+DELETE FROM import_errors WHERE import_id IN (SELECT id FROM imports WHERE kind = 'products');
+DELETE FROM import_rows WHERE import_id IN (SELECT id FROM imports WHERE kind = 'products');
+DELETE FROM imports WHERE kind = 'products';
+ALTER TABLE imports DROP CONSTRAINT imports_kind_check;
+ALTER TABLE imports ADD CONSTRAINT imports_kind_check CHECK (kind IN ('customers', 'transactions'));
 DROP TABLE product_branches;
 DROP TABLE products;
 DROP TABLE product_categories;

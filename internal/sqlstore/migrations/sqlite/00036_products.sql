@@ -39,7 +39,25 @@ CREATE TABLE product_branches (
     PRIMARY KEY (product_id, branch_id)
 );
 
+-- An import may bring products in (upserted by SKU). SQLite cannot change
+-- a CHECK in place, and three tables refer to imports, so the table is not
+-- rebuilt: its definition is rewritten in the schema, the way SQLite's
+-- documentation gives for changing a CHECK (the rows already satisfy the
+-- wider one).
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema SET sql = replace(sql, 'CHECK (kind IN (''customers'', ''transactions''))',
+    'CHECK (kind IN (''customers'', ''transactions'', ''products''))') WHERE type = 'table' AND name = 'imports';
+PRAGMA writable_schema = OFF;
+
 -- +goose Down
+DELETE FROM import_chunks WHERE import_id IN (SELECT id FROM imports WHERE kind = 'products');
+DELETE FROM import_errors WHERE import_id IN (SELECT id FROM imports WHERE kind = 'products');
+DELETE FROM import_rows WHERE import_id IN (SELECT id FROM imports WHERE kind = 'products');
+DELETE FROM imports WHERE kind = 'products';
+PRAGMA writable_schema = ON;
+UPDATE sqlite_schema SET sql = replace(sql, 'CHECK (kind IN (''customers'', ''transactions'', ''products''))',
+    'CHECK (kind IN (''customers'', ''transactions''))') WHERE type = 'table' AND name = 'imports';
+PRAGMA writable_schema = OFF;
 DROP TABLE product_branches;
 DROP TABLE products;
 DROP TABLE product_categories;
