@@ -1401,6 +1401,51 @@ func (e TokenResponseTokenType) Valid() bool {
 	}
 }
 
+// Defines values for TransactionChannel.
+const (
+	TransactionChannelApp     TransactionChannel = "app"
+	TransactionChannelEmpty   TransactionChannel = ""
+	TransactionChannelInStore TransactionChannel = "in_store"
+	TransactionChannelOnline  TransactionChannel = "online"
+)
+
+// Valid indicates whether the value is a known member of the TransactionChannel enum.
+func (e TransactionChannel) Valid() bool {
+	switch e {
+	case TransactionChannelApp:
+		return true
+	case TransactionChannelEmpty:
+		return true
+	case TransactionChannelInStore:
+		return true
+	case TransactionChannelOnline:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionCreateChannel.
+const (
+	TransactionCreateChannelApp     TransactionCreateChannel = "app"
+	TransactionCreateChannelInStore TransactionCreateChannel = "in_store"
+	TransactionCreateChannelOnline  TransactionCreateChannel = "online"
+)
+
+// Valid indicates whether the value is a known member of the TransactionCreateChannel enum.
+func (e TransactionCreateChannel) Valid() bool {
+	switch e {
+	case TransactionCreateChannelApp:
+		return true
+	case TransactionCreateChannelInStore:
+		return true
+	case TransactionCreateChannelOnline:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransactionCreateIntent.
 const (
 	TransactionCreateIntentAdjustPointsBalance     TransactionCreateIntent = "adjust_points_balance"
@@ -3833,6 +3878,7 @@ type Transaction struct {
 	Balance      *Balance                    `json:"balance,omitempty"`
 	Branch       *Branch                     `json:"branch,omitempty"`
 	CatalogItems *[]Transaction_CatalogItems `json:"catalog_items,omitempty"`
+	Channel      *TransactionChannel         `json:"channel,omitempty"`
 	Comments     *string                     `json:"comments,omitempty"`
 	Coupon       *Coupon                     `json:"coupon,omitempty"`
 	CreatedAt    time.Time                   `json:"created_at"`
@@ -3846,7 +3892,10 @@ type Transaction struct {
 	Giftcard json.Number `json:"giftcard"`
 	Id       int         `json:"id"`
 	Intent   string      `json:"intent"`
-	Name     string      `json:"name"`
+
+	// Items A reward's basket's lines, on its reply and with relationships=items.
+	Items *[]Transaction_Items `json:"items,omitempty"`
+	Name  string               `json:"name"`
 
 	// PendingPoints Of points, those that moved pending points: a reward still in its return window, or what a return or
 	// cancellation took from (or gave back to) pending lots. An activation (17) moves its lot's points from
@@ -3859,6 +3908,8 @@ type Transaction struct {
 	// Receipt The business's receipt the transaction is attached to.
 	Receipt    *Transaction_Receipt `json:"receipt,omitempty"`
 	ReversesId *int                 `json:"reverses_id"`
+	Shipping   *json.Number         `json:"shipping,omitempty"`
+	Tax        *json.Number         `json:"tax,omitempty"`
 
 	// TransactionDetails With relationships=transaction_details; null when the entry has none.
 	TransactionDetails *TransactionDetails `json:"transaction_details,omitempty"`
@@ -3869,9 +3920,12 @@ type Transaction struct {
 	TransactionSequences *[]Transaction_TransactionSequences `json:"transaction_sequences,omitempty"`
 
 	// TransactionType Type code, the reference platform's, named in name: 4 Reward, 5 Redemption (of points), 33 Signup Bonus, 43 Redemption - Catalog, 44 Transaction Canceled - Clerk, 64 Refund - Points (return), 74 Coupon Tagged, 75 Coupon claimed, 76 Referred rewarded, 77 Referrer rewarded, 80 Adjust Increase Points, 82 Adjust Decrease Points, 85 Giftcard Purchase - At Store, 88 Giftcard Payment, 91 Convertible Coupon created, 92 Convertible Coupon redeemed, 107 Refund - Redeemed Points; the service's own kinds, which the reference has no code for: 1012 Store Credit, 1017 Points Activated, 1018 Points Expired. docs/transaction-types.md maps the codes used before these.
-	TransactionType int       `json:"transaction_type"`
-	UpdatedAt       time.Time `json:"updated_at"`
-	Visits          int       `json:"visits"`
+	TransactionType int `json:"transaction_type"`
+
+	// UnknownSkus The basket's SKUs no product of the business has, in order.
+	UnknownSkus *[]string `json:"unknown_skus,omitempty"`
+	UpdatedAt   time.Time `json:"updated_at"`
+	Visits      int       `json:"visits"`
 }
 
 // Transaction_CatalogItems defines model for Transaction.CatalogItems.
@@ -3894,6 +3948,9 @@ type Transaction_CatalogItems struct {
 	TypeId *int `json:"type_id,omitempty"`
 }
 
+// TransactionChannel defines model for Transaction.Channel.
+type TransactionChannel string
+
 // Transaction_Customer {id}; on POST /transactions also the balance the entry left (as data.balance); with
 // relationships=customer the customer (its id, e-mail, phone, names, dates).
 type Transaction_Customer struct {
@@ -3906,6 +3963,18 @@ type Transaction_Customer struct {
 	LastName  *string    `json:"last_name,omitempty"`
 	Phone     *string    `json:"phone,omitempty"`
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// Transaction_Items defines model for Transaction.Items.
+type Transaction_Items struct {
+	CategoryId *int        `json:"category_id"`
+	Discount   json.Number `json:"discount"`
+	Price      json.Number `json:"price"`
+
+	// ProductId The product the SKU named; null for a SKU the business did not know.
+	ProductId *int   `json:"product_id"`
+	Quantity  int    `json:"quantity"`
+	Sku       string `json:"sku"`
 }
 
 // Transaction_Receipt defines model for Transaction.Receipt.
@@ -3947,6 +4016,9 @@ type TransactionCreate struct {
 	Branch       *TransactionCreate_Branch         `json:"branch,omitempty"`
 	CatalogItems *[]TransactionCreate_CatalogItems `json:"catalog_items,omitempty"`
 
+	// Channel Where a reward's basket was sold.
+	Channel *TransactionCreateChannel `json:"channel,omitempty"`
+
 	// Comments Kept and shown as comments.
 	Comments *string                   `json:"comments,omitempty"`
 	Coupon   *TransactionCreate_Coupon `json:"coupon,omitempty"`
@@ -3964,6 +4036,13 @@ type TransactionCreate struct {
 	Giftcard *TransactionCreate_Giftcard `json:"giftcard,omitempty"`
 	Intent   *TransactionCreateIntent    `json:"intent,omitempty"`
 
+	// Items A reward's basket: up to 500 lines, each {sku (required), quantity (whole, default 1),
+	// price (the unit price, required), discount (off the whole line)}. Without amount the
+	// amount is the lines' total; with both they must agree (422 naming amount). A SKU the
+	// business does not know is kept and named in the reply's unknown_skus. A reward with a
+	// basket is written with it and shows it with relationships=items.
+	Items *[]TransactionCreate_Items `json:"items,omitempty"`
+
 	// Offer get_coupon (required), claim_coupon (optional; must be the coupon's offer).
 	Offer *TransactionCreate_Offer `json:"offer,omitempty"`
 
@@ -3974,8 +4053,14 @@ type TransactionCreate struct {
 	ProductRewards *[]interface{} `json:"product_rewards,omitempty"`
 
 	// Receipt The business's receipt; its number is kept and shown as receipt.number.
-	Receipt            *TransactionCreate_Receipt `json:"receipt,omitempty"`
-	TransactionDetails *TransactionDetails        `json:"transaction_details,omitempty"`
+	Receipt *TransactionCreate_Receipt `json:"receipt,omitempty"`
+
+	// Shipping A reward's basket's shipping, 0 or more; not part of the amount.
+	Shipping *json.Number `json:"shipping,omitempty"`
+
+	// Tax A reward's basket's tax, 0 or more; not part of the amount.
+	Tax                *json.Number        `json:"tax,omitempty"`
+	TransactionDetails *TransactionDetails `json:"transaction_details,omitempty"`
 
 	// Type Another name for intent.
 	Type *string `json:"type,omitempty"`
@@ -3994,6 +4079,9 @@ type TransactionCreate_CatalogItems struct {
 	Id       *int `json:"id,omitempty"`
 	Quantity *int `json:"quantity,omitempty"`
 }
+
+// TransactionCreateChannel Where a reward's basket was sold.
+type TransactionCreateChannel string
 
 // TransactionCreate_Coupon defines model for TransactionCreate.Coupon.
 type TransactionCreate_Coupon struct {
@@ -4018,6 +4106,14 @@ type TransactionCreate_Giftcard struct {
 
 // TransactionCreateIntent defines model for TransactionCreate.Intent.
 type TransactionCreateIntent string
+
+// TransactionCreate_Items defines model for TransactionCreate.Items.
+type TransactionCreate_Items struct {
+	Discount *json.Number `json:"discount,omitempty"`
+	Price    *json.Number `json:"price,omitempty"`
+	Quantity *int         `json:"quantity,omitempty"`
+	Sku      *string      `json:"sku,omitempty"`
+}
 
 // TransactionCreate_Offer get_coupon (required), claim_coupon (optional; must be the coupon's offer).
 type TransactionCreate_Offer struct {
@@ -4623,7 +4719,7 @@ type ListCustomerTransactionsParams struct {
 	// PerPage Page size, 1 to 100 (default 15).
 	PerPage *int `form:"per_page,omitempty" json:"per_page,omitempty"`
 
-	// Relationships Comma-separated: branch (an entry recorded without one shows the main branch), transaction_details (the details, or null), transaction_sequences (the entries that followed from each: its cancellation).
+	// Relationships Comma-separated: branch (an entry recorded without one shows the main branch), transaction_details (the details, or null), transaction_sequences (the entries that followed from each: its cancellation), items (a reward's basket).
 	Relationships *string `form:"relationships,omitempty" json:"relationships,omitempty"`
 
 	// Include ecom_coupon
@@ -4929,7 +5025,7 @@ type ListTransactionsParams struct {
 	// PerPage Page size, 1 to 100 (other values are 422).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
-	// Relationships Comma-separated: customer (each entry's customer object), transaction_details (the details, or null), transaction_sequences (the entries that followed from each: its cancellation).
+	// Relationships Comma-separated: customer (each entry's customer object), transaction_details (the details, or null), transaction_sequences (the entries that followed from each: its cancellation), items (a reward's basket).
 	Relationships                     *string `form:"relationships,omitempty" json:"relationships,omitempty"`
 	CreatedAt                         *string `form:"created_at,omitempty" json:"created_at,omitempty"`
 	UpdatedAt                         *string `form:"updated_at,omitempty" json:"updated_at,omitempty"`

@@ -158,3 +158,92 @@ func TestProductBatch(t *testing.T) {
 		a.do(t, http.MethodPost, "/products/batch", map[string]any{"products": many}).wantFields(t, "products")
 	})
 }
+
+// TestRewardBasket: a reward carries its basket. Without an amount the
+// amount is the lines' total, with one they must agree; a SKU the
+// business does not know is kept and named in unknown_skus; each line
+// is tied to the product its SKU names; the basket is shown again with
+// relationships=items; bad lines are refused by their place and write
+// nothing; only a reward takes a basket.
+func TestRewardBasket(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		cat := a.catData(t, http.MethodPost, "/product-categories", map[string]any{"name": "Pastries"})
+		croissant := a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Croissant", "product_sku": "CR-01",
+			"category_id": cat["id"]})
+		ann := a.createCustomer(t, map[string]any{"email": "ann@basket.example"})
+		reward := func(extra map[string]any) *result {
+			body := map[string]any{"intent": "reward", "customer": map[string]any{"id": ann.ID}}
+			for k, v := range extra {
+				body[k] = v
+			}
+			return a.do(t, http.MethodPost, "/transactions", body)
+		}
+		lines := []map[string]any{{"sku": "CR-01", "quantity": 2, "price": 2.40},
+			{"sku": "ZZ-99", "price": 3.00, "discount": 0.50}}
+
+		d := reward(map[string]any{"items": lines, "tax": 0.80, "channel": "in_store"}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		wantAt(t, d, "amount", 7.3, "points", 7.0, "tax", 0.8, "shipping", 0.0, "channel", "in_store",
+			"items.0.sku", "CR-01", "items.0.quantity", 2.0, "items.0.price", 2.4, "items.0.product_id", croissant["id"],
+			"items.0.category_id", cat["id"], "items.1.sku", "ZZ-99", "items.1.quantity", 1.0, "items.1.discount", 0.5,
+			"items.1.product_id", nil, "unknown_skus.0", "ZZ-99")
+		if u := d["unknown_skus"].([]any); len(u) != 1 {
+			t.Errorf("unknown_skus %v, want [ZZ-99]", u)
+		}
+		if v := at(d, "items.1.product_id"); v != nil {
+			t.Errorf("the unknown SKU's line names product %v", v)
+		}
+		id := catID(d)
+
+		// An amount that agrees is taken; one that does not is refused.
+		reward(map[string]any{"items": lines, "amount": 7.30}).want(t, http.StatusOK)
+		points := func() any {
+			return a.get(t, "/customers/"+ann.ID+"?include=balance").want(t, http.StatusOK).customer(t).Balance["points"]
+		}
+		before := points()
+		for field, extra := range map[string]map[string]any{
+			"amount":           {"items": lines, "amount": 10},
+			"items":            {"items": []any{}},
+			"items.0.sku":      {"items": []map[string]any{{"price": 1}}},
+			"items.0.price":    {"items": []map[string]any{{"sku": "CR-01"}}},
+			"items.0.quantity": {"items": []map[string]any{{"sku": "CR-01", "price": 1, "quantity": 0}}},
+			"items.1.discount": {"items": []map[string]any{lines[0], {"sku": "X", "price": 1, "discount": 2}}},
+			"channel":          {"items": lines, "channel": "tv"},
+			"tax":              {"items": lines, "tax": -1},
+		} {
+			reward(extra).wantFields(t, field)
+		}
+		a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "adjust_points_balance", "points": 5, "items": lines,
+			"customer": map[string]any{"id": ann.ID}}).wantFields(t, "items")
+		if after := points(); after != before || before == nil {
+			t.Errorf("refused baskets moved the balance from %v to %v", before, after)
+		}
+
+		// The basket is read again with relationships=items, on both lists.
+		var list struct{ Data []map[string]any }
+		a.get(t, "/transactions?relationships=items").want(t, http.StatusOK).decode(t, &list)
+		var found map[string]any
+		for _, tx := range list.Data {
+			if catID(tx) == id {
+				found = tx
+			}
+		}
+		if found == nil {
+			t.Fatalf("entry %s not in GET /transactions", id)
+		}
+		wantAt(t, found, "items.0.sku", "CR-01", "items.1.sku", "ZZ-99", "unknown_skus.0", "ZZ-99", "tax", 0.8)
+		var history struct{ Data []map[string]any }
+		a.get(t, "/customers/"+ann.ID+"/transactions?relationships=items").want(t, http.StatusOK).decode(t, &history)
+		if len(history.Data) == 0 || at(history.Data[len(history.Data)-1], "items.0.sku") != "CR-01" {
+			t.Errorf("the customer's history with items: %v", history.Data)
+		}
+		var plain struct{ Data []map[string]any }
+		a.get(t, "/transactions").want(t, http.StatusOK).decode(t, &plain)
+		for _, tx := range plain.Data {
+			if _, ok := tx["items"]; ok {
+				t.Fatalf("GET /transactions without relationships=items shows items: %v", tx)
+			}
+		}
+	})
+}

@@ -160,7 +160,7 @@ func (s *Server) listTransactions(w http.ResponseWriter, r *http.Request, rc *re
 	if err != nil {
 		return err
 	}
-	page, err := rc.svc.Transactions.List(r.Context(), loyalty.Business{ID: rc.businessID}, lq, loyalty.TransactionWith{Customers: rel["customer"], Sequences: rel["transaction_sequences"]})
+	page, err := rc.svc.Transactions.List(r.Context(), loyalty.Business{ID: rc.businessID}, lq, loyalty.TransactionWith{Customers: rel["customer"], Sequences: rel["transaction_sequences"], Items: rel["items"]})
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,8 @@ func (s *Server) customerTransactions(w http.ResponseWriter, r *http.Request, rc
 	}
 	customerID := r.PathValue("id")
 	page, err := rc.svc.Transactions.History(r.Context(), loyalty.Business{ID: rc.businessID}, customerID, lq,
-		loyalty.TransactionWith{Branches: rel["branch"], Coupons: include["ecom_coupon"], Sequences: rel["transaction_sequences"]})
+		loyalty.TransactionWith{Branches: rel["branch"], Coupons: include["ecom_coupon"], Sequences: rel["transaction_sequences"],
+			Items: rel["items"]})
 	if err != nil {
 		return err
 	}

@@ -114,6 +114,11 @@ func appendEntry(ctx context.Context, tx Tx, e *Transaction) error {
 	if err := tx.Append(ctx, e); err != nil {
 		return err
 	}
+	if e.Basket != nil {
+		if err := tx.InsertBasket(ctx, e); err != nil {
+			return err
+		}
+	}
 	if e.Event == nil {
 		return record(ctx, tx, e.BusinessID, EventTransactionCreated, NewTransactionJSON(*e))
 	}

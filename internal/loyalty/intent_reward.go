@@ -12,6 +12,8 @@ import (
 type rewardIntent struct{}
 
 func (rewardIntent) check(in *TransactionInput, e *Transaction, v Validation) {
+	e.Basket = in.basket(v)
+	in.checkBasket(v, e.Basket)
 	which := onlyOne(v, []string{"amount", "points", "visits"}, []bool{in.Amount.Set, in.Points.Set, in.Visits.Set})
 	switch which {
 	case 0:
@@ -67,8 +69,13 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 // of the lot it opens (settle), and its event, dated now. It returns the
 // offers found and, of those, the ones of limited uses per customer
 // (Offer.Limited) its points count, whose uses must be recorded with it.
-func decideReward(ctx context.Context, offers OfferFinder, rules Rules, r *entryRequest, now time.Time) (found, once []Offer, err error) {
+func decideReward(ctx context.Context, offers RewardReader, rules Rules, r *entryRequest, now time.Time) (found, once []Offer, err error) {
 	e := &r.entry
+	if e.Basket != nil {
+		if err := resolveBasket(ctx, offers, r.b.ID, e.Basket); err != nil {
+			return nil, nil, err
+		}
+	}
 	if found, once, err = earn(ctx, offers, r.b, rules, r.in, e); err != nil {
 		return nil, nil, err
 	}

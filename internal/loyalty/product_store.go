@@ -16,6 +16,9 @@ type ProductReader interface {
 	ProductCategory(ctx context.Context, businessID string, id int64) (ProductCategory, error)
 	// ProductCategories pages the live categories, oldest first.
 	ProductCategories(ctx context.Context, businessID string, q ListQuery) ([]ProductCategory, int, error)
+	BasketReader
+	// Baskets returns the baskets of the entries ids that have one, by id.
+	Baskets(ctx context.Context, businessID string, ids []int64) (map[int64]*Basket, error)
 }
 
 // ProductTx writes products and categories in a transaction.
@@ -36,6 +39,9 @@ type ProductTx interface {
 	// UpdateProductCategory writes a category's name, or stamps it
 	// deleted at its UpdatedAt.
 	UpdateProductCategory(ctx context.Context, c *ProductCategory) error
+	BasketReader
+	// InsertBasket writes the basket of an entry just appended.
+	InsertBasket(ctx context.Context, e *Transaction) error
 	// UncategoriseProducts takes the category off every product of it,
 	// dating the change at.
 	UncategoriseProducts(ctx context.Context, businessID string, categoryID int64, at time.Time) error

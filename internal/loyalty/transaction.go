@@ -97,6 +97,7 @@ type Transaction struct {
 	Balance         Balance // the customer's balance after this entry (on create)
 	ReferralPending bool    // set by Append: the customer has an unpaid referral
 	Coupon          *Coupon // the coupon a get_coupon or claim_coupon touched
+	Basket          *Basket // what a reward's basket held, when it sent one
 
 	// Event, when set, builds the event of the entry once the store gave
 	// it its id, for Store.AppendAlone to write in the entry's own change.
@@ -147,6 +148,11 @@ type TransactionInput struct {
 	// exists here, so a request that uses them is refused.
 	Employee       Opt[EmployeeRef]       `json:"employee"`
 	ProductRewards Opt[[]json.RawMessage] `json:"product_rewards"`
+	// A reward's basket (basket.go).
+	Items    Opt[[]BasketItemInput] `json:"items"`
+	Tax      Opt[Money]             `json:"tax"`
+	Shipping Opt[Money]             `json:"shipping"`
+	Channel  Opt[string]            `json:"channel"`
 }
 
 // ReceiptInput is the business's receipt a transaction is attached to.

@@ -61,6 +61,13 @@ func (in *TransactionInput) shared(v Validation, e *Transaction, now time.Time) 
 	if pr, ok := in.ProductRewards.Value(); ok && len(pr) > 0 {
 		v.Add("product_rewards", "Product rewards (à la carte) are not offered here; leave product_rewards out.")
 	}
+	if e.Intent != IntentReward {
+		for name, set := range map[string]bool{"items": in.Items.Set, "tax": in.Tax.Set, "shipping": in.Shipping.Set, "channel": in.Channel.Set} {
+			if set {
+				v.Add(name, "A basket (items, tax, shipping, channel) goes with a reward only.")
+			}
+		}
+	}
 	if ref, ok := in.Customer.Value(); ok {
 		if _, ok := ref.PinCode.Value(); ok {
 			v.Add("customer.pin_code", "Transactions are not confirmed with the customer's PIN here; leave customer.pin_code out.")

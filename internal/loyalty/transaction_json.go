@@ -21,6 +21,24 @@ type TransactionJSON struct {
 	UpdatedAt       string       `json:"updated_at"`
 	CatalogItems    []ItemJSON   `json:"catalog_items,omitempty"`
 	Coupon          *CouponJSON  `json:"coupon,omitempty"`
+	// A reward's basket, on its reply and with relationships=items.
+	Items       *[]BasketItemJSON `json:"items,omitempty"`
+	Tax         *Money            `json:"tax,omitempty"`
+	Shipping    *Money            `json:"shipping,omitempty"`
+	Channel     *string           `json:"channel,omitempty"`
+	UnknownSKUs *[]string         `json:"unknown_skus,omitempty"`
+}
+
+// BasketItemJSON is one line of a reward's basket: product_id and
+// category_id are the product its SKU named (null: a SKU the business did
+// not know).
+type BasketItemJSON struct {
+	SKU        string `json:"sku"`
+	Quantity   int64  `json:"quantity"`
+	Price      Money  `json:"price"`
+	Discount   Money  `json:"discount"`
+	ProductID  *int64 `json:"product_id"`
+	CategoryID *int64 `json:"category_id"`
 }
 
 // ReceiptJSON is the business's receipt a transaction is attached to.
@@ -149,5 +167,22 @@ func NewTransactionJSON(t Transaction) TransactionJSON {
 	if t.Coupon != nil {
 		out.Coupon = NewCouponJSON(*t.Coupon)
 	}
+	if b := t.Basket; b != nil {
+		items, unknown := make([]BasketItemJSON, len(b.Lines)), append([]string{}, b.UnknownSKUs...)
+		for i, l := range b.Lines {
+			items[i] = BasketItemJSON{SKU: l.SKU, Quantity: l.Quantity, Price: l.Price, Discount: l.Discount,
+				ProductID: nonZero(l.ProductID), CategoryID: nonZero(l.CategoryID)}
+		}
+		tax, shipping, channel := b.Tax, b.Shipping, b.Channel
+		out.Items, out.Tax, out.Shipping, out.Channel, out.UnknownSKUs = &items, &tax, &shipping, &channel, &unknown
+	}
 	return out
+}
+
+// nonZero is n, or nil for 0.
+func nonZero(n int64) *int64 {
+	if n == 0 {
+		return nil
+	}
+	return &n
 }

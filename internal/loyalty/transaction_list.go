@@ -10,14 +10,14 @@ var (
 		"transaction_details.external_order_id": KindString,
 	}, 100)
 	// TransactionListRelationships are the relationships GET /transactions shows.
-	TransactionListRelationships = []string{"customer", "transaction_details", "transaction_sequences"}
+	TransactionListRelationships = []string{"customer", "transaction_details", "transaction_sequences", "items"}
 	// HistoryListSpec says how GET /customers/{id}/transactions is filtered.
 	HistoryListSpec = listSpecOf(map[string]FilterKind{
 		"created_at": KindTime, "updated_at": KindTime, "transaction_type": KindInt, "branch.id": KindString,
 	}, 15)
 	// HistoryRelationships and HistoryIncludes are what a customer's
 	// history can show with each entry.
-	HistoryRelationships = []string{"branch", "transaction_details", "transaction_sequences"}
+	HistoryRelationships = []string{"branch", "transaction_details", "transaction_sequences", "items"}
 	HistoryIncludes      = []string{"ecom_coupon"}
 )
 
@@ -44,6 +44,22 @@ type TransactionWith struct {
 	Coupons   bool
 	Customers bool
 	Sequences bool
+	Items     bool // a reward's basket: its lines, tax, shipping and channel
+}
+
+// withBaskets sets the basket of each entry that has one.
+func (s *TransactionService) withBaskets(ctx context.Context, b Business, entries []Transaction) error {
+	ids := make([]int64, 0, len(entries))
+	for _, e := range entries {
+		if e.Intent == IntentReward {
+			ids = append(ids, e.ID)
+		}
+	}
+	baskets, err := s.Store.Baskets(ctx, b.ID, ids)
+	for i := range entries {
+		entries[i].Basket = baskets[entries[i].ID]
+	}
+	return err
 }
 
 // List pages a business's ledger, newest first, with the customers asked
@@ -53,6 +69,11 @@ func (s *TransactionService) List(ctx context.Context, b Business, q ListQuery, 
 	var err error
 	if p.Entries, p.Total, err = s.Store.Transactions(ctx, b.ID, q); err != nil {
 		return p, err
+	}
+	if with.Items {
+		if err := s.withBaskets(ctx, b, p.Entries); err != nil {
+			return p, err
+		}
 	}
 	if with.Sequences {
 		if p.Sequences, err = s.sequences(ctx, b, p.Entries); err != nil {
@@ -84,6 +105,11 @@ func (s *TransactionService) History(ctx context.Context, b Business, customerID
 	var p TransactionPage
 	if p.Entries, p.Total, err = s.Store.CustomerTransactions(ctx, b.ID, id, q); err != nil {
 		return p, err
+	}
+	if with.Items {
+		if err := s.withBaskets(ctx, b, p.Entries); err != nil {
+			return p, err
+		}
 	}
 	if with.Sequences {
 		if p.Sequences, err = s.sequences(ctx, b, p.Entries); err != nil {

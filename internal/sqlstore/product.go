@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -204,4 +205,105 @@ func (t *tx) UncategoriseProducts(ctx context.Context, businessID string, catego
 	_, err := t.ExecContext(ctx, `UPDATE products SET category_id = NULL, updated_at = $1 WHERE business_id = $2 AND category_id = $3`,
 		at.UTC(), businessID, categoryID)
 	return dbError(err)
+}
+
+// ProductsBySKU returns the live products of a business with the SKUs.
+func (t *tx) ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]loyalty.Product, error) {
+	return productsBySKU(ctx, t.Tx, businessID, skus)
+}
+
+// ProductsBySKU returns the live products of a business with the SKUs.
+func (d *DB) ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]loyalty.Product, error) {
+	return productsBySKU(ctx, d.db, businessID, skus)
+}
+
+func productsBySKU(ctx context.Context, q querier, businessID string, skus []string) (map[string]loyalty.Product, error) {
+	out := map[string]loyalty.Product{}
+	if len(skus) == 0 {
+		return out, nil
+	}
+	list, args := placeholders([]any{businessID}, skus)
+	rows, err := q.QueryContext(ctx, `SELECT `+productColumns+` FROM products p
+		WHERE p.business_id = $1 AND p.sku IN (`+list+`) AND p.deleted_at IS NULL`, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		p, err := scanProduct(rows)
+		if err != nil {
+			return nil, dbError(err)
+		}
+		out[p.SKU] = p
+	}
+	return out, dbError(rows.Err())
+}
+
+// InsertBasket writes the basket of an entry just appended: its row and
+// its lines, in the order sent.
+func (t *tx) InsertBasket(ctx context.Context, e *loyalty.Transaction) error {
+	b := e.Basket
+	if _, err := t.ExecContext(ctx, `INSERT INTO baskets (entry_id, business_id, tax, shipping, channel, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, e.ID, e.BusinessID, b.Tax, b.Shipping, b.Channel, e.CreatedAt.UTC()); err != nil {
+		return dbError(err)
+	}
+	for i, l := range b.Lines {
+		if _, err := t.ExecContext(ctx, `INSERT INTO basket_lines (entry_id, line, sku, product_id, category_id, quantity,
+			price, discount) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, e.ID, i+1, l.SKU, nullInt(l.ProductID), nullInt(l.CategoryID),
+			l.Quantity, l.Price, l.Discount); err != nil {
+			return dbError(err)
+		}
+	}
+	return nil
+}
+
+// Baskets returns the baskets of the entries of a business that have
+// one, by entry id, their lines in order.
+func (d *DB) Baskets(ctx context.Context, businessID string, ids []int64) (map[int64]*loyalty.Basket, error) {
+	out := map[int64]*loyalty.Basket{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, args := placeholders([]any{businessID}, ids)
+	rows, err := d.db.QueryContext(ctx, `SELECT entry_id, tax, shipping, channel FROM baskets
+		WHERE business_id = $1 AND entry_id IN (`+list+`)`, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	for rows.Next() {
+		var id int64
+		b := &loyalty.Basket{Lines: []loyalty.BasketLine{}}
+		if err := rows.Scan(&id, &b.Tax, &b.Shipping, &b.Channel); err != nil {
+			rows.Close()
+			return nil, dbError(err)
+		}
+		out[id] = b
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(out) == 0 {
+		return out, dbError(err)
+	}
+	list, args = placeholders(nil, ids)
+	rows, err = d.db.QueryContext(ctx, `SELECT entry_id, sku, product_id, category_id, quantity, price, discount
+		FROM basket_lines WHERE entry_id IN (`+list+`) ORDER BY entry_id, line`, args...)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var l loyalty.BasketLine
+		var product, category sql.NullInt64
+		if err := rows.Scan(&id, &l.SKU, &product, &category, &l.Quantity, &l.Price, &l.Discount); err != nil {
+			return nil, dbError(err)
+		}
+		l.ProductID, l.CategoryID = product.Int64, category.Int64
+		if b := out[id]; b != nil {
+			b.Lines = append(b.Lines, l)
+			if l.ProductID == 0 && !slices.Contains(b.UnknownSKUs, l.SKU) {
+				b.UnknownSKUs = append(b.UnknownSKUs, l.SKU)
+			}
+		}
+	}
+	return out, dbError(rows.Err())
 }

@@ -1,0 +1,198 @@
+package loyalty
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// A reward may carry the basket it paid for: its lines (items: SKU,
+// quantity, unit price, discount on the line), its tax and shipping, and
+// the channel it was sold on. The reward's amount is the lines' total
+// when it sends no amount; when it sends both, they must agree. A SKU the
+// business does not know is kept as an uncategorised line and named in
+// the reply (unknown_skus): a till sends SKUs the back office never
+// entered, and none is dropped. The basket is written with the entry, in
+// its transaction (so such a reward is never batched), and read back
+// with relationships=items.
+
+// Channels a basket may be sold on.
+var Channels = []string{"in_store", "online", "app"}
+
+// Limits of a basket.
+const (
+	maxBasketLines = 500
+	maxQuantity    = 100_000
+)
+
+// BasketItemInput is one line of a reward's items.
+type BasketItemInput struct {
+	SKU      Opt[string] `json:"sku"`
+	Quantity Opt[int64]  `json:"quantity"`
+	Price    Opt[Money]  `json:"price"`
+	Discount Opt[Money]  `json:"discount"`
+}
+
+// Basket is what a reward's basket held.
+type Basket struct {
+	Lines       []BasketLine
+	Tax         Money
+	Shipping    Money
+	Channel     string
+	UnknownSKUs []string // the lines' SKUs no live product had, in order
+}
+
+// BasketLine is one line of a basket: Quantity units of SKU at Price each,
+// less Discount on the whole line. ProductID and CategoryID are the
+// product the SKU named when the reward was made (0: none).
+type BasketLine struct {
+	SKU        string
+	ProductID  int64
+	CategoryID int64
+	Quantity   int64
+	Price      Money
+	Discount   Money
+}
+
+// Total is what the line cost.
+func (l BasketLine) Total() Money { return Money(l.Quantity)*l.Price - l.Discount }
+
+// Total is what the lines cost, tax and shipping aside.
+func (b *Basket) Total() Money {
+	var t Money
+	for _, l := range b.Lines {
+		t += l.Total()
+	}
+	return t
+}
+
+// basket reads a reward's basket fields, with no I/O: nil when it sent
+// none. Each refusal names its field (items.3.price).
+func (in *TransactionInput) basket(v Validation) *Basket {
+	if !in.Items.Set && !in.Tax.Set && !in.Shipping.Set && !in.Channel.Set {
+		return nil
+	}
+	b := &Basket{Lines: []BasketLine{}}
+	items, _ := in.Items.Value()
+	if in.Items.Set && (in.Items.Null || len(items) == 0) {
+		v.Add("items", "The items must hold at least one line: {sku, quantity, price}.")
+	}
+	if len(items) > maxBasketLines {
+		v.Add("items", "A basket may hold at most "+itoa(maxBasketLines)+" lines.")
+		items = nil
+	}
+	for i, it := range items {
+		f := "items." + itoa(i) + "."
+		l := BasketLine{}
+		sku, ok := it.SKU.Value()
+		switch sku = strings.TrimSpace(sku); {
+		case !ok || sku == "":
+			v.Add(f+"sku", "The sku field is required.")
+		case len(sku) > maxSKU:
+			v.Add(f+"sku", "The sku may not be greater than "+itoa(maxSKU)+" characters.")
+		default:
+			l.SKU = sku
+		}
+		if q, ok := it.Quantity.Value(); !it.Quantity.Set {
+			l.Quantity = 1
+		} else if !ok || q < 1 || q > maxQuantity {
+			v.Add(f+"quantity", "The quantity must be a whole number from 1 to "+itoa(maxQuantity)+".")
+		} else {
+			l.Quantity = q
+		}
+		if p, ok := it.Price.Value(); !ok || p < 0 || p > MaxMoney {
+			v.Add(f+"price", "The price field is required: the unit price, 0 or more.")
+		} else {
+			l.Price = p
+		}
+		if d, ok := it.Discount.Value(); it.Discount.Set && (!ok || d < 0) {
+			v.Add(f+"discount", "The discount must be an amount of 0 or more, off the whole line.")
+		} else {
+			l.Discount = d
+		}
+		if !v.Has(f+"price") && !v.Has(f+"quantity") && !v.Has(f+"discount") && l.Total() < 0 {
+			v.Add(f+"discount", "The discount may not be more than the line's price times its quantity.")
+		}
+		b.Lines = append(b.Lines, l)
+	}
+	for field, o := range map[string]Opt[Money]{"tax": in.Tax, "shipping": in.Shipping} {
+		if m, ok := o.Value(); ok && (m < 0 || m > MaxMoney) {
+			v.Add(field, "The "+field+" must be an amount of 0 or more.")
+		} else if o.Null {
+			v.Add(field, "The "+field+" must be an amount of 0 or more.")
+		}
+	}
+	b.Tax, b.Shipping = in.Tax.V, in.Shipping.V
+	if c, ok := in.Channel.Value(); ok && slices.Contains(Channels, c) {
+		b.Channel = c
+	} else if in.Channel.Set {
+		v.Add("channel", "The channel must be one of "+strings.Join(Channels, ", ")+".")
+	}
+	return b
+}
+
+// checkBasket takes a reward's basket into its input: the lines' total is
+// the amount when none was sent, and must equal the amount sent.
+func (in *TransactionInput) checkBasket(v Validation, b *Basket) {
+	if b == nil || len(b.Lines) == 0 || v.Has("items") {
+		return
+	}
+	for f := range v {
+		if strings.HasPrefix(f, "items.") {
+			return
+		}
+	}
+	total := b.Total()
+	if a, ok := in.Amount.Value(); ok {
+		if a != total {
+			v.Add("amount", "The amount, "+a.String()+", is not the items' total, "+total.String()+": send one, or both agreeing.")
+		}
+		return
+	}
+	if total <= 0 {
+		v.Add("items", "The items' total must be greater than 0.")
+		return
+	}
+	in.Amount = Some(total)
+}
+
+// RewardReader reads what a reward is decided from: its offers and what
+// its basket's SKUs name.
+type RewardReader interface {
+	OfferFinder
+	BasketReader
+}
+
+// BasketReader reads what a basket's SKUs name.
+type BasketReader interface {
+	// ProductsBySKU returns the live products of a business with those
+	// SKUs, by SKU.
+	ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]Product, error)
+}
+
+// resolveBasket ties each line to the product its SKU names now, and
+// lists the SKUs no product has.
+func resolveBasket(ctx context.Context, r BasketReader, businessID string, b *Basket) error {
+	skus := make([]string, 0, len(b.Lines))
+	for _, l := range b.Lines {
+		if !slices.Contains(skus, l.SKU) {
+			skus = append(skus, l.SKU)
+		}
+	}
+	if len(skus) == 0 {
+		return nil
+	}
+	found, err := r.ProductsBySKU(ctx, businessID, skus)
+	if err != nil {
+		return err
+	}
+	b.UnknownSKUs = []string{}
+	for i, l := range b.Lines {
+		if p, ok := found[l.SKU]; ok {
+			b.Lines[i].ProductID, b.Lines[i].CategoryID = p.ID, p.CategoryID
+		} else if !slices.Contains(b.UnknownSKUs, l.SKU) {
+			b.UnknownSKUs = append(b.UnknownSKUs, l.SKU)
+		}
+	}
+	return nil
+}
