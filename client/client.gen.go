@@ -522,6 +522,27 @@ func (e CustomerUpdateLanguage) Valid() bool {
 	}
 }
 
+// Defines values for EvaluateWriteChannel.
+const (
+	EvaluateWriteChannelApp     EvaluateWriteChannel = "app"
+	EvaluateWriteChannelInStore EvaluateWriteChannel = "in_store"
+	EvaluateWriteChannelOnline  EvaluateWriteChannel = "online"
+)
+
+// Valid indicates whether the value is a known member of the EvaluateWriteChannel enum.
+func (e EvaluateWriteChannel) Valid() bool {
+	switch e {
+	case EvaluateWriteChannelApp:
+		return true
+	case EvaluateWriteChannelInStore:
+		return true
+	case EvaluateWriteChannelOnline:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EventType.
 const (
 	CouponClaimed        EventType = "coupon.claimed"
@@ -2482,6 +2503,74 @@ type ErrorUser struct {
 	Code    int    `json:"code"`
 	Error   string `json:"error"`
 	Message string `json:"message"`
+}
+
+// EvaluateWrite A reward's basket as POST /transactions takes it (items, amount, tax, shipping, channel), the
+// customer it would be for (optional, by id: without one no targeted offer applies and no limited
+// one is used up), its branch ({id}, optional) and the time it would happen at (at, RFC 3339,
+// default now).
+type EvaluateWrite struct {
+	Amount   *json.Number            `json:"amount,omitempty"`
+	At       *time.Time              `json:"at,omitempty"`
+	Branch   *EvaluateWrite_Branch   `json:"branch,omitempty"`
+	Channel  *EvaluateWriteChannel   `json:"channel,omitempty"`
+	Customer *EvaluateWrite_Customer `json:"customer,omitempty"`
+	Items    *[]EvaluateWrite_Items  `json:"items,omitempty"`
+	Shipping *json.Number            `json:"shipping,omitempty"`
+	Tax      *json.Number            `json:"tax,omitempty"`
+}
+
+// EvaluateWrite_Branch defines model for EvaluateWrite.Branch.
+type EvaluateWrite_Branch struct {
+	Id *string `json:"id,omitempty"`
+}
+
+// EvaluateWriteChannel defines model for EvaluateWrite.Channel.
+type EvaluateWriteChannel string
+
+// EvaluateWrite_Customer defines model for EvaluateWrite.Customer.
+type EvaluateWrite_Customer struct {
+	Id *string `json:"id,omitempty"`
+}
+
+// EvaluateWrite_Items defines model for EvaluateWrite.Items.
+type EvaluateWrite_Items struct {
+	Discount *json.Number `json:"discount,omitempty"`
+	Price    *json.Number `json:"price,omitempty"`
+	Quantity *int         `json:"quantity,omitempty"`
+	Sku      *string      `json:"sku,omitempty"`
+}
+
+// EvaluatedRule defines model for EvaluatedRule.
+type EvaluatedRule struct {
+	Name string `json:"name"`
+
+	// Points The points it gave (applied rules only).
+	Points *int   `json:"points,omitempty"`
+	Reason string `json:"reason"`
+
+	// RuleId earning (the earning rules) or offer-<id>.
+	RuleId string `json:"rule_id"`
+}
+
+// EvaluationResponse defines model for EvaluationResponse.
+type EvaluationResponse struct {
+	Data EvaluationResponse_Data `json:"data"`
+}
+
+// EvaluationResponse_Data defines model for EvaluationResponse.Data.
+type EvaluationResponse_Data struct {
+	Applied []EvaluatedRule `json:"applied"`
+
+	// Coupons Coupons the basket would issue (none before the rules engine's coupon effect).
+	Coupons        []map[string]interface{} `json:"coupons"`
+	EligibleAmount json.Number              `json:"eligible_amount"`
+	NotApplied     []EvaluatedRule          `json:"not_applied"`
+	Points         int                      `json:"points"`
+
+	// Stamps Punch-card stamps it would give (none before punch cards).
+	Stamps      []map[string]interface{} `json:"stamps"`
+	UnknownSkus []string                 `json:"unknown_skus"`
 }
 
 // Event defines model for Event.
@@ -5171,6 +5260,9 @@ type ListWebhookDeliveriesParams struct {
 	State *string `form:"state,omitempty" json:"state,omitempty"`
 }
 
+// EvaluateBasketJSONRequestBody defines body for EvaluateBasket for application/json ContentType.
+type EvaluateBasketJSONRequestBody = EvaluateWrite
+
 // CreateBranchJSONRequestBody defines body for CreateBranch for application/json ContentType.
 type CreateBranchJSONRequestBody = BranchCreate
 
@@ -5560,6 +5652,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /.well-known/oauth-authorization-server (the `GetAuthorizationServerMetadata` operationId).
 	GetAuthorizationServerMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EvaluateBasketWithBody What a reward's basket would earn, and why: the same decision as POST /transactions, writing nothing.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /baskets/evaluate (the `EvaluateBasket` operationId).
+	EvaluateBasketWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EvaluateBasket What a reward's basket would earn, and why: the same decision as POST /transactions, writing nothing.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /baskets/evaluate (the `EvaluateBasket` operationId).
+	EvaluateBasket(ctx context.Context, body EvaluateBasketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListBranches List the branches of the business, the main one first.
 	//
@@ -6814,6 +6920,40 @@ type ClientInterface interface {
 // Corresponds with GET /.well-known/oauth-authorization-server (the `GetAuthorizationServerMetadata` operationId).
 func (c *Client) GetAuthorizationServerMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAuthorizationServerMetadataRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EvaluateBasketWithBody What a reward's basket would earn, and why: the same decision as POST /transactions, writing nothing.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /baskets/evaluate (the `EvaluateBasket` operationId).
+func (c *Client) EvaluateBasketWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEvaluateBasketRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EvaluateBasket What a reward's basket would earn, and why: the same decision as POST /transactions, writing nothing.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /baskets/evaluate (the `EvaluateBasket` operationId).
+func (c *Client) EvaluateBasket(ctx context.Context, body EvaluateBasketJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEvaluateBasketRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9459,6 +9599,46 @@ func NewGetAuthorizationServerMetadataRequest(server string) (*http.Request, err
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewEvaluateBasketRequest calls the generic EvaluateBasket builder with application/json body
+func NewEvaluateBasketRequest(server string, body EvaluateBasketJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEvaluateBasketRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewEvaluateBasketRequestWithBody constructs an http.Request for the EvaluateBasket method, with any body, and a specified content type
+func NewEvaluateBasketRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/baskets/evaluate")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -15117,6 +15297,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /.well-known/oauth-authorization-server (the `GetAuthorizationServerMetadata` operationId).
 	GetAuthorizationServerMetadataWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetAuthorizationServerMetadataResponse, error)
 
+	// EvaluateBasketWithBodyWithResponse What a reward's basket would earn, and why: the same decision as POST /transactions, writing nothing.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /baskets/evaluate (the `EvaluateBasket` operationId).
+	EvaluateBasketWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EvaluateBasketResponse, error)
+
+	// EvaluateBasketWithResponse What a reward's basket would earn, and why: the same decision as POST /transactions, writing nothing.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /baskets/evaluate (the `EvaluateBasket` operationId).
+	EvaluateBasketWithResponse(ctx context.Context, body EvaluateBasketJSONRequestBody, reqEditors ...RequestEditorFn) (*EvaluateBasketResponse, error)
+
 	// ListBranchesWithResponse List the branches of the business, the main one first.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -16542,6 +16736,194 @@ func (r GetAuthorizationServerMetadataResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetAuthorizationServerMetadataResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// EvaluateBasketResponse200Headers the declared response headers of an HTTP 200 response for EvaluateBasket
+type EvaluateBasketResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EvaluateBasketResponse400Headers the declared response headers of an HTTP 400 response for EvaluateBasket
+type EvaluateBasketResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EvaluateBasketResponse401Headers the declared response headers of an HTTP 401 response for EvaluateBasket
+type EvaluateBasketResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EvaluateBasketResponse403Headers the declared response headers of an HTTP 403 response for EvaluateBasket
+type EvaluateBasketResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EvaluateBasketResponse404Headers the declared response headers of an HTTP 404 response for EvaluateBasket
+type EvaluateBasketResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EvaluateBasketResponse406Headers the declared response headers of an HTTP 406 response for EvaluateBasket
+type EvaluateBasketResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EvaluateBasketResponse422Headers the declared response headers of an HTTP 422 response for EvaluateBasket
+type EvaluateBasketResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EvaluateBasketResponse429Headers the declared response headers of an HTTP 429 response for EvaluateBasket
+type EvaluateBasketResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// EvaluateBasketResponse500Headers the declared response headers of an HTTP 500 response for EvaluateBasket
+type EvaluateBasketResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EvaluateBasketResponse503Headers the declared response headers of an HTTP 503 response for EvaluateBasket
+type EvaluateBasketResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type EvaluateBasketResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EvaluationResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *EvaluateBasketResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *EvaluateBasketResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *EvaluateBasketResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *EvaluateBasketResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *EvaluateBasketResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *EvaluateBasketResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *EvaluateBasketResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EvaluateBasketResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *EvaluateBasketResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EvaluateBasketResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r EvaluateBasketResponse) GetJSON200() *EvaluationResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r EvaluateBasketResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r EvaluateBasketResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r EvaluateBasketResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r EvaluateBasketResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r EvaluateBasketResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r EvaluateBasketResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r EvaluateBasketResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r EvaluateBasketResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r EvaluateBasketResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r EvaluateBasketResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EvaluateBasketResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EvaluateBasketResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EvaluateBasketResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -33478,6 +33860,32 @@ func (c *ClientWithResponses) GetAuthorizationServerMetadataWithResponse(ctx con
 	return ParseGetAuthorizationServerMetadataResponse(rsp)
 }
 
+// EvaluateBasketWithBodyWithResponse What a reward's basket would earn, and why: the same decision as POST /transactions, writing nothing.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /baskets/evaluate (the `EvaluateBasket` operationId).
+func (c *ClientWithResponses) EvaluateBasketWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EvaluateBasketResponse, error) {
+	rsp, err := c.EvaluateBasketWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEvaluateBasketResponse(rsp)
+}
+
+// EvaluateBasketWithResponse What a reward's basket would earn, and why: the same decision as POST /transactions, writing nothing.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /baskets/evaluate (the `EvaluateBasket` operationId).
+func (c *ClientWithResponses) EvaluateBasketWithResponse(ctx context.Context, body EvaluateBasketJSONRequestBody, reqEditors ...RequestEditorFn) (*EvaluateBasketResponse, error) {
+	rsp, err := c.EvaluateBasket(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEvaluateBasketResponse(rsp)
+}
+
 // ListBranchesWithResponse List the branches of the business, the main one first.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -35743,6 +36151,296 @@ func ParseGetAuthorizationServerMetadataResponse(rsp *http.Response) (*GetAuthor
 			headers.XRateLimitReset = &value
 		}
 		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseEvaluateBasketResponse parses an HTTP response from a EvaluateBasketWithResponse call
+func ParseEvaluateBasketResponse(rsp *http.Response) (*EvaluateBasketResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EvaluateBasketResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EvaluationResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers EvaluateBasketResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers EvaluateBasketResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers EvaluateBasketResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers EvaluateBasketResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers EvaluateBasketResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers EvaluateBasketResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers EvaluateBasketResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers EvaluateBasketResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers EvaluateBasketResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers EvaluateBasketResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"testing"
 )
@@ -245,5 +246,85 @@ func TestRewardBasket(t *testing.T) {
 				t.Fatalf("GET /transactions without relationships=items shows items: %v", tx)
 			}
 		}
+	})
+}
+
+// TestEvaluateBasket: POST /baskets/evaluate answers what a reward would
+// earn and why, writing nothing; for random baskets of a program with
+// offers of every kind, evaluating and then rewarding give the same
+// points (the daily bonus used up by one reward shows as used in the next
+// evaluation).
+func TestEvaluateBasket(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		ann := a.createCustomer(t, map[string]any{"email": "ann@eval.example"})
+		bob := a.createCustomer(t, map[string]any{"email": "bob@eval.example"})
+		a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Croissant", "product_sku": "CR-01"})
+		double := a.catOffer(t, map[string]any{"type_id": 1, "title": "Double over 20", "multip_factor": 2, "min_purchase": 20})
+		forAnn := a.catOffer(t, map[string]any{"type_id": 3, "title": "For Ann", "points": 7, "targeted_offer_flag": 1,
+			"customers": []string{ann.ID}})
+		a.catOffer(t, map[string]any{"type_id": 3, "title": "Once a day", "points": 5, "offer_frequency_id": 1})
+		rng := rand.New(rand.NewPCG(7, uint64(len(engine))))
+		evaluate := func(body map[string]any) map[string]any {
+			t.Helper()
+			return a.do(t, http.MethodPost, "/baskets/evaluate", body).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		}
+		ledger := func() float64 {
+			var l catPage
+			a.get(t, "/transactions?per_page=1").want(t, http.StatusOK).decode(t, &l)
+			f, _ := l.Meta["total"].(float64)
+			return f
+		}
+		for i := range 12 {
+			c := []customer{ann, bob}[rng.IntN(2)]
+			var items []map[string]any
+			for range 1 + rng.IntN(3) {
+				items = append(items, map[string]any{"sku": []string{"CR-01", "NEW-9"}[rng.IntN(2)], "quantity": 1 + rng.IntN(3),
+					"price": float64(100+rng.IntN(1500)) / 100})
+			}
+			basket := map[string]any{"items": items, "customer": map[string]any{"id": c.ID}}
+			before := ledger()
+			ev := evaluate(basket)
+			if ledger() != before {
+				t.Fatalf("basket %d: the evaluation wrote an entry", i)
+			}
+			reward := map[string]any{"intent": "reward", "items": items, "customer": map[string]any{"id": c.ID}}
+			got := a.do(t, http.MethodPost, "/transactions", reward).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+			if ev["points"] != got["points"] || ev["eligible_amount"] != got["amount"] {
+				t.Errorf("basket %d (%v): evaluated %v points on %v, the reward earned %v on %v", i, items, ev["points"],
+					ev["eligible_amount"], got["points"], got["amount"])
+			}
+		}
+
+		// Why: the earning rules and the multiplier applied for a big
+		// basket; the bonus for Ann is not Bob's; the daily bonus is used.
+		ev := evaluate(map[string]any{"amount": 30, "customer": map[string]any{"id": bob.ID}})
+		rules := map[string]any{}
+		for _, list := range []string{"applied", "not_applied"} {
+			for _, r := range ev[list].([]any) {
+				m := r.(map[string]any)
+				m["list"] = list
+				rules[m["rule_id"].(string)] = m
+			}
+		}
+		wantAt(t, rules, "earning.list", "applied", "earning.points", 30.0,
+			"offer-"+double+".list", "applied", "offer-"+double+".points", 30.0,
+			"offer-"+forAnn+".list", "not_applied", "offer-"+forAnn+".reason", "only for its target customers")
+		if ev["points"] != 60.0 && ev["points"] != 65.0 {
+			t.Errorf("30.00 for Bob: %v points, want 60 (or 65 with the daily bonus unused)", ev["points"])
+		}
+		noCustomer := evaluate(map[string]any{"items": []map[string]any{{"sku": "GONE", "price": 4}}})
+		wantAt(t, noCustomer, "points", 9.0, "unknown_skus.0", "GONE", "eligible_amount", 4.0)
+
+		// Bad input is named; an unknown customer or branch is 404.
+		a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"items": []map[string]any{{"sku": "X"}}}).wantFields(t, "items.0.price")
+		a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"amount": 5, "at": "yesterday"}).wantFields(t, "at")
+		a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"amount": 5, "customer": map[string]any{"email": "ann@eval.example"}}).
+			wantFields(t, "customer.id")
+		a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"amount": 5, "customer": map[string]any{"id": "01a2f0c0c0c0c0c0c0c0c0c0c0c0c0c0"}}).
+			wantError(t, http.StatusNotFound)
+		a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"amount": 5, "branch": map[string]any{"id": "01a2f0c0c0c0c0c0c0c0c0c0c0c0c0c0"}}).
+			wantError(t, http.StatusNotFound)
 	})
 }

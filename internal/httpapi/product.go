@@ -269,3 +269,34 @@ func (s *Server) deleteCategory(w http.ResponseWriter, r *http.Request, rc *reqC
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
+
+// appliedJSON is a rule of an evaluation.
+type appliedJSON struct {
+	RuleID string `json:"rule_id"`
+	Name   string `json:"name"`
+	Points *int64 `json:"points,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// evaluateBasket answers what a basket would earn, writing nothing.
+func (s *Server) evaluateBasket(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	var in loyalty.EvaluateInput
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	ev, err := rc.svc.Transactions.Evaluate(r.Context(), tenant(rc), in)
+	if err != nil {
+		return err
+	}
+	applied, notApplied := make([]appliedJSON, len(ev.Applied)), make([]appliedJSON, len(ev.NotApplied))
+	for i, a := range ev.Applied {
+		points := a.Points
+		applied[i] = appliedJSON{RuleID: a.RuleID, Name: a.Name, Points: &points, Reason: a.Reason}
+	}
+	for i, a := range ev.NotApplied {
+		notApplied[i] = appliedJSON{RuleID: a.RuleID, Name: a.Name, Reason: a.Reason}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"points": ev.Points, "eligible_amount": ev.EligibleAmount,
+		"applied": applied, "not_applied": notApplied, "coupons": []any{}, "stamps": []any{}, "unknown_skus": ev.UnknownSKUs}})
+	return nil
+}

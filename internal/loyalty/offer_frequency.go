@@ -144,6 +144,23 @@ func (f OfferFacts) usedUp(o Offer, p OfferPeriods) bool {
 	return o.Limited() && slices.Contains(f.Uses[o.ID], o.period(p))
 }
 
+// Why an offer did not apply to a reward (SkippedOffer.Why).
+const (
+	SkipInactive  = "inactive"  // disabled, not started or ended at the reward's time
+	SkipWindow    = "window"    // a day-and-time offer outside its days and hours
+	SkipBranch    = "branch"    // kept to other branches
+	SkipTargeted  = "targeted"  // for its targets, and the customer is not one
+	SkipUsed      = "used"      // limited, and used in its period by the customer
+	SkipRange     = "range"     // the amount is outside its purchase range
+	SkipOutranked = "outranked" // a multiplier, and a better one applied
+)
+
+// SkippedOffer is an offer that did not apply to a reward, and why.
+type SkippedOffer struct {
+	Offer Offer
+	Why   string
+}
+
 // ApplicableOffers decides which of a business's points offers (all, as
 // OfferFinder.PointsOffers reads them) apply to the reward e at its time,
 // e.CreatedAt, in the business's time zone loc: the offers active then
@@ -152,13 +169,20 @@ func (f OfferFacts) usedUp(o Offer, p OfferPeriods) bool {
 // one of its targets) and not used up (a limited offer the customer used
 // in its period). It reads the customer's part in an offer only for the
 // offers that are targeted or limited, and the main branch only when an
-// offer is kept to some branches.
-func ApplicableOffers(ctx context.Context, offers OfferFinder, businessID string, all []Offer, e *Transaction, loc *time.Location) ([]Offer, error) {
+// offer is kept to some branches. It returns, beside, the offers it left
+// out and why.
+func ApplicableOffers(ctx context.Context, offers OfferFinder, businessID string, all []Offer, e *Transaction, loc *time.Location) ([]Offer, []SkippedOffer, error) {
 	var found []Offer
+	var skipped []SkippedOffer
 	var ask []int64
 	branches := false
 	for _, o := range all {
-		if !o.Active(e.CreatedAt) || !o.InWindow(e.CreatedAt, loc) {
+		switch {
+		case !o.Active(e.CreatedAt):
+			skipped = append(skipped, SkippedOffer{o, SkipInactive})
+			continue
+		case !o.InWindow(e.CreatedAt, loc):
+			skipped = append(skipped, SkippedOffer{o, SkipWindow})
 			continue
 		}
 		found = append(found, o)
@@ -167,26 +191,47 @@ func ApplicableOffers(ctx context.Context, offers OfferFinder, businessID string
 		}
 		branches = branches || len(o.BranchIDs) > 0
 	}
+	leave := func(why func(Offer) string) {
+		found = slices.DeleteFunc(found, func(o Offer) bool {
+			if w := why(o); w != "" {
+				skipped = append(skipped, SkippedOffer{o, w})
+				return true
+			}
+			return false
+		})
+	}
 	if branches {
 		branch := e.BranchID
 		if branch == "" {
 			m, err := offers.MainBranch(ctx, businessID)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			branch = m.ID
 		}
-		found = slices.DeleteFunc(found, func(o Offer) bool { return !o.AvailableAt(branch) })
+		leave(func(o Offer) string {
+			if !o.AvailableAt(branch) {
+				return SkipBranch
+			}
+			return ""
+		})
 	}
 	if len(ask) == 0 || len(found) == 0 {
-		return found, nil
+		return found, skipped, nil
 	}
 	periods := UsePeriods(e.CreatedAt, loc)
 	facts, err := offers.CustomerOfferFacts(ctx, e.CustomerID, ask, periods.names())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return slices.DeleteFunc(found, func(o Offer) bool {
-		return (o.Targeted && !facts.Targets[o.ID]) || facts.usedUp(o, periods)
-	}), nil
+	leave(func(o Offer) string {
+		switch {
+		case o.Targeted && !facts.Targets[o.ID]:
+			return SkipTargeted
+		case facts.usedUp(o, periods):
+			return SkipUsed
+		}
+		return ""
+	})
+	return found, skipped, nil
 }

@@ -78,7 +78,7 @@ func TestOfferUsesCountInTheirFrequencysPeriod(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			points, err := loyalty.ApplicableOffers(ctx, db, b.ID, all, &loyalty.Transaction{CustomerID: c.ID, CreatedAt: now}, time.UTC)
+			points, _, err := loyalty.ApplicableOffers(ctx, db, b.ID, all, &loyalty.Transaction{CustomerID: c.ID, CreatedAt: now}, time.UTC)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,182 @@
+package loyalty
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+)
+
+// EvaluateInput is the body of POST /baskets/evaluate: a reward's basket
+// (or amount) as POST /transactions takes it, the customer it would be
+// for (optional: without one, no targeted offer applies and no limited
+// one is used up), its branch and the time it would happen at (default
+// now).
+type EvaluateInput struct {
+	Customer Opt[CustomerRef]       `json:"customer"`
+	Amount   Opt[Money]             `json:"amount"`
+	Items    Opt[[]BasketItemInput] `json:"items"`
+	Tax      Opt[Money]             `json:"tax"`
+	Shipping Opt[Money]             `json:"shipping"`
+	Channel  Opt[string]            `json:"channel"`
+	Branch   Opt[StringRef]         `json:"branch"`
+	At       Opt[string]            `json:"at"`
+}
+
+// Evaluation is what a basket would earn, and why: each rule that applied
+// with the points it gave, each that did not with the reason.
+type Evaluation struct {
+	Points         int64
+	EligibleAmount Money
+	Applied        []AppliedRule
+	NotApplied     []AppliedRule
+	UnknownSKUs    []string
+}
+
+// AppliedRule is one rule of an evaluation: the earning rules ("earning")
+// or an offer ("offer-12"), with the points it gave when it applied and
+// why, or why not.
+type AppliedRule struct {
+	RuleID string
+	Name   string
+	Points int64
+	Reason string
+}
+
+// Evaluate is the dry run of a reward: the same checks and the same
+// decision (earn: the rules, the offers ApplicableOffers keeps, the best
+// multiplier and every bonus) as POST /transactions, writing nothing (no
+// entry, no event, no use of a limited offer).
+func (s *TransactionService) Evaluate(ctx context.Context, b Business, in EvaluateInput) (Evaluation, error) {
+	v := Validation{}
+	ti := TransactionInput{Intent: Some(IntentReward), Amount: in.Amount, Items: in.Items, Tax: in.Tax, Shipping: in.Shipping,
+		Channel: in.Channel}
+	e := newEntry(b, "", IntentReward, time.Time{})
+	rewardIntent{}.check(&ti, &e, v)
+	now := s.Store.Now()
+	e.CreatedAt = now
+	if at, ok := in.At.Value(); ok {
+		t, err := ParseTime(strings.TrimSpace(at))
+		if err != nil || t.Year() < 1970 || t.Year() > 9999 {
+			v.Add("at", "The at must be a date-time such as 2026-01-31T09:05:00+00:00.")
+		}
+		e.CreatedAt = t.UTC()
+	}
+	if br, ok := in.Branch.Value(); ok {
+		if e.BranchID, _ = br.ID.Value(); strings.TrimSpace(e.BranchID) == "" {
+			v.Add("branch.id", "The branch id is required when a branch is sent.")
+		}
+	}
+	if err := v.Err(); err != nil {
+		return Evaluation{}, err
+	}
+	if e.BranchID != "" {
+		branches, err := s.Store.Branches(ctx, b.ID)
+		if err != nil {
+			return Evaluation{}, err
+		}
+		if !slices.ContainsFunc(branches, func(br Branch) bool { return strings.EqualFold(br.ID, e.BranchID) }) {
+			return Evaluation{}, Errorf(ENotFound, "The branch does not exist.")
+		}
+		e.BranchID = strings.ToLower(e.BranchID)
+	}
+	if ref, ok := in.Customer.Value(); ok {
+		id, err := s.customerOf(ctx, b, ref)
+		if err != nil {
+			return Evaluation{}, err
+		}
+		e.CustomerID = id
+	}
+	rules, err := s.rules(ctx, b)
+	if err != nil {
+		return Evaluation{}, err
+	}
+	if e.Basket != nil {
+		if err := resolveBasket(ctx, s.Store, b.ID, e.Basket); err != nil {
+			return Evaluation{}, err
+		}
+	}
+	out := Evaluation{EligibleAmount: e.Amount, Applied: []AppliedRule{}, NotApplied: []AppliedRule{}, UnknownSKUs: []string{}}
+	if e.Basket != nil {
+		out.UnknownSKUs = e.Basket.UnknownSKUs
+	}
+	base := rules.PointsForSpend(e.Amount)
+	earning := AppliedRule{RuleID: "earning", Name: "Earning rules", Points: base,
+		Reason: itoa64(rules.RewardRatio) + " points for each " + rules.RewardMilestoneAmount.String()}
+	if base > 0 {
+		out.Applied = append(out.Applied, earning)
+	} else {
+		earning.Reason = "the amount earns no points at " + earning.Reason
+		out.NotApplied = append(out.NotApplied, earning)
+	}
+	e.Points = base
+	all := []Offer(nil)
+	if b.Loaded != nil && b.Loaded.OffersRead {
+		all = b.Loaded.PointsOffers
+	} else if all, err = s.Store.PointsOffers(ctx, b.ID); err != nil {
+		return Evaluation{}, err
+	}
+	found, skipped, err := ApplicableOffers(ctx, s.Store, b.ID, all, &e, zoneOf(rules.TimeZone))
+	if err != nil {
+		return Evaluation{}, err
+	}
+	offerPoints(base, found, &e)
+	out.Points = e.Points
+	for _, o := range found {
+		switch {
+		case !o.AppliesTo(e.Amount):
+			skipped = append(skipped, SkippedOffer{o, SkipRange})
+		case o.TypeID == OfferPointsMultiplier && o.ID != e.OfferID:
+			skipped = append(skipped, SkippedOffer{o, SkipOutranked})
+		case o.TypeID == OfferPointsMultiplier:
+			out.Applied = append(out.Applied, AppliedRule{RuleID: offerRuleID(o), Name: o.Title,
+				Points: base*int64(o.MultipFactor)/100 - base, Reason: "multiplies the earning rules' points by " + o.MultipFactor.String()})
+		case o.TypeID == OfferBonusPoints:
+			out.Applied = append(out.Applied, AppliedRule{RuleID: offerRuleID(o), Name: o.Title, Points: o.Points, Reason: "bonus points"})
+		}
+	}
+	for _, sk := range skipped {
+		out.NotApplied = append(out.NotApplied, AppliedRule{RuleID: offerRuleID(sk.Offer), Name: sk.Offer.Title, Reason: skipReasons[sk.Why]})
+	}
+	return out, nil
+}
+
+// skipReasons say why an offer did not apply, as the evaluation shows it.
+var skipReasons = map[string]string{
+	SkipInactive:  "not active at this time (disabled, not started or ended)",
+	SkipWindow:    "outside its days and hours",
+	SkipBranch:    "not offered at this branch",
+	SkipTargeted:  "only for its target customers",
+	SkipUsed:      "already used by the customer in its period",
+	SkipRange:     "the amount is outside its purchase range",
+	SkipOutranked: "a better multiplier applies",
+}
+
+// offerRuleID names an offer among an evaluation's rules.
+func offerRuleID(o Offer) string { return "offer-" + itoa64(o.ID) }
+
+// rules are the business's rules, read with it when they were.
+func (s *TransactionService) rules(ctx context.Context, b Business) (Rules, error) {
+	if b.Loaded != nil {
+		return b.Loaded.Rules, nil
+	}
+	return s.Store.Rules(ctx, b)
+}
+
+// customerOf finds the active customer an evaluation names, by id (a
+// dry run reads, and a look-up by e-mail or phone is made only with a
+// change), or ENotFound.
+func (s *TransactionService) customerOf(ctx context.Context, b Business, ref CustomerRef) (string, error) {
+	id, byID, err := ref.customerID()
+	if err != nil {
+		return "", err
+	}
+	if !byID {
+		return "", Invalid("customer.id", "An evaluation names its customer by id.")
+	}
+	c, err := s.Store.Customer(ctx, b.ID, id)
+	if err != nil {
+		return "", notFoundField(err, "Customer not found.")
+	}
+	return c.ID, nil
+}
