@@ -116,7 +116,8 @@ func (s *TransactionService) Evaluate(ctx context.Context, b Business, in Evalua
 	} else if all, err = s.Store.PointsOffers(ctx, b.ID); err != nil {
 		return Evaluation{}, err
 	}
-	found, skipped, err := ApplicableOffers(ctx, s.Store, b.ID, all, &e, zoneOf(rules.TimeZone))
+	var skipped []SkippedOffer
+	found, err := ApplicableOffers(ctx, s.Store, b.ID, all, &e, zoneOf(rules.TimeZone), &skipped)
 	if err != nil {
 		return Evaluation{}, err
 	}

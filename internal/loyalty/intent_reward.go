@@ -103,7 +103,7 @@ func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *
 			} else if all, err = offers.PointsOffers(ctx, b.ID); err != nil {
 				return nil, nil, err
 			}
-			if found, _, err = ApplicableOffers(ctx, offers, b.ID, all, e, zoneOf(rules.TimeZone)); err != nil {
+			if found, err = ApplicableOffers(ctx, offers, b.ID, all, e, zoneOf(rules.TimeZone), nil); err != nil {
 				return nil, nil, err
 			}
 			once = offerPoints(e.Points, found, e)

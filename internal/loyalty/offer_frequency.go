@@ -169,20 +169,25 @@ type SkippedOffer struct {
 // one of its targets) and not used up (a limited offer the customer used
 // in its period). It reads the customer's part in an offer only for the
 // offers that are targeted or limited, and the main branch only when an
-// offer is kept to some branches. It returns, beside, the offers it left
-// out and why.
-func ApplicableOffers(ctx context.Context, offers OfferFinder, businessID string, all []Offer, e *Transaction, loc *time.Location) ([]Offer, []SkippedOffer, error) {
+// offer is kept to some branches. With why it also lists there the
+// offers it left out and why (a reward, which needs no reasons, passes
+// nil and copies no offer for them).
+func ApplicableOffers(ctx context.Context, offers OfferFinder, businessID string, all []Offer, e *Transaction, loc *time.Location, why *[]SkippedOffer) ([]Offer, error) {
 	var found []Offer
-	var skipped []SkippedOffer
+	skip := func(o Offer, reason string) {
+		if why != nil {
+			*why = append(*why, SkippedOffer{o, reason})
+		}
+	}
 	var ask []int64
 	branches := false
 	for _, o := range all {
 		switch {
 		case !o.Active(e.CreatedAt):
-			skipped = append(skipped, SkippedOffer{o, SkipInactive})
+			skip(o, SkipInactive)
 			continue
 		case !o.InWindow(e.CreatedAt, loc):
-			skipped = append(skipped, SkippedOffer{o, SkipWindow})
+			skip(o, SkipWindow)
 			continue
 		}
 		found = append(found, o)
@@ -191,10 +196,10 @@ func ApplicableOffers(ctx context.Context, offers OfferFinder, businessID string
 		}
 		branches = branches || len(o.BranchIDs) > 0
 	}
-	leave := func(why func(Offer) string) {
+	leave := func(reason func(Offer) string) {
 		found = slices.DeleteFunc(found, func(o Offer) bool {
-			if w := why(o); w != "" {
-				skipped = append(skipped, SkippedOffer{o, w})
+			if r := reason(o); r != "" {
+				skip(o, r)
 				return true
 			}
 			return false
@@ -205,7 +210,7 @@ func ApplicableOffers(ctx context.Context, offers OfferFinder, businessID string
 		if branch == "" {
 			m, err := offers.MainBranch(ctx, businessID)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			branch = m.ID
 		}
@@ -217,12 +222,12 @@ func ApplicableOffers(ctx context.Context, offers OfferFinder, businessID string
 		})
 	}
 	if len(ask) == 0 || len(found) == 0 {
-		return found, skipped, nil
+		return found, nil
 	}
 	periods := UsePeriods(e.CreatedAt, loc)
 	facts, err := offers.CustomerOfferFacts(ctx, e.CustomerID, ask, periods.names())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	leave(func(o Offer) string {
 		switch {
@@ -233,5 +238,5 @@ func ApplicableOffers(ctx context.Context, offers OfferFinder, businessID string
 		}
 		return ""
 	})
-	return found, skipped, nil
+	return found, nil
 }

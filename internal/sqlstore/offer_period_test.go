@@ -78,7 +78,7 @@ func TestOfferUsesCountInTheirFrequencysPeriod(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			points, _, err := loyalty.ApplicableOffers(ctx, db, b.ID, all, &loyalty.Transaction{CustomerID: c.ID, CreatedAt: now}, time.UTC)
+			points, err := loyalty.ApplicableOffers(ctx, db, b.ID, all, &loyalty.Transaction{CustomerID: c.ID, CreatedAt: now}, time.UTC, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
