@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -98,17 +97,8 @@ func (s *Server) listProducts(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	return nil
 }
 
-// noNames refuses include and relationships on a read that has neither.
-func noNames(q url.Values) error {
-	if _, err := loyalty.QueryNames(q, "include", nil); err != nil {
-		return err
-	}
-	_, err := loyalty.QueryNames(q, "relationships", nil)
-	return err
-}
-
 func (s *Server) getProduct(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := noNames(r.URL.Query()); err != nil {
+	if _, _, err := queryNames(r, nil, nil); err != nil {
 		return err
 	}
 	p, err := rc.svc.Products.Get(r.Context(), tenant(rc), r.PathValue("id"))
@@ -237,7 +227,7 @@ func (s *Server) listCategories(w http.ResponseWriter, r *http.Request, rc *reqC
 }
 
 func (s *Server) getCategory(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := noNames(r.URL.Query()); err != nil {
+	if _, _, err := queryNames(r, nil, nil); err != nil {
 		return err
 	}
 	c, err := rc.svc.Products.Category(r.Context(), tenant(rc), r.PathValue("id"))

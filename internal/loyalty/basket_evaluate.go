@@ -87,7 +87,7 @@ func (s *TransactionService) Evaluate(ctx context.Context, b Business, in Evalua
 		}
 		e.CustomerID = id
 	}
-	rules, err := s.rules(ctx, b)
+	rules, err := rulesOf(ctx, s.Store, b)
 	if err != nil {
 		return Evaluation{}, err
 	}
@@ -100,6 +100,13 @@ func (s *TransactionService) Evaluate(ctx context.Context, b Business, in Evalua
 	if e.Basket != nil {
 		out.UnknownSKUs = e.Basket.UnknownSKUs
 	}
+	// The reward's own computation; the explanation is read off it.
+	var skipped []SkippedOffer
+	found, _, err := earn(ctx, s.Store, b, rules, &ti, &e, &skipped)
+	if err != nil {
+		return Evaluation{}, err
+	}
+	out.Points = e.Points
 	base := rules.PointsForSpend(e.Amount)
 	earning := AppliedRule{RuleID: "earning", Name: "Earning rules", Points: base,
 		Reason: itoa64(rules.RewardRatio) + " points for each " + rules.RewardMilestoneAmount.String()}
@@ -109,20 +116,6 @@ func (s *TransactionService) Evaluate(ctx context.Context, b Business, in Evalua
 		earning.Reason = "the amount earns no points at " + earning.Reason
 		out.NotApplied = append(out.NotApplied, earning)
 	}
-	e.Points = base
-	all := []Offer(nil)
-	if b.Loaded != nil && b.Loaded.OffersRead {
-		all = b.Loaded.PointsOffers
-	} else if all, err = s.Store.PointsOffers(ctx, b.ID); err != nil {
-		return Evaluation{}, err
-	}
-	var skipped []SkippedOffer
-	found, err := ApplicableOffers(ctx, s.Store, b.ID, all, &e, zoneOf(rules.TimeZone), &skipped)
-	if err != nil {
-		return Evaluation{}, err
-	}
-	offerPoints(base, found, &e)
-	out.Points = e.Points
 	for _, o := range found {
 		switch {
 		case !o.AppliesTo(e.Amount):
@@ -155,14 +148,6 @@ var skipReasons = map[string]string{
 
 // offerRuleID names an offer among an evaluation's rules.
 func offerRuleID(o Offer) string { return "offer-" + itoa64(o.ID) }
-
-// rules are the business's rules, read with it when they were.
-func (s *TransactionService) rules(ctx context.Context, b Business) (Rules, error) {
-	if b.Loaded != nil {
-		return b.Loaded.Rules, nil
-	}
-	return s.Store.Rules(ctx, b)
-}
 
 // customerOf finds the active customer an evaluation names, by id (a
 // dry run reads, and a look-up by e-mail or phone is made only with a

@@ -76,7 +76,7 @@ func decideReward(ctx context.Context, offers RewardReader, rules Rules, r *entr
 			return nil, nil, err
 		}
 	}
-	if found, once, err = earn(ctx, offers, r.b, rules, r.in, e); err != nil {
+	if found, once, err = earn(ctx, offers, r.b, rules, r.in, e, nil); err != nil {
 		return nil, nil, err
 	}
 	rules.settle(e)
@@ -92,7 +92,10 @@ func decideReward(ctx context.Context, offers RewardReader, rules Rules, r *entr
 // once. It returns the offers found (in their day-and-time window at
 // e.CreatedAt) and, of those, the limited ones that the points count. The
 // days, weeks and windows are the business's, in its time zone.
-func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *TransactionInput, e *Transaction) (found, once []Offer, err error) {
+//
+// With why it lists there the offers that did not apply and why (the dry
+// run's explanation, POST /baskets/evaluate).
+func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *TransactionInput, e *Transaction, why *[]SkippedOffer) (found, once []Offer, err error) {
 	switch {
 	case in.Amount.Set:
 		e.Points = rules.PointsForSpend(e.Amount)
@@ -103,7 +106,7 @@ func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *
 			} else if all, err = offers.PointsOffers(ctx, b.ID); err != nil {
 				return nil, nil, err
 			}
-			if found, err = ApplicableOffers(ctx, offers, b.ID, all, e, zoneOf(rules.TimeZone), nil); err != nil {
+			if found, err = ApplicableOffers(ctx, offers, b.ID, all, e, zoneOf(rules.TimeZone), why); err != nil {
 				return nil, nil, err
 			}
 			once = offerPoints(e.Points, found, e)
@@ -116,12 +119,14 @@ func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *
 }
 
 // rulesOf returns the business's rules, read with the business when they
-// were, else now.
-func rulesOf(ctx context.Context, tx Tx, b Business) (Rules, error) {
+// were, else now from st (a store or a transaction).
+func rulesOf(ctx context.Context, st interface {
+	Rules(context.Context, Business) (Rules, error)
+}, b Business) (Rules, error) {
 	if b.Loaded != nil {
 		return b.Loaded.Rules, nil
 	}
-	return tx.Rules(ctx, b)
+	return st.Rules(ctx, b)
 }
 
 // offerPoints sets e.Points from the base points of a spend and the

@@ -286,7 +286,7 @@ func (s *TransactionService) Preview(ctx context.Context, b Business, in Transac
 	if err != nil {
 		return Transaction{}, nil, err
 	}
-	found, _, err := earn(ctx, s.Store, b, rules, r.in, &r.entry)
+	found, _, err := earn(ctx, s.Store, b, rules, r.in, &r.entry, nil)
 	if err != nil {
 		return Transaction{}, nil, err
 	}
