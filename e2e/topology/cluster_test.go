@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -128,11 +129,22 @@ func (c *cluster) cli(t *testing.T, bin string, args ...string) map[string]any {
 }
 
 // freePorts returns the first of n consecutive loopback ports that are
-// free now.
+// free now, below the kernel's ephemeral range: a port of that range
+// free now can be handed to any outgoing connection of the tests running
+// beside this one before the cluster binds it (a CI run failed so, with
+// "address already in use").
 func freePorts(t *testing.T, n int) int {
 	t.Helper()
+	top := 32768 // Linux's default start of the ephemeral range
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if lo, err := strconv.Atoi(f[0]); err == nil && lo > 20000+2*n {
+				top = lo
+			}
+		}
+	}
 	for range 50 {
-		base := 20000 + rand.IntN(30000)
+		base := 20000 + rand.IntN(top-20000-n)
 		free := true
 		for p := base; p < base+n && free; p++ {
 			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
