@@ -144,6 +144,8 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 		card := catID(a.catData(t, http.MethodPost, "/giftcards", map[string]any{"title": "Card", "discount_value": 25, "real_value": 20}))
 		product := catID(a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Scone", "product_sku": "SC-1"}))
 		category := catID(a.catData(t, http.MethodPost, "/product-categories", map[string]any{"name": "Bakery"}))
+		earningRule := catID(a.catData(t, http.MethodPost, "/earning-rules", map[string]any{"name": "Bonus",
+			"effect": map[string]any{"type": "bonus", "points": 5}}))
 		tier := a.do(t, http.MethodPost, "/tiers", map[string]any{"tier_levels": []any{tierLvl("A", 1, 0, 0)}}).tierOf(t)
 		prog := a.do(t, http.MethodPost, "/referral-programs", map[string]any{"cond_min_amount": 1, "referee_earns": 1,
 			"referer_earns": 1, "expires_in": 30}).programOf(t)
@@ -183,6 +185,8 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/products":                          {a, "/products"},
 			"/products/{id}":                     {a, "/products/" + product},
 			"/product-categories":                {a, "/product-categories"},
+			"/earning-rules":                     {a, "/earning-rules"},
+			"/earning-rules/{id}":                {a, "/earning-rules/" + earningRule},
 			"/product-categories/{id}":           {a, "/product-categories/" + category},
 			"/tiers":                             {a, "/tiers"},
 			"/tiers/{id}":                        {a, tierPath(tier.ID)},

@@ -28,25 +28,16 @@ type EvaluateInput struct {
 type Evaluation struct {
 	Points         int64
 	EligibleAmount Money
-	Applied        []AppliedRule
-	NotApplied     []AppliedRule
+	Applied        []Outcome
+	NotApplied     []Outcome
 	UnknownSKUs    []string
 }
 
-// AppliedRule is one rule of an evaluation: the earning rules ("earning")
-// or an offer ("offer-12"), with the points it gave when it applied and
-// why, or why not.
-type AppliedRule struct {
-	RuleID string
-	Name   string
-	Points int64
-	Reason string
-}
-
 // Evaluate is the dry run of a reward: the same checks and the same
-// decision (earn: the rules, the offers ApplicableOffers keeps, the best
-// multiplier and every bonus) as POST /transactions, writing nothing (no
-// entry, no event, no use of a limited offer).
+// decision (earn: the earning engine over the earning rules, the
+// program's points per amount and the offers ApplicableOffers keeps) as
+// POST /transactions, writing nothing (no entry, no event, no use of a
+// limited offer).
 func (s *TransactionService) Evaluate(ctx context.Context, b Business, in EvaluateInput) (Evaluation, error) {
 	v := Validation{}
 	ti := TransactionInput{Intent: Some(IntentReward), Amount: in.Amount, Items: in.Items, Tax: in.Tax, Shipping: in.Shipping,
@@ -96,41 +87,19 @@ func (s *TransactionService) Evaluate(ctx context.Context, b Business, in Evalua
 			return Evaluation{}, err
 		}
 	}
-	out := Evaluation{EligibleAmount: e.Amount, Applied: []AppliedRule{}, NotApplied: []AppliedRule{}, UnknownSKUs: []string{}}
+	out := Evaluation{EligibleAmount: e.Amount, UnknownSKUs: []string{}}
 	if e.Basket != nil {
 		out.UnknownSKUs = e.Basket.UnknownSKUs
 	}
-	// The reward's own computation; the explanation is read off it.
+	// The reward's own computation, explained.
 	var skipped []SkippedOffer
-	found, _, err := earn(ctx, s.Store, b, rules, &ti, &e, &skipped)
+	got, err := earn(ctx, s.Store, b, rules, &ti, &e, &skipped)
 	if err != nil {
 		return Evaluation{}, err
 	}
-	out.Points = e.Points
-	base := rules.PointsForSpend(e.Amount)
-	earning := AppliedRule{RuleID: "earning", Name: "Earning rules", Points: base,
-		Reason: itoa64(rules.RewardRatio) + " points for each " + rules.RewardMilestoneAmount.String()}
-	if base > 0 {
-		out.Applied = append(out.Applied, earning)
-	} else {
-		earning.Reason = "the amount earns no points at " + earning.Reason
-		out.NotApplied = append(out.NotApplied, earning)
-	}
-	for _, o := range found {
-		switch {
-		case !o.AppliesTo(e.Amount):
-			skipped = append(skipped, SkippedOffer{o, SkipRange})
-		case o.TypeID == OfferPointsMultiplier && o.ID != e.OfferID:
-			skipped = append(skipped, SkippedOffer{o, SkipOutranked})
-		case o.TypeID == OfferPointsMultiplier:
-			out.Applied = append(out.Applied, AppliedRule{RuleID: offerRuleID(o), Name: o.Title,
-				Points: base*int64(o.MultipFactor)/100 - base, Reason: "multiplies the earning rules' points by " + o.MultipFactor.String()})
-		case o.TypeID == OfferBonusPoints:
-			out.Applied = append(out.Applied, AppliedRule{RuleID: offerRuleID(o), Name: o.Title, Points: o.Points, Reason: "bonus points"})
-		}
-	}
+	out.Points, out.Applied, out.NotApplied = e.Points, got.result.Applied, got.result.NotApplied
 	for _, sk := range skipped {
-		out.NotApplied = append(out.NotApplied, AppliedRule{RuleID: offerRuleID(sk.Offer), Name: sk.Offer.Title, Reason: skipReasons[sk.Why]})
+		out.NotApplied = append(out.NotApplied, Outcome{RuleID: offerRuleID(sk.Offer), Name: sk.Offer.Title, Reason: skipReasons[sk.Why]})
 	}
 	return out, nil
 }

@@ -44,6 +44,11 @@ type BusinessState struct {
 	// it: a reward then decides its offers without reading them again.
 	PointsOffers []Offer
 	OffersRead   bool
+	// HasEarningRules: the business has earning rules (not deleted);
+	// when EarningRead, EarningRules are all of them, read with it.
+	HasEarningRules bool
+	EarningRules    []EarningRule
+	EarningRead     bool
 }
 
 // Owner is the account that signs in for a business.

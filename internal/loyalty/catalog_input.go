@@ -216,7 +216,7 @@ func checkBranches(ctx context.Context, tx Tx, v Validation, businessID, field s
 	for i, id := range ids {
 		id = strings.ToLower(strings.TrimSpace(id))
 		elem := field + "." + itoa(i)
-		if field != "branches" {
+		if field == "available_at_branches" {
 			elem += ".id"
 		}
 		if !ValidID(id) {

@@ -41,13 +41,13 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 		if err != nil {
 			return err
 		}
-		found, once, err := decideReward(ctx, tx, rules, r, tx.Now())
+		got, err := decideReward(ctx, tx, rules, r, tx.Now())
 		if err != nil {
 			return err
 		}
-		if len(once) > 0 {
+		if len(got.result.Limited) > 0 {
 			periods := UsePeriods(e.CreatedAt, zoneOf(rules.TimeZone))
-			if err := useOffers(ctx, tx, rules.PointsForSpend(e.Amount), found, once, periods, e); err != nil {
+			if err := useOffers(ctx, tx, got, periods, e); err != nil {
 				return err
 			}
 			// The points may have been counted again without an offer used meanwhile.
@@ -64,58 +64,104 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 }
 
 // decideReward is the one decision of a reward, whichever road applies
-// it (batched or in a transaction): the points it earns under the rules
-// and the offers active at its time (earn), the terms and pending share
-// of the lot it opens (settle), and its event, dated now. It returns the
-// offers found and, of those, the ones of limited uses per customer
-// (Offer.Limited) its points count, whose uses must be recorded with it.
-func decideReward(ctx context.Context, offers RewardReader, rules Rules, r *entryRequest, now time.Time) (found, once []Offer, err error) {
+// it (batched or in a transaction): the points it earns (earn: the
+// earning engine over its rules and the offers active at its time), the
+// terms and pending share of the lot it opens (settle), and its event,
+// dated now. Of the offers it counts, the ones of limited uses per
+// customer (Offer.Limited, Earning.Limited) must have their uses
+// recorded with it.
+func decideReward(ctx context.Context, rd RewardReader, rules Rules, r *entryRequest, now time.Time) (earned, error) {
 	e := &r.entry
 	if e.Basket != nil {
-		if err := resolveBasket(ctx, offers, r.b.ID, e.Basket); err != nil {
-			return nil, nil, err
+		if err := resolveBasket(ctx, rd, r.b.ID, e.Basket); err != nil {
+			return earned{}, err
 		}
 	}
-	if found, once, err = earn(ctx, offers, r.b, rules, r.in, e, nil); err != nil {
-		return nil, nil, err
+	got, err := earn(ctx, rd, r.b, rules, r.in, e, nil)
+	if err != nil {
+		return earned{}, err
 	}
 	rules.settle(e)
 	if rewardEvents {
 		e.Event = EntryEvent(now)
 	}
-	return found, once, nil
+	return got, nil
 }
 
-// earn sets the points a checked reward earns under the rules and, for a
-// spend, the points offers active at e.CreatedAt (see offerPoints). It is
-// the one place a reward's points are computed; a request computes them
-// once. It returns the offers found (in their day-and-time window at
-// e.CreatedAt) and, of those, the limited ones that the points count. The
-// days, weeks and windows are the business's, in its time zone.
+// earned is what earn decided: the program and sale it evaluated and what
+// they earned (for a spend; zero for visits).
+type earned struct {
+	prog   program
+	sale   *sale
+	result Earning
+}
+
+// earn sets the points a checked reward earns. For a spend it runs the
+// earning engine (earning_engine.go) over the business's earning rules,
+// its points per amount and the points offers that apply at e.CreatedAt
+// (ApplicableOffers); for visits, the points per visit. It is the one
+// place a reward's points are computed; a request computes them once.
+// The days, weeks and windows are the business's, in its time zone.
 //
-// With why it lists there the offers that did not apply and why (the dry
-// run's explanation, POST /baskets/evaluate).
-func earn(ctx context.Context, offers OfferFinder, b Business, rules Rules, in *TransactionInput, e *Transaction, why *[]SkippedOffer) (found, once []Offer, err error) {
+// With why it explains: the result's outcomes are filled, and the offers
+// ApplicableOffers left out are listed there (the dry run, POST
+// /baskets/evaluate).
+func earn(ctx context.Context, rd RewardReader, b Business, rules Rules, in *TransactionInput, e *Transaction, why *[]SkippedOffer) (earned, error) {
+	var got earned
 	switch {
 	case in.Amount.Set:
-		e.Points = rules.PointsForSpend(e.Amount)
+		loc := zoneOf(rules.TimeZone)
+		got.prog.rules = rules
 		if b.Loaded == nil || b.Loaded.HasPointsOffers {
 			all := []Offer(nil)
+			var err error
 			if b.Loaded != nil && b.Loaded.OffersRead {
 				all = b.Loaded.PointsOffers
-			} else if all, err = offers.PointsOffers(ctx, b.ID); err != nil {
-				return nil, nil, err
+			} else if all, err = rd.PointsOffers(ctx, b.ID); err != nil {
+				return got, err
 			}
-			if found, err = ApplicableOffers(ctx, offers, b.ID, all, e, zoneOf(rules.TimeZone), why); err != nil {
-				return nil, nil, err
+			if got.prog.offers, err = ApplicableOffers(ctx, rd, b.ID, all, e, loc, why); err != nil {
+				return got, err
 			}
-			once = offerPoints(e.Points, found, e)
 		}
+		if b.Loaded == nil || b.Loaded.HasEarningRules {
+			if b.Loaded != nil && b.Loaded.EarningRead {
+				got.prog.earning = b.Loaded.EarningRules
+			} else {
+				list, err := rd.EarningRules(ctx, b.ID)
+				if err != nil {
+					return got, err
+				}
+				got.prog.earning = list
+			}
+		}
+		branch, err := saleBranch(ctx, rd, b.ID, got.prog.earning, e)
+		if err != nil {
+			return got, err
+		}
+		got.sale = newSale(e, loc, branch)
+		got.result = got.prog.evaluate(got.sale, why != nil)
+		e.Points, e.OfferID = got.result.Points, got.result.OfferID
 	case in.Visits.Set:
 		e.Points = e.Visits * rules.PointsPerVisit
 	}
 	e.TierPoints = e.Points
-	return found, once, nil
+	return got, nil
+}
+
+// saleBranch is the branch a reward's earning rules see: its own, else
+// the main branch, read only when a rule is kept to some branches.
+func saleBranch(ctx context.Context, rd OfferFinder, businessID string, rules []EarningRule, e *Transaction) (string, error) {
+	if e.BranchID != "" {
+		return strings.ToLower(e.BranchID), nil
+	}
+	for _, r := range rules {
+		if len(r.Conditions.Branches) > 0 && r.Active(e.CreatedAt) {
+			m, err := rd.MainBranch(ctx, businessID)
+			return m.ID, err
+		}
+	}
+	return "", nil
 }
 
 // rulesOf returns the business's rules, read with the business when they
@@ -129,56 +175,15 @@ func rulesOf(ctx context.Context, st interface {
 	return st.Rules(ctx, b)
 }
 
-// offerPoints sets e.Points from the base points of a spend and the
-// offers whose purchase range holds the spend's amount: the best
-// multiplier multiplies, every bonus adds; e.OfferID records the
-// multiplier, else the first bonus. It returns the limited offers
-// (Offer.Limited) it counted.
-func offerPoints(base int64, offers []Offer, e *Transaction) []Offer {
-	var best Offer
-	var once []Offer
-	bonus := int64(0)
-	e.OfferID = 0
-	for _, o := range offers {
-		if !o.AppliesTo(e.Amount) {
-			continue
-		}
-		switch o.TypeID {
-		case OfferPointsMultiplier:
-			if o.MultipFactor > best.MultipFactor {
-				best = o
-			}
-		case OfferBonusPoints:
-			bonus += o.Points
-			if e.OfferID == 0 {
-				e.OfferID = o.ID
-			}
-			if o.Limited() {
-				once = append(once, o)
-			}
-		}
-	}
-	points := base
-	if best.ID != 0 && best.MultipFactor > 100 {
-		// Factors are hundredths; the product rounds down to whole points.
-		points = base * int64(best.MultipFactor) / 100
-		e.OfferID = best.ID
-		if best.Limited() {
-			once = append(once, best)
-		}
-	}
-	e.Points = points + bonus
-	return once
-}
-
 // useOffers records, in the reward's transaction, the uses of the limited
 // offers that its points count, each in its period of periods (the
 // reward's day or week, or once ever). An offer the customer used in it
 // meanwhile (a concurrent reward committed first: its use waits and
 // then loses) no longer applies, and the points are counted again without
 // it until every counted use is recorded.
-func useOffers(ctx context.Context, tx Tx, base int64, found, once []Offer, periods OfferPeriods, e *Transaction) error {
+func useOffers(ctx context.Context, tx Tx, got earned, periods OfferPeriods, e *Transaction) error {
 	used := map[int64]bool{}
+	once := got.result.Limited
 	for len(once) > 0 {
 		lost := false
 		for _, o := range once {
@@ -193,14 +198,15 @@ func useOffers(ctx context.Context, tx Tx, base int64, found, once []Offer, peri
 				used[o.ID] = true
 				continue
 			}
-			found = slices.DeleteFunc(found, func(f Offer) bool { return f.ID == o.ID })
+			got.prog.offers = slices.DeleteFunc(slices.Clone(got.prog.offers), func(f Offer) bool { return f.ID == o.ID })
 			lost = true
 		}
 		if !lost {
 			return nil
 		}
-		once = offerPoints(base, found, e)
-		e.TierPoints = e.Points
+		got.result = got.prog.evaluate(got.sale, false)
+		once = got.result.Limited
+		e.Points, e.OfferID, e.TierPoints = got.result.Points, got.result.OfferID, got.result.Points
 	}
 	return nil
 }

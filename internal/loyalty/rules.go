@@ -35,14 +35,7 @@ func DefaultRules(businessID, loyaltyType string) Rules {
 // floor(amount / milestone) × ratio, or with RoundUpPoints the exact share
 // amount × ratio / milestone rounded up.
 func (r Rules) PointsForSpend(amount Money) int64 {
-	if amount <= 0 || r.RewardMilestoneAmount <= 0 || r.RewardRatio <= 0 {
-		return 0
-	}
-	a, m := int64(amount), int64(r.RewardMilestoneAmount)
-	if r.RoundUpPoints {
-		return (a*r.RewardRatio + m - 1) / m
-	}
-	return (a / m) * r.RewardRatio
+	return pointsPerAmount(amount, r.RewardRatio, r.RewardMilestoneAmount, r.RoundUpPoints)
 }
 
 // EarningInput are the earning rules a PATCH /rules may change.

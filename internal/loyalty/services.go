@@ -15,6 +15,7 @@ type Services struct {
 	Rewards          *RewardService
 	Giftcards        *GiftcardService
 	Products         *ProductService
+	EarningRules     *EarningRuleService
 	Users            *UserService
 	Events           *EventService
 	Imports          *ImportService // set by whoever has an ImportBackend (the app)
@@ -54,6 +55,7 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		Rewards:          &RewardService{Store: store},
 		Giftcards:        &GiftcardService{Store: store},
 		Products:         &ProductService{Store: store},
+		EarningRules:     &EarningRuleService{Store: store},
 		Users: &UserService{Store: store, Customers: customers, Hash: opt.Hash, Notify: opt.Notify,
 			ResetURL: opt.ResetURL},
 		Events:   &EventService{Store: store},
@@ -133,6 +135,9 @@ func (s Services) viewed(v storeView) Services {
 	}
 	if s.Giftcards != nil {
 		out.Giftcards = &GiftcardService{Store: viewOf(s.Giftcards.Store, v)}
+	}
+	if s.EarningRules != nil {
+		out.EarningRules = &EarningRuleService{Store: viewOf(s.EarningRules.Store, v)}
 	}
 	if s.Products != nil {
 		out.Products = &ProductService{Store: viewOf(s.Products.Store, v)}

@@ -14,6 +14,7 @@ type Store interface {
 	TransactionReader
 	CatalogReader
 	ProductReader
+	EarningRuleReader
 	TierReader
 	UserReader
 	EventStore
@@ -53,6 +54,7 @@ type Tx interface {
 	TransactionDetailsTx
 	CatalogTx
 	ProductTx
+	EarningRuleTx
 	TierTx
 	TierKeepTx
 	UserTx

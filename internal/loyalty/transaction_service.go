@@ -191,8 +191,8 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 	}
 	now := s.Store.Now()
 	r.stamp(now)
-	_, once, err := decideReward(ctx, s.Store, r.b.Loaded.Rules, r, now)
-	if err != nil || !batchable(r, once) {
+	got, err := decideReward(ctx, s.Store, r.b.Loaded.Rules, r, now)
+	if err != nil || !batchable(r, got.result.Limited) {
 		return false, err
 	}
 	r.earned = true
@@ -286,15 +286,9 @@ func (s *TransactionService) Preview(ctx context.Context, b Business, in Transac
 	if err != nil {
 		return Transaction{}, nil, err
 	}
-	found, _, err := earn(ctx, s.Store, b, rules, r.in, &r.entry, nil)
+	got, err := earn(ctx, s.Store, b, rules, r.in, &r.entry, nil)
 	if err != nil {
 		return Transaction{}, nil, err
 	}
-	var counted []Offer
-	for _, o := range found {
-		if o.ID == r.entry.OfferID || (o.TypeID == OfferBonusPoints && o.AppliesTo(r.entry.Amount)) {
-			counted = append(counted, o)
-		}
-	}
-	return r.entry, counted, nil
+	return r.entry, got.result.Offers, nil
 }

@@ -47,8 +47,8 @@ type TransactionTx interface {
 	Try(ctx context.Context, fn func() error) error
 }
 
-// OfferFinder reads what the offers a reward earns with are decided from
-// (ApplicableOffers).
+// OfferFinder reads what a reward's points are decided from: its offers
+// (ApplicableOffers) and its earning rules (earn).
 type OfferFinder interface {
 	// PointsOffers returns every multiplier and bonus-points offer of the
 	// business that is not deleted, with its branches (not its targets).
@@ -59,6 +59,9 @@ type OfferFinder interface {
 	CustomerOfferFacts(ctx context.Context, customerID string, offerIDs []int64, periods []string) (OfferFacts, error)
 	// MainBranch returns the business's main branch.
 	MainBranch(ctx context.Context, businessID string) (Branch, error)
+	// EarningRules returns every earning rule of the business that is
+	// not deleted.
+	EarningRules(ctx context.Context, businessID string) ([]EarningRule, error)
 }
 
 // TransactionReader reads the ledger.

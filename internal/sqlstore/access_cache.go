@@ -21,7 +21,7 @@ import (
 // changes are the writes to accessTables (the tables the lookup reads) that
 // can reach a row a lookup has read: a token revoked or spent, an app's
 // status changed, an Application Key rotated or created (a lookup
-// remembers a key it did not find), a business's rules or offers changed.
+// remembers a key it did not find), a business's rules, offers or earning rules changed.
 // The store method making one calls tx.accessChanged in its transaction,
 // and runTx ends the entries once that transaction commits.
 // TestAccessWritersMarkTheChange holds every writer of accessTables in this
@@ -45,7 +45,7 @@ type accessCache struct {
 
 // accessTables are the tables a token lookup reads (accessQuery and
 // accessBusinessQuery); see accessCache for who must end the cache.
-var accessTables = []string{"oauth_tokens", "apps", "application_keys", "businesses", "business_rules", "offers"}
+var accessTables = []string{"oauth_tokens", "apps", "application_keys", "businesses", "business_rules", "offers", "earning_rules"}
 
 type accessKey struct {
 	hash, appKey string

@@ -185,7 +185,8 @@ func (d *DB) RotateKey(ctx context.Context, t loyalty.Tenant, newKey string) err
 // businessWithRules scans them.
 var businessWithRulesColumns = `b.id, b.coalition_id, b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at,
 	b.sandbox, b.clock_offset_seconds, ` + rulesColumns + `,
-	EXISTS (SELECT 1 FROM offers o WHERE o.business_id = b.id AND o.type_id IN (` + intList(loyalty.PointsOfferTypes()) + `) AND o.enabled AND o.deleted_at IS NULL)`
+	EXISTS (SELECT 1 FROM offers o WHERE o.business_id = b.id AND o.type_id IN (` + intList(loyalty.PointsOfferTypes()) + `) AND o.enabled AND o.deleted_at IS NULL),
+	EXISTS (SELECT 1 FROM earning_rules er WHERE er.business_id = b.id AND er.deleted_at IS NULL)`
 
 // intList writes integers as a SQL list's items.
 func intList(ns []int) string {
@@ -203,12 +204,12 @@ type businessWithRules struct {
 	sandbox                                                       sql.NullBool
 	clockOffset                                                   sql.NullInt64
 	rules                                                         storedRules
-	hasOffers                                                     bool
+	hasOffers, hasEarningRules                                    bool
 }
 
 func (l *businessWithRules) dest() []any {
 	return append(append([]any{&l.id, &l.coalition, &l.name, &l.loyaltyType, &l.about, &l.logo, &l.cover, &l.country, &l.created,
-		&l.sandbox, &l.clockOffset}, l.rules.dest()...), &l.hasOffers)
+		&l.sandbox, &l.clockOffset}, l.rules.dest()...), &l.hasOffers, &l.hasEarningRules)
 }
 
 // business returns the business read, or nil when the row had none.
@@ -219,7 +220,8 @@ func (l *businessWithRules) business() *loyalty.Business {
 	b := &loyalty.Business{ID: l.id.String, CoalitionID: l.coalition.String, Name: l.name.String, LoyaltyType: l.loyaltyType.String,
 		About: l.about.String, Logo: l.logo.String, Cover: l.cover.String, Country: l.country.String, CreatedAt: l.created.Time,
 		Sandbox: l.sandbox.Bool, ClockOffset: time.Duration(l.clockOffset.Int64) * time.Second}
-	st := &loyalty.BusinessState{Rules: loyalty.DefaultRules(b.ID, b.LoyaltyType), HasPointsOffers: l.hasOffers}
+	st := &loyalty.BusinessState{Rules: loyalty.DefaultRules(b.ID, b.LoyaltyType), HasPointsOffers: l.hasOffers,
+		HasEarningRules: l.hasEarningRules}
 	l.rules.into(&st.Rules)
 	b.Currency = st.Rules.Currency
 	b.Loaded = st
@@ -241,19 +243,28 @@ func (d *DB) BusinessWithRules(ctx context.Context, id string) (loyalty.Business
 	return b, loadOffers(ctx, d.db, &b)
 }
 
-// loadOffers reads the points offers of a business read with its state,
-// when it has any (loyalty.BusinessState.PointsOffers): a token lookup
-// keeps them as long as the rest (accessCache), and every change of an
-// offer ends it.
+// loadOffers reads the points offers and the earning rules of a business
+// read with its state, when it has any (loyalty.BusinessState.PointsOffers,
+// EarningRules): a token lookup keeps them as long as the rest
+// (accessCache), and every change of an offer or a rule ends it.
 func loadOffers(ctx context.Context, q querier, b *loyalty.Business) error {
-	if b.Loaded == nil || !b.Loaded.HasPointsOffers {
+	if b.Loaded == nil {
 		return nil
 	}
-	offers, err := pointsOffers(ctx, q, b.ID)
-	if err != nil {
-		return err
+	if b.Loaded.HasPointsOffers {
+		offers, err := pointsOffers(ctx, q, b.ID)
+		if err != nil {
+			return err
+		}
+		b.Loaded.PointsOffers, b.Loaded.OffersRead = offers, true
 	}
-	b.Loaded.PointsOffers, b.Loaded.OffersRead = offers, true
+	if b.Loaded.HasEarningRules {
+		rules, err := earningRules(ctx, q, b.ID)
+		if err != nil {
+			return err
+		}
+		b.Loaded.EarningRules, b.Loaded.EarningRead = rules, true
+	}
 	return nil
 }
 

@@ -1,0 +1,402 @@
+package loyalty
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// The earning engine decides what a sale earns, from one ordered list of
+// rules: the business's earning rules (/earning-rules), its program's
+// points per amount (Rules: reward_ratio for each reward_milestone_amount,
+// "earning") and the multiplier and bonus offers that apply to the sale
+// (ApplicableOffers, "offer-12"). Custom rules are "rule-5".
+//
+// Order: the earning rules of priority 0 and more, highest first (then
+// oldest first), then the program's points, then the offers (as the
+// business lists them), then the earning rules of negative priority. Each
+// rule in turn applies or not by its dates, schedule and conditions; once
+// an exclusive rule applies, none after it does.
+//
+// Points: every points_per_amount and points_per_item rule that applies
+// earns on its qualifying lines (all the sale's lines, or those of its
+// products and categories). Multipliers do not stack: each line goes to
+// the best multiplier that covers it (the highest factor; the earlier in
+// the order on a tie), which adds (factor − 1) × the points per amount and
+// per item earned on its lines, each rule's share counted on those lines
+// and rounded down; a multiplier left with no line is outranked. Each
+// bonus adds its points. A sale without items is one line of its amount:
+// a rule that needs items (product, category or quantity conditions,
+// points per item) does not apply to it.
+
+// Rule kinds of the engine.
+const (
+	kindRule = iota
+	kindEarning
+	kindOffer
+)
+
+// RuleEarning is the reference of the program's points per amount in an
+// evaluation's lists.
+const RuleEarning = "earning"
+
+// sale is what the engine decides over: when and where it happened, on
+// which channel, and its lines (one line of the whole amount when the
+// reward names no items).
+type sale struct {
+	at      time.Time
+	loc     *time.Location
+	branch  string // the branch, the main one when the reward names none ("" when no rule asks)
+	channel string
+	amount  Money // the eligible amount: the lines' total
+	items   bool  // the lines are a basket's
+	lines   []saleLine
+	one     [1]saleLine
+}
+
+// saleLine is one line of a sale.
+type saleLine struct {
+	total             Money
+	units             int64
+	product, category int64
+}
+
+// newSale returns the sale of a reward e at its time and branch.
+func newSale(e *Transaction, loc *time.Location, branch string) *sale {
+	s := &sale{at: e.CreatedAt, loc: loc, branch: branch, amount: e.Amount}
+	if e.Basket != nil {
+		s.channel = e.Basket.Channel
+	}
+	if e.Basket == nil || len(e.Basket.Lines) == 0 {
+		s.one[0] = saleLine{total: e.Amount}
+		s.lines = s.one[:]
+		return s
+	}
+	s.items = true
+	s.lines = make([]saleLine, len(e.Basket.Lines))
+	for i, l := range e.Basket.Lines {
+		s.lines[i] = saleLine{total: l.Total(), units: l.Quantity, product: l.ProductID, category: l.CategoryID}
+	}
+	return s
+}
+
+// candidate is one rule in an evaluation.
+type candidate struct {
+	kind    int
+	rule    *EarningRule
+	offer   *Offer
+	effect  RuleEffect
+	mask    []bool // the qualifying lines; nil: every line
+	applied bool
+	points  int64
+	why     string // why it did not apply (explaining only)
+	lines   []bool // a multiplier's lines, the ones it is best on
+}
+
+// Outcome is one rule of an evaluation: its reference (RuleEarning,
+// "offer-12", "rule-5"), name, the points it gave and why it applied, or
+// why it did not.
+type Outcome struct {
+	RuleID string
+	Name   string
+	Points int64
+	Reason string
+}
+
+// Earning is what the engine decided for a sale: the points, the offer
+// that names the entry (the multiplier offer that applied, else the
+// first bonus offer), the offers that applied and, of those, the limited
+// ones whose use the points count and,
+// when explaining, every rule's outcome.
+type Earning struct {
+	Points     int64
+	OfferID    int64
+	Offers     []Offer // the offers that applied, in order
+	Limited    []Offer // of those, the limited ones
+	Applied    []Outcome
+	NotApplied []Outcome
+}
+
+// program is what a sale's points are decided by.
+type program struct {
+	rules   Rules
+	earning []EarningRule // every live earning rule of the business
+	offers  []Offer       // the points offers that apply (ApplicableOffers)
+}
+
+// evaluate runs the engine over s. With explain it fills the outcomes.
+func (p program) evaluate(s *sale, explain bool) Earning {
+	cands := make([]candidate, 0, len(p.earning)+1+len(p.offers))
+	order := make([]int, len(p.earning))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(p.earning[b].Priority, p.earning[a].Priority), cmp.Compare(p.earning[a].ID, p.earning[b].ID))
+	})
+	k := 0
+	for ; k < len(order) && p.earning[order[k]].Priority >= 0; k++ {
+		r := &p.earning[order[k]]
+		cands = append(cands, candidate{kind: kindRule, rule: r, effect: r.Effect})
+	}
+	cands = append(cands, candidate{kind: kindEarning, effect: RuleEffect{Type: EffectPointsPerAmount,
+		Points: p.rules.RewardRatio, PerAmount: p.rules.RewardMilestoneAmount, RoundUp: p.rules.RoundUpPoints}})
+	for i := range p.offers {
+		o := &p.offers[i]
+		f := RuleEffect{Type: EffectBonus, Points: o.Points}
+		if o.TypeID == OfferPointsMultiplier {
+			f = RuleEffect{Type: EffectMultiplier, Factor: o.MultipFactor}
+		}
+		cands = append(cands, candidate{kind: kindOffer, offer: o, effect: f})
+	}
+	for ; k < len(order); k++ {
+		r := &p.earning[order[k]]
+		cands = append(cands, candidate{kind: kindRule, rule: r, effect: r.Effect})
+	}
+
+	var stopper *candidate
+	for i := range cands {
+		c := &cands[i]
+		if stopper != nil {
+			if explain {
+				c.why = "left out: the exclusive rule " + quote(stopper.rule.Name) + " applied"
+			}
+			continue
+		}
+		c.applied, c.why = s.applies(c, explain)
+		if c.applied && c.kind == kindRule && c.rule.Exclusive {
+			stopper = c
+		}
+	}
+
+	// Multipliers: each line to the best one covering it.
+	best := []int(nil)
+	for i := range cands {
+		c := &cands[i]
+		if !c.applied || c.effect.Type != EffectMultiplier {
+			continue
+		}
+		if best == nil {
+			best = make([]int, len(s.lines))
+			for j := range best {
+				best[j] = -1
+			}
+		}
+		for j := range s.lines {
+			if c.covers(j) && (best[j] < 0 || c.effect.Factor > cands[best[j]].effect.Factor) {
+				best[j] = i
+			}
+		}
+	}
+	out := Earning{}
+	for i := range cands {
+		c := &cands[i]
+		if !c.applied {
+			continue
+		}
+		switch c.effect.Type {
+		case EffectPointsPerAmount, EffectPointsPerItem:
+			c.points = c.earnedOn(s, nil)
+		case EffectBonus:
+			c.points = c.effect.Points
+		case EffectMultiplier:
+			c.lines = make([]bool, len(s.lines))
+			any := false
+			for j := range best {
+				if best[j] == i {
+					c.lines[j], any = true, true
+				}
+			}
+			if !any {
+				c.applied = false
+				c.why = "a better multiplier applies"
+				continue
+			}
+			for b := range cands {
+				if base := &cands[b]; base.applied && base.effect.base() {
+					on := base.earnedOn(s, c.lines)
+					c.points += on*int64(c.effect.Factor)/100 - on
+				}
+			}
+		}
+	}
+	var firstBonus int64
+	for i := range cands {
+		c := &cands[i]
+		if c.applied {
+			out.Points += c.points
+			if c.kind == kindOffer {
+				out.Offers = append(out.Offers, *c.offer)
+				if c.offer.Limited() {
+					out.Limited = append(out.Limited, *c.offer)
+				}
+				if c.effect.Type == EffectMultiplier && out.OfferID == 0 {
+					out.OfferID = c.offer.ID
+				}
+				if c.effect.Type == EffectBonus && firstBonus == 0 {
+					firstBonus = c.offer.ID
+				}
+			}
+		}
+	}
+	if out.OfferID == 0 {
+		out.OfferID = firstBonus
+	}
+	if explain {
+		out.Applied, out.NotApplied = []Outcome{}, []Outcome{}
+		for i := range cands {
+			c := &cands[i]
+			o := c.outcome(p.rules)
+			if c.applied && !(c.kind == kindEarning && c.points == 0) {
+				out.Applied = append(out.Applied, o)
+			} else {
+				out.NotApplied = append(out.NotApplied, o)
+			}
+		}
+	}
+	return out
+}
+
+// covers reports whether the candidate's qualifying lines hold line j.
+func (c *candidate) covers(j int) bool { return c.mask == nil || c.mask[j] }
+
+// earnedOn is what a points per amount or per item rule earns on its
+// qualifying lines, only those of on when on is not nil.
+func (c *candidate) earnedOn(s *sale, on []bool) int64 {
+	var amount Money
+	var units int64
+	for j, l := range s.lines {
+		if c.covers(j) && (on == nil || on[j]) {
+			amount += l.total
+			units += l.units
+		}
+	}
+	if c.effect.Type == EffectPointsPerItem {
+		return units * c.effect.Points
+	}
+	return pointsPerAmount(amount, c.effect.Points, c.effect.PerAmount, c.effect.RoundUp)
+}
+
+// pointsPerAmount is floor(amount / per) × points or, rounding up, the
+// exact share amount × points / per rounded up.
+func pointsPerAmount(amount Money, points int64, per Money, roundUp bool) int64 {
+	if amount <= 0 || per <= 0 || points <= 0 {
+		return 0
+	}
+	a, m := int64(amount), int64(per)
+	if roundUp {
+		return (a*points + m - 1) / m
+	}
+	return (a / m) * points
+}
+
+// applies decides whether a candidate applies to the sale by its own
+// terms, setting its qualifying lines; explaining, it says why not.
+func (s *sale) applies(c *candidate, explain bool) (bool, string) {
+	switch c.kind {
+	case kindEarning:
+		return true, ""
+	case kindOffer:
+		if !c.offer.AppliesTo(s.amount) {
+			return false, skipReasons[SkipRange]
+		}
+		if c.effect.Type == EffectMultiplier && c.effect.Factor <= 100 {
+			return false, skipReasons[SkipOutranked]
+		}
+		return true, ""
+	}
+	r := c.rule
+	cond := r.Conditions
+	switch {
+	case !r.Enabled:
+		return false, "disabled"
+	case !r.Active(s.at):
+		return false, "not active at this time (not started or ended)"
+	case !r.Schedule.InSchedule(s.at, s.loc):
+		return false, "outside its schedule"
+	case len(cond.Branches) > 0 && !slices.Contains(cond.Branches, s.branch):
+		return false, "not at this branch"
+	case len(cond.Channels) > 0 && !slices.Contains(cond.Channels, s.channel):
+		return false, "not on this channel"
+	case s.amount < cond.MinAmount:
+		if !explain {
+			return false, ""
+		}
+		return false, "the amount is below its minimum of " + cond.MinAmount.String()
+	}
+	needsItems := len(cond.Products) > 0 || len(cond.Categories) > 0 || cond.MinQuantity > 0 || c.effect.Type == EffectPointsPerItem
+	if !needsItems {
+		return true, ""
+	}
+	if !s.items {
+		return false, "the sale names no items"
+	}
+	if len(cond.Products) > 0 || len(cond.Categories) > 0 {
+		c.mask = make([]bool, len(s.lines))
+		any := false
+		for j, l := range s.lines {
+			if l.product != 0 && slices.Contains(cond.Products, l.product) || l.category != 0 && slices.Contains(cond.Categories, l.category) {
+				c.mask[j], any = true, true
+			}
+		}
+		if !any {
+			return false, "no item of its products or categories"
+		}
+	}
+	if cond.MinQuantity > 0 {
+		var units int64
+		for j, l := range s.lines {
+			if c.covers(j) {
+				units += l.units
+			}
+		}
+		if units < cond.MinQuantity {
+			if !explain {
+				return false, ""
+			}
+			return false, "fewer than " + itoa64(cond.MinQuantity) + " qualifying items"
+		}
+	}
+	return true, ""
+}
+
+// outcome is the candidate as an evaluation lists it.
+func (c *candidate) outcome(rules Rules) Outcome {
+	o := Outcome{Points: c.points, Reason: c.why}
+	switch c.kind {
+	case kindEarning:
+		o.RuleID, o.Name = RuleEarning, "Earning rules"
+		o.Reason = itoa64(rules.RewardRatio) + " points for each " + rules.RewardMilestoneAmount.String()
+		if c.why != "" {
+			o.Reason = c.why
+		} else if c.points == 0 {
+			o.Reason = "the amount earns no points at " + o.Reason
+		}
+		return o
+	case kindOffer:
+		o.RuleID, o.Name = offerRuleID(*c.offer), c.offer.Title
+	default:
+		o.RuleID, o.Name = "rule-"+itoa64(c.rule.ID), c.rule.Name
+	}
+	if !c.applied {
+		return o
+	}
+	f := c.effect
+	switch f.Type {
+	case EffectPointsPerAmount:
+		o.Reason = itoa64(f.Points) + " points for each " + f.PerAmount.String()
+	case EffectPointsPerItem:
+		o.Reason = itoa64(f.Points) + " points for each item"
+	case EffectMultiplier:
+		o.Reason = "multiplies the earning rules' points by " + f.Factor.String()
+	case EffectBonus:
+		o.Reason = "bonus points"
+	}
+	if c.mask != nil {
+		o.Reason += " of its products and categories"
+	}
+	return o
+}
+
+// quote puts a name in quotation marks.
+func quote(s string) string { return "“" + s + "”" }

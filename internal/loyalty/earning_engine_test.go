@@ -1,0 +1,162 @@
+package loyalty
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// replayOfferPoints is how a spend's points were counted before the
+// earning engine (the code the engine replaced, kept here as the
+// reference): the earning rules' points, the best multiplier in range
+// multiplying them, every bonus in range adding; OfferID the multiplier,
+// else the first bonus; the limited offers counted.
+func replayOfferPoints(rules Rules, amount Money, offers []Offer) (points, offerID int64, once []int64) {
+	base := rules.PointsForSpend(amount)
+	var best Offer
+	bonus := int64(0)
+	for _, o := range offers {
+		if !o.AppliesTo(amount) {
+			continue
+		}
+		switch o.TypeID {
+		case OfferPointsMultiplier:
+			if o.MultipFactor > best.MultipFactor {
+				best = o
+			}
+		case OfferBonusPoints:
+			bonus += o.Points
+			if offerID == 0 {
+				offerID = o.ID
+			}
+			if o.Limited() {
+				once = append(once, o.ID)
+			}
+		}
+	}
+	points = base
+	if best.ID != 0 && best.MultipFactor > 100 {
+		points = base * int64(best.MultipFactor) / 100
+		offerID = best.ID
+		if best.Limited() {
+			once = append(once, best.ID)
+		}
+	}
+	return points + bonus, offerID, once
+}
+
+// TestEngineReplaysOfferEarning: for random programs (ratio, milestone,
+// rounding) and random multiplier and bonus offers (factors, points,
+// purchase ranges, frequencies), with no earning rules, the engine earns
+// exactly what the code before it did, names the same offer and counts
+// the same limited offers, with and without a basket of the same total.
+func TestEngineReplaysOfferEarning(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 3))
+	for i := range 5000 {
+		rules := Rules{RewardRatio: int64(rng.IntN(5)), RewardMilestoneAmount: Money(1 + rng.IntN(2000)), RoundUpPoints: rng.IntN(2) == 0}
+		var offers []Offer
+		for j := range rng.IntN(5) {
+			o := Offer{ID: int64(j + 1), Frequency: []int{0, OfferOnce, OfferDaily, OfferWeekly}[rng.IntN(4)]}
+			if rng.IntN(2) == 0 {
+				o.TypeID, o.MultipFactor = OfferPointsMultiplier, Money(50+rng.IntN(400))
+			} else {
+				o.TypeID, o.Points = OfferBonusPoints, int64(rng.IntN(100))
+			}
+			if rng.IntN(3) == 0 {
+				o.MinPurchase = Money(rng.IntN(5000))
+			}
+			if rng.IntN(3) == 0 {
+				o.MaxPurchase = o.MinPurchase + Money(rng.IntN(5000))
+			}
+			offers = append(offers, o)
+		}
+		amount := Money(rng.IntN(20000))
+		wantPoints, wantOffer, wantOnce := replayOfferPoints(rules, amount, offers)
+		e := &Transaction{Amount: amount, CreatedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+		if rng.IntN(2) == 0 && amount > 0 {
+			// The same total as a basket of two lines.
+			half := amount / 2
+			e.Basket = &Basket{Lines: []BasketLine{{SKU: "A", Quantity: 1, Price: half}, {SKU: "B", Quantity: 1, Price: amount - half}}}
+		}
+		got := program{rules: rules, offers: offers}.evaluate(newSale(e, time.UTC, ""), i%2 == 0)
+		var gotOnce []int64
+		for _, o := range got.Limited {
+			gotOnce = append(gotOnce, o.ID)
+		}
+		slices.Sort(wantOnce)
+		slices.Sort(gotOnce)
+		if got.Points != wantPoints || got.OfferID != wantOffer || !slices.Equal(gotOnce, wantOnce) {
+			t.Fatalf("case %d: rules %+v, amount %v, offers %+v: engine %d points, offer %d, limited %v; before %d, %d, %v",
+				i, rules, amount, offers, got.Points, got.OfferID, gotOnce, wantPoints, wantOffer, wantOnce)
+		}
+	}
+}
+
+// TestScheduleAcrossMidnightAndDST: a schedule is local time in the
+// business's zone, also on the days the clocks change, and a window past
+// midnight belongs to the day it opens.
+func TestScheduleAcrossMidnightAndDST(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no time zone data")
+	}
+	local := func(s string) time.Time {
+		tm, err := time.ParseInLocation("2006-01-02 15:04", s, ny)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	night := RuleSchedule{Days: []int{6}, From: "22:00", To: "02:00"} // Saturday night
+	morning := RuleSchedule{Days: []int{7}, From: "01:00", To: "04:00"}
+	for _, c := range []struct {
+		s    RuleSchedule
+		at   string
+		want bool
+	}{
+		{night, "2026-03-07 22:00", true},  // Saturday, before the spring change
+		{night, "2026-03-08 01:59", true},  // Sunday, still Saturday's window
+		{night, "2026-03-08 03:30", false}, // the clocks went from 02:00 to 03:00
+		{night, "2026-03-08 22:30", false}, // Sunday night
+		{night, "2026-03-07 21:59", false},
+		{morning, "2026-03-08 01:30", true}, // EST
+		{morning, "2026-03-08 03:30", true}, // EDT, same window
+		{morning, "2026-03-08 04:00", false},
+		{morning, "2026-11-01 01:30", true}, // the autumn change: 01:30 happens twice
+		{RuleSchedule{From: "09:00", To: "17:00"}, "2026-11-04 16:59", true},
+		{RuleSchedule{From: "09:00", To: "17:00"}, "2026-11-04 17:00", false},
+		{RuleSchedule{Days: []int{1, 2}}, "2026-11-03 23:59", true},  // Tuesday
+		{RuleSchedule{Days: []int{1, 2}}, "2026-11-04 00:00", false}, // Wednesday
+	} {
+		if got := c.s.InSchedule(local(c.at), ny); got != c.want {
+			t.Errorf("%+v at %s (New York): %v, want %v", c.s, c.at, got, c.want)
+		}
+	}
+	// The second 01:30 of the autumn change, an hour after the first.
+	second := local("2026-11-01 01:30").Add(time.Hour)
+	if second.In(ny).Format("15:04") != "01:30" || !morning.InSchedule(second, ny) {
+		t.Errorf("the second 01:30 of 2026-11-01 (%v) is not in the Sunday 01:00–04:00 window", second.In(ny))
+	}
+}
+
+// TestEngineMultipliersDoNotStack: each line goes to the best multiplier
+// covering it; a multiplier left with no line is outranked, and the
+// points it would have given are not given.
+func TestEngineMultipliersDoNotStack(t *testing.T) {
+	rules := Rules{RewardRatio: 1, RewardMilestoneAmount: 100}
+	drinks := EarningRule{ID: 1, Name: "Drinks ×3", Enabled: true, Conditions: RuleConditions{Categories: []int64{7}},
+		Effect: RuleEffect{Type: EffectMultiplier, Factor: 300}}
+	all := EarningRule{ID: 2, Name: "All ×2", Enabled: true, Effect: RuleEffect{Type: EffectMultiplier, Factor: 200}}
+	low := EarningRule{ID: 3, Name: "All ×1.5", Enabled: true, Effect: RuleEffect{Type: EffectMultiplier, Factor: 150}}
+	e := &Transaction{Amount: 1500, CreatedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), Basket: &Basket{Lines: []BasketLine{
+		{SKU: "CF", Quantity: 2, Price: 400, CategoryID: 7}, {SKU: "MU", Quantity: 1, Price: 700}}}}
+	got := program{rules: rules, earning: []EarningRule{drinks, all, low}}.evaluate(newSale(e, time.UTC, ""), true)
+	// 15 base; the coffees (8) tripled: +16; the muffin (7) doubled: +7.
+	if got.Points != 38 {
+		t.Errorf("points %d, want 38", got.Points)
+	}
+	if len(got.NotApplied) != 1 || got.NotApplied[0].RuleID != "rule-3" || got.NotApplied[0].Reason != "a better multiplier applies" {
+		t.Errorf("not applied %+v, want the ×1.5 rule outranked", got.NotApplied)
+	}
+}

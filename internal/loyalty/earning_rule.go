@@ -1,0 +1,245 @@
+package loyalty
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// EarningRule is one rule of a business's earning rules (/earning-rules):
+// when it applies (its dates, its weekly schedule in the business's time
+// zone, its conditions on the sale) and what it gives (its effect). The
+// program's own points per amount and its multiplier and bonus offers are
+// evaluated with these rules by one engine (earning_engine.go).
+type EarningRule struct {
+	ID         int64
+	BusinessID string
+	Name       string
+	Enabled    bool
+	// Priority orders the rules, the highest first; the program's points
+	// per amount and its offers stand at 0, after the rules of priority 0.
+	Priority int
+	// Exclusive: when the rule applies, no rule after it in that order
+	// does (the program's points and offers included).
+	Exclusive  bool
+	StartsAt   time.Time // zero: from its creation
+	EndsAt     time.Time // zero: never ends
+	Schedule   RuleSchedule
+	Conditions RuleConditions
+	Effect     RuleEffect
+	Deleted    bool
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// RuleDefinition is what an earning rule decides by, kept together.
+type RuleDefinition struct {
+	Schedule   RuleSchedule   `json:"schedule"`
+	Conditions RuleConditions `json:"conditions"`
+	Effect     RuleEffect     `json:"effect"`
+}
+
+// Definition returns what the rule decides by.
+func (r EarningRule) Definition() RuleDefinition {
+	return RuleDefinition{Schedule: r.Schedule, Conditions: r.Conditions, Effect: r.Effect}
+}
+
+// RuleSchedule is the weekly window of a rule, local time in the
+// business's time zone: on Days (1 Monday to 7 Sunday; none: every day),
+// from From to To ("15:04"; To not included; both empty: the whole day).
+// A window whose To is not after its From runs past midnight, into the
+// next day: its days name the day it opens.
+type RuleSchedule struct {
+	Days []int  `json:"days,omitempty"`
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+}
+
+// RuleConditions are what a sale must hold for a rule to apply. With
+// Products or Categories only the basket's lines of those products or
+// categories qualify, and the effect counts only them.
+type RuleConditions struct {
+	MinAmount   Money    `json:"min_amount,omitempty"` // of the sale's eligible amount
+	Branches    []string `json:"branches,omitempty"`   // none: every branch
+	Channels    []string `json:"channels,omitempty"`   // none: every channel, and none
+	Products    []int64  `json:"products,omitempty"`
+	Categories  []int64  `json:"categories,omitempty"`
+	MinQuantity int64    `json:"min_quantity,omitempty"` // qualifying units
+}
+
+// Earning rule effects (RuleEffect.Type).
+const (
+	EffectPointsPerAmount = "points_per_amount" // Points for each PerAmount of the qualifying amount
+	EffectMultiplier      = "multiplier"        // the points per amount and per item on its lines, times Factor
+	EffectBonus           = "bonus"             // Points once
+	EffectPointsPerItem   = "points_per_item"   // Points for each qualifying unit
+)
+
+// EffectTypes are the effects a rule may have, in the order the
+// documentation lists them.
+var EffectTypes = []string{EffectPointsPerAmount, EffectMultiplier, EffectBonus, EffectPointsPerItem}
+
+// RuleEffect is what an applying rule gives.
+type RuleEffect struct {
+	Type      string `json:"type"`
+	Points    int64  `json:"points,omitempty"`
+	PerAmount Money  `json:"per_amount,omitempty"`
+	// RoundUp: a partial PerAmount earns its share of Points, rounded up.
+	RoundUp bool  `json:"round_up,omitempty"`
+	Factor  Money `json:"factor,omitempty"` // hundredths: 150 is ×1.5
+}
+
+// base reports whether the effect earns by the sale's amount or units,
+// the points a multiplier multiplies.
+func (f RuleEffect) base() bool {
+	return f.Type == EffectPointsPerAmount || f.Type == EffectPointsPerItem
+}
+
+// Active reports whether the rule may apply at t: enabled, not deleted,
+// within its dates.
+func (r EarningRule) Active(t time.Time) bool {
+	return r.Enabled && !r.Deleted && !r.StartsAt.After(t) && (r.EndsAt.IsZero() || r.EndsAt.After(t))
+}
+
+// InSchedule reports whether t, local time in loc, is in the rule's
+// weekly window.
+func (s RuleSchedule) InSchedule(t time.Time, loc *time.Location) bool {
+	if len(s.Days) == 0 && s.From == "" {
+		return true
+	}
+	t = t.In(loc)
+	day := isoWeekday(t)
+	if s.From == "" {
+		return slices.Contains(s.Days, day)
+	}
+	hm := t.Format("15:04")
+	opens := len(s.Days) == 0 || slices.Contains(s.Days, day)
+	if s.From < s.To {
+		return opens && s.From <= hm && hm < s.To
+	}
+	// Past midnight: open from From today, or until To when yesterday opened it.
+	yesterday := day - 1
+	if yesterday == 0 {
+		yesterday = 7
+	}
+	return opens && hm >= s.From || (len(s.Days) == 0 || slices.Contains(s.Days, yesterday)) && hm < s.To
+}
+
+// isoWeekday is t's day of the week, 1 Monday to 7 Sunday.
+func isoWeekday(t time.Time) int {
+	if d := int(t.Weekday()); d != 0 {
+		return d
+	}
+	return 7
+}
+
+// EarningRuleListSpec says how GET /earning-rules is paged.
+var EarningRuleListSpec = ListSpec{DefaultPerPage: 100}
+
+// EarningRuleReader reads a business's earning rules.
+type EarningRuleReader interface {
+	// EarningRule returns one rule of a business, deleted or not
+	// (ENotFound when none).
+	EarningRule(ctx context.Context, businessID string, id int64) (EarningRule, error)
+	// EarningRulePage pages the live rules of a business, oldest first.
+	EarningRulePage(ctx context.Context, businessID string, q ListQuery) ([]EarningRule, int, error)
+}
+
+// EarningRuleTx writes earning rules in a transaction.
+type EarningRuleTx interface {
+	EarningRule(ctx context.Context, businessID string, id int64) (EarningRule, error)
+	// InsertEarningRule stores a new rule, setting r.ID.
+	InsertEarningRule(ctx context.Context, r *EarningRule) error
+	// UpdateEarningRule writes every field of a rule; a Deleted one is
+	// stamped deleted at its UpdatedAt. Every change of a rule ends the
+	// business's cached state (BusinessState.EarningRules).
+	UpdateEarningRule(ctx context.Context, r *EarningRule) error
+}
+
+// EarningRuleService holds the rules of a business's earning rules.
+type EarningRuleService struct {
+	Store Store
+}
+
+func earningRuleNotFound() error { return Errorf(ENotFound, "Earning rule not found.") }
+
+// Get returns one live rule.
+func (s *EarningRuleService) Get(ctx context.Context, b Business, id string) (EarningRule, error) {
+	rid, err := intID("earning rule", id)
+	if err != nil {
+		return EarningRule{}, err
+	}
+	r, err := s.Store.EarningRule(ctx, b.ID, rid)
+	if err == nil && r.Deleted {
+		err = earningRuleNotFound()
+	}
+	return r, err
+}
+
+// List pages the live rules, oldest first.
+func (s *EarningRuleService) List(ctx context.Context, b Business, q ListQuery) ([]EarningRule, int, error) {
+	return s.Store.EarningRulePage(ctx, b.ID, q)
+}
+
+// Create adds a rule: a name and an effect are required; it is enabled
+// unless it says otherwise.
+func (s *EarningRuleService) Create(ctx context.Context, b Business, in EarningRuleInput) (EarningRule, error) {
+	r := EarningRule{BusinessID: b.ID, Enabled: true}
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		now := tx.Now()
+		r.CreatedAt, r.UpdatedAt = now, now
+		if err := in.apply(ctx, tx, b, &r, true); err != nil {
+			return err
+		}
+		return tx.InsertEarningRule(ctx, &r)
+	})
+	return r, err
+}
+
+// Update changes the fields sent; schedule, conditions and effect are
+// each replaced whole when sent.
+func (s *EarningRuleService) Update(ctx context.Context, b Business, id string, in EarningRuleInput) (EarningRule, error) {
+	rid, err := intID("earning rule", id)
+	if err != nil {
+		return EarningRule{}, err
+	}
+	var out EarningRule
+	err = s.Store.WithTx(ctx, func(tx Tx) error {
+		r, err := liveEarningRule(ctx, tx, b.ID, rid)
+		if err != nil {
+			return err
+		}
+		if err := in.apply(ctx, tx, b, &r, false); err != nil {
+			return err
+		}
+		r.UpdatedAt = tx.Now()
+		out = r
+		return tx.UpdateEarningRule(ctx, &r)
+	})
+	return out, err
+}
+
+// Delete ends a rule: no reward after it is decided by it.
+func (s *EarningRuleService) Delete(ctx context.Context, b Business, id string) error {
+	rid, err := intID("earning rule", id)
+	if err != nil {
+		return err
+	}
+	return s.Store.WithTx(ctx, func(tx Tx) error {
+		r, err := liveEarningRule(ctx, tx, b.ID, rid)
+		if err != nil {
+			return err
+		}
+		r.Deleted, r.UpdatedAt = true, tx.Now()
+		return tx.UpdateEarningRule(ctx, &r)
+	})
+}
+
+// liveEarningRule reads a rule that is not deleted, in a transaction.
+func liveEarningRule(ctx context.Context, tx Tx, businessID string, id int64) (EarningRule, error) {
+	r, err := tx.EarningRule(ctx, businessID, id)
+	if err == nil && r.Deleted {
+		err = earningRuleNotFound()
+	}
+	return r, err
+}
