@@ -591,6 +591,54 @@ func (e EarningRuleWriteEffectType) Valid() bool {
 	}
 }
 
+// Defines values for EarningRuleWriteLimitsBudgetPeriod.
+const (
+	EarningRuleWriteLimitsBudgetPeriodDay      EarningRuleWriteLimitsBudgetPeriod = "day"
+	EarningRuleWriteLimitsBudgetPeriodLifetime EarningRuleWriteLimitsBudgetPeriod = "lifetime"
+	EarningRuleWriteLimitsBudgetPeriodMonth    EarningRuleWriteLimitsBudgetPeriod = "month"
+	EarningRuleWriteLimitsBudgetPeriodWeek     EarningRuleWriteLimitsBudgetPeriod = "week"
+)
+
+// Valid indicates whether the value is a known member of the EarningRuleWriteLimitsBudgetPeriod enum.
+func (e EarningRuleWriteLimitsBudgetPeriod) Valid() bool {
+	switch e {
+	case EarningRuleWriteLimitsBudgetPeriodDay:
+		return true
+	case EarningRuleWriteLimitsBudgetPeriodLifetime:
+		return true
+	case EarningRuleWriteLimitsBudgetPeriodMonth:
+		return true
+	case EarningRuleWriteLimitsBudgetPeriodWeek:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EarningRuleWriteLimitsPerCustomerPeriod.
+const (
+	EarningRuleWriteLimitsPerCustomerPeriodDay      EarningRuleWriteLimitsPerCustomerPeriod = "day"
+	EarningRuleWriteLimitsPerCustomerPeriodLifetime EarningRuleWriteLimitsPerCustomerPeriod = "lifetime"
+	EarningRuleWriteLimitsPerCustomerPeriodMonth    EarningRuleWriteLimitsPerCustomerPeriod = "month"
+	EarningRuleWriteLimitsPerCustomerPeriodWeek     EarningRuleWriteLimitsPerCustomerPeriod = "week"
+)
+
+// Valid indicates whether the value is a known member of the EarningRuleWriteLimitsPerCustomerPeriod enum.
+func (e EarningRuleWriteLimitsPerCustomerPeriod) Valid() bool {
+	switch e {
+	case EarningRuleWriteLimitsPerCustomerPeriodDay:
+		return true
+	case EarningRuleWriteLimitsPerCustomerPeriodLifetime:
+		return true
+	case EarningRuleWriteLimitsPerCustomerPeriodMonth:
+		return true
+	case EarningRuleWriteLimitsPerCustomerPeriodWeek:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EarningRuleWriteScheduleDays.
 const (
 	Fri EarningRuleWriteScheduleDays = "fri"
@@ -2582,6 +2630,7 @@ type EarningRule struct {
 	EndsAt     *time.Time             `json:"ends_at"`
 	Exclusive  bool                   `json:"exclusive"`
 	Id         int                    `json:"id"`
+	Limits     EarningRule_Limits     `json:"limits"`
 	Name       string                 `json:"name"`
 	Priority   int                    `json:"priority"`
 	Schedule   EarningRule_Schedule   `json:"schedule"`
@@ -2609,6 +2658,24 @@ type EarningRule_Effect struct {
 	Points    *int                  `json:"points,omitempty"`
 	RoundUp   *bool                 `json:"round_up,omitempty"`
 	Type      EarningRuleEffectType `json:"type"`
+}
+
+// EarningRule_Limits_Budget defines model for EarningRule.Limits.Budget.
+type EarningRule_Limits_Budget struct {
+	Period string `json:"period"`
+	Points int    `json:"points"`
+}
+
+// EarningRule_Limits_PerCustomer defines model for EarningRule.Limits.PerCustomer.
+type EarningRule_Limits_PerCustomer struct {
+	Count  int    `json:"count"`
+	Period string `json:"period"`
+}
+
+// EarningRule_Limits defines model for EarningRule.Limits.
+type EarningRule_Limits struct {
+	Budget      *EarningRule_Limits_Budget      `json:"budget"`
+	PerCustomer *EarningRule_Limits_PerCustomer `json:"per_customer"`
 }
 
 // EarningRule_Schedule defines model for EarningRule.Schedule.
@@ -2646,9 +2713,9 @@ type EarningRuleWrite struct {
 	// Exclusive When the rule applies, no rule after it does (the program's points and offers included).
 	Exclusive *bool `json:"exclusive,omitempty"`
 
-	// Limits Not offered yet; anything but {} is refused (422).
-	Limits *map[string]interface{} `json:"limits,omitempty"`
-	Name   *string                 `json:"name,omitempty"`
+	// Limits per_customer {count, period}: the times the rule applies to one customer in a period; budget {points, period}: the points it gives everyone in a period. Periods: day, week, month (local, calendar) or lifetime. Exact under concurrent rewards on any number of instances; a reward whose points would pass a budget does not get the rule.
+	Limits *EarningRuleWrite_Limits `json:"limits,omitempty"`
+	Name   *string                  `json:"name,omitempty"`
 
 	// Priority -1000 to 1000, default 0; the highest is evaluated first. The program's points per amount and its offers stand at 0, after the rules of priority 0.
 	Priority *int `json:"priority,omitempty"`
@@ -2699,6 +2766,30 @@ type EarningRuleWrite_Effect struct {
 	Points    *int                        `json:"points,omitempty"`
 	RoundUp   *bool                       `json:"round_up,omitempty"`
 	Type      *EarningRuleWriteEffectType `json:"type,omitempty"`
+}
+
+// EarningRuleWriteLimitsBudgetPeriod defines model for EarningRuleWrite.Limits.Budget.Period.
+type EarningRuleWriteLimitsBudgetPeriod string
+
+// EarningRuleWrite_Limits_Budget defines model for EarningRuleWrite.Limits.Budget.
+type EarningRuleWrite_Limits_Budget struct {
+	Period *EarningRuleWriteLimitsBudgetPeriod `json:"period,omitempty"`
+	Points *int                                `json:"points,omitempty"`
+}
+
+// EarningRuleWriteLimitsPerCustomerPeriod defines model for EarningRuleWrite.Limits.PerCustomer.Period.
+type EarningRuleWriteLimitsPerCustomerPeriod string
+
+// EarningRuleWrite_Limits_PerCustomer defines model for EarningRuleWrite.Limits.PerCustomer.
+type EarningRuleWrite_Limits_PerCustomer struct {
+	Count  *int                                     `json:"count,omitempty"`
+	Period *EarningRuleWriteLimitsPerCustomerPeriod `json:"period,omitempty"`
+}
+
+// EarningRuleWrite_Limits per_customer {count, period}: the times the rule applies to one customer in a period; budget {points, period}: the points it gives everyone in a period. Periods: day, week, month (local, calendar) or lifetime. Exact under concurrent rewards on any number of instances; a reward whose points would pass a budget does not get the rule.
+type EarningRuleWrite_Limits struct {
+	Budget      *EarningRuleWrite_Limits_Budget      `json:"budget,omitempty"`
+	PerCustomer *EarningRuleWrite_Limits_PerCustomer `json:"per_customer,omitempty"`
 }
 
 // EarningRuleWriteScheduleDays defines model for EarningRuleWrite.Schedule.Days.
@@ -3842,11 +3933,22 @@ type RulesResponse struct {
 	Meta *RulesResponse_Meta `json:"meta,omitempty"`
 }
 
+// RulesResponse_Data_Earning_Exclude defines model for RulesResponse.Data.Earning.Exclude.
+type RulesResponse_Data_Earning_Exclude struct {
+	Categories []int `json:"categories"`
+	Discounts  bool  `json:"discounts"`
+	Giftcards  bool  `json:"giftcards"`
+	Shipping   bool  `json:"shipping"`
+	Tax        bool  `json:"tax"`
+}
+
 // RulesResponseDataEarningTiersEarningOverride Always false; every tier level earns by these rules.
 type RulesResponseDataEarningTiersEarningOverride bool
 
 // RulesResponse_Data_Earning defines model for RulesResponse.Data.Earning.
 type RulesResponse_Data_Earning struct {
+	Exclude RulesResponse_Data_Earning_Exclude `json:"exclude"`
+
 	// RewardAmount Another name for reward_milestone_amount.
 	RewardAmount          json.Number `json:"reward_amount"`
 	RewardMilestoneAmount json.Number `json:"reward_milestone_amount"`
@@ -3914,10 +4016,16 @@ type RulesResponse_Meta struct {
 // tiers_earning_rules (not empty) have no counterpart here and are 422 naming them.
 type RulesUpdate struct {
 	// Currency The business's currency, an ISO 4217 code ("EUR"), or the reference's object with iso_code.
-	Currency         *RulesUpdate_Currency `json:"currency,omitempty"`
-	Earning          *RulesUpdate_Earning  `json:"earning,omitempty"`
-	ExpiryNoticeDays *int                  `json:"expiry_notice_days,omitempty"`
-	PendingDays      *int                  `json:"pending_days,omitempty"`
+	Currency *RulesUpdate_Currency `json:"currency,omitempty"`
+	Earning  *RulesUpdate_Earning  `json:"earning,omitempty"`
+
+	// Exclude What no earning rule earns on, for the whole program: a basket's tax and shipping, its lines'
+	// discounts (true: a line earns on what was paid; false: on its full price), gift-card purchases
+	// (lines whose product carries the tag giftcard) and the lines of some product categories (ids).
+	// Only the keys sent change; another key is 422 naming it. All but categories default to true.
+	Exclude          *RulesUpdate_Exclude `json:"exclude,omitempty"`
+	ExpiryNoticeDays *int                 `json:"expiry_notice_days,omitempty"`
+	PendingDays      *int                 `json:"pending_days,omitempty"`
 
 	// PointsExpireAfter How long points stay usable: {"days": N} or {"months": N} after the day they were earned, to the end of
 	// that day or month in the business's time zone; null when they never expire.
@@ -3963,12 +4071,41 @@ type RulesUpdate_Currency struct {
 	union json.RawMessage
 }
 
+// RulesUpdate_Earning_Exclude What no earning rule earns on, for the whole program: a basket's tax and shipping, its lines'
+// discounts (true: a line earns on what was paid; false: on its full price), gift-card purchases
+// (lines whose product carries the tag giftcard) and the lines of some product categories (ids).
+// Only the keys sent change; another key is 422 naming it. All but categories default to true.
+type RulesUpdate_Earning_Exclude struct {
+	Categories *[]int `json:"categories,omitempty"`
+	Discounts  *bool  `json:"discounts,omitempty"`
+	Giftcards  *bool  `json:"giftcards,omitempty"`
+	Shipping   *bool  `json:"shipping,omitempty"`
+	Tax        *bool  `json:"tax,omitempty"`
+}
+
 // RulesUpdate_Earning defines model for RulesUpdate.Earning.
 type RulesUpdate_Earning struct {
-	RewardMilestoneAmount *json.Number `json:"reward_milestone_amount,omitempty"`
-	RewardRatio           *int         `json:"reward_ratio,omitempty"`
-	RoundUpPoints         *bool        `json:"round_up_points,omitempty"`
-	WelcomePoints         *int         `json:"welcome_points,omitempty"`
+	// Exclude What no earning rule earns on, for the whole program: a basket's tax and shipping, its lines'
+	// discounts (true: a line earns on what was paid; false: on its full price), gift-card purchases
+	// (lines whose product carries the tag giftcard) and the lines of some product categories (ids).
+	// Only the keys sent change; another key is 422 naming it. All but categories default to true.
+	Exclude               *RulesUpdate_Earning_Exclude `json:"exclude,omitempty"`
+	RewardMilestoneAmount *json.Number                 `json:"reward_milestone_amount,omitempty"`
+	RewardRatio           *int                         `json:"reward_ratio,omitempty"`
+	RoundUpPoints         *bool                        `json:"round_up_points,omitempty"`
+	WelcomePoints         *int                         `json:"welcome_points,omitempty"`
+}
+
+// RulesUpdate_Exclude What no earning rule earns on, for the whole program: a basket's tax and shipping, its lines'
+// discounts (true: a line earns on what was paid; false: on its full price), gift-card purchases
+// (lines whose product carries the tag giftcard) and the lines of some product categories (ids).
+// Only the keys sent change; another key is 422 naming it. All but categories default to true.
+type RulesUpdate_Exclude struct {
+	Categories *[]int `json:"categories,omitempty"`
+	Discounts  *bool  `json:"discounts,omitempty"`
+	Giftcards  *bool  `json:"giftcards,omitempty"`
+	Shipping   *bool  `json:"shipping,omitempty"`
+	Tax        *bool  `json:"tax,omitempty"`
 }
 
 // RulesUpdate_Visits defines model for RulesUpdate.Visits.

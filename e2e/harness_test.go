@@ -68,17 +68,16 @@ func (c *clock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 // env is one running service on a fresh database.
 type env struct {
-	dsn     string
-	app     *app.App
-	logs    *testenv.LogBuffer // the service's JSON log
-	url     string
-	oauth   *clock // the authorization server's clock (token expiry, sign-in locks)
-	db      *clock // the store's clock (created_at, updated_at)
-	v       *apitest.Validator
-	http    *http.Client
-	biz     *business // made as the admin CLI makes one
-	client  creds     // an approved password-grant business-API app, made as the admin CLI makes one
-	counter atomic.Int64
+	dsn    string
+	app    *app.App
+	logs   *testenv.LogBuffer // the service's JSON log
+	url    string
+	oauth  *clock // the authorization server's clock (token expiry, sign-in locks)
+	db     *clock // the store's clock (created_at, updated_at)
+	v      *apitest.Validator
+	http   *http.Client
+	biz    *business // made as the admin CLI makes one
+	client creds     // an approved password-grant business-API app, made as the admin CLI makes one
 }
 
 // creds are an app's client credentials.
@@ -164,7 +163,12 @@ func startWith(t *testing.T, dsn string, limits httpapi.Limits, configure func(*
 }
 
 // unique returns a string no other call on this env returns.
-func (e *env) unique() string { return strconv.FormatInt(e.counter.Add(1), 10) }
+func (e *env) unique() string { return strconv.FormatInt(uniques.Add(1), 10) }
+
+// uniques numbers what every env of the process makes, so that two
+// services on one database (an instance and its peer) never make the same
+// owner or customer.
+var uniques atomic.Int64
 
 func mustJSON(v any) []byte {
 	b, err := json.Marshal(v)

@@ -18,6 +18,7 @@ type earningRuleJSON struct {
 	Schedule   scheduleJSON   `json:"schedule"`
 	Conditions conditionsJSON `json:"conditions"`
 	Effect     map[string]any `json:"effect"`
+	Limits     map[string]any `json:"limits"`
 	CreatedAt  string         `json:"created_at"`
 	UpdatedAt  string         `json:"updated_at"`
 }
@@ -47,10 +48,16 @@ func toEarningRuleJSON(r loyalty.EarningRule) earningRuleJSON {
 		Conditions: conditionsJSON{MinAmount: r.Conditions.MinAmount, Branches: idsOrEmpty(r.Conditions.Branches),
 			Channels: idsOrEmpty(r.Conditions.Channels), Products: intsOrEmpty(r.Conditions.Products),
 			Categories: intsOrEmpty(r.Conditions.Categories), MinQuantity: r.Conditions.MinQuantity},
-		Effect:    map[string]any{"type": r.Effect.Type},
+		Effect: map[string]any{"type": r.Effect.Type}, Limits: map[string]any{"per_customer": nil, "budget": nil},
 		CreatedAt: loyalty.FormatTime(r.CreatedAt), UpdatedAt: loyalty.FormatTime(r.UpdatedAt)}
 	for _, d := range r.Schedule.Days {
 		out.Schedule.Days = append(out.Schedule.Days, dayNames[d-1])
+	}
+	if l := r.Limits.PerCustomer; l != nil {
+		out.Limits["per_customer"] = map[string]any{"count": l.Count, "period": l.Period}
+	}
+	if l := r.Limits.Budget; l != nil {
+		out.Limits["budget"] = map[string]any{"points": l.Count, "period": l.Period}
 	}
 	switch f := r.Effect; f.Type {
 	case loyalty.EffectPointsPerAmount:

@@ -52,6 +52,7 @@ type BasketLine struct {
 	Quantity   int64
 	Price      Money
 	Discount   Money
+	GiftCard   bool // the product is a gift card (GiftCardTag), known when resolved
 }
 
 // Total is what the line cost.
@@ -190,6 +191,7 @@ func resolveBasket(ctx context.Context, r BasketReader, businessID string, b *Ba
 	for i, l := range b.Lines {
 		if p, ok := found[l.SKU]; ok {
 			b.Lines[i].ProductID, b.Lines[i].CategoryID = p.ID, p.CategoryID
+			b.Lines[i].GiftCard = slices.ContainsFunc(p.Tags, func(t string) bool { return strings.EqualFold(t, GiftCardTag) })
 		} else if !slices.Contains(b.UnknownSKUs, l.SKU) {
 			b.UnknownSKUs = append(b.UnknownSKUs, l.SKU)
 		}

@@ -98,6 +98,9 @@ func (s *TransactionService) Evaluate(ctx context.Context, b Business, in Evalua
 		return Evaluation{}, err
 	}
 	out.Points, out.Applied, out.NotApplied = e.Points, got.result.Applied, got.result.NotApplied
+	if got.sale != nil {
+		out.EligibleAmount = got.sale.amount
+	}
 	for _, sk := range skipped {
 		out.NotApplied = append(out.NotApplied, Outcome{RuleID: offerRuleID(sk.Offer), Name: sk.Offer.Title, Reason: skipReasons[sk.Why]})
 	}

@@ -61,21 +61,44 @@ type saleLine struct {
 	product, category int64
 }
 
-// newSale returns the sale of a reward e at its time and branch.
-func newSale(e *Transaction, loc *time.Location, branch string) *sale {
+// newSale returns the sale of a reward e at its time and branch, less
+// what the program excludes: a basket's lines of gift cards and of the
+// excluded categories are left out, a line earns on its price less its
+// discount (or on its full price when discounts are not excluded), and
+// tax and shipping, when not excluded, are lines of their own that no
+// product rule matches. Its amount is the eligible amount.
+func newSale(e *Transaction, loc *time.Location, branch string, x EarningExclusions) *sale {
 	s := &sale{at: e.CreatedAt, loc: loc, branch: branch, amount: e.Amount}
-	if e.Basket != nil {
-		s.channel = e.Basket.Channel
+	b := e.Basket
+	if b != nil {
+		s.channel = b.Channel
 	}
-	if e.Basket == nil || len(e.Basket.Lines) == 0 {
+	if b == nil || len(b.Lines) == 0 {
 		s.one[0] = saleLine{total: e.Amount}
 		s.lines = s.one[:]
 		return s
 	}
-	s.items = true
-	s.lines = make([]saleLine, len(e.Basket.Lines))
-	for i, l := range e.Basket.Lines {
-		s.lines[i] = saleLine{total: l.Total(), units: l.Quantity, product: l.ProductID, category: l.CategoryID}
+	s.items, s.amount = true, 0
+	s.lines = make([]saleLine, 0, len(b.Lines)+2)
+	for _, l := range b.Lines {
+		if x.GiftCards && l.GiftCard || l.CategoryID != 0 && slices.Contains(x.Categories, l.CategoryID) {
+			continue
+		}
+		total := l.Total()
+		if !x.Discounts {
+			total = Money(l.Quantity) * l.Price
+		}
+		s.lines = append(s.lines, saleLine{total: total, units: l.Quantity, product: l.ProductID, category: l.CategoryID})
+		s.amount += total
+	}
+	for _, extra := range []struct {
+		excluded bool
+		amount   Money
+	}{{x.Tax, b.Tax}, {x.Shipping, b.Shipping}} {
+		if !extra.excluded && extra.amount > 0 {
+			s.lines = append(s.lines, saleLine{total: extra.amount})
+			s.amount += extra.amount
+		}
 	}
 	return s
 }
@@ -111,17 +134,42 @@ type Outcome struct {
 type Earning struct {
 	Points     int64
 	OfferID    int64
-	Offers     []Offer // the offers that applied, in order
-	Limited    []Offer // of those, the limited ones
+	Offers     []Offer    // the offers that applied, in order
+	Limited    []Offer    // of those, the limited ones
+	Takes      []RuleTake // the limited earning rules that apply
 	Applied    []Outcome
 	NotApplied []Outcome
 }
 
 // program is what a sale's points are decided by.
 type program struct {
-	rules   Rules
-	earning []EarningRule // every live earning rule of the business
-	offers  []Offer       // the points offers that apply (ApplicableOffers)
+	rules    Rules
+	earning  []EarningRule // every live earning rule of the business
+	offers   []Offer       // the points offers that apply (ApplicableOffers)
+	customer string        // the sale's customer ("" for a dry run without one)
+	usage    RuleUsage     // what the limited rules have used, read before
+	lost     []int64       // rules whose limit another reward took meanwhile
+}
+
+// RuleUsage is what the limited earning rules of a sale have used in the
+// periods that hold it: the customer's uses of each rule, and the points
+// each rule's budget has given.
+type RuleUsage struct {
+	Uses  map[int64]int64
+	Spent map[int64]int64
+}
+
+// RulePeriod names one rule's counter in one period ("" for its whole life).
+type RulePeriod struct {
+	RuleID int64
+	Period string
+}
+
+// RuleTake is a limited rule a sale's points count, and the points it
+// gave: its use and its points are recorded with the reward.
+type RuleTake struct {
+	Rule   EarningRule
+	Points int64
 }
 
 // evaluate runs the engine over s. With explain it fills the outcomes.
@@ -163,63 +211,31 @@ func (p program) evaluate(s *sale, explain bool) Earning {
 			}
 			continue
 		}
-		c.applied, c.why = s.applies(c, explain)
+		c.applied, c.why = p.applies(s, c, explain)
 		if c.applied && c.kind == kindRule && c.rule.Exclusive {
 			stopper = c
 		}
 	}
 
-	// Multipliers: each line to the best one covering it.
-	best := []int(nil)
+	// Points per amount and per item, then the multipliers over them,
+	// then the bonuses; a rule whose budget its points would pass does
+	// not apply.
 	for i := range cands {
 		c := &cands[i]
-		if !c.applied || c.effect.Type != EffectMultiplier {
-			continue
+		if c.applied && c.effect.base() {
+			c.points = c.earnedOn(s, nil)
+			p.checkBudget(c, explain)
 		}
-		if best == nil {
-			best = make([]int, len(s.lines))
-			for j := range best {
-				best[j] = -1
-			}
-		}
-		for j := range s.lines {
-			if c.covers(j) && (best[j] < 0 || c.effect.Factor > cands[best[j]].effect.Factor) {
-				best[j] = i
-			}
+	}
+	p.multiply(s, cands, explain)
+	for i := range cands {
+		c := &cands[i]
+		if c.applied && c.effect.Type == EffectBonus {
+			c.points = c.effect.Points
+			p.checkBudget(c, explain)
 		}
 	}
 	out := Earning{}
-	for i := range cands {
-		c := &cands[i]
-		if !c.applied {
-			continue
-		}
-		switch c.effect.Type {
-		case EffectPointsPerAmount, EffectPointsPerItem:
-			c.points = c.earnedOn(s, nil)
-		case EffectBonus:
-			c.points = c.effect.Points
-		case EffectMultiplier:
-			c.lines = make([]bool, len(s.lines))
-			any := false
-			for j := range best {
-				if best[j] == i {
-					c.lines[j], any = true, true
-				}
-			}
-			if !any {
-				c.applied = false
-				c.why = "a better multiplier applies"
-				continue
-			}
-			for b := range cands {
-				if base := &cands[b]; base.applied && base.effect.base() {
-					on := base.earnedOn(s, c.lines)
-					c.points += on*int64(c.effect.Factor)/100 - on
-				}
-			}
-		}
-	}
 	var firstBonus int64
 	for i := range cands {
 		c := &cands[i]
@@ -236,6 +252,9 @@ func (p program) evaluate(s *sale, explain bool) Earning {
 				if c.effect.Type == EffectBonus && firstBonus == 0 {
 					firstBonus = c.offer.ID
 				}
+			}
+			if c.kind == kindRule && c.rule.Limits.limited() {
+				out.Takes = append(out.Takes, RuleTake{Rule: *c.rule, Points: c.points})
 			}
 		}
 	}
@@ -255,6 +274,91 @@ func (p program) evaluate(s *sale, explain bool) Earning {
 		}
 	}
 	return out
+}
+
+// multiply gives each line to the best multiplier covering it (the
+// highest factor, the earlier on a tie) and counts what each adds over
+// the points per amount and per item on its lines. A multiplier whose
+// budget its points would pass does not apply, and its lines go to the
+// next best.
+func (p program) multiply(s *sale, cands []candidate, explain bool) {
+	for {
+		best := []int(nil)
+		for i := range cands {
+			c := &cands[i]
+			if !c.applied || c.effect.Type != EffectMultiplier {
+				continue
+			}
+			if best == nil {
+				best = make([]int, len(s.lines))
+				for j := range best {
+					best[j] = -1
+				}
+			}
+			for j := range s.lines {
+				if c.covers(j) && (best[j] < 0 || c.effect.Factor > cands[best[j]].effect.Factor) {
+					best[j] = i
+				}
+			}
+		}
+		if best == nil {
+			return
+		}
+		again := false
+		for i := range cands {
+			c := &cands[i]
+			if !c.applied || c.effect.Type != EffectMultiplier {
+				continue
+			}
+			c.lines, c.points = make([]bool, len(s.lines)), 0
+			any := false
+			for j := range best {
+				if best[j] == i {
+					c.lines[j], any = true, true
+				}
+			}
+			if !any {
+				c.applied = false
+				c.why = "a better multiplier applies"
+				continue
+			}
+			for b := range cands {
+				if base := &cands[b]; base.applied && base.effect.base() {
+					on := base.earnedOn(s, c.lines)
+					c.points += on*int64(c.effect.Factor)/100 - on
+				}
+			}
+			if p.checkBudget(c, explain); !c.applied {
+				again = true
+			}
+		}
+		if !again {
+			return
+		}
+	}
+}
+
+// checkBudget leaves out a rule whose points would pass what its budget
+// has left in its period (RuleUsage.Spent, read before).
+func (p program) checkBudget(c *candidate, explain bool) {
+	if c.kind != kindRule || c.rule.Limits.Budget == nil || c.points == 0 {
+		return
+	}
+	b := c.rule.Limits.Budget
+	if left := b.Count - p.usage.Spent[c.rule.ID]; c.points > left {
+		c.applied, c.points = false, 0
+		if explain {
+			c.why = "its budget of " + itoa64(b.Count) + " points " + periodPhrase(b.Period) + " has " + itoa64(max(left, 0)) + " left"
+		}
+	}
+}
+
+// periodPhrase says a limit's period in words.
+func periodPhrase(p string) string {
+	if p == PeriodLifetime {
+		return "in all"
+	}
+	return "this " + p
 }
 
 // covers reports whether the candidate's qualifying lines hold line j.
@@ -292,7 +396,7 @@ func pointsPerAmount(amount Money, points int64, per Money, roundUp bool) int64 
 
 // applies decides whether a candidate applies to the sale by its own
 // terms, setting its qualifying lines; explaining, it says why not.
-func (s *sale) applies(c *candidate, explain bool) (bool, string) {
+func (p program) applies(s *sale, c *candidate, explain bool) (bool, string) {
 	switch c.kind {
 	case kindEarning:
 		return true, ""
@@ -323,6 +427,14 @@ func (s *sale) applies(c *candidate, explain bool) (bool, string) {
 			return false, ""
 		}
 		return false, "the amount is below its minimum of " + cond.MinAmount.String()
+	case slices.Contains(p.lost, r.ID):
+		return false, "its limit was reached by another reward meanwhile"
+	case r.Limits.PerCustomer != nil && p.customer != "" && p.usage.Uses[r.ID] >= r.Limits.PerCustomer.Count:
+		if !explain {
+			return false, ""
+		}
+		l := r.Limits.PerCustomer
+		return false, "the customer has had it " + itoa64(l.Count) + " times " + periodPhrase(l.Period)
 	}
 	needsItems := len(cond.Products) > 0 || len(cond.Categories) > 0 || cond.MinQuantity > 0 || c.effect.Type == EffectPointsPerItem
 	if !needsItems {

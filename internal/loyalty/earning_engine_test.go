@@ -79,7 +79,7 @@ func TestEngineReplaysOfferEarning(t *testing.T) {
 			half := amount / 2
 			e.Basket = &Basket{Lines: []BasketLine{{SKU: "A", Quantity: 1, Price: half}, {SKU: "B", Quantity: 1, Price: amount - half}}}
 		}
-		got := program{rules: rules, offers: offers}.evaluate(newSale(e, time.UTC, ""), i%2 == 0)
+		got := program{rules: rules, offers: offers}.evaluate(newSale(e, time.UTC, "", DefaultExclusions()), i%2 == 0)
 		var gotOnce []int64
 		for _, o := range got.Limited {
 			gotOnce = append(gotOnce, o.ID)
@@ -151,7 +151,7 @@ func TestEngineMultipliersDoNotStack(t *testing.T) {
 	low := EarningRule{ID: 3, Name: "All ×1.5", Enabled: true, Effect: RuleEffect{Type: EffectMultiplier, Factor: 150}}
 	e := &Transaction{Amount: 1500, CreatedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), Basket: &Basket{Lines: []BasketLine{
 		{SKU: "CF", Quantity: 2, Price: 400, CategoryID: 7}, {SKU: "MU", Quantity: 1, Price: 700}}}}
-	got := program{rules: rules, earning: []EarningRule{drinks, all, low}}.evaluate(newSale(e, time.UTC, ""), true)
+	got := program{rules: rules, earning: []EarningRule{drinks, all, low}}.evaluate(newSale(e, time.UTC, "", DefaultExclusions()), true)
 	// 15 base; the coffees (8) tripled: +16; the muffin (7) doubled: +7.
 	if got.Points != 38 {
 		t.Errorf("points %d, want 38", got.Points)

@@ -27,6 +27,7 @@ type EarningRule struct {
 	Schedule   RuleSchedule
 	Conditions RuleConditions
 	Effect     RuleEffect
+	Limits     RuleLimits
 	Deleted    bool
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
@@ -37,11 +38,63 @@ type RuleDefinition struct {
 	Schedule   RuleSchedule   `json:"schedule"`
 	Conditions RuleConditions `json:"conditions"`
 	Effect     RuleEffect     `json:"effect"`
+	Limits     RuleLimits     `json:"limits"`
 }
 
 // Definition returns what the rule decides by.
 func (r EarningRule) Definition() RuleDefinition {
-	return RuleDefinition{Schedule: r.Schedule, Conditions: r.Conditions, Effect: r.Effect}
+	return RuleDefinition{Schedule: r.Schedule, Conditions: r.Conditions, Effect: r.Effect, Limits: r.Limits}
+}
+
+// SetDefinition sets what the rule decides by.
+func (r *EarningRule) SetDefinition(d RuleDefinition) {
+	r.Schedule, r.Conditions, r.Effect, r.Limits = d.Schedule, d.Conditions, d.Effect, d.Limits
+}
+
+// Limit periods (RuleLimit.Period), local to the business's time zone: a
+// day from midnight to midnight, a calendar week from Monday, a calendar
+// month, or the rule's whole life.
+const (
+	PeriodDay      = "day"
+	PeriodWeek     = "week"
+	PeriodMonth    = "month"
+	PeriodLifetime = "lifetime"
+)
+
+// LimitPeriods are the periods a limit may count in.
+var LimitPeriods = []string{PeriodDay, PeriodWeek, PeriodMonth, PeriodLifetime}
+
+// RuleLimits bound a rule: how often it applies to one customer in a
+// period, and how many points it gives everyone in a period. Both hold
+// under concurrent rewards on any number of instances: a reward records
+// its use in its own transaction, and one that would pass a bound does
+// not get the rule.
+type RuleLimits struct {
+	PerCustomer *RuleLimit `json:"per_customer,omitempty"`
+	Budget      *RuleLimit `json:"budget,omitempty"`
+}
+
+// RuleLimit is Count uses (per customer) or points (a budget) per Period.
+type RuleLimit struct {
+	Count  int64  `json:"count"`
+	Period string `json:"period"`
+}
+
+// limited reports whether the rule has a limit to record.
+func (l RuleLimits) limited() bool { return l.PerCustomer != nil || l.Budget != nil }
+
+// periodKey names the period of p that holds the time periods were
+// counted at ("" for the rule's whole life).
+func (periods OfferPeriods) key(p string) string {
+	switch p {
+	case PeriodDay:
+		return periods.Day
+	case PeriodWeek:
+		return periods.Week
+	case PeriodMonth:
+		return periods.Month
+	}
+	return ""
 }
 
 // RuleSchedule is the weekly window of a rule, local time in the
@@ -154,6 +207,14 @@ type EarningRuleTx interface {
 	// stamped deleted at its UpdatedAt. Every change of a rule ends the
 	// business's cached state (BusinessState.EarningRules).
 	UpdateEarningRule(ctx context.Context, r *EarningRule) error
+	// TakeRuleUse counts one more use of a rule by a customer in a
+	// period, unless the count has reached max: it reports whether it
+	// counted. Concurrent takes of one counter wait for each other.
+	TakeRuleUse(ctx context.Context, ruleID int64, customerID, period string, max int64) (bool, error)
+	// TakeRuleBudget adds points (at most max) to what a rule's budget
+	// gave in a period, unless the sum would pass max: it reports whether
+	// it added.
+	TakeRuleBudget(ctx context.Context, ruleID int64, period string, points, max int64) (bool, error)
 }
 
 // EarningRuleService holds the rules of a business's earning rules.

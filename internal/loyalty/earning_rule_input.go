@@ -56,6 +56,59 @@ type effectInput struct {
 	PunchCardID Opt[json.RawMessage] `json:"punch_card_id"`
 }
 
+type limitsInput struct {
+	PerCustomer Opt[json.RawMessage] `json:"per_customer"`
+	Budget      Opt[json.RawMessage] `json:"budget"`
+}
+
+type perCustomerInput struct {
+	Count  Opt[int64]  `json:"count"`
+	Period Opt[string] `json:"period"`
+}
+
+type budgetInput struct {
+	Points Opt[int64]  `json:"points"`
+	Period Opt[string] `json:"period"`
+}
+
+// check reads a rule's limits: a count of uses per customer, a budget of
+// points, each in a period (day, week, month, lifetime).
+func (l limitsInput) check(v Validation) RuleLimits {
+	out := RuleLimits{}
+	period := func(field string, p Opt[string]) (string, bool) {
+		if s, ok := p.Value(); ok && slices.Contains(LimitPeriods, s) {
+			return s, true
+		}
+		v.Add(field, "The period is one of "+strings.Join(LimitPeriods, ", ")+".")
+		return "", false
+	}
+	if raw, ok := l.PerCustomer.Value(); ok {
+		var in perCustomerInput
+		if strictObject(v, "limits.per_customer", raw, &in) {
+			n, nok := in.Count.Value()
+			if !nok || n < 1 || n > maxRuleUses {
+				v.Add("limits.per_customer.count", "The count must be a whole number from 1 to "+itoa(maxRuleUses)+": the times the rule applies to one customer in the period.")
+			}
+			if p, pok := period("limits.per_customer.period", in.Period); pok && nok && n >= 1 && n <= maxRuleUses {
+				out.PerCustomer = &RuleLimit{Count: n, Period: p}
+			}
+		}
+	}
+	if raw, ok := l.Budget.Value(); ok {
+		var in budgetInput
+		if strictObject(v, "limits.budget", raw, &in) {
+			n, nok := in.Points.Value()
+			if !nok || n < 1 || n > maxBudget {
+				v.Add("limits.budget.points", "The points must be a whole number from 1 to "+itoa(maxBudget)+": what the rule gives everyone in the period.")
+			}
+			if p, pok := period("limits.budget.period", in.Period); pok && nok && n >= 1 && n <= maxBudget {
+				out.Budget = &RuleLimit{Count: n, Period: p}
+			}
+		}
+	}
+	return out
+}
+
 // Limits of an earning rule.
 const (
 	maxEarningRuleName = 100
@@ -64,6 +117,8 @@ const (
 	maxRuleFactor      = 10000 // ×100
 	maxRuleRefs        = 200
 	maxRuleMinQuanty   = 100_000
+	maxRuleUses        = 1_000_000
+	maxBudget          = 1_000_000_000_000
 )
 
 // weekdays are the schedule's day names, Monday first.
@@ -140,8 +195,13 @@ func (in *EarningRuleInput) apply(ctx context.Context, tx Tx, b Business, r *Ear
 	} else if in.Effect.Null || create {
 		v.Add("effect", "The effect field is required: {type, …} with type one of "+strings.Join(EffectTypes, ", ")+".")
 	}
-	if raw, ok := in.Limits.Value(); ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("{}")) {
-		v.Add("limits", "Limits per customer and budgets are not offered yet: leave limits out.")
+	if raw, ok := in.Limits.Value(); ok {
+		var l limitsInput
+		if strictObject(v, "limits", raw, &l) {
+			r.Limits = l.check(v)
+		}
+	} else if in.Limits.Null {
+		r.Limits = RuleLimits{}
 	}
 	return v.Err()
 }
@@ -304,7 +364,11 @@ func checkRefs(ctx context.Context, v Validation, field string, ids []int64, liv
 			return nil, err
 		}
 		if !ok {
-			v.Add(field+"."+itoa(i), "No live "+strings.TrimSuffix(strings.TrimPrefix(field, "conditions."), "s")+" has the id "+itoa64(id)+".")
+			noun := strings.TrimSuffix(field[strings.LastIndex(field, ".")+1:], "s")
+			if noun == "categorie" {
+				noun = "category"
+			}
+			v.Add(field+"."+itoa(i), "No live "+noun+" has the id "+itoa64(id)+".")
 			continue
 		}
 		out = append(out, id)

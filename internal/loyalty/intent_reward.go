@@ -45,9 +45,9 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 		if err != nil {
 			return err
 		}
-		if len(got.result.Limited) > 0 {
+		if len(got.result.Limited)+len(got.result.Takes) > 0 {
 			periods := UsePeriods(e.CreatedAt, zoneOf(rules.TimeZone))
-			if err := useOffers(ctx, tx, got, periods, e); err != nil {
+			if err := useLimits(ctx, tx, got, periods, e); err != nil {
 				return err
 			}
 			// The points may have been counted again without an offer used meanwhile.
@@ -139,7 +139,11 @@ func earn(ctx context.Context, rd RewardReader, b Business, rules Rules, in *Tra
 		if err != nil {
 			return got, err
 		}
-		got.sale = newSale(e, loc, branch)
+		got.prog.customer = e.CustomerID
+		if got.prog.usage, err = ruleUsage(ctx, rd, got.prog.earning, e, loc); err != nil {
+			return got, err
+		}
+		got.sale = newSale(e, loc, branch, rules.Exclude)
 		got.result = got.prog.evaluate(got.sale, why != nil)
 		e.Points, e.OfferID = got.result.Points, got.result.OfferID
 	case in.Visits.Set:
@@ -164,6 +168,32 @@ func saleBranch(ctx context.Context, rd OfferFinder, businessID string, rules []
 	return "", nil
 }
 
+// ruleUsage reads what the limited rules active at the reward's time
+// have used in the periods that hold it: the customer's uses (when the
+// reward has a customer) and the budgets' points.
+func ruleUsage(ctx context.Context, rd OfferFinder, rules []EarningRule, e *Transaction, loc *time.Location) (RuleUsage, error) {
+	var uses, budgets []RulePeriod
+	var periods OfferPeriods
+	for i, r := range rules {
+		if !r.Limits.limited() || !r.Active(e.CreatedAt) {
+			continue
+		}
+		if periods.Day == "" {
+			periods = UsePeriods(e.CreatedAt, loc)
+		}
+		if l := r.Limits.PerCustomer; l != nil && e.CustomerID != "" {
+			uses = append(uses, RulePeriod{rules[i].ID, periods.key(l.Period)})
+		}
+		if l := r.Limits.Budget; l != nil {
+			budgets = append(budgets, RulePeriod{rules[i].ID, periods.key(l.Period)})
+		}
+	}
+	if len(uses)+len(budgets) == 0 {
+		return RuleUsage{}, nil
+	}
+	return rd.EarningRuleUsage(ctx, e.CustomerID, uses, budgets)
+}
+
 // rulesOf returns the business's rules, read with the business when they
 // were, else now from st (a store or a transaction).
 func rulesOf(ctx context.Context, st interface {
@@ -175,37 +205,58 @@ func rulesOf(ctx context.Context, st interface {
 	return st.Rules(ctx, b)
 }
 
-// useOffers records, in the reward's transaction, the uses of the limited
-// offers that its points count, each in its period of periods (the
-// reward's day or week, or once ever). An offer the customer used in it
-// meanwhile (a concurrent reward committed first: its use waits and
-// then loses) no longer applies, and the points are counted again without
-// it until every counted use is recorded.
-func useOffers(ctx context.Context, tx Tx, got earned, periods OfferPeriods, e *Transaction) error {
-	used := map[int64]bool{}
-	once := got.result.Limited
-	for len(once) > 0 {
-		lost := false
-		for _, o := range once {
-			if used[o.ID] {
-				continue
+// errLimitTaken ends an attempt of useLimits that lost a limit.
+var errLimitTaken = Errorf(EConflict, "A limit was taken meanwhile.")
+
+// useLimits records, in the reward's transaction, what the limited offers
+// and earning rules its points count use: each offer's use in its period
+// (the reward's day or week, or once ever), each rule's use by the
+// customer and the points its budget gave, in their periods. A limit
+// another reward took meanwhile (a concurrent reward committed first: the
+// take waits for it, then loses) no longer applies: everything this
+// attempt recorded is undone, the points are counted again without it,
+// and the uses of that count are recorded, until one attempt records
+// every use it counts.
+func useLimits(ctx context.Context, tx Tx, got earned, periods OfferPeriods, e *Transaction) error {
+	for len(got.result.Limited)+len(got.result.Takes) > 0 {
+		var lostOffers, lostRules []int64
+		err := tx.Try(ctx, func() error {
+			for _, o := range got.result.Limited {
+				ok, err := tx.UseOffer(ctx, o.ID, e.CustomerID, o.period(periods), e.CreatedAt)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					lostOffers = append(lostOffers, o.ID)
+				}
 			}
-			ok, err := tx.UseOffer(ctx, o.ID, e.CustomerID, o.period(periods), e.CreatedAt)
-			if err != nil {
-				return err
+			for _, t := range got.result.Takes {
+				ok := true
+				var err error
+				if l := t.Rule.Limits.PerCustomer; l != nil {
+					ok, err = tx.TakeRuleUse(ctx, t.Rule.ID, e.CustomerID, periods.key(l.Period), l.Count)
+				}
+				if l := t.Rule.Limits.Budget; err == nil && ok && l != nil && t.Points > 0 {
+					ok, err = tx.TakeRuleBudget(ctx, t.Rule.ID, periods.key(l.Period), t.Points, l.Count)
+				}
+				if err != nil {
+					return err
+				}
+				if !ok {
+					lostRules = append(lostRules, t.Rule.ID)
+				}
 			}
-			if ok {
-				used[o.ID] = true
-				continue
+			if len(lostOffers)+len(lostRules) > 0 {
+				return errLimitTaken
 			}
-			got.prog.offers = slices.DeleteFunc(slices.Clone(got.prog.offers), func(f Offer) bool { return f.ID == o.ID })
-			lost = true
-		}
-		if !lost {
 			return nil
+		})
+		if err != errLimitTaken {
+			return err
 		}
+		got.prog.offers = slices.DeleteFunc(slices.Clone(got.prog.offers), func(f Offer) bool { return slices.Contains(lostOffers, f.ID) })
+		got.prog.lost = append(slices.Clone(got.prog.lost), lostRules...)
 		got.result = got.prog.evaluate(got.sale, false)
-		once = got.result.Limited
 		e.Points, e.OfferID, e.TierPoints = got.result.Points, got.result.OfferID, got.result.Points
 	}
 	return nil

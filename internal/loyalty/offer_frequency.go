@@ -25,8 +25,9 @@ const weeklyRule = "a calendar week, from Monday 00:00 to Sunday 24:00 in the bu
 // OfferPeriods are the use periods at one time of each limited frequency:
 // an offer the customer used in the period its frequency names is used up.
 type OfferPeriods struct {
-	Day  string // the period of a daily offer
-	Week string // the period of a weekly offer
+	Day   string // the period of a daily offer
+	Week  string // the period of a weekly offer
+	Month string // the calendar month (earning rules' limits)
 }
 
 // UsePeriods returns the use periods at at in loc.
@@ -35,7 +36,8 @@ func UsePeriods(at time.Time, loc *time.Location) OfferPeriods {
 	wd := (int(at.In(loc).Weekday()) + 6) % 7 // days since Monday
 	// Dates in UTC: no daylight saving change moves a midnight there.
 	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-	return OfferPeriods{Day: "d" + day.Format(time.DateOnly), Week: "w" + day.AddDate(0, 0, -wd).Format(time.DateOnly)}
+	return OfferPeriods{Day: "d" + day.Format(time.DateOnly), Week: "w" + day.AddDate(0, 0, -wd).Format(time.DateOnly),
+		Month: "m" + day.Format("2006-01")}
 }
 
 // FrequencyPeriod is the period, at one time, in which a use of an offer

@@ -67,7 +67,7 @@ func TestOfferUsePeriods(t *testing.T) {
 			t.Errorf("%s (%s): period %q, want %q", c.name, c.at, got, c.want)
 		}
 	}
-	if p := loyalty.UsePeriods(utc(t, "2026-03-08T05:00:00Z"), ny); p != (loyalty.OfferPeriods{Day: "d2026-03-08", Week: "w2026-03-02"}) {
+	if p := loyalty.UsePeriods(utc(t, "2026-03-08T05:00:00Z"), ny); p != (loyalty.OfferPeriods{Day: "d2026-03-08", Week: "w2026-03-02", Month: "m2026-03"}) {
 		t.Errorf("UsePeriods = %+v", p)
 	}
 }

@@ -3,8 +3,30 @@ package loyalty
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
+	"strings"
 )
+
+// String says the exclusions in a line, for the audit log.
+func (x EarningExclusions) String() string {
+	var parts []string
+	for _, f := range []struct {
+		name string
+		on   bool
+	}{{"tax", x.Tax}, {"shipping", x.Shipping}, {"discounts", x.Discounts}, {"giftcards", x.GiftCards}} {
+		if f.on {
+			parts = append(parts, f.name)
+		}
+	}
+	for _, c := range x.Categories {
+		parts = append(parts, "category "+strconv.FormatInt(c, 10))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
 
 // Rules are a business's earning rules.
 type Rules struct {
@@ -23,12 +45,37 @@ type Rules struct {
 	// Redemption is what the business says its points are worth: Points
 	// points are worth Value of its currency (zero when it never said).
 	Redemption PointValue
+	// Exclude is what no rule earns on (PATCH /rules earning.exclude).
+	Exclude EarningExclusions
 }
+
+// EarningExclusions are what no earning rule earns on, for the whole
+// program: a basket's tax and shipping, its lines' discounts (a line
+// earns on what was paid for it), gift-card purchases (lines whose product
+// carries the tag "giftcard") and the lines of some categories. All but
+// the categories are excluded unless the business says otherwise.
+type EarningExclusions struct {
+	Tax        bool    `json:"tax"`
+	Shipping   bool    `json:"shipping"`
+	Discounts  bool    `json:"discounts"`
+	GiftCards  bool    `json:"giftcards"`
+	Categories []int64 `json:"categories"`
+}
+
+// DefaultExclusions are the exclusions of a business that never changed
+// them.
+func DefaultExclusions() EarningExclusions {
+	return EarningExclusions{Tax: true, Shipping: true, Discounts: true, GiftCards: true}
+}
+
+// GiftCardTag marks the products whose sale is a gift-card purchase.
+const GiftCardTag = "giftcard"
 
 // DefaultRules are the rules of a business that never changed them: one
 // point per whole unit of money, one point per visit.
 func DefaultRules(businessID, loyaltyType string) Rules {
-	return Rules{BusinessID: businessID, LoyaltyType: loyaltyType, RewardRatio: 1, RewardMilestoneAmount: 100, PointsPerVisit: 1, TimeZone: "UTC"}
+	return Rules{BusinessID: businessID, LoyaltyType: loyaltyType, RewardRatio: 1, RewardMilestoneAmount: 100, PointsPerVisit: 1, TimeZone: "UTC",
+		Exclude: DefaultExclusions()}
 }
 
 // PointsForSpend returns the points a spend earns before offers:
@@ -44,6 +91,16 @@ type EarningInput struct {
 	RewardMilestoneAmount Opt[Money] `json:"reward_milestone_amount"`
 	RoundUpPoints         Opt[bool]  `json:"round_up_points"`
 	WelcomePoints         Opt[int64] `json:"welcome_points"`
+	// Exclude is read strictly (excludeInput): an unknown key is refused.
+	Exclude Opt[json.RawMessage] `json:"exclude"`
+}
+
+type excludeInput struct {
+	Tax        Opt[bool]    `json:"tax"`
+	Shipping   Opt[bool]    `json:"shipping"`
+	Discounts  Opt[bool]    `json:"discounts"`
+	GiftCards  Opt[bool]    `json:"giftcards"`
+	Categories Opt[[]int64] `json:"categories"`
 }
 
 // RulesInput is the body of PATCH /rules: the earning rules nested under
@@ -81,7 +138,8 @@ func (in RulesInput) Apply(r *Rules) error {
 	}{{"reward_ratio", in.Earning.V.RewardRatio.Set, in.RewardRatio.Set},
 		{"reward_milestone_amount", in.Earning.V.RewardMilestoneAmount.Set, in.RewardMilestoneAmount.Set},
 		{"round_up_points", in.Earning.V.RoundUpPoints.Set, in.RoundUpPoints.Set},
-		{"welcome_points", in.Earning.V.WelcomePoints.Set, in.WelcomePoints.Set}} {
+		{"welcome_points", in.Earning.V.WelcomePoints.Set, in.WelcomePoints.Set},
+		{"exclude", in.Earning.V.Exclude.Set, in.Exclude.Set}} {
 		if f.nested && f.flat {
 			v.Add(f.name, "Send "+f.name+" once: flat or under earning, not both.")
 		}
@@ -133,6 +191,30 @@ func (e EarningInput) apply(v Validation, prefix string, r *Rules) {
 	if x, ok := e.RoundUpPoints.Value(); ok {
 		r.RoundUpPoints = x
 	}
+	if raw, ok := e.Exclude.Value(); ok {
+		var x excludeInput
+		if strictObject(v, prefix+"exclude", raw, &x) {
+			for field, o := range map[string]Opt[bool]{"tax": x.Tax, "shipping": x.Shipping, "discounts": x.Discounts, "giftcards": x.GiftCards} {
+				if o.Null {
+					v.Add(prefix+"exclude."+field, "The "+field+" exclusion must be true or false.")
+				}
+			}
+			r.Exclude.Tax = optOr(x.Tax, r.Exclude.Tax)
+			r.Exclude.Shipping = optOr(x.Shipping, r.Exclude.Shipping)
+			r.Exclude.Discounts = optOr(x.Discounts, r.Exclude.Discounts)
+			r.Exclude.GiftCards = optOr(x.GiftCards, r.Exclude.GiftCards)
+			if x.Categories.Set {
+				r.Exclude.Categories = nil
+				for _, id := range x.Categories.V {
+					if !slices.Contains(r.Exclude.Categories, id) {
+						r.Exclude.Categories = append(r.Exclude.Categories, id)
+					}
+				}
+			}
+		}
+	} else if e.Exclude.Null {
+		r.Exclude = DefaultExclusions()
+	}
 	if x, ok := e.WelcomePoints.Value(); ok {
 		if x < 0 || x > 1_000_000_000 {
 			v.Add(prefix+"welcome_points", "The welcome points must be between 0 and 1000000000.")
@@ -160,11 +242,39 @@ func (s *TransactionService) UpdateRules(ctx context.Context, b Business, in Rul
 		if err := in.Apply(&r); err != nil {
 			return err
 		}
+		if err := checkExcludedCategories(ctx, tx, b, in, r.Exclude.Categories); err != nil {
+			return err
+		}
 		noteChanges(s.Store, before, r.fields())
 		out = r
 		return tx.SaveRules(ctx, r)
 	})
 	return out, err
+}
+
+// optOr is the value sent, else or.
+func optOr(o Opt[bool], or bool) bool {
+	if x, ok := o.Value(); ok {
+		return x
+	}
+	return or
+}
+
+// checkExcludedCategories refuses excluded categories that do not exist
+// or are deleted, named by their place in what was sent.
+func checkExcludedCategories(ctx context.Context, tx Tx, b Business, in RulesInput, ids []int64) error {
+	field := "exclude.categories"
+	if in.Earning.V.Exclude.Set {
+		field = "earning.exclude.categories"
+	}
+	v := Validation{}
+	if _, err := checkRefs(ctx, v, field, ids, func(id int64) (bool, error) {
+		c, err := tx.ProductCategory(ctx, b.ID, id)
+		return err == nil && !c.Deleted, notFoundOK(err)
+	}); err != nil {
+		return err
+	}
+	return v.Err()
 }
 
 // fields are the rules as the audit log records them.
@@ -173,5 +283,5 @@ func (r Rules) fields() map[string]string {
 		"reward_milestone_amount": r.RewardMilestoneAmount.String(), "round_up_points": strconv.FormatBool(r.RoundUpPoints),
 		"welcome_points": strconv.FormatInt(r.WelcomePoints, 10), "points_per_visit": strconv.FormatInt(r.PointsPerVisit, 10),
 		"redemption_ratio": strconv.FormatInt(r.Redemption.Points, 10), "redemption_amount": r.Redemption.Value.String(),
-		"currency": r.Currency}
+		"currency": r.Currency, "earning_exclude": r.Exclude.String()}
 }

@@ -192,7 +192,7 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 	now := s.Store.Now()
 	r.stamp(now)
 	got, err := decideReward(ctx, s.Store, r.b.Loaded.Rules, r, now)
-	if err != nil || !batchable(r, got.result.Limited) {
+	if err != nil || !batchable(r, got.result) {
 		return false, err
 	}
 	r.earned = true
@@ -227,14 +227,15 @@ func (r *entryRequest) txOptions() TxOptions {
 // one lot the entry opens and its event, and nothing else, with nothing
 // read under the customer's lock: so the change must be a reward that
 // mayBatch lets through, count no limited offer (once per customer, a
-// day or a week: its use is recorded in the entry's transaction), and carry no catalog items
+// day or a week) nor limited earning rule (their uses are recorded in the
+// entry's transaction), and carry no catalog items
 // nor basket (their rows are written with the entry). An unpaid referral of the
 // customer is known only under the lock: the writer leaves such an entry
 // out, and the transactional road pays it.
-func batchable(r *entryRequest, once []Offer) bool {
+func batchable(r *entryRequest, got Earning) bool {
 	e := &r.entry
 	p := PlanLots(e)
-	return e.Intent == IntentReward && len(once) == 0 && len(e.Items) == 0 && e.Basket == nil && e.ReversesID == 0 &&
+	return e.Intent == IntentReward && len(got.Limited) == 0 && len(got.Takes) == 0 && len(e.Items) == 0 && e.Basket == nil && e.ReversesID == 0 &&
 		len(p.Moves) == 0 && p.Need == 0 && len(p.Open) <= 1
 }
 

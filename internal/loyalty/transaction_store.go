@@ -62,6 +62,10 @@ type OfferFinder interface {
 	// EarningRules returns every earning rule of the business that is
 	// not deleted.
 	EarningRules(ctx context.Context, businessID string) ([]EarningRule, error)
+	// EarningRuleUsage returns the customer's uses of the rules in uses
+	// (none when customerID is "") and the points given by the budgets
+	// in budgets, each in the period named; a counter never written is 0.
+	EarningRuleUsage(ctx context.Context, customerID string, uses, budgets []RulePeriod) (RuleUsage, error)
 }
 
 // TransactionReader reads the ledger.

@@ -27,7 +27,7 @@ func scanEarningRule(row scanner) (loyalty.EarningRule, error) {
 	if err := json.Unmarshal([]byte(def), &d); err != nil {
 		return r, err
 	}
-	r.Schedule, r.Conditions, r.Effect = d.Schedule, d.Conditions, d.Effect
+	r.SetDefinition(d)
 	return r, nil
 }
 
@@ -118,4 +118,66 @@ func (t *tx) UpdateEarningRule(ctx context.Context, r *loyalty.EarningRule) erro
 		ends_at = $6, definition = $7, deleted_at = $8, updated_at = $9 WHERE business_id = $10 AND id = $11`, r.Name, r.Enabled,
 		r.Priority, r.Exclusive, nullTime(r.StartsAt), nullTime(r.EndsAt), string(def), deleted, r.UpdatedAt.UTC(), r.BusinessID, r.ID)
 	return dbError(err)
+}
+
+// EarningRuleUsage returns a customer's uses of rules and the points
+// rules' budgets gave, each in the period named.
+func (d *DB) EarningRuleUsage(ctx context.Context, customerID string, uses, budgets []loyalty.RulePeriod) (loyalty.RuleUsage, error) {
+	return earningRuleUsage(ctx, d.db, customerID, uses, budgets)
+}
+
+// EarningRuleUsage is DB.EarningRuleUsage in the transaction.
+func (t *tx) EarningRuleUsage(ctx context.Context, customerID string, uses, budgets []loyalty.RulePeriod) (loyalty.RuleUsage, error) {
+	return earningRuleUsage(ctx, t.Tx, customerID, uses, budgets)
+}
+
+func earningRuleUsage(ctx context.Context, q querier, customerID string, uses, budgets []loyalty.RulePeriod) (loyalty.RuleUsage, error) {
+	out := loyalty.RuleUsage{Uses: map[int64]int64{}, Spent: map[int64]int64{}}
+	for _, k := range uses {
+		var n int64
+		err := q.QueryRowContext(ctx, `SELECT uses FROM earning_rule_uses WHERE rule_id = $1 AND customer_id = $2 AND period = $3`,
+			k.RuleID, customerID, k.Period).Scan(&n)
+		if err != nil && err != sql.ErrNoRows {
+			return out, dbError(err)
+		}
+		out.Uses[k.RuleID] = n
+	}
+	for _, k := range budgets {
+		var n int64
+		err := q.QueryRowContext(ctx, `SELECT points FROM earning_rule_budgets WHERE rule_id = $1 AND period = $2`,
+			k.RuleID, k.Period).Scan(&n)
+		if err != nil && err != sql.ErrNoRows {
+			return out, dbError(err)
+		}
+		out.Spent[k.RuleID] = n
+	}
+	return out, nil
+}
+
+// TakeRuleUse counts one more use of a rule by a customer in a period
+// unless the count has reached max: one upsert, which a concurrent take of
+// the same counter waits on (the row's lock) and then sees committed.
+func (t *tx) TakeRuleUse(ctx context.Context, ruleID int64, customerID, period string, max int64) (bool, error) {
+	res, err := t.ExecContext(ctx, `INSERT INTO earning_rule_uses (rule_id, customer_id, period, uses) VALUES ($1, $2, $3, 1)
+		ON CONFLICT (rule_id, customer_id, period) DO UPDATE SET uses = earning_rule_uses.uses + 1
+		WHERE earning_rule_uses.uses < $4`, ruleID, customerID, period, max)
+	return affectedOne(res, err)
+}
+
+// TakeRuleBudget adds points (at most max) to what a rule's budget gave
+// in a period unless the sum would pass max, as TakeRuleUse counts.
+func (t *tx) TakeRuleBudget(ctx context.Context, ruleID int64, period string, points, max int64) (bool, error) {
+	res, err := t.ExecContext(ctx, `INSERT INTO earning_rule_budgets (rule_id, period, points) VALUES ($1, $2, $3)
+		ON CONFLICT (rule_id, period) DO UPDATE SET points = earning_rule_budgets.points + $3
+		WHERE earning_rule_budgets.points + $3 <= $4`, ruleID, period, points, max)
+	return affectedOne(res, err)
+}
+
+// affectedOne reports whether a write changed one row.
+func affectedOne(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, dbError(err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, dbError(err)
 }
