@@ -54,7 +54,7 @@ func rulesSite(b *testing.B, engine string) (*benchSite, []string) {
 		var rule map[string]any
 		switch i % 5 {
 		case 0:
-			rule = map[string]any{"effect": map[string]any{"type": "multiplier", "factor": 1 + float64(i%4)/2},
+			rule = map[string]any{"effect": map[string]any{"type": "multiplier", "factor": 1.5 + float64(i%4)/2},
 				"conditions": map[string]any{"categories": []int64{cats[0]}}, "schedule": map[string]any{"from": "00:00", "to": "23:59"}}
 		case 1:
 			rule = map[string]any{"effect": map[string]any{"type": "points_per_item", "points": 1},

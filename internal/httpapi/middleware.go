@@ -203,8 +203,10 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, which apiKind, ke
 // Key, bearer token with the admin scope of the key's business.
 func (s *Server) business(h handlerFunc) http.Handler { return s.businessAPI(h, false) }
 
-// withBusiness is business for a handler that writes transactions: the token
-// lookup also reads the business with its rules into reqCtx.business.
+// withBusiness is business for a handler that writes or decides
+// transactions (POST /transactions, POST /baskets/evaluate): the token
+// lookup also reads the business with its rules, offers and earning rules
+// into reqCtx.business, and the access cache keeps them.
 func (s *Server) withBusiness(h handlerFunc) http.Handler { return s.businessAPI(h, true) }
 
 func (s *Server) businessAPI(h handlerFunc, withBusiness bool) http.Handler {

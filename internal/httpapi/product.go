@@ -274,7 +274,7 @@ func (s *Server) evaluateBasket(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	ev, err := rc.svc.Transactions.Evaluate(r.Context(), tenant(rc), in)
+	ev, err := rc.svc.Transactions.Evaluate(r.Context(), *rc.business, in) // read with the token, its rules and offers with it
 	if err != nil {
 		return err
 	}

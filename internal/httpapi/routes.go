@@ -93,7 +93,7 @@ func (s *Server) routes() {
 	m.Handle("GET /product-categories/{id}", s.business(s.getCategory))
 	m.Handle("PUT /product-categories/{id}", s.business(s.saveCategory))
 	m.Handle("DELETE /product-categories/{id}", s.business(s.deleteCategory))
-	m.Handle("POST /baskets/evaluate", s.business(s.evaluateBasket))
+	m.Handle("POST /baskets/evaluate", s.withBusiness(s.evaluateBasket))
 
 	// Business API: tier and referral programs.
 	m.Handle("GET /tiers", s.business(s.listTiers))

@@ -167,7 +167,7 @@ type RewardReader interface {
 // BasketReader reads what a basket's SKUs name.
 type BasketReader interface {
 	// ProductsBySKU returns the live products of a business with those
-	// SKUs, by SKU.
+	// SKUs, by SKU: their ID, SKU, CategoryID and Tags (no more).
 	ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]Product, error)
 }
 

@@ -205,11 +205,12 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 
 // mayBatch reports the part of batchable that the request alone decides,
 // before anything is computed: a reward of a customer named by id (no
-// one to create or welcome), the business's rules read with it, and no
-// imported row's mark to write with it (idempotent requests never come
-// here: their key commits with the change).
+// one to create or welcome) and without a basket (its lines are written
+// with it), the business's rules read with it, and no imported row's
+// mark to write with it (idempotent requests never come here: their key
+// commits with the change).
 func (r *entryRequest) mayBatch() bool {
-	return r.entry.Intent == IntentReward && r.entry.CustomerID != "" && r.b.Loaded != nil && r.imported == nil
+	return r.entry.Intent == IntentReward && r.entry.CustomerID != "" && r.entry.Basket == nil && r.b.Loaded != nil && r.imported == nil
 }
 
 // txOptions are the options of the request's transaction: the imported

@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -207,12 +209,14 @@ func (t *tx) UncategoriseProducts(ctx context.Context, businessID string, catego
 	return dbError(err)
 }
 
-// ProductsBySKU returns the live products of a business with the SKUs.
+// ProductsBySKU returns the live products of a business with the SKUs:
+// their id, SKU, category and tags.
 func (t *tx) ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]loyalty.Product, error) {
 	return productsBySKU(ctx, t.Tx, businessID, skus)
 }
 
-// ProductsBySKU returns the live products of a business with the SKUs.
+// ProductsBySKU returns the live products of a business with the SKUs:
+// their id, SKU, category and tags.
 func (d *DB) ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]loyalty.Product, error) {
 	return productsBySKU(ctx, d.db, businessID, skus)
 }
@@ -222,17 +226,29 @@ func productsBySKU(ctx context.Context, q querier, businessID string, skus []str
 	if len(skus) == 0 {
 		return out, nil
 	}
+	// What a basket's lines take of a product, and no more: this read is
+	// on the path of every reward and dry run with a basket. The SKUs
+	// asked for are never empty; length(p.sku) > 0 lets both engines use
+	// the partial index products_sku, whose predicate it repeats.
 	list, args := placeholders([]any{businessID}, skus)
-	rows, err := q.QueryContext(ctx, `SELECT `+productColumns+` FROM products p
-		WHERE p.business_id = $1 AND p.sku IN (`+list+`) AND p.deleted_at IS NULL`, args...)
+	rows, err := q.QueryContext(ctx, `SELECT p.id, p.sku, p.category_id, p.tags FROM products p
+		WHERE p.business_id = $1 AND p.sku IN (`+list+`) AND p.deleted_at IS NULL AND length(p.sku) > 0`, args...)
 	if err != nil {
 		return nil, dbError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		p, err := scanProduct(rows)
-		if err != nil {
+		p := loyalty.Product{BusinessID: businessID}
+		var category sql.NullInt64
+		var tags string
+		if err := rows.Scan(&p.ID, &p.SKU, &category, &tags); err != nil {
 			return nil, dbError(err)
+		}
+		p.CategoryID = category.Int64
+		if tags != "[]" && tags != "" {
+			if err := json.Unmarshal([]byte(tags), &p.Tags); err != nil {
+				return nil, err
+			}
 		}
 		out[p.SKU] = p
 	}
@@ -247,10 +263,20 @@ func (t *tx) InsertBasket(ctx context.Context, e *loyalty.Transaction) error {
 		VALUES ($1, $2, $3, $4, $5, $6)`, e.ID, e.BusinessID, b.Tax, b.Shipping, b.Channel, e.CreatedAt.UTC()); err != nil {
 		return dbError(err)
 	}
-	for i, l := range b.Lines {
+	// The lines in statements of up to 100 rows (800 parameters).
+	for start := 0; start < len(b.Lines); start += 100 {
+		var rows strings.Builder
+		var args []any
+		for i, l := range b.Lines[start:min(start+100, len(b.Lines))] {
+			if i > 0 {
+				rows.WriteString(", ")
+			}
+			n := len(args)
+			fmt.Fprintf(&rows, "($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
+			args = append(args, e.ID, start+i+1, l.SKU, nullInt(l.ProductID), nullInt(l.CategoryID), l.Quantity, l.Price, l.Discount)
+		}
 		if _, err := t.ExecContext(ctx, `INSERT INTO basket_lines (entry_id, line, sku, product_id, category_id, quantity,
-			price, discount) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, e.ID, i+1, l.SKU, nullInt(l.ProductID), nullInt(l.CategoryID),
-			l.Quantity, l.Price, l.Discount); err != nil {
+			price, discount) VALUES `+rows.String(), args...); err != nil {
 			return dbError(err)
 		}
 	}
