@@ -4359,7 +4359,7 @@ type Transaction struct {
 	Id       int         `json:"id"`
 	Intent   string      `json:"intent"`
 
-	// Items A reward's basket's lines, on its reply and with relationships=items.
+	// Items A reward's (or a return by item's) basket's lines, on its reply and with relationships=items.
 	Items *[]Transaction_Items `json:"items,omitempty"`
 	Name  string               `json:"name"`
 
@@ -4435,7 +4435,10 @@ type Transaction_Customer struct {
 type Transaction_Items struct {
 	CategoryId *int        `json:"category_id"`
 	Discount   json.Number `json:"discount"`
-	Price      json.Number `json:"price"`
+
+	// Points What the line earned of the reward's points; on a return, what its units took back.
+	Points int         `json:"points"`
+	Price  json.Number `json:"price"`
 
 	// ProductId The product the SKU named; null for a SKU the business did not know.
 	ProductId *int   `json:"product_id"`
@@ -4506,7 +4509,8 @@ type TransactionCreate struct {
 	// price (the unit price, required), discount (off the whole line)}. Without amount the
 	// amount is the lines' total; with both they must agree (422 naming amount). A SKU the
 	// business does not know is kept and named in the reply's unknown_skus. A reward with a
-	// basket is written with it and shows it with relationships=items.
+	// basket is written with it and shows it with relationships=items. A return by item (with
+	// reverses_id) sends {sku, quantity} only: the units returned of the reward's lines.
 	Items *[]TransactionCreate_Items `json:"items,omitempty"`
 
 	// Offer get_coupon (required), claim_coupon (optional; must be the coupon's offer).
@@ -4520,6 +4524,13 @@ type TransactionCreate struct {
 
 	// Receipt The business's receipt; its number is kept and shown as receipt.number.
 	Receipt *TransactionCreate_Receipt `json:"receipt,omitempty"`
+
+	// ReversesId A return by item: the reward returned. With items, the units returned ({sku, quantity}); without,
+	// every unit not returned yet. It takes back what those units earned (each line keeps its share of
+	// every rule that applied to it), never more; the return that leaves nothing unreturned also takes
+	// back what tax or shipping earned. More units than remain is 422 naming items.i.quantity; a SKU
+	// the reward did not hold, items.i.sku. amount is not sent: it is the units' share of the lines.
+	ReversesId *int `json:"reverses_id,omitempty"`
 
 	// Shipping A reward's basket's shipping, 0 or more; not part of the amount.
 	Shipping *json.Number `json:"shipping,omitempty"`

@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"testing"
@@ -301,5 +302,158 @@ func TestEarningExclusions(t *testing.T) {
 		a.do(t, http.MethodPatch, "/rules", map[string]any{"exclude": map[string]any{"tax": true}, "earning": map[string]any{"exclude": map[string]any{}}}).
 			wantFields(t, "exclude")
 		check("after the refusals", 8, 8)
+	})
+}
+
+// TestReturnByItem: returning some units of a reward takes back exactly
+// what they earned (their line's share of every rule), the last return
+// takes back the rest, never more; more units than remain, a SKU the
+// reward did not hold, a cancelled reward and a second whole return are
+// refused by field.
+func TestReturnByItem(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		drinks := a.catData(t, http.MethodPost, "/product-categories", map[string]any{"name": "Drinks"})
+		a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Coffee", "product_sku": "CF-01", "category_id": drinks["id"]})
+		muffin := a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Muffin", "product_sku": "MU-01"})
+		a.catData(t, http.MethodPost, "/earning-rules", map[string]any{"name": "Triple on drinks",
+			"conditions": map[string]any{"categories": []any{drinks["id"]}}, "effect": map[string]any{"type": "multiplier", "factor": 3}})
+		a.catData(t, http.MethodPost, "/earning-rules", map[string]any{"name": "10 a muffin",
+			"conditions": map[string]any{"products": []any{muffin["id"]}}, "effect": map[string]any{"type": "points_per_item", "points": 10}})
+		ann := a.createCustomer(t, map[string]any{"email": "ann@returns.example"})
+		post := func(body map[string]any) *result {
+			t.Helper()
+			body["customer"] = map[string]any{"id": ann.ID}
+			return a.do(t, http.MethodPost, "/transactions", body)
+		}
+		// 3 coffees (12.00) and 2 muffins (6.00): 18 by the program, 24
+		// more for the coffees tripled, 20 for the muffins; the coffees'
+		// line earned 36, the muffins' 26.
+		sale := post(map[string]any{"intent": "reward", "items": []map[string]any{{"sku": "CF-01", "quantity": 3, "price": 4},
+			{"sku": "MU-01", "quantity": 2, "price": 3}}}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		wantAt(t, sale, "points", 62.0, "items.0.points", 36.0, "items.1.points", 26.0)
+		id := sale["id"]
+
+		ret := func(items any) *result {
+			t.Helper()
+			body := map[string]any{"intent": "return", "reverses_id": id}
+			if items != nil {
+				body["items"] = items
+			}
+			return post(body)
+		}
+		r := ret([]map[string]any{{"sku": "CF-01", "quantity": 1}}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		wantAt(t, r, "points", -12.0, "amount", 4.0, "reverses_id", id, "items.0.sku", "CF-01", "items.0.quantity", 1.0, "items.0.points", 12.0,
+			"balance.points", 50.0)
+		ret([]map[string]any{{"sku": "MU-01", "quantity": 3}}).wantFields(t, "items.0.quantity")
+		ret([]map[string]any{{"sku": "ZZ-99"}}).wantFields(t, "items.0.sku")
+		ret([]map[string]any{{"sku": "MU-01", "price": 3}}).wantFields(t, "items.0.price")
+		r = ret([]map[string]any{{"sku": "MU-01"}}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		wantAt(t, r, "points", -13.0, "amount", 3.0)
+		// The rest: 2 coffees (24) and a muffin (13).
+		r = ret(nil).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		wantAt(t, r, "points", -37.0, "amount", 11.0, "balance.points", 0.0)
+		ret(nil).wantFields(t, "reverses_id")
+		ret([]map[string]any{{"sku": "CF-01"}}).wantFields(t, "items.0.quantity")
+
+		// A reward without items is returned whole, once; a cancelled one not at all.
+		plain := post(map[string]any{"intent": "reward", "amount": 9}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		post(map[string]any{"intent": "return", "reverses_id": plain["id"], "items": []map[string]any{{"sku": "CF-01"}}}).wantFields(t, "items")
+		r = post(map[string]any{"intent": "return", "reverses_id": plain["id"]}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		wantAt(t, r, "points", -9.0, "amount", 9.0)
+		post(map[string]any{"intent": "return", "reverses_id": plain["id"]}).wantFields(t, "reverses_id")
+		gone := post(map[string]any{"intent": "reward", "amount": 5}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		a.do(t, http.MethodDelete, fmt.Sprintf("/transactions/%v", gone["id"]), nil).want(t, http.StatusNoContent)
+		post(map[string]any{"intent": "return", "reverses_id": gone["id"]}).wantFields(t, "reverses_id")
+		post(map[string]any{"intent": "return", "reverses_id": gone["id"], "amount": 5}).wantFields(t, "amount")
+		post(map[string]any{"intent": "reward", "amount": 5, "reverses_id": plain["id"]}).wantFields(t, "reverses_id")
+		post(map[string]any{"intent": "return", "reverses_id": 99999999}).wantFields(t, "reverses_id")
+		post(map[string]any{"intent": "return", "amount": 1, "items": []map[string]any{{"sku": "CF-01"}}}).wantFields(t, "items")
+
+		// A cancellation after a return takes back only what the return did not.
+		again := post(map[string]any{"intent": "reward", "items": []map[string]any{{"sku": "CF-01", "quantity": 3, "price": 4},
+			{"sku": "MU-01", "quantity": 2, "price": 3}}}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		post(map[string]any{"intent": "return", "reverses_id": again["id"], "items": []map[string]any{{"sku": "CF-01"}}}).want(t, http.StatusOK)
+		balance := func() any {
+			return at(a.get(t, "/customers/"+ann.ID+"?include=balance").want(t, http.StatusOK).obj(t)["data"].(map[string]any), "balance.points")
+		}
+		if b := balance(); b != 50.0 {
+			t.Fatalf("after a sale of 62 and a return of 12 the balance is %v, want 50", b)
+		}
+		a.do(t, http.MethodDelete, fmt.Sprintf("/transactions/%v", again["id"]), nil).want(t, http.StatusNoContent)
+		if b := balance(); b != 0.0 {
+			t.Errorf("after cancelling the sale the balance is %v, want 0 (62 given, 12 returned, 50 cancelled)", b)
+		}
+		post(map[string]any{"intent": "return", "reverses_id": again["id"]}).wantFields(t, "reverses_id")
+
+		// The returns show with the sale's lines they returned.
+		var list catPage
+		a.get(t, "/customers/"+ann.ID+"/transactions?relationships=items&per_page=20").want(t, http.StatusOK).decode(t, &list)
+		returns := 0
+		for _, m := range list.Data {
+			if m["intent"] == "return" && m["reverses_id"] == id {
+				returns++
+			}
+		}
+		if returns != 3 {
+			t.Errorf("the history shows %d returns of the sale, want 3", returns)
+		}
+	})
+}
+
+// TestEvaluateEqualsReward: for random programs of earning rules and
+// random baskets, the dry run and the reward that follows earn the same
+// points, and the reward's lines' points add up to them.
+func TestEvaluateEqualsReward(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		rng := rand.New(rand.NewPCG(29, uint64(len(engine))))
+		var cats, prods []any
+		for _, name := range []string{"Drinks", "Food"} {
+			cats = append(cats, a.catData(t, http.MethodPost, "/product-categories", map[string]any{"name": name})["id"])
+		}
+		for i := range 4 {
+			prods = append(prods, a.catData(t, http.MethodPost, "/products", map[string]any{"title": fmt.Sprint("P", i),
+				"product_sku": fmt.Sprint("SKU-", i), "category_id": cats[i%2]})["id"])
+		}
+		ann := a.createCustomer(t, map[string]any{"email": "ann@property.example"})
+		var rules []string
+		for program := range 3 {
+			for _, id := range rules {
+				a.do(t, http.MethodDelete, "/earning-rules/"+id, nil).want(t, http.StatusNoContent)
+			}
+			rules = nil
+			for i := range 2 + rng.IntN(8) {
+				effect := []map[string]any{{"type": "points_per_amount", "points": 1 + rng.IntN(4), "per_amount": 1 + rng.IntN(5)},
+					{"type": "multiplier", "factor": 1.5 + float64(rng.IntN(4))/2}, {"type": "bonus", "points": 1 + rng.IntN(30)},
+					{"type": "points_per_item", "points": 1 + rng.IntN(5)}}[rng.IntN(4)]
+				cond := []map[string]any{{}, {"categories": []any{cats[rng.IntN(2)]}}, {"products": []any{prods[rng.IntN(4)]}},
+					{"min_amount": rng.IntN(40)}, {"min_quantity": 1 + rng.IntN(4)}}[rng.IntN(5)]
+				rules = append(rules, fmt.Sprint(a.catData(t, http.MethodPost, "/earning-rules", map[string]any{
+					"name": fmt.Sprintf("P%d R%d", program, i), "priority": rng.IntN(5) - 2, "exclusive": rng.IntN(8) == 0,
+					"effect": effect, "conditions": cond})["id"]))
+			}
+			for range 6 {
+				var items []map[string]any
+				for range 1 + rng.IntN(5) {
+					items = append(items, map[string]any{"sku": fmt.Sprint("SKU-", rng.IntN(5)), "quantity": 1 + rng.IntN(3),
+						"price": float64(50+rng.IntN(1500)) / 100})
+				}
+				ev := a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"items": items, "customer": map[string]any{"id": ann.ID}}).
+					want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+				got := a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "items": items,
+					"customer": map[string]any{"id": ann.ID}}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+				var sum float64
+				for _, l := range got["items"].([]any) {
+					sum += l.(map[string]any)["points"].(float64)
+				}
+				if ev["points"] != got["points"] || sum != got["points"] {
+					t.Errorf("program %d, basket %v: evaluated %v points, the reward earned %v, its lines %v", program, items,
+						ev["points"], got["points"], sum)
+				}
+			}
+		}
 	})
 }

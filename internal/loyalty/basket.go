@@ -40,6 +40,12 @@ type Basket struct {
 	Shipping    Money
 	Channel     string
 	UnknownSKUs []string // the lines' SKUs no live product had, in order
+	// ReturnsID is, on a return by item's basket, the reward whose units
+	// it returns.
+	ReturnsID int64
+	// ReturnsAll: a return by item sent no items, and returns every unit
+	// left (input only).
+	ReturnsAll bool
 }
 
 // BasketLine is one line of a basket: Quantity units of SKU at Price each,
@@ -53,6 +59,13 @@ type BasketLine struct {
 	Price      Money
 	Discount   Money
 	GiftCard   bool // the product is a gift card (GiftCardTag), known when resolved
+	// Points are what the line earned of the reward's points (Earning.
+	// LinePoints), kept for returns by item; on a return's basket, what
+	// its units took back.
+	Points int64
+	// Line is the number of the line in its basket, from 1; a return's
+	// line names the line of the reward it returns units of.
+	Line int
 }
 
 // Total is what the line cost.

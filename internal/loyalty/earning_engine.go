@@ -2,6 +2,7 @@ package loyalty
 
 import (
 	"cmp"
+	"math/big"
 	"slices"
 	"time"
 )
@@ -59,6 +60,7 @@ type saleLine struct {
 	total             Money
 	units             int64
 	product, category int64
+	basket            int // the basket line it is (-1: tax or shipping, or a sale without items)
 }
 
 // newSale returns the sale of a reward e at its time and branch, less
@@ -74,13 +76,13 @@ func newSale(e *Transaction, loc *time.Location, branch string, x EarningExclusi
 		s.channel = b.Channel
 	}
 	if b == nil || len(b.Lines) == 0 {
-		s.one[0] = saleLine{total: e.Amount}
+		s.one[0] = saleLine{total: e.Amount, basket: -1}
 		s.lines = s.one[:]
 		return s
 	}
 	s.items, s.amount = true, 0
 	s.lines = make([]saleLine, 0, len(b.Lines)+2)
-	for _, l := range b.Lines {
+	for i, l := range b.Lines {
 		if x.GiftCards && l.GiftCard || l.CategoryID != 0 && slices.Contains(x.Categories, l.CategoryID) {
 			continue
 		}
@@ -88,7 +90,7 @@ func newSale(e *Transaction, loc *time.Location, branch string, x EarningExclusi
 		if !x.Discounts {
 			total = Money(l.Quantity) * l.Price
 		}
-		s.lines = append(s.lines, saleLine{total: total, units: l.Quantity, product: l.ProductID, category: l.CategoryID})
+		s.lines = append(s.lines, saleLine{total: total, units: l.Quantity, product: l.ProductID, category: l.CategoryID, basket: i})
 		s.amount += total
 	}
 	for _, extra := range []struct {
@@ -96,7 +98,7 @@ func newSale(e *Transaction, loc *time.Location, branch string, x EarningExclusi
 		amount   Money
 	}{{x.Tax, b.Tax}, {x.Shipping, b.Shipping}} {
 		if !extra.excluded && extra.amount > 0 {
-			s.lines = append(s.lines, saleLine{total: extra.amount})
+			s.lines = append(s.lines, saleLine{total: extra.amount, basket: -1})
 			s.amount += extra.amount
 		}
 	}
@@ -132,11 +134,14 @@ type Outcome struct {
 // ones whose use the points count and,
 // when explaining, every rule's outcome.
 type Earning struct {
-	Points     int64
-	OfferID    int64
-	Offers     []Offer    // the offers that applied, in order
-	Limited    []Offer    // of those, the limited ones
-	Takes      []RuleTake // the limited earning rules that apply
+	Points  int64
+	OfferID int64
+	Offers  []Offer    // the offers that applied, in order
+	Limited []Offer    // of those, the limited ones
+	Takes   []RuleTake // the limited earning rules that apply
+	// LinePoints are, for a basket, the points each of its lines earned
+	// (attribute); what tax and shipping earned is on no line.
+	LinePoints []int64
 	Applied    []Outcome
 	NotApplied []Outcome
 }
@@ -261,6 +266,9 @@ func (p program) evaluate(s *sale, explain bool) Earning {
 	if out.OfferID == 0 {
 		out.OfferID = firstBonus
 	}
+	if s.items {
+		out.LinePoints = attribute(s, cands)
+	}
 	if explain {
 		out.Applied, out.NotApplied = []Outcome{}, []Outcome{}
 		for i := range cands {
@@ -274,6 +282,87 @@ func (p program) evaluate(s *sale, explain bool) Earning {
 		}
 	}
 	return out
+}
+
+// attribute shares every applied rule's points among the lines it
+// covered, by their eligible totals (by units when those are all zero,
+// else equally), the remainder of the rounding to the largest fractions
+// (the first line on a tie): points per amount and per item over their
+// qualifying lines, a multiplier over the lines it was best on, a bonus
+// over every line. It returns the points of each basket line; a return
+// of some of a line's units takes back their share of them.
+func attribute(s *sale, cands []candidate) []int64 {
+	n := 0
+	for _, l := range s.lines {
+		n = max(n, l.basket+1)
+	}
+	out := make([]int64, n)
+	share := make([]int64, len(s.lines))
+	for i := range cands {
+		c := &cands[i]
+		if !c.applied || c.points == 0 {
+			continue
+		}
+		on := c.mask
+		if c.effect.Type == EffectMultiplier {
+			on = c.lines
+		}
+		clear(share)
+		distribute(c.points, s.lines, on, share)
+		for j, l := range s.lines {
+			if l.basket >= 0 {
+				out[l.basket] += share[j]
+			}
+		}
+	}
+	return out
+}
+
+// distribute splits points among the lines on holds (every line when
+// nil) by weight, into share: the largest remainder method, exact.
+func distribute(points int64, lines []saleLine, on []bool, share []int64) {
+	weight := func(j int, by int) int64 {
+		switch by {
+		case 0:
+			return int64(lines[j].total)
+		case 1:
+			return lines[j].units
+		}
+		return 1
+	}
+	for by := range 3 {
+		var total int64
+		for j := range lines {
+			if on == nil || on[j] {
+				total += weight(j, by)
+			}
+		}
+		if total <= 0 {
+			continue
+		}
+		p, t := big.NewInt(points), big.NewInt(total)
+		var given int64
+		rest := make([]int64, len(lines))
+		for j := range lines {
+			if on != nil && !on[j] {
+				continue
+			}
+			q, r := new(big.Int).QuoRem(new(big.Int).Mul(p, big.NewInt(weight(j, by))), t, new(big.Int))
+			share[j], rest[j] = q.Int64(), r.Int64()
+			given += share[j]
+		}
+		for left := points - given; left > 0; left-- {
+			best := -1
+			for j := range lines {
+				if (on == nil || on[j]) && (best < 0 || rest[j] > rest[best]) {
+					best = j
+				}
+			}
+			share[best]++
+			rest[best] = -1
+		}
+		return
+	}
 }
 
 // multiply gives each line to the best multiplier covering it (the

@@ -160,3 +160,133 @@ func TestEngineMultipliersDoNotStack(t *testing.T) {
 		t.Errorf("not applied %+v, want the ×1.5 rule outranked", got.NotApplied)
 	}
 }
+
+// randomProgram is a program of up to 12 random earning rules over
+// categories 1 and 2 and products 1 to 4.
+func randomProgram(rng *rand.Rand) program {
+	p := program{rules: Rules{RewardRatio: int64(1 + rng.IntN(3)), RewardMilestoneAmount: Money(50 + rng.IntN(200))}}
+	for i := range rng.IntN(12) {
+		r := EarningRule{ID: int64(i + 1), Name: "r", Enabled: rng.IntN(8) > 0, Priority: rng.IntN(5) - 2, Exclusive: rng.IntN(10) == 0}
+		switch rng.IntN(4) {
+		case 0:
+			r.Effect = RuleEffect{Type: EffectPointsPerAmount, Points: int64(1 + rng.IntN(5)), PerAmount: Money(100 + rng.IntN(500)), RoundUp: rng.IntN(2) == 0}
+		case 1:
+			r.Effect = RuleEffect{Type: EffectMultiplier, Factor: Money(110 + rng.IntN(300))}
+		case 2:
+			r.Effect = RuleEffect{Type: EffectBonus, Points: int64(1 + rng.IntN(50))}
+		case 3:
+			r.Effect = RuleEffect{Type: EffectPointsPerItem, Points: int64(1 + rng.IntN(10))}
+		}
+		switch rng.IntN(4) {
+		case 0:
+			r.Conditions.Categories = []int64{int64(1 + rng.IntN(2))}
+		case 1:
+			r.Conditions.Products = []int64{int64(1 + rng.IntN(4))}
+		case 2:
+			r.Conditions.MinAmount = Money(rng.IntN(3000))
+		}
+		p.earning = append(p.earning, r)
+	}
+	return p
+}
+
+// randomBasket is a reward of 1 to 6 random lines of products 1 to 4 (or
+// unknown), with tax and shipping.
+func randomBasket(rng *rand.Rand) *Transaction {
+	b := &Basket{Tax: Money(rng.IntN(300)), Shipping: Money(rng.IntN(500))}
+	for range 1 + rng.IntN(6) {
+		l := BasketLine{SKU: "x", Quantity: int64(1 + rng.IntN(4)), Price: Money(rng.IntN(1500))}
+		if id := rng.IntN(5); id > 0 {
+			l.ProductID, l.CategoryID = int64(id), int64(1+id%2)
+		}
+		l.Discount = Money(rng.IntN(int(l.Price)*int(l.Quantity)/4 + 1))
+		b.Lines = append(b.Lines, l)
+	}
+	return &Transaction{Amount: b.Total(), Basket: b, CreatedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+}
+
+// TestEngineAttributesEveryPoint: over random programs and baskets, the
+// lines' shares add up to the sale's points, all of them when tax and
+// shipping earn nothing and no more when they do, none negative.
+func TestEngineAttributesEveryPoint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 6))
+	for i := range 3000 {
+		p := randomProgram(rng)
+		e := randomBasket(rng)
+		x := DefaultExclusions()
+		x.Tax, x.Shipping, x.Discounts = rng.IntN(2) == 0, rng.IntN(2) == 0, rng.IntN(2) == 0
+		got := p.evaluate(newSale(e, time.UTC, "", x), false)
+		var sum int64
+		for _, lp := range got.LinePoints {
+			if lp < 0 {
+				t.Fatalf("case %d: a line's share is %d", i, lp)
+			}
+			sum += lp
+		}
+		if len(got.LinePoints) != len(e.Basket.Lines) || sum > got.Points || (x.Tax && x.Shipping && sum != got.Points) {
+			t.Fatalf("case %d: the lines' shares %v add to %d of %d points (tax excluded %v, shipping %v)", i, got.LinePoints, sum,
+				got.Points, x.Tax, x.Shipping)
+		}
+	}
+}
+
+// TestReturnsTakeBackExactly: returning a random sale's units in random
+// steps takes back, line by line, exactly the line's share, and in all
+// exactly the sale's points; no step takes back more than its units
+// earned, and a unit more than was bought is refused.
+func TestReturnsTakeBackExactly(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 7))
+	for i := range 2000 {
+		p := randomProgram(rng)
+		e := randomBasket(rng)
+		got := p.evaluate(newSale(e, time.UTC, "", DefaultExclusions()), false)
+		orig := Transaction{ID: 1, Intent: IntentReward, Points: got.Points, Amount: e.Amount}
+		sold := &Basket{}
+		for j, l := range e.Basket.Lines {
+			l.SKU, l.Points, l.Line = "S"+itoa(j), got.LinePoints[j], j+1
+			sold.Lines = append(sold.Lines, l)
+		}
+		before := map[int64]*Basket{}
+		var points int64
+		var amount Money
+		for step := int64(2); ; step++ {
+			want := &Basket{}
+			for j, l := range sold.Lines {
+				if rng.IntN(2) == 0 {
+					want.Lines = append(want.Lines, BasketLine{SKU: "S" + itoa(j), Quantity: 1 + rng.Int64N(l.Quantity)})
+				}
+			}
+			want.ReturnsAll = len(want.Lines) == 0 || step > 6
+			if want.ReturnsAll {
+				want.Lines = nil
+			}
+			plan, err := planReturn(orig, sold, before, want)
+			if ErrorCode(err) == EInvalid && !want.ReturnsAll {
+				continue // more units than remain: refused, nothing taken
+			}
+			if ErrorCode(err) == EInvalid && points == orig.Points && amount == orig.Amount {
+				break // every unit was returned by the steps before
+			}
+			if err != nil {
+				t.Fatalf("case %d step %d: %v", i, step, err)
+			}
+			for _, l := range plan.basket.Lines {
+				if l.Points < 0 || l.Points > sold.Lines[l.Line-1].Points {
+					t.Fatalf("case %d: a return of %d units took %d of a line that earned %d", i, l.Quantity, l.Points, sold.Lines[l.Line-1].Points)
+				}
+			}
+			points += plan.points
+			amount += plan.amount
+			before[step] = plan.basket
+			if want.ReturnsAll {
+				break
+			}
+		}
+		if points != orig.Points || amount != orig.Amount {
+			t.Fatalf("case %d: the returns took back %d points of %d, %v of %v", i, points, orig.Points, amount, orig.Amount)
+		}
+		if _, err := planReturn(orig, sold, before, &Basket{ReturnsAll: true}); ErrorCode(err) != EInvalid {
+			t.Fatalf("case %d: a return after every unit was returned: %v", i, err)
+		}
+	}
+}

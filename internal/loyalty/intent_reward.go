@@ -145,12 +145,27 @@ func earn(ctx context.Context, rd RewardReader, b Business, rules Rules, in *Tra
 		}
 		got.sale = newSale(e, loc, branch, rules.Exclude)
 		got.result = got.prog.evaluate(got.sale, why != nil)
-		e.Points, e.OfferID = got.result.Points, got.result.OfferID
+		got.set(e)
 	case in.Visits.Set:
 		e.Points = e.Visits * rules.PointsPerVisit
 	}
 	e.TierPoints = e.Points
 	return got, nil
+}
+
+// set puts what the engine decided on the entry: its points, the offer
+// that names it and, for a basket, the points each line earned.
+func (got *earned) set(e *Transaction) {
+	e.Points, e.OfferID = got.result.Points, got.result.OfferID
+	if e.Basket == nil {
+		return
+	}
+	for i := range e.Basket.Lines {
+		e.Basket.Lines[i].Points = 0
+		if i < len(got.result.LinePoints) {
+			e.Basket.Lines[i].Points = got.result.LinePoints[i]
+		}
+	}
 }
 
 // saleBranch is the branch a reward's earning rules see: its own, else
@@ -257,7 +272,8 @@ func useLimits(ctx context.Context, tx Tx, got earned, periods OfferPeriods, e *
 		got.prog.offers = slices.DeleteFunc(slices.Clone(got.prog.offers), func(f Offer) bool { return slices.Contains(lostOffers, f.ID) })
 		got.prog.lost = append(slices.Clone(got.prog.lost), lostRules...)
 		got.result = got.prog.evaluate(got.sale, false)
-		e.Points, e.OfferID, e.TierPoints = got.result.Points, got.result.OfferID, got.result.Points
+		got.set(e)
+		e.TierPoints = e.Points
 	}
 	return nil
 }
@@ -268,12 +284,31 @@ type returnIntent struct{}
 
 func (returnIntent) check(in *TransactionInput, e *Transaction, v Validation) {
 	in.unused(v, IntentReturn, "points", "visits")
+	if in.ReversesID.Set {
+		// A return by item (return_items.go).
+		if id, ok := in.ReversesID.Value(); !ok || id <= 0 {
+			v.Add("reverses_id", "The reverses_id must be the id of the reward returned.")
+		} else {
+			e.ReturnsID = id
+		}
+		if in.Amount.Set {
+			v.Add("amount", "A return of a reward (reverses_id) takes its amount from the units returned; leave amount out.")
+		}
+		in.returnItems(v, e)
+		return
+	}
+	if in.Items.Set {
+		v.Add("items", "A return by item names the reward it returns: reverses_id.")
+	}
 	e.Amount = in.positiveAmount(v)
 	e.TierAmount = -e.Amount
 }
 
 func (returnIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, r *entryRequest) error {
 	e := &r.entry
+	if e.ReturnsID != 0 {
+		return returnItems(ctx, tx, r)
+	}
 	rules, err := rulesOf(ctx, tx, r.b)
 	if err != nil {
 		return err

@@ -54,6 +54,7 @@ type Tx interface {
 	TransactionDetailsTx
 	CatalogTx
 	ProductTx
+	ReturnTx
 	EarningRuleTx
 	TierTx
 	TierKeepTx

@@ -75,11 +75,15 @@ type Transaction struct {
 	CouponID   int64
 	GiftcardID int64
 	ReversesID int64
-	Details    *TransactionDetails
-	Items      []TransactionItem
-	Receipt    string // the number of the business's receipt for it
-	Comments   string
-	CreatedAt  time.Time
+	// ReturnsID is, for a return by item, the reward it returns units of
+	// (kept on its basket: a reward may have several returns, and one
+	// cancellation, ReversesID).
+	ReturnsID int64
+	Details   *TransactionDetails
+	Items     []TransactionItem
+	Receipt   string // the number of the business's receipt for it
+	Comments  string
+	CreatedAt time.Time
 	// Pending is the part of Points that moved pending points rather than
 	// active ones: all of a reward still in its return window, or what a
 	// return or cancellation took from, or gave back to, pending lots.
@@ -153,6 +157,8 @@ type TransactionInput struct {
 	Tax      Opt[Money]             `json:"tax"`
 	Shipping Opt[Money]             `json:"shipping"`
 	Channel  Opt[string]            `json:"channel"`
+	// ReversesID names the reward a return by item returns units of.
+	ReversesID Opt[int64] `json:"reverses_id"`
 }
 
 // ReceiptInput is the business's receipt a transaction is attached to.

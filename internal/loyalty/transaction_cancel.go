@@ -35,6 +35,12 @@ func (s *TransactionService) CancelOf(ctx context.Context, b Business, customerI
 		// store counts none for what it takes from, or gives back to,
 		// pending lots (see Append).
 		e.TierAmount, e.TierPoints = -orig.TierAmount, -(orig.TierPoints + orig.Pending)
+		if orig.Intent == IntentReward {
+			// What returns by item took back of the reward is not taken again.
+			if err := lessReturned(ctx, tx, b.ID, orig, &e); err != nil {
+				return err
+			}
+		}
 		if e.Points > 0 {
 			// Points given back whose lots are unknown (spent before lots
 			// were kept) open a lot under the business's rules.
@@ -59,3 +65,27 @@ func (s *TransactionService) CancelOf(ctx context.Context, b Business, customerI
 // Cancellable reports whether the entry is of a kind a cancellation may
 // reverse.
 func (t Transaction) Cancellable() bool { return cancellable[t.Intent] }
+
+// lessReturned lowers the cancellation e of the reward orig by what its
+// returns by item took back already: a reward is never taken back twice.
+func lessReturned(ctx context.Context, tx Tx, businessID string, orig Transaction, e *Transaction) error {
+	if err := tx.LockEntry(ctx, businessID, orig.ID); err != nil {
+		return err
+	}
+	returns, err := tx.ReturnBaskets(ctx, businessID, orig.ID)
+	if err != nil {
+		return err
+	}
+	for id := range returns {
+		r, err := tx.Transaction(ctx, businessID, id)
+		if err != nil {
+			return err
+		}
+		// A return's points and amounts are negative where the reward's are positive.
+		e.Points -= r.Points
+		e.TierPoints -= r.TierPoints
+		e.Amount += r.TierAmount
+		e.TierAmount -= r.TierAmount
+	}
+	return nil
+}

@@ -62,11 +62,15 @@ func (in *TransactionInput) shared(v Validation, e *Transaction, now time.Time) 
 		v.Add("product_rewards", "Product rewards (à la carte) are not offered here; leave product_rewards out.")
 	}
 	if e.Intent != IntentReward {
-		for name, set := range map[string]bool{"items": in.Items.Set, "tax": in.Tax.Set, "shipping": in.Shipping.Set, "channel": in.Channel.Set} {
+		for name, set := range map[string]bool{"items": in.Items.Set && e.Intent != IntentReturn, "tax": in.Tax.Set,
+			"shipping": in.Shipping.Set, "channel": in.Channel.Set} {
 			if set {
-				v.Add(name, "A basket (items, tax, shipping, channel) goes with a reward only.")
+				v.Add(name, "A basket (items, tax, shipping, channel) goes with a reward only; a return takes items with its reverses_id.")
 			}
 		}
+	}
+	if in.ReversesID.Set && e.Intent != IntentReturn {
+		v.Add("reverses_id", "Only a return names the reward it returns (reverses_id); DELETE /transactions/{id} cancels an entry.")
 	}
 	if ref, ok := in.Customer.Value(); ok {
 		if _, ok := ref.PinCode.Value(); ok {

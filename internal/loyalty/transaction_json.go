@@ -39,6 +39,9 @@ type BasketItemJSON struct {
 	Discount   Money  `json:"discount"`
 	ProductID  *int64 `json:"product_id"`
 	CategoryID *int64 `json:"category_id"`
+	// Points are what the line earned of a reward's points (what its units
+	// took back, on a return).
+	Points int64 `json:"points"`
 }
 
 // ReceiptJSON is the business's receipt a transaction is attached to.
@@ -160,6 +163,13 @@ func NewTransactionJSON(t Transaction) TransactionJSON {
 		id := t.ReversesID
 		out.ReversesID = &id
 	}
+	if t.ReturnsID == 0 && t.Basket != nil {
+		t.ReturnsID = t.Basket.ReturnsID
+	}
+	if t.ReturnsID != 0 {
+		id := t.ReturnsID
+		out.ReversesID = &id
+	}
 	for _, it := range t.Items {
 		out.CatalogItems = append(out.CatalogItems, ItemJSON{ID: it.RewardID, Quantity: it.Quantity, Points: it.Points,
 			ItemValueJSON: newItemValueJSON(it)})
@@ -171,7 +181,7 @@ func NewTransactionJSON(t Transaction) TransactionJSON {
 		items, unknown := make([]BasketItemJSON, len(b.Lines)), append([]string{}, b.UnknownSKUs...)
 		for i, l := range b.Lines {
 			items[i] = BasketItemJSON{SKU: l.SKU, Quantity: l.Quantity, Price: l.Price, Discount: l.Discount,
-				ProductID: nonZero(l.ProductID), CategoryID: nonZero(l.CategoryID)}
+				ProductID: nonZero(l.ProductID), CategoryID: nonZero(l.CategoryID), Points: l.Points}
 		}
 		tax, shipping, channel := b.Tax, b.Shipping, b.Channel
 		out.Items, out.Tax, out.Shipping, out.Channel, out.UnknownSKUs = &items, &tax, &shipping, &channel, &unknown

@@ -44,14 +44,14 @@ type TransactionWith struct {
 	Coupons   bool
 	Customers bool
 	Sequences bool
-	Items     bool // a reward's basket: its lines, tax, shipping and channel
+	Items     bool // a reward's basket (its lines, tax, shipping and channel), or a return by item's
 }
 
 // withBaskets sets the basket of each entry that has one.
 func (s *TransactionService) withBaskets(ctx context.Context, b Business, entries []Transaction) error {
 	ids := make([]int64, 0, len(entries))
 	for _, e := range entries {
-		if e.Intent == IntentReward {
+		if e.Intent == IntentReward || e.Intent == IntentReturn {
 			ids = append(ids, e.ID)
 		}
 	}

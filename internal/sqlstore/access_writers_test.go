@@ -19,6 +19,7 @@ var notAccessChanges = map[string]string{
 	"DB.InsertApp":    "a new app has no tokens yet",
 	"DB.SetAppSecret": "the client secret is not read by the lookup",
 	"tx.LockPrograms": "a no-op update of businesses, taken as a row lock",
+	"tx.LockEntry":    "a SELECT ... FOR UPDATE of a ledger entry: a row lock, no write",
 	"DB.RecordLogin":  "writes owners or users, which the lookup does not read",
 	"tx.setPassword":  "writes owners, staff, developers or support_staff, which the lookup does not read",
 	"setLinkValues":   "writes the link tables of offers, rewards and gift cards, which the lookup does not read",

@@ -259,11 +259,13 @@ func productsBySKU(ctx context.Context, q querier, businessID string, skus []str
 // its lines, in the order sent.
 func (t *tx) InsertBasket(ctx context.Context, e *loyalty.Transaction) error {
 	b := e.Basket
-	if _, err := t.ExecContext(ctx, `INSERT INTO baskets (entry_id, business_id, tax, shipping, channel, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, e.ID, e.BusinessID, b.Tax, b.Shipping, b.Channel, e.CreatedAt.UTC()); err != nil {
+	if _, err := t.ExecContext(ctx, `INSERT INTO baskets (entry_id, business_id, tax, shipping, channel, created_at, returns_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`, e.ID, e.BusinessID, b.Tax, b.Shipping, b.Channel, e.CreatedAt.UTC(),
+		nullInt(b.ReturnsID)); err != nil {
 		return dbError(err)
 	}
-	// The lines in statements of up to 100 rows (800 parameters).
+	// The lines in statements of up to 100 rows (900 parameters), each
+	// numbered by its Line, else by its place.
 	for start := 0; start < len(b.Lines); start += 100 {
 		var rows strings.Builder
 		var args []any
@@ -272,11 +274,15 @@ func (t *tx) InsertBasket(ctx context.Context, e *loyalty.Transaction) error {
 				rows.WriteString(", ")
 			}
 			n := len(args)
-			fmt.Fprintf(&rows, "($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
-			args = append(args, e.ID, start+i+1, l.SKU, nullInt(l.ProductID), nullInt(l.CategoryID), l.Quantity, l.Price, l.Discount)
+			fmt.Fprintf(&rows, "($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8, n+9)
+			line := l.Line
+			if line == 0 {
+				line = start + i + 1
+			}
+			args = append(args, e.ID, line, l.SKU, nullInt(l.ProductID), nullInt(l.CategoryID), l.Quantity, l.Price, l.Discount, l.Points)
 		}
 		if _, err := t.ExecContext(ctx, `INSERT INTO basket_lines (entry_id, line, sku, product_id, category_id, quantity,
-			price, discount) VALUES `+rows.String(), args...); err != nil {
+			price, discount, points) VALUES `+rows.String(), args...); err != nil {
 			return dbError(err)
 		}
 	}
@@ -286,23 +292,34 @@ func (t *tx) InsertBasket(ctx context.Context, e *loyalty.Transaction) error {
 // Baskets returns the baskets of the entries of a business that have
 // one, by entry id, their lines in order.
 func (d *DB) Baskets(ctx context.Context, businessID string, ids []int64) (map[int64]*loyalty.Basket, error) {
+	return baskets(ctx, d.db, businessID, ids)
+}
+
+// Baskets is DB.Baskets in the transaction.
+func (t *tx) Baskets(ctx context.Context, businessID string, ids []int64) (map[int64]*loyalty.Basket, error) {
+	return baskets(ctx, t.Tx, businessID, ids)
+}
+
+func baskets(ctx context.Context, q querier, businessID string, ids []int64) (map[int64]*loyalty.Basket, error) {
 	out := map[int64]*loyalty.Basket{}
 	if len(ids) == 0 {
 		return out, nil
 	}
 	list, args := placeholders([]any{businessID}, ids)
-	rows, err := d.db.QueryContext(ctx, `SELECT entry_id, tax, shipping, channel FROM baskets
+	rows, err := q.QueryContext(ctx, `SELECT entry_id, tax, shipping, channel, returns_id FROM baskets
 		WHERE business_id = $1 AND entry_id IN (`+list+`)`, args...)
 	if err != nil {
 		return nil, dbError(err)
 	}
 	for rows.Next() {
 		var id int64
+		var returns sql.NullInt64
 		b := &loyalty.Basket{Lines: []loyalty.BasketLine{}}
-		if err := rows.Scan(&id, &b.Tax, &b.Shipping, &b.Channel); err != nil {
+		if err := rows.Scan(&id, &b.Tax, &b.Shipping, &b.Channel, &returns); err != nil {
 			rows.Close()
 			return nil, dbError(err)
 		}
+		b.ReturnsID = returns.Int64
 		out[id] = b
 	}
 	rows.Close()
@@ -310,7 +327,7 @@ func (d *DB) Baskets(ctx context.Context, businessID string, ids []int64) (map[i
 		return out, dbError(err)
 	}
 	list, args = placeholders(nil, ids)
-	rows, err = d.db.QueryContext(ctx, `SELECT entry_id, sku, product_id, category_id, quantity, price, discount
+	rows, err = q.QueryContext(ctx, `SELECT entry_id, line, sku, product_id, category_id, quantity, price, discount, points
 		FROM basket_lines WHERE entry_id IN (`+list+`) ORDER BY entry_id, line`, args...)
 	if err != nil {
 		return nil, dbError(err)
@@ -320,7 +337,7 @@ func (d *DB) Baskets(ctx context.Context, businessID string, ids []int64) (map[i
 		var id int64
 		var l loyalty.BasketLine
 		var product, category sql.NullInt64
-		if err := rows.Scan(&id, &l.SKU, &product, &category, &l.Quantity, &l.Price, &l.Discount); err != nil {
+		if err := rows.Scan(&id, &l.Line, &l.SKU, &product, &category, &l.Quantity, &l.Price, &l.Discount, &l.Points); err != nil {
 			return nil, dbError(err)
 		}
 		l.ProductID, l.CategoryID = product.Int64, category.Int64
@@ -332,4 +349,48 @@ func (d *DB) Baskets(ctx context.Context, businessID string, ids []int64) (map[i
 		}
 	}
 	return out, dbError(rows.Err())
+}
+
+// ReturnBaskets returns the baskets of the returns by item of a reward.
+func (t *tx) ReturnBaskets(ctx context.Context, businessID string, rewardID int64) (map[int64]*loyalty.Basket, error) {
+	rows, err := t.QueryContext(ctx, `SELECT entry_id FROM baskets WHERE business_id = $1 AND returns_id = $2`, businessID, rewardID)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, dbError(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, dbError(err)
+	}
+	return baskets(ctx, t.Tx, businessID, ids)
+}
+
+// LockEntry holds an entry's row until the transaction ends (on SQLite
+// its one writer already does).
+func (t *tx) LockEntry(ctx context.Context, businessID string, id int64) error {
+	lock := ""
+	if t.pg {
+		lock = " FOR UPDATE"
+	}
+	var got int64
+	return dbError(t.QueryRowContext(ctx, `SELECT id FROM transactions WHERE business_id = $1 AND id = $2`+lock, businessID, id).
+		Scan(&got))
+}
+
+// ReversedBy returns the id of the entry that cancels entry id, or 0.
+func (t *tx) ReversedBy(ctx context.Context, businessID string, id int64) (int64, error) {
+	var by int64
+	err := t.QueryRowContext(ctx, `SELECT id FROM transactions WHERE business_id = $1 AND reverses_id = $2`, businessID, id).Scan(&by)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	return by, dbError(err)
 }
