@@ -2640,12 +2640,15 @@ type EarningRule struct {
 
 // EarningRule_Conditions defines model for EarningRule.Conditions.
 type EarningRule_Conditions struct {
-	Branches    []string    `json:"branches"`
-	Categories  []int       `json:"categories"`
-	Channels    []string    `json:"channels"`
-	MinAmount   json.Number `json:"min_amount"`
-	MinQuantity int         `json:"min_quantity"`
-	Products    []int       `json:"products"`
+	BirthdayWithinDays *int        `json:"birthday_within_days"`
+	Branches           []string    `json:"branches"`
+	Categories         []int       `json:"categories"`
+	Channels           []string    `json:"channels"`
+	FirstPurchase      bool        `json:"first_purchase"`
+	MinAmount          json.Number `json:"min_amount"`
+	MinQuantity        int         `json:"min_quantity"`
+	Products           []int       `json:"products"`
+	TierLevels         []int       `json:"tier_levels"`
 }
 
 // EarningRuleEffectType defines model for EarningRule.Effect.Type.
@@ -2732,16 +2735,16 @@ type EarningRuleWriteConditionsChannels string
 
 // EarningRuleWrite_Conditions defines model for EarningRuleWrite.Conditions.
 type EarningRuleWrite_Conditions struct {
-	// BirthdayWithinDays Not offered yet; refused (422).
-	BirthdayWithinDays interface{} `json:"birthday_within_days,omitempty"`
+	// BirthdayWithinDays 0 to 31; the sale's local date is within that many days of the customer's birthday (either side).
+	BirthdayWithinDays *int `json:"birthday_within_days,omitempty"`
 
 	// Branches Branch ids; none is every branch. A sale naming no branch is at the main branch.
 	Branches   *[]string                             `json:"branches,omitempty"`
 	Categories *[]int                                `json:"categories,omitempty"`
 	Channels   *[]EarningRuleWriteConditionsChannels `json:"channels,omitempty"`
 
-	// FirstPurchase Not offered yet; refused (422).
-	FirstPurchase interface{} `json:"first_purchase,omitempty"`
+	// FirstPurchase Only the customer's first reward for a spend at the business, once per customer even for rewards at once.
+	FirstPurchase *bool `json:"first_purchase,omitempty"`
 
 	// MinAmount Of the sale's eligible amount.
 	MinAmount *json.Number `json:"min_amount,omitempty"`
@@ -2752,8 +2755,8 @@ type EarningRuleWrite_Conditions struct {
 	// Products Product ids; with categories, only the basket's lines of these products or categories qualify.
 	Products *[]int `json:"products,omitempty"`
 
-	// TierLevels Not offered yet; refused (422).
-	TierLevels interface{} `json:"tier_levels,omitempty"`
+	// TierLevels Level ids of the business's tier programs; the customer must hold one of them in the enabled program.
+	TierLevels *[]int `json:"tier_levels,omitempty"`
 }
 
 // EarningRuleWriteEffectType defines model for EarningRuleWrite.Effect.Type.

@@ -146,7 +146,8 @@ func TestEarningRules(t *testing.T) {
 		bad(map[string]any{"name": "x", "effect": bonus, "conditions": map[string]any{"categories": []int{999999}}}, "conditions.categories.0")
 		bad(map[string]any{"name": "x", "effect": bonus, "conditions": map[string]any{"branches": []string{"01a2f0c0c0c0c0c0c0c0c0c0c0c0c0c0"}}}, "conditions.branches.0")
 		bad(map[string]any{"name": "x", "effect": bonus, "conditions": map[string]any{"min_amout": 5}}, "conditions.min_amout")
-		bad(map[string]any{"name": "x", "effect": bonus, "conditions": map[string]any{"tier_levels": []int{1}}}, "conditions.tier_levels")
+		bad(map[string]any{"name": "x", "effect": bonus, "conditions": map[string]any{"tier_levels": []int{999999}}}, "conditions.tier_levels.0")
+		bad(map[string]any{"name": "x", "effect": bonus, "conditions": map[string]any{"birthday_within_days": 40}}, "conditions.birthday_within_days")
 		bad(map[string]any{"name": "x", "effect": bonus, "limits": map[string]any{"per_customer": map[string]any{"count": 0, "period": "day"}}}, "limits.per_customer.count")
 		bad(map[string]any{"name": "x", "effect": bonus, "limits": map[string]any{"budget": map[string]any{"points": 50, "period": "year"}}}, "limits.budget.period")
 		bad(map[string]any{"name": "x", "effect": bonus, "limits": map[string]any{"per_visit": 1}}, "limits.per_visit")
@@ -455,5 +456,98 @@ func TestEvaluateEqualsReward(t *testing.T) {
 				}
 			}
 		}
+	})
+}
+
+// TestEarningRulesOnCustomer: a first-purchase bonus is given once per
+// customer (once of eight first rewards at once), a birthday bonus within
+// its days of the birthday, a multiplier to the customers of a tier
+// level; a dry run without a customer says why none applies.
+func TestEarningRulesOnCustomer(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		tier := a.do(t, http.MethodPost, "/tiers", map[string]any{"tier_levels": []any{tierLvl("Silver", 20, 0, 0), tierLvl("Gold", 100, 0, 0)}}).tierOf(t)
+		gold := tier.TierLevels[1].ID
+		rule := func(body map[string]any) string {
+			t.Helper()
+			return fmt.Sprint(a.catData(t, http.MethodPost, "/earning-rules", body)["id"])
+		}
+		welcome := rule(map[string]any{"name": "Welcome", "conditions": map[string]any{"first_purchase": true},
+			"effect": map[string]any{"type": "bonus", "points": 50}})
+		birthday := rule(map[string]any{"name": "Birthday week", "conditions": map[string]any{"birthday_within_days": 3},
+			"effect": map[string]any{"type": "bonus", "points": 30}})
+		golden := rule(map[string]any{"name": "Gold doubles", "conditions": map[string]any{"tier_levels": []int64{gold}},
+			"effect": map[string]any{"type": "multiplier", "factor": 2}})
+		got := a.get(t, "/earning-rules/"+birthday).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		wantAt(t, got, "conditions.birthday_within_days", 3.0, "conditions.first_purchase", false)
+
+		now := time.Now().UTC()
+		ann := a.createCustomer(t, map[string]any{"email": "ann@facts.example", "birth_date": now.AddDate(-30, 0, -2).Format(time.DateOnly)})
+		bob := a.createCustomer(t, map[string]any{"email": "bob@facts.example", "birth_date": now.AddDate(-30, 0, 10).Format(time.DateOnly)})
+		reward := func(c customer, amount float64) float64 {
+			t.Helper()
+			d := a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "amount": amount,
+				"customer": map[string]any{"id": c.ID}}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+			return d["points"].(float64)
+		}
+		// Ann: first purchase in her birthday week; then only the birthday.
+		if p := reward(ann, 10); p != 90 {
+			t.Errorf("Ann's first reward of 10.00 in her birthday week: %v points, want 90", p)
+		}
+		if p := reward(ann, 10); p != 40 {
+			t.Errorf("Ann's second reward: %v points, want 40", p)
+		}
+		// Ann reaches Gold (120.00 spent): her points double.
+		reward(ann, 100)
+		if p := reward(ann, 10); p != 50 {
+			t.Errorf("Ann at Gold: %v points for 10.00, want 50 (10 doubled and the birthday bonus)", p)
+		}
+		// Bob's eight first rewards at once: one welcome.
+		var wg sync.WaitGroup
+		points := make([]float64, 8)
+		for i := range points {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				req := a.request(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "amount": 1,
+					"customer": map[string]any{"id": bob.ID}})
+				res, err := e.http.Do(req)
+				if err != nil {
+					t.Errorf("reward %d: %v", i, err)
+					return
+				}
+				defer res.Body.Close()
+				var body struct{ Data struct{ Points float64 } }
+				if res.StatusCode != http.StatusOK || json.NewDecoder(res.Body).Decode(&body) != nil {
+					t.Errorf("reward %d: %s", i, res.Status)
+				}
+				points[i] = body.Data.Points
+			}()
+		}
+		wg.Wait()
+		var total float64
+		for _, p := range points {
+			total += p
+		}
+		if total != 8+50 {
+			t.Errorf("Bob's eight first rewards at once earned %v in all (%v), want 58: one welcome", total, points)
+		}
+
+		d := a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"amount": 10}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		reasons := map[string]any{}
+		for _, r := range d["not_applied"].([]any) {
+			reasons[r.(map[string]any)["rule_id"].(string)] = r.(map[string]any)["reason"]
+		}
+		wantAt(t, reasons, "rule-"+welcome, "the sale names no customer", "rule-"+birthday, "the sale names no customer",
+			"rule-"+golden, "the sale names no customer")
+		d = a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"amount": 10, "customer": map[string]any{"id": bob.ID}}).
+			want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		reasons = map[string]any{}
+		for _, r := range d["not_applied"].([]any) {
+			reasons[r.(map[string]any)["rule_id"].(string)] = r.(map[string]any)["reason"]
+		}
+		wantAt(t, reasons, "rule-"+welcome, "not the customer's first purchase", "rule-"+birthday, "not within 3 days of the customer's birthday",
+			"rule-"+golden, "the customer holds none of its tier levels")
 	})
 }

@@ -36,6 +36,10 @@ type conditionsJSON struct {
 	Products    []int64       `json:"products"`
 	Categories  []int64       `json:"categories"`
 	MinQuantity int64         `json:"min_quantity"`
+	TierLevels  []int64       `json:"tier_levels"`
+	// FirstPurchase and BirthdayWithinDays: false and null when not set.
+	FirstPurchase      bool `json:"first_purchase"`
+	BirthdayWithinDays *int `json:"birthday_within_days"`
 }
 
 // dayNames are a schedule's days as the API names them, Monday first.
@@ -47,7 +51,9 @@ func toEarningRuleJSON(r loyalty.EarningRule) earningRuleJSON {
 		Schedule: scheduleJSON{Days: []string{}, From: optionalString(r.Schedule.From), To: optionalString(r.Schedule.To)},
 		Conditions: conditionsJSON{MinAmount: r.Conditions.MinAmount, Branches: idsOrEmpty(r.Conditions.Branches),
 			Channels: idsOrEmpty(r.Conditions.Channels), Products: intsOrEmpty(r.Conditions.Products),
-			Categories: intsOrEmpty(r.Conditions.Categories), MinQuantity: r.Conditions.MinQuantity},
+			Categories: intsOrEmpty(r.Conditions.Categories), MinQuantity: r.Conditions.MinQuantity,
+			TierLevels: intsOrEmpty(r.Conditions.TierLevels), FirstPurchase: r.Conditions.FirstPurchase,
+			BirthdayWithinDays: r.Conditions.BirthdayWithinDays},
 		Effect: map[string]any{"type": r.Effect.Type}, Limits: map[string]any{"per_customer": nil, "budget": nil},
 		CreatedAt: loyalty.FormatTime(r.CreatedAt), UpdatedAt: loyalty.FormatTime(r.UpdatedAt)}
 	for _, d := range r.Schedule.Days {

@@ -93,7 +93,7 @@ func (s *TransactionService) Evaluate(ctx context.Context, b Business, in Evalua
 	}
 	// The reward's own computation, explained.
 	var skipped []SkippedOffer
-	got, err := earn(ctx, s.Store, b, rules, &ti, &e, &skipped)
+	got, err := earn(ctx, s.Store, s, b, rules, &ti, &e, &skipped)
 	if err != nil {
 		return Evaluation{}, err
 	}

@@ -153,6 +153,7 @@ type program struct {
 	offers   []Offer       // the points offers that apply (ApplicableOffers)
 	customer string        // the sale's customer ("" for a dry run without one)
 	usage    RuleUsage     // what the limited rules have used, read before
+	facts    CustomerFacts // the customer's, when a rule asks
 	lost     []int64       // rules whose limit another reward took meanwhile
 }
 
@@ -258,7 +259,7 @@ func (p program) evaluate(s *sale, explain bool) Earning {
 					firstBonus = c.offer.ID
 				}
 			}
-			if c.kind == kindRule && c.rule.Limits.limited() {
+			if c.kind == kindRule && c.rule.limited() {
 				out.Takes = append(out.Takes, RuleTake{Rule: *c.rule, Points: c.points})
 			}
 		}
@@ -516,6 +517,19 @@ func (p program) applies(s *sale, c *candidate, explain bool) (bool, string) {
 			return false, ""
 		}
 		return false, "the amount is below its minimum of " + cond.MinAmount.String()
+	case cond.onCustomer() && p.customer == "":
+		return false, "the sale names no customer"
+	case cond.FirstPurchase && p.facts.Purchased:
+		return false, "not the customer's first purchase"
+	case cond.BirthdayWithinDays != nil && p.facts.BirthDate == "":
+		return false, "the customer's birthday is not known"
+	case cond.BirthdayWithinDays != nil && !birthdayWithin(p.facts.BirthDate, s.at, s.loc, *cond.BirthdayWithinDays):
+		if !explain {
+			return false, ""
+		}
+		return false, "not within " + itoa(*cond.BirthdayWithinDays) + " days of the customer's birthday"
+	case len(cond.TierLevels) > 0 && !slices.Contains(cond.TierLevels, p.facts.TierLevel):
+		return false, "the customer holds none of its tier levels"
 	case slices.Contains(p.lost, r.ID):
 		return false, "its limit was reached by another reward meanwhile"
 	case r.Limits.PerCustomer != nil && p.customer != "" && p.usage.Uses[r.ID] >= r.Limits.PerCustomer.Count:

@@ -83,6 +83,13 @@ type RuleLimit struct {
 // limited reports whether the rule has a limit to record.
 func (l RuleLimits) limited() bool { return l.PerCustomer != nil || l.Budget != nil }
 
+// limited reports whether a reward the rule applies to records a use:
+// its limits, or its customer's first purchase (once ever).
+func (r EarningRule) limited() bool { return r.Limits.limited() || r.Conditions.FirstPurchase }
+
+// firstPurchasePeriod is the period of a first-purchase rule's one use.
+const firstPurchasePeriod = "first"
+
 // periodKey names the period of p that holds the time periods were
 // counted at ("" for the rule's whole life).
 func (periods OfferPeriods) key(p string) string {
@@ -118,6 +125,54 @@ type RuleConditions struct {
 	Products    []int64  `json:"products,omitempty"`
 	Categories  []int64  `json:"categories,omitempty"`
 	MinQuantity int64    `json:"min_quantity,omitempty"` // qualifying units
+	// Conditions on the customer (CustomerFacts): a level of the enabled
+	// tier program held, the customer's first purchase at the business
+	// (at most once per customer, even for rewards at once), a sale within
+	// that many days of the customer's birthday (either side).
+	TierLevels         []int64 `json:"tier_levels,omitempty"`
+	FirstPurchase      bool    `json:"first_purchase,omitempty"`
+	BirthdayWithinDays *int    `json:"birthday_within_days,omitempty"`
+}
+
+// onCustomer reports whether the conditions ask about the customer.
+func (c RuleConditions) onCustomer() bool {
+	return len(c.TierLevels) > 0 || c.FirstPurchase || c.BirthdayWithinDays != nil
+}
+
+// CustomerFacts are what the conditions on the customer are decided by.
+type CustomerFacts struct {
+	Purchased bool   // the customer has a reward for a spend already
+	BirthDate string // YYYY-MM-DD, or "" when not known
+	TierLevel int64  // the level held in the enabled tier program (0: none)
+}
+
+// TierLevels reads the level a customer holds in the business's enabled
+// tier program (0: none), when a rule asks (TransactionService).
+type TierLevels interface {
+	TierLevelOf(ctx context.Context, businessID, customerID string) (int64, error)
+}
+
+// birthdayWithin reports whether at's local date is within days of the
+// birthday of birth (YYYY-MM-DD) in its year, the year before or after; a
+// birthday of 29 February is 28 February in other years.
+func birthdayWithin(birth string, at time.Time, loc *time.Location, days int) bool {
+	b, err := time.Parse(time.DateOnly, birth)
+	if err != nil {
+		return false
+	}
+	y, m, d := at.In(loc).Date()
+	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	for _, year := range []int{y - 1, y, y + 1} {
+		bd := b.Day()
+		if b.Month() == time.February && bd == 29 && time.Date(year, 2, 29, 0, 0, 0, 0, time.UTC).Month() != time.February {
+			bd = 28
+		}
+		diff := day.Sub(time.Date(year, b.Month(), bd, 0, 0, 0, 0, time.UTC)).Hours() / 24
+		if diff >= -float64(days) && diff <= float64(days) {
+			return true
+		}
+	}
+	return false
 }
 
 // Earning rule effects (RuleEffect.Type).
@@ -215,6 +270,9 @@ type EarningRuleTx interface {
 	// gave in a period, unless the sum would pass max: it reports whether
 	// it added.
 	TakeRuleBudget(ctx context.Context, ruleID int64, period string, points, max int64) (bool, error)
+	// Tiers lists the tiers of a business with their levels (the levels a
+	// rule may name).
+	Tiers(ctx context.Context, businessID string) ([]Tier, error)
 }
 
 // EarningRuleService holds the rules of a business's earning rules.

@@ -35,15 +35,15 @@ type scheduleInput struct {
 }
 
 type conditionsInput struct {
-	MinAmount          Opt[Money]           `json:"min_amount"`
-	Branches           Opt[[]string]        `json:"branches"`
-	Channels           Opt[[]string]        `json:"channels"`
-	Products           Opt[[]int64]         `json:"products"`
-	Categories         Opt[[]int64]         `json:"categories"`
-	MinQuantity        Opt[int64]           `json:"min_quantity"`
-	TierLevels         Opt[json.RawMessage] `json:"tier_levels"`
-	FirstPurchase      Opt[json.RawMessage] `json:"first_purchase"`
-	BirthdayWithinDays Opt[json.RawMessage] `json:"birthday_within_days"`
+	MinAmount          Opt[Money]    `json:"min_amount"`
+	Branches           Opt[[]string] `json:"branches"`
+	Channels           Opt[[]string] `json:"channels"`
+	Products           Opt[[]int64]  `json:"products"`
+	Categories         Opt[[]int64]  `json:"categories"`
+	MinQuantity        Opt[int64]    `json:"min_quantity"`
+	TierLevels         Opt[[]int64]  `json:"tier_levels"`
+	FirstPurchase      Opt[bool]     `json:"first_purchase"`
+	BirthdayWithinDays Opt[int]      `json:"birthday_within_days"`
 }
 
 type effectInput struct {
@@ -118,6 +118,7 @@ const (
 	maxRuleRefs        = 200
 	maxRuleMinQuanty   = 100_000
 	maxRuleUses        = 1_000_000
+	maxBirthdayDays    = 31
 	maxBudget          = 1_000_000_000_000
 )
 
@@ -330,10 +331,31 @@ func (c conditionsInput) check(ctx context.Context, tx Tx, v Validation, b Busin
 	} else if c.MinQuantity.Set {
 		v.Add("conditions.min_quantity", "The min_quantity must be a whole number from 0 to "+itoa(maxRuleMinQuanty)+".")
 	}
-	for name, o := range map[string]Opt[json.RawMessage]{"tier_levels": c.TierLevels, "first_purchase": c.FirstPurchase,
-		"birthday_within_days": c.BirthdayWithinDays} {
-		if o.Set {
-			v.Add("conditions."+name, "Conditions on the customer (tier_levels, first_purchase, birthday_within_days) are not offered yet: leave "+name+" out.")
+	if f, ok := c.FirstPurchase.Value(); ok {
+		out.FirstPurchase = f
+	} else if c.FirstPurchase.Null {
+		v.Add("conditions.first_purchase", "The first_purchase condition must be true or false.")
+	}
+	if d, ok := c.BirthdayWithinDays.Value(); ok && d >= 0 && d <= maxBirthdayDays {
+		out.BirthdayWithinDays = &d
+	} else if c.BirthdayWithinDays.Set {
+		v.Add("conditions.birthday_within_days", "The birthday_within_days must be a whole number from 0 (the birthday itself) to "+itoa(maxBirthdayDays)+".")
+	}
+	if c.TierLevels.Set {
+		levels := map[int64]bool{}
+		tiers, err := tx.Tiers(ctx, b.ID)
+		if err != nil {
+			return out, err
+		}
+		for _, t := range tiers {
+			for _, l := range t.Levels {
+				levels[l.ID] = true
+			}
+		}
+		if out.TierLevels, err = checkRefs(ctx, v, "conditions.tier_levels", c.TierLevels.V, func(id int64) (bool, error) {
+			return levels[id], nil
+		}); err != nil {
+			return out, err
 		}
 	}
 	return out, nil
@@ -365,8 +387,11 @@ func checkRefs(ctx context.Context, v Validation, field string, ids []int64, liv
 		}
 		if !ok {
 			noun := strings.TrimSuffix(field[strings.LastIndex(field, ".")+1:], "s")
-			if noun == "categorie" {
+			switch noun {
+			case "categorie":
 				noun = "category"
+			case "tier_level":
+				noun = "tier level"
 			}
 			v.Add(field+"."+itoa(i), "No live "+noun+" has the id "+itoa64(id)+".")
 			continue

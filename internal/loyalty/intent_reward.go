@@ -41,7 +41,7 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 		if err != nil {
 			return err
 		}
-		got, err := decideReward(ctx, tx, rules, r, tx.Now())
+		got, err := decideReward(ctx, tx, s, rules, r, tx.Now())
 		if err != nil {
 			return err
 		}
@@ -70,14 +70,14 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 // dated now. Of the offers it counts, the ones of limited uses per
 // customer (Offer.Limited, Earning.Limited) must have their uses
 // recorded with it.
-func decideReward(ctx context.Context, rd RewardReader, rules Rules, r *entryRequest, now time.Time) (earned, error) {
+func decideReward(ctx context.Context, rd RewardReader, tiers TierLevels, rules Rules, r *entryRequest, now time.Time) (earned, error) {
 	e := &r.entry
 	if e.Basket != nil {
 		if err := resolveBasket(ctx, rd, r.b.ID, e.Basket); err != nil {
 			return earned{}, err
 		}
 	}
-	got, err := earn(ctx, rd, r.b, rules, r.in, e, nil)
+	got, err := earn(ctx, rd, tiers, r.b, rules, r.in, e, nil)
 	if err != nil {
 		return earned{}, err
 	}
@@ -106,7 +106,7 @@ type earned struct {
 // With why it explains: the result's outcomes are filled, and the offers
 // ApplicableOffers left out are listed there (the dry run, POST
 // /baskets/evaluate).
-func earn(ctx context.Context, rd RewardReader, b Business, rules Rules, in *TransactionInput, e *Transaction, why *[]SkippedOffer) (earned, error) {
+func earn(ctx context.Context, rd RewardReader, tiers TierLevels, b Business, rules Rules, in *TransactionInput, e *Transaction, why *[]SkippedOffer) (earned, error) {
 	var got earned
 	switch {
 	case in.Amount.Set:
@@ -141,6 +141,9 @@ func earn(ctx context.Context, rd RewardReader, b Business, rules Rules, in *Tra
 		}
 		got.prog.customer = e.CustomerID
 		if got.prog.usage, err = ruleUsage(ctx, rd, got.prog.earning, e, loc); err != nil {
+			return got, err
+		}
+		if got.prog.facts, err = customerFacts(ctx, rd, tiers, b.ID, got.prog.earning, e); err != nil {
 			return got, err
 		}
 		got.sale = newSale(e, loc, branch, rules.Exclude)
@@ -209,6 +212,34 @@ func ruleUsage(ctx context.Context, rd OfferFinder, rules []EarningRule, e *Tran
 	return rd.EarningRuleUsage(ctx, e.CustomerID, uses, budgets)
 }
 
+// customerFacts reads what the conditions on the reward's customer of
+// the rules active at its time are decided by, when one asks and the
+// reward has a customer: its birth date and purchases (in rd, the
+// reward's transaction or the store) and its tier level (tiers).
+func customerFacts(ctx context.Context, rd OfferFinder, tiers TierLevels, businessID string, rules []EarningRule, e *Transaction) (CustomerFacts, error) {
+	var person, tier bool
+	for _, r := range rules {
+		if c := r.Conditions; c.onCustomer() && r.Active(e.CreatedAt) {
+			person = person || c.FirstPurchase || c.BirthdayWithinDays != nil
+			tier = tier || len(c.TierLevels) > 0
+		}
+	}
+	var f CustomerFacts
+	var err error
+	if e.CustomerID == "" {
+		return f, nil
+	}
+	if person {
+		if f, err = rd.CustomerPurchaseFacts(ctx, businessID, e.CustomerID); err != nil {
+			return f, err
+		}
+	}
+	if tier && tiers != nil {
+		f.TierLevel, err = tiers.TierLevelOf(ctx, businessID, e.CustomerID)
+	}
+	return f, err
+}
+
 // rulesOf returns the business's rules, read with the business when they
 // were, else now from st (a store or a transaction).
 func rulesOf(ctx context.Context, st interface {
@@ -248,7 +279,10 @@ func useLimits(ctx context.Context, tx Tx, got earned, periods OfferPeriods, e *
 			for _, t := range got.result.Takes {
 				ok := true
 				var err error
-				if l := t.Rule.Limits.PerCustomer; l != nil {
+				if t.Rule.Conditions.FirstPurchase {
+					ok, err = tx.TakeRuleUse(ctx, t.Rule.ID, e.CustomerID, firstPurchasePeriod, 1)
+				}
+				if l := t.Rule.Limits.PerCustomer; err == nil && ok && l != nil {
 					ok, err = tx.TakeRuleUse(ctx, t.Rule.ID, e.CustomerID, periods.key(l.Period), l.Count)
 				}
 				if l := t.Rule.Limits.Budget; err == nil && ok && l != nil && t.Points > 0 {

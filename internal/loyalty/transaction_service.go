@@ -191,7 +191,7 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 	}
 	now := s.Store.Now()
 	r.stamp(now)
-	got, err := decideReward(ctx, s.Store, r.b.Loaded.Rules, r, now)
+	got, err := decideReward(ctx, s.Store, s, r.b.Loaded.Rules, r, now)
 	if err != nil || !batchable(r, got.result) {
 		return false, err
 	}
@@ -288,9 +288,30 @@ func (s *TransactionService) Preview(ctx context.Context, b Business, in Transac
 	if err != nil {
 		return Transaction{}, nil, err
 	}
-	got, err := earn(ctx, s.Store, b, rules, r.in, &r.entry, nil)
+	got, err := earn(ctx, s.Store, s, b, rules, r.in, &r.entry, nil)
 	if err != nil {
 		return Transaction{}, nil, err
 	}
 	return r.entry, got.result.Offers, nil
+}
+
+// TierLevelOf returns the level a customer holds in the business's
+// enabled tier program (0: none), for the earning rules kept to some
+// levels.
+func (s *TransactionService) TierLevelOf(ctx context.Context, businessID, customerID string) (int64, error) {
+	tiers, err := s.Store.Tiers(ctx, businessID)
+	if err != nil {
+		return 0, err
+	}
+	for _, t := range tiers {
+		if !t.Enabled {
+			continue
+		}
+		st, err := tierStatus(ctx, s.Store, businessID, customerID, t)
+		if err != nil || st.Level == nil {
+			return 0, err
+		}
+		return st.Level.ID, nil
+	}
+	return 0, nil
 }

@@ -66,6 +66,10 @@ type OfferFinder interface {
 	// (none when customerID is "") and the points given by the budgets
 	// in budgets, each in the period named; a counter never written is 0.
 	EarningRuleUsage(ctx context.Context, customerID string, uses, budgets []RulePeriod) (RuleUsage, error)
+	// CustomerPurchaseFacts returns a customer's birth date and whether
+	// it has a reward for a spend (Purchased); none of a customer not
+	// found.
+	CustomerPurchaseFacts(ctx context.Context, businessID, customerID string) (CustomerFacts, error)
 }
 
 // TransactionReader reads the ledger.

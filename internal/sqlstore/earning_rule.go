@@ -181,3 +181,25 @@ func affectedOne(res sql.Result, err error) (bool, error) {
 	n, err := res.RowsAffected()
 	return n == 1, dbError(err)
 }
+
+// CustomerPurchaseFacts returns a customer's birth date and whether it
+// has a reward for a spend.
+func (d *DB) CustomerPurchaseFacts(ctx context.Context, businessID, customerID string) (loyalty.CustomerFacts, error) {
+	return customerPurchaseFacts(ctx, d.db, businessID, customerID)
+}
+
+// CustomerPurchaseFacts is DB.CustomerPurchaseFacts in the transaction.
+func (t *tx) CustomerPurchaseFacts(ctx context.Context, businessID, customerID string) (loyalty.CustomerFacts, error) {
+	return customerPurchaseFacts(ctx, t.Tx, businessID, customerID)
+}
+
+func customerPurchaseFacts(ctx context.Context, q querier, businessID, customerID string) (loyalty.CustomerFacts, error) {
+	var f loyalty.CustomerFacts
+	err := q.QueryRowContext(ctx, `SELECT c.birth_date, EXISTS (SELECT 1 FROM transactions t WHERE t.business_id = c.business_id
+		AND t.customer_id = c.user_id AND t.intent = $3 AND t.amount > 0) FROM customers c WHERE c.business_id = $1 AND c.user_id = $2`,
+		businessID, customerID, loyalty.IntentReward).Scan(&f.BirthDate, &f.Purchased)
+	if err == sql.ErrNoRows {
+		return f, nil
+	}
+	return f, dbError(err)
+}

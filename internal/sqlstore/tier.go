@@ -65,6 +65,12 @@ func (d *DB) Tiers(ctx context.Context, businessID string) ([]loyalty.Tier, erro
 	return queryTiers(ctx, d.db, tierSelect+` ORDER BY t.id, l.position, l.id`, businessID)
 }
 
+// Tiers lists the tiers of a business with their levels, in the
+// transaction.
+func (t *tx) Tiers(ctx context.Context, businessID string) ([]loyalty.Tier, error) {
+	return queryTiers(ctx, t.Tx, tierSelect+` ORDER BY t.id, l.position, l.id`, businessID)
+}
+
 // TierPage pages the tier programs of a business, oldest first, with
 // their levels.
 func (d *DB) TierPage(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.Tier, int, error) {
