@@ -237,6 +237,8 @@ func applyProduct(ctx context.Context, tx Tx, v Validation, b Business, prefix s
 			w.Add("product_sku", "The product_sku must be "+itoa(minSKU)+" to "+itoa(maxSKU)+" characters.")
 		case strings.ContainsAny(sku, "\t\r\n"):
 			w.Add("product_sku", "The product_sku may not hold tabs or line breaks.")
+		case sku == p.SKU:
+			// Its own SKU already (or, in a batch, one planUpsert found free).
 		default:
 			if other, err := tx.ProductBySKU(ctx, b.ID, sku); err == nil && other.ID != p.ID {
 				w.Add("product_sku", "Another product has the SKU "+sku+" (#"+itoa(int(other.ID))+").")

@@ -43,9 +43,21 @@ func (s *ProductService) Batch(ctx context.Context, b Business, in []ProductInpu
 		return BatchResult{}, err
 	}
 	out := BatchResult{Products: make([]Product, len(in)), Created: make([]bool, len(in))}
+	skus := make([]string, 0, len(in))
+	for sku := range seen {
+		skus = append(skus, sku)
+	}
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		// One read says which SKUs are live products; only those are
+		// read whole, and the new ones are written together.
+		live, err := tx.ProductsBySKU(ctx, b.ID, skus)
+		if err != nil {
+			return err
+		}
+		var created []*Product
 		for i := range in {
-			p, create, err := planUpsert(ctx, tx, v, b, "products."+itoa(i)+".", &in[i])
+			_, known := live[strings.TrimSpace(in[i].SKU.V)]
+			p, create, err := planUpsertKnown(ctx, tx, v, b, "products."+itoa(i)+".", &in[i], known)
 			if err != nil {
 				return err
 			}
@@ -55,11 +67,13 @@ func (s *ProductService) Batch(ctx context.Context, b Business, in []ProductInpu
 			return err
 		}
 		for i := range out.Products {
-			if err := writeProduct(ctx, tx, &out.Products[i], out.Created[i]); err != nil {
+			if out.Created[i] {
+				created = append(created, &out.Products[i])
+			} else if err := tx.UpdateProduct(ctx, &out.Products[i]); err != nil {
 				return err
 			}
 		}
-		return nil
+		return tx.InsertProducts(ctx, created)
 	})
 	if err != nil {
 		return BatchResult{}, err
@@ -70,14 +84,25 @@ func (s *ProductService) Batch(ctx context.Context, b Business, in []ProductInpu
 // planUpsert finds the live product with in's SKU, or makes a new one,
 // and merges in into it, its refusals added to v with prefix.
 func planUpsert(ctx context.Context, tx Tx, v Validation, b Business, prefix string, in *ProductInput) (Product, bool, error) {
+	return planUpsertKnown(ctx, tx, v, b, prefix, in, true)
+}
+
+// planUpsertKnown is planUpsert knowing, when known is false, that no
+// live product has the SKU (a batch read them all at once).
+func planUpsertKnown(ctx context.Context, tx Tx, v Validation, b Business, prefix string, in *ProductInput, known bool) (Product, bool, error) {
 	now := tx.Now()
-	p, err := tx.ProductBySKU(ctx, b.ID, strings.TrimSpace(in.SKU.V))
+	var p Product
+	var err error = productNotFound()
+	if known {
+		p, err = tx.ProductBySKU(ctx, b.ID, strings.TrimSpace(in.SKU.V))
+	}
 	create := ErrorCode(err) == ENotFound
 	if err != nil && !create {
 		return p, false, err
 	}
 	if create {
-		p = Product{BusinessID: b.ID, Images: []Image{}, Tags: []string{}, CreatedAt: now}
+		// No live product has the SKU: applyProduct need not look again.
+		p = Product{BusinessID: b.ID, SKU: strings.TrimSpace(in.SKU.V), Images: []Image{}, Tags: []string{}, CreatedAt: now}
 	}
 	p.UpdatedAt = now
 	return p, create, applyProduct(ctx, tx, v, b, prefix, in, &p, create)

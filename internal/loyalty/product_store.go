@@ -31,6 +31,9 @@ type ProductTx interface {
 	ProductBySKU(ctx context.Context, businessID, sku string) (Product, error)
 	// InsertProduct stores a new product with its branches, setting p.ID.
 	InsertProduct(ctx context.Context, p *Product) error
+	// InsertProducts stores new products, each with a SKU no live product
+	// has, in few statements, setting each ID.
+	InsertProducts(ctx context.Context, ps []*Product) error
 	// UpdateProduct writes every field and the branches of a product; a
 	// Deleted one is stamped deleted at its UpdatedAt.
 	UpdateProduct(ctx context.Context, p *Product) error

@@ -60,7 +60,7 @@ func (d *DB) Product(ctx context.Context, businessID string, id int64) (loyalty.
 
 // ProductBySKU returns the live product of a business with the SKU.
 func (t *tx) ProductBySKU(ctx context.Context, businessID, sku string) (loyalty.Product, error) {
-	return productWhere(ctx, t.Tx, `p.business_id = $1 AND p.sku = $2 AND p.deleted_at IS NULL`, businessID, sku)
+	return productWhere(ctx, t.Tx, `p.business_id = $1 AND p.sku = $2 AND p.deleted_at IS NULL AND length(p.sku) > 0`, businessID, sku)
 }
 
 // productWhere reads the one product where says, with its branches.
@@ -118,10 +118,69 @@ func (t *tx) InsertProduct(ctx context.Context, p *loyalty.Product) error {
 		real_price, promote, category_id, tags, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		RETURNING id`, p.BusinessID, p.SKU, p.Title, p.Description, encodeTexts(p.Texts), encodeImages(p.Images), p.ActualPrice,
 		p.RealPrice, p.Promote, nullInt(p.CategoryID), encodeTags(p.Tags), p.CreatedAt.UTC(), p.UpdatedAt.UTC()).Scan(&p.ID)
-	if err != nil {
+	if err != nil || len(p.BranchIDs) == 0 {
 		return dbError(err)
 	}
 	return setLinkRows(ctx, t.Tx, "product_branches", "product_id", "branch_id", p.ID, p.BranchIDs)
+}
+
+// InsertProducts stores new products, each with a SKU no live product
+// has, 100 to a statement; their ids are matched back by SKU.
+func (t *tx) InsertProducts(ctx context.Context, ps []*loyalty.Product) error {
+	for start := 0; start < len(ps); start += 100 {
+		chunk := ps[start:min(start+100, len(ps))]
+		var rows strings.Builder
+		var args []any
+		bySKU := map[string]*loyalty.Product{}
+		for i, p := range chunk {
+			if i > 0 {
+				rows.WriteString(", ")
+			}
+			n := len(args)
+			rows.WriteString("(")
+			for k := 1; k <= 13; k++ {
+				if k > 1 {
+					rows.WriteString(", ")
+				}
+				fmt.Fprintf(&rows, "$%d", n+k)
+			}
+			rows.WriteString(")")
+			args = append(args, p.BusinessID, p.SKU, p.Title, p.Description, encodeTexts(p.Texts), encodeImages(p.Images), p.ActualPrice,
+				p.RealPrice, p.Promote, nullInt(p.CategoryID), encodeTags(p.Tags), p.CreatedAt.UTC(), p.UpdatedAt.UTC())
+			bySKU[p.SKU] = p
+		}
+		res, err := t.QueryContext(ctx, `INSERT INTO products (business_id, sku, title, description, languages, images, actual_price,
+			real_price, promote, category_id, tags, created_at, updated_at) VALUES `+rows.String()+` RETURNING id, sku`, args...)
+		if err != nil {
+			return dbError(err)
+		}
+		for res.Next() {
+			var id int64
+			var sku string
+			if err := res.Scan(&id, &sku); err != nil {
+				res.Close()
+				return dbError(err)
+			}
+			if p := bySKU[sku]; p != nil {
+				p.ID = id
+			}
+		}
+		res.Close()
+		if err := res.Err(); err != nil {
+			return dbError(err)
+		}
+		for _, p := range chunk {
+			if p.ID == 0 {
+				return fmt.Errorf("insert products: no id came back for SKU %q", p.SKU)
+			}
+			if len(p.BranchIDs) > 0 {
+				if err := setLinkRows(ctx, t.Tx, "product_branches", "product_id", "branch_id", p.ID, p.BranchIDs); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // UpdateProduct writes a product's fields and branches.
