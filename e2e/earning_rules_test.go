@@ -551,3 +551,119 @@ func TestEarningRulesOnCustomer(t *testing.T) {
 			"rule-"+golden, "the customer holds none of its tier levels")
 	})
 }
+
+// TestPunchCards: a coffee card of 5 stamps fills with qualifying units,
+// issues its reward coupon once full and carries the stamps beyond; a
+// visit card stamps every reward over its minimum; the dry run says what
+// a basket would stamp and issue; the customer read shows the cards; bad
+// cards are refused by field.
+func TestPunchCards(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		drinks := a.catData(t, http.MethodPost, "/product-categories", map[string]any{"name": "Drinks"})
+		a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Coffee", "product_sku": "CF-01", "category_id": drinks["id"]})
+		a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Muffin", "product_sku": "MU-01"})
+		free := a.catOffer(t, map[string]any{"type_id": 8, "title": "Free coffee"})
+		points := a.catOffer(t, map[string]any{"type_id": 1, "title": "Double points", "multip_factor": 2})
+		coffee := a.catData(t, http.MethodPost, "/punch-cards", map[string]any{"name": "Coffee card", "stamps_required": 5,
+			"qualifies": map[string]any{"categories": []any{drinks["id"]}}, "reward_offer_id": catNum(free)})
+		visits := a.catData(t, http.MethodPost, "/punch-cards", map[string]any{"name": "Visits", "stamps_required": 10,
+			"qualifies": map[string]any{"min_amount": 5}, "reward_offer_id": catNum(free)})
+		wantAt(t, coffee, "name", "Coffee card", "stamps_required", 5.0, "qualifies.categories.0", drinks["id"], "enabled", true)
+		ann := a.createCustomer(t, map[string]any{"email": "ann@punch.example"})
+		reward := func(items []map[string]any) any {
+			t.Helper()
+			return a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "items": items,
+				"customer": map[string]any{"id": ann.ID}}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)["id"]
+		}
+		cards := func() map[string]any {
+			t.Helper()
+			d := a.get(t, "/customers/"+ann.ID+"?include=punch_cards").want(t, http.StatusOK).obj(t)["included"].(map[string]any)
+			out := map[string]any{}
+			for _, c := range d["punch_cards"].([]any) {
+				out[c.(map[string]any)["name"].(string)] = c
+			}
+			return out
+		}
+		coupons := func() int {
+			t.Helper()
+			return len(a.catList(t, "/customers/"+ann.ID+"/available-coupons").Data)
+		}
+
+		// The dry run: 3 coffees stamp 3, the 6.00 sale stamps the visit card; nothing full yet.
+		three := []map[string]any{{"sku": "CF-01", "quantity": 3, "price": 2}}
+		d := a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"items": three, "customer": map[string]any{"id": ann.ID}}).
+			want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		wantAt(t, d, "stamps.0.punch_card_id", coffee["id"], "stamps.0.stamps", 3.0, "stamps.1.punch_card_id", visits["id"],
+			"stamps.1.stamps", 1.0)
+		if len(d["coupons"].([]any)) != 0 {
+			t.Errorf("3 of 5 stamps would issue %v", d["coupons"])
+		}
+		first := reward(three)
+		wantAt(t, cards(), "Coffee card.stamps", 3.0, "Coffee card.stamps_required", 5.0, "Coffee card.completed", 0.0, "Visits.stamps", 1.0)
+
+		// 4 more coffees (and a muffin, which stamps nothing): the card is
+		// full once, 2 stamps carry over, one coupon of the reward offer.
+		four := []map[string]any{{"sku": "CF-01", "quantity": 4, "price": 2}, {"sku": "MU-01", "price": 3}}
+		d = a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"items": four, "customer": map[string]any{"id": ann.ID}}).
+			want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		wantAt(t, d, "coupons.0.punch_card_id", coffee["id"])
+		if fmt.Sprint(at(d, "coupons.0.offer_id")) != free {
+			t.Errorf("the full card would issue a coupon of offer %v, want %s", at(d, "coupons.0.offer_id"), free)
+		}
+		reward(four)
+		wantAt(t, cards(), "Coffee card.stamps", 2.0, "Coffee card.completed", 1.0, "Visits.stamps", 2.0)
+		if n := coupons(); n != 1 {
+			t.Errorf("after the card was full Ann holds %d coupons, want 1", n)
+		}
+		// A sale under the visit card's minimum stamps nothing on it.
+		reward([]map[string]any{{"sku": "MU-01", "price": 3}})
+		wantAt(t, cards(), "Visits.stamps", 2.0)
+
+		// Returns take the stamps back: a coffee of the first sale, one
+		// stamp; the rest of it, the two others (the card holds one: it
+		// stops at none, the coupon stays) and the visit's stamp.
+		ret := func(items any) {
+			t.Helper()
+			body := map[string]any{"intent": "return", "reverses_id": first, "customer": map[string]any{"id": ann.ID}}
+			if items != nil {
+				body["items"] = items
+			}
+			a.do(t, http.MethodPost, "/transactions", body).want(t, http.StatusOK)
+		}
+		ret([]map[string]any{{"sku": "CF-01"}})
+		wantAt(t, cards(), "Coffee card.stamps", 1.0, "Coffee card.completed", 1.0, "Visits.stamps", 2.0)
+		ret(nil)
+		wantAt(t, cards(), "Coffee card.stamps", 0.0, "Visits.stamps", 1.0)
+		if n := coupons(); n != 1 {
+			t.Errorf("after the returns Ann holds %d coupons, want the 1 the card issued", n)
+		}
+
+		// Bad cards are refused by field; a disabled card stamps nothing.
+		bad := func(body map[string]any, field string) {
+			t.Helper()
+			a.do(t, http.MethodPost, "/punch-cards", body).wantFields(t, field)
+		}
+		bad(map[string]any{"stamps_required": 5, "reward_offer_id": catNum(free)}, "name")
+		bad(map[string]any{"name": "x", "stamps_required": 0, "reward_offer_id": catNum(free)}, "stamps_required")
+		bad(map[string]any{"name": "x", "stamps_required": 5}, "reward_offer_id")
+		bad(map[string]any{"name": "x", "stamps_required": 5, "reward_offer_id": catNum(points)}, "reward_offer_id")
+		bad(map[string]any{"name": "x", "stamps_required": 5, "reward_offer_id": catNum(free), "qualifies": map[string]any{"skus": []string{"CF-01"}}},
+			"qualifies.skus")
+		bad(map[string]any{"name": "x", "stamps_required": 5, "reward_offer_id": catNum(free), "qualifies": map[string]any{"products": []int{999999}}},
+			"qualifies.products.0")
+		a.do(t, http.MethodPut, fmt.Sprintf("/punch-cards/%v", coffee["id"]), map[string]any{"enabled": false}).want(t, http.StatusOK)
+		reward(three)
+		if _, ok := cards()["Coffee card"]; ok {
+			t.Errorf("a disabled card is still shown on the customer")
+		}
+		var list catPage
+		a.get(t, "/punch-cards").want(t, http.StatusOK).decode(t, &list)
+		if list.Meta["total"] != 2.0 {
+			t.Errorf("GET /punch-cards total %v, want 2", list.Meta["total"])
+		}
+		a.do(t, http.MethodDelete, fmt.Sprintf("/punch-cards/%v", visits["id"]), nil).want(t, http.StatusNoContent)
+		a.get(t, fmt.Sprintf("/punch-cards/%v", visits["id"])).wantError(t, http.StatusNotFound)
+	})
+}

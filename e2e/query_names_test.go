@@ -144,6 +144,8 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 		card := catID(a.catData(t, http.MethodPost, "/giftcards", map[string]any{"title": "Card", "discount_value": 25, "real_value": 20}))
 		product := catID(a.catData(t, http.MethodPost, "/products", map[string]any{"title": "Scone", "product_sku": "SC-1"}))
 		category := catID(a.catData(t, http.MethodPost, "/product-categories", map[string]any{"name": "Bakery"}))
+		punchCard := catID(a.catData(t, http.MethodPost, "/punch-cards", map[string]any{"name": "Card", "stamps_required": 5,
+			"reward_offer_id": catNum(a.catOffer(t, map[string]any{"type_id": 8, "title": "Free tea"}))}))
 		earningRule := catID(a.catData(t, http.MethodPost, "/earning-rules", map[string]any{"name": "Bonus",
 			"effect": map[string]any{"type": "bonus", "points": 5}}))
 		tier := a.do(t, http.MethodPost, "/tiers", map[string]any{"tier_levels": []any{tierLvl("A", 1, 0, 0)}}).tierOf(t)
@@ -186,6 +188,8 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/products/{id}":                     {a, "/products/" + product},
 			"/product-categories":                {a, "/product-categories"},
 			"/earning-rules":                     {a, "/earning-rules"},
+			"/punch-cards":                       {a, "/punch-cards"},
+			"/punch-cards/{id}":                  {a, "/punch-cards/" + punchCard},
 			"/earning-rules/{id}":                {a, "/earning-rules/" + earningRule},
 			"/product-categories/{id}":           {a, "/product-categories/" + category},
 			"/tiers":                             {a, "/tiers"},

@@ -78,6 +78,9 @@ func customerIncluded(r *http.Request, v loyalty.CustomerView, include, rel map[
 	if include["tier_progress"] {
 		included["tier_progress"] = progress
 	}
+	if include["punch_cards"] {
+		included["punch_cards"] = toCustomerCardsJSON(v.PunchCards)
+	}
 	if include["referral_programs"] {
 		list := make([]referralProgramJSON, len(v.ReferralPrograms))
 		for i, cr := range v.ReferralPrograms {

@@ -286,7 +286,14 @@ func (s *Server) evaluateBasket(w http.ResponseWriter, r *http.Request, rc *reqC
 	for i, a := range ev.NotApplied {
 		notApplied[i] = appliedJSON{RuleID: a.RuleID, Name: a.Name, Reason: a.Reason}
 	}
+	stamps, coupons := []map[string]any{}, []map[string]any{}
+	for _, cs := range ev.Stamps {
+		stamps = append(stamps, map[string]any{"punch_card_id": cs.Card.ID, "name": cs.Card.Name, "stamps": cs.Stamps})
+	}
+	for _, c := range ev.Coupons {
+		coupons = append(coupons, map[string]any{"offer_id": c.RewardOfferID, "punch_card_id": c.ID})
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"points": ev.Points, "eligible_amount": ev.EligibleAmount,
-		"applied": applied, "not_applied": notApplied, "coupons": []any{}, "stamps": []any{}, "unknown_skus": ev.UnknownSKUs}})
+		"applied": applied, "not_applied": notApplied, "coupons": coupons, "stamps": stamps, "unknown_skus": ev.UnknownSKUs}})
 	return nil
 }

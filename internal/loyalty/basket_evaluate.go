@@ -31,6 +31,10 @@ type Evaluation struct {
 	Applied        []Outcome
 	NotApplied     []Outcome
 	UnknownSKUs    []string
+	Stamps         []CardStamps
+	// Coupons are the coupons the stamps would issue: one per time a
+	// card is full (known only for a customer).
+	Coupons []PunchCard
 }
 
 // Evaluate is the dry run of a reward: the same checks and the same
@@ -100,6 +104,19 @@ func (s *TransactionService) Evaluate(ctx context.Context, b Business, in Evalua
 	out.Points, out.Applied, out.NotApplied = e.Points, got.result.Applied, got.result.NotApplied
 	if got.sale != nil {
 		out.EligibleAmount = got.sale.amount
+	}
+	out.Stamps = got.result.Stamps
+	if len(out.Stamps) > 0 && e.CustomerID != "" {
+		progress, err := s.Store.PunchProgress(ctx, b.ID, e.CustomerID)
+		if err != nil {
+			return Evaluation{}, err
+		}
+		for _, cs := range out.Stamps {
+			_, n := cs.Card.complete(progress[cs.Card.ID].Stamps + cs.Stamps)
+			for range n {
+				out.Coupons = append(out.Coupons, cs.Card)
+			}
+		}
 	}
 	for _, sk := range skipped {
 		out.NotApplied = append(out.NotApplied, Outcome{RuleID: offerRuleID(sk.Offer), Name: sk.Offer.Title, Reason: skipReasons[sk.Why]})

@@ -49,6 +49,11 @@ type BusinessState struct {
 	HasEarningRules bool
 	EarningRules    []EarningRule
 	EarningRead     bool
+	// HasPunchCards: the business has punch cards (not deleted); when
+	// CardsRead, PunchCards are all of them, read with it.
+	HasPunchCards bool
+	PunchCards    []PunchCard
+	CardsRead     bool
 }
 
 // Owner is the account that signs in for a business.

@@ -4,7 +4,7 @@ import "context"
 
 // Customer include and relationship names.
 var (
-	CustomerIncludes      = []string{"balance", "tier_level", "tier_progress", "tiers", "referral_programs"}
+	CustomerIncludes      = []string{"balance", "tier_level", "tier_progress", "tiers", "referral_programs", "punch_cards"}
 	CustomerRelationships = []string{"tier_levels", "user_type", "address"}
 )
 
@@ -54,6 +54,9 @@ type CustomerView struct {
 	// ReferralPrograms are the business's referral programs with the
 	// customer's link to each (include referral_programs).
 	ReferralPrograms []CustomerReferral
+	// PunchCards are the business's enabled punch cards with the
+	// customer's stamps on each (include punch_cards).
+	PunchCards []CustomerCard
 }
 
 // CustomerReferral is a referral program as one customer shares it.
@@ -90,6 +93,11 @@ func (s *CustomerService) View(ctx context.Context, b Business, id string, inclu
 			v.Tier = &st
 		}
 	}
+	if include["punch_cards"] {
+		if v.PunchCards, err = punchCardsOf(ctx, s.Store, b.ID, c.ID); err != nil {
+			return CustomerView{}, err
+		}
+	}
 	if include["referral_programs"] {
 		progs, err := s.Store.ReferralPrograms(ctx, b.ID)
 		if err != nil {
@@ -104,4 +112,30 @@ func (s *CustomerService) View(ctx context.Context, b Business, id string, inclu
 		}
 	}
 	return v, nil
+}
+
+// CustomerCard is one punch card as a customer stands on it.
+type CustomerCard struct {
+	Card PunchCard
+	PunchProgress
+}
+
+// punchCardsOf returns the business's enabled cards with the customer's
+// progress on each (none yet: no stamps, never completed).
+func punchCardsOf(ctx context.Context, st Store, businessID, customerID string) ([]CustomerCard, error) {
+	cards, err := st.PunchCards(ctx, businessID)
+	if err != nil {
+		return nil, err
+	}
+	progress, err := st.PunchProgress(ctx, businessID, customerID)
+	if err != nil {
+		return nil, err
+	}
+	out := []CustomerCard{}
+	for _, c := range cards {
+		if c.Enabled {
+			out = append(out, CustomerCard{Card: c, PunchProgress: progress[c.ID]})
+		}
+	}
+	return out, nil
 }

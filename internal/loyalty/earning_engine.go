@@ -139,6 +139,8 @@ type Earning struct {
 	Offers  []Offer    // the offers that applied, in order
 	Limited []Offer    // of those, the limited ones
 	Takes   []RuleTake // the limited earning rules that apply
+	// Stamps are the stamps the sale gives its customer's punch cards.
+	Stamps []CardStamps
 	// LinePoints are, for a basket, the points each of its lines earned
 	// (attribute); what tax and shipping earned is on no line.
 	LinePoints []int64

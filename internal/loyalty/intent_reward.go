@@ -36,6 +36,7 @@ func (rewardIntent) check(in *TransactionInput, e *Transaction, v Validation) {
 
 func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *entryRequest) error {
 	e := &r.entry
+	var stamps []CardStamps
 	if !r.earned {
 		rules, err := rulesOf(ctx, tx, r.b)
 		if err != nil {
@@ -45,6 +46,7 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 		if err != nil {
 			return err
 		}
+		stamps = got.result.Stamps
 		if len(got.result.Limited)+len(got.result.Takes) > 0 {
 			periods := UsePeriods(e.CreatedAt, zoneOf(rules.TimeZone))
 			if err := useLimits(ctx, tx, got, periods, e); err != nil {
@@ -55,6 +57,9 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 		}
 	}
 	if err := appendEntry(ctx, tx, e); err != nil {
+		return err
+	}
+	if err := stampCards(ctx, tx, r.b, e, stamps); err != nil {
 		return err
 	}
 	if !e.ReferralPending {
@@ -149,6 +154,15 @@ func earn(ctx context.Context, rd RewardReader, tiers TierLevels, b Business, ru
 		got.sale = newSale(e, loc, branch, rules.Exclude)
 		got.result = got.prog.evaluate(got.sale, why != nil)
 		got.set(e)
+		if b.Loaded == nil || b.Loaded.HasPunchCards {
+			cards := []PunchCard(nil)
+			if b.Loaded != nil && b.Loaded.CardsRead {
+				cards = b.Loaded.PunchCards
+			} else if cards, err = rd.PunchCards(ctx, b.ID); err != nil {
+				return got, err
+			}
+			got.result.Stamps = stampsOf(got.sale, e.CustomerID, cards)
+		}
 	case in.Visits.Set:
 		e.Points = e.Visits * rules.PointsPerVisit
 	}
@@ -305,7 +319,9 @@ func useLimits(ctx context.Context, tx Tx, got earned, periods OfferPeriods, e *
 		}
 		got.prog.offers = slices.DeleteFunc(slices.Clone(got.prog.offers), func(f Offer) bool { return slices.Contains(lostOffers, f.ID) })
 		got.prog.lost = append(slices.Clone(got.prog.lost), lostRules...)
+		stamps := got.result.Stamps
 		got.result = got.prog.evaluate(got.sale, false)
+		got.result.Stamps = stamps
 		got.set(e)
 		e.TierPoints = e.Points
 	}

@@ -122,7 +122,66 @@ func returnItems(ctx context.Context, tx Tx, r *entryRequest) error {
 	points := min(plan.points, c.Balance.Points+c.Balance.Pending)
 	e.Amount, e.TierAmount = plan.amount, -plan.amount
 	e.Points, e.TierPoints, e.TakePending = -points, -points, true
-	return appendEntry(ctx, tx, e)
+	if err := appendEntry(ctx, tx, e); err != nil {
+		return err
+	}
+	return unstamp(ctx, tx, b.ID, orig, before, plan, e)
+}
+
+// unstamp takes back from the customer's punch cards the stamps the
+// returned units gave: on a card of products or categories, one per
+// qualifying unit returned, on a visit card the reward's one stamp with
+// the return that leaves nothing unreturned; never more than the reward
+// gave less what its returns took back before, and never below zero on
+// the card (a coupon it issued stays).
+func unstamp(ctx context.Context, tx Tx, businessID string, orig Transaction, before map[int64]*Basket, plan returnPlan, e *Transaction) error {
+	ids := []int64{orig.ID}
+	for id := range before {
+		ids = append(ids, id)
+	}
+	given, err := tx.EntryStamps(ctx, ids)
+	if err != nil || len(given[orig.ID]) == 0 {
+		return err
+	}
+	cards, err := tx.PunchCards(ctx, businessID)
+	if err != nil {
+		return err
+	}
+	all := plan.all
+	for _, c := range cards {
+		left := given[orig.ID][c.ID]
+		for id := range before {
+			left += given[id][c.ID] // the returns' are negative
+		}
+		if left <= 0 {
+			continue
+		}
+		var n int64
+		q := c.Qualifies
+		switch {
+		case all:
+			n = left // the last return takes back what is left
+		case len(q.Products) > 0 || len(q.Categories) > 0:
+			for _, l := range plan.basket.Lines {
+				if l.ProductID != 0 && containsInt(q.Products, l.ProductID) || l.CategoryID != 0 && containsInt(q.Categories, l.CategoryID) {
+					n += l.Quantity
+				}
+			}
+		}
+		if n = min(n, left); n <= 0 {
+			continue
+		}
+		total, err := tx.AddStamps(ctx, c.ID, e.CustomerID, e.ID, -n, tx.Now())
+		if err != nil {
+			return err
+		}
+		if total < 0 {
+			if err := tx.SetStamps(ctx, c.ID, e.CustomerID, 0, 0); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // notReturnable names a reward that cannot be found as reverses_id.
@@ -140,6 +199,7 @@ type returnPlan struct {
 	points int64
 	amount Money
 	basket *Basket
+	all    bool // nothing of the reward is left unreturned after it
 }
 
 // planReturn decides a return of want (the lines asked, or every unit
@@ -155,7 +215,7 @@ func planReturn(orig Transaction, sold *Basket, before map[int64]*Basket, want *
 		if !want.ReturnsAll {
 			return out, Invalid("items", "The reward returned has no items: leave items out to return it whole.")
 		}
-		out.points, out.amount = orig.Points, orig.Amount
+		out.points, out.amount, out.all = orig.Points, orig.Amount, true
 		return out, nil
 	}
 	// Units and points returned before, by line number.
@@ -227,7 +287,7 @@ func planReturn(orig Transaction, sold *Basket, before map[int64]*Basket, want *
 	}
 	if all {
 		// The last return takes back what no line earned too.
-		out.points = orig.Points - takenBefore
+		out.points, out.all = orig.Points-takenBefore, true
 	}
 	return out, nil
 }

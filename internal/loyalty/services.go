@@ -16,6 +16,7 @@ type Services struct {
 	Giftcards        *GiftcardService
 	Products         *ProductService
 	EarningRules     *EarningRuleService
+	PunchCards       *PunchCardService
 	Users            *UserService
 	Events           *EventService
 	Imports          *ImportService // set by whoever has an ImportBackend (the app)
@@ -56,6 +57,7 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		Giftcards:        &GiftcardService{Store: store},
 		Products:         &ProductService{Store: store},
 		EarningRules:     &EarningRuleService{Store: store},
+		PunchCards:       &PunchCardService{Store: store},
 		Users: &UserService{Store: store, Customers: customers, Hash: opt.Hash, Notify: opt.Notify,
 			ResetURL: opt.ResetURL},
 		Events:   &EventService{Store: store},
@@ -135,6 +137,9 @@ func (s Services) viewed(v storeView) Services {
 	}
 	if s.Giftcards != nil {
 		out.Giftcards = &GiftcardService{Store: viewOf(s.Giftcards.Store, v)}
+	}
+	if s.PunchCards != nil {
+		out.PunchCards = &PunchCardService{Store: viewOf(s.PunchCards.Store, v)}
 	}
 	if s.EarningRules != nil {
 		out.EarningRules = &EarningRuleService{Store: viewOf(s.EarningRules.Store, v)}

@@ -15,6 +15,7 @@ type Store interface {
 	CatalogReader
 	ProductReader
 	EarningRuleReader
+	PunchCardReader
 	TierReader
 	UserReader
 	EventStore
@@ -56,6 +57,7 @@ type Tx interface {
 	ProductTx
 	ReturnTx
 	EarningRuleTx
+	PunchCardTx
 	TierTx
 	TierKeepTx
 	UserTx

@@ -70,6 +70,8 @@ type OfferFinder interface {
 	// it has a reward for a spend (Purchased); none of a customer not
 	// found.
 	CustomerPurchaseFacts(ctx context.Context, businessID, customerID string) (CustomerFacts, error)
+	// PunchCards returns every live punch card of the business.
+	PunchCards(ctx context.Context, businessID string) ([]PunchCard, error)
 }
 
 // TransactionReader reads the ledger.

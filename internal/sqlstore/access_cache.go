@@ -45,7 +45,7 @@ type accessCache struct {
 
 // accessTables are the tables a token lookup reads (accessQuery and
 // accessBusinessQuery); see accessCache for who must end the cache.
-var accessTables = []string{"oauth_tokens", "apps", "application_keys", "businesses", "business_rules", "offers", "earning_rules"}
+var accessTables = []string{"oauth_tokens", "apps", "application_keys", "businesses", "business_rules", "offers", "earning_rules", "punch_cards"}
 
 type accessKey struct {
 	hash, appKey string

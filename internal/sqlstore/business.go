@@ -186,7 +186,8 @@ func (d *DB) RotateKey(ctx context.Context, t loyalty.Tenant, newKey string) err
 var businessWithRulesColumns = `b.id, b.coalition_id, b.name, b.loyalty_type, b.about, b.logo, b.cover, b.country_code, b.created_at,
 	b.sandbox, b.clock_offset_seconds, ` + rulesColumns + `,
 	EXISTS (SELECT 1 FROM offers o WHERE o.business_id = b.id AND o.type_id IN (` + intList(loyalty.PointsOfferTypes()) + `) AND o.enabled AND o.deleted_at IS NULL),
-	EXISTS (SELECT 1 FROM earning_rules er WHERE er.business_id = b.id AND er.deleted_at IS NULL)`
+	EXISTS (SELECT 1 FROM earning_rules er WHERE er.business_id = b.id AND er.deleted_at IS NULL),
+	EXISTS (SELECT 1 FROM punch_cards pc WHERE pc.business_id = b.id AND pc.deleted_at IS NULL)`
 
 // intList writes integers as a SQL list's items.
 func intList(ns []int) string {
@@ -204,12 +205,12 @@ type businessWithRules struct {
 	sandbox                                                       sql.NullBool
 	clockOffset                                                   sql.NullInt64
 	rules                                                         storedRules
-	hasOffers, hasEarningRules                                    bool
+	hasOffers, hasEarningRules, hasPunchCards                     bool
 }
 
 func (l *businessWithRules) dest() []any {
 	return append(append([]any{&l.id, &l.coalition, &l.name, &l.loyaltyType, &l.about, &l.logo, &l.cover, &l.country, &l.created,
-		&l.sandbox, &l.clockOffset}, l.rules.dest()...), &l.hasOffers, &l.hasEarningRules)
+		&l.sandbox, &l.clockOffset}, l.rules.dest()...), &l.hasOffers, &l.hasEarningRules, &l.hasPunchCards)
 }
 
 // business returns the business read, or nil when the row had none.
@@ -221,7 +222,7 @@ func (l *businessWithRules) business() *loyalty.Business {
 		About: l.about.String, Logo: l.logo.String, Cover: l.cover.String, Country: l.country.String, CreatedAt: l.created.Time,
 		Sandbox: l.sandbox.Bool, ClockOffset: time.Duration(l.clockOffset.Int64) * time.Second}
 	st := &loyalty.BusinessState{Rules: loyalty.DefaultRules(b.ID, b.LoyaltyType), HasPointsOffers: l.hasOffers,
-		HasEarningRules: l.hasEarningRules}
+		HasEarningRules: l.hasEarningRules, HasPunchCards: l.hasPunchCards}
 	l.rules.into(&st.Rules)
 	b.Currency = st.Rules.Currency
 	b.Loaded = st
@@ -264,6 +265,13 @@ func loadOffers(ctx context.Context, q querier, b *loyalty.Business) error {
 			return err
 		}
 		b.Loaded.EarningRules, b.Loaded.EarningRead = rules, true
+	}
+	if b.Loaded.HasPunchCards {
+		cards, err := punchCards(ctx, q, b.ID)
+		if err != nil {
+			return err
+		}
+		b.Loaded.PunchCards, b.Loaded.CardsRead = cards, true
 	}
 	return nil
 }
