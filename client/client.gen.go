@@ -4824,24 +4824,37 @@ type UserEmailStatusText string
 // `balance` is the cumulative balance over the member businesses and
 // each of `businesses` carries its own balance.
 type UserIncluded struct {
-	Balance          *Balance                `json:"balance,omitempty"`
-	Branches         *[]Branch               `json:"branches,omitempty"`
-	Businesses       *[]UserBusiness         `json:"businesses,omitempty"`
-	CatalogItems     *[]Reward               `json:"catalog_items,omitempty"`
-	Coalition        *UserIncluded_Coalition `json:"coalition,omitempty"`
-	Coupons          *[]Coupon               `json:"coupons,omitempty"`
-	Giftcards        *[]Giftcard             `json:"giftcards,omitempty"`
-	Offers           *[]CustomerOffer        `json:"offers,omitempty"`
-	Products         *[]interface{}          `json:"products,omitempty"`
-	SocialMedia      *[]interface{}          `json:"social_media,omitempty"`
-	UserEmails       *[]UserEmail            `json:"user_emails,omitempty"`
-	UserPhoneNumbers *[]UserPhoneNumber      `json:"user_phone_numbers,omitempty"`
+	Balance      *Balance                `json:"balance,omitempty"`
+	Branches     *[]Branch               `json:"branches,omitempty"`
+	Businesses   *[]UserBusiness         `json:"businesses,omitempty"`
+	CatalogItems *[]Reward               `json:"catalog_items,omitempty"`
+	Coalition    *UserIncluded_Coalition `json:"coalition,omitempty"`
+	Coupons      *[]Coupon               `json:"coupons,omitempty"`
+	Giftcards    *[]Giftcard             `json:"giftcards,omitempty"`
+	Offers       *[]CustomerOffer        `json:"offers,omitempty"`
+	Products     *[]interface{}          `json:"products,omitempty"`
+
+	// PunchCards The enabled punch cards of the user's businesses, with the user's stamps on each and the times it was full.
+	PunchCards       *[]UserIncluded_PunchCards `json:"punch_cards,omitempty"`
+	SocialMedia      *[]interface{}             `json:"social_media,omitempty"`
+	UserEmails       *[]UserEmail               `json:"user_emails,omitempty"`
+	UserPhoneNumbers *[]UserPhoneNumber         `json:"user_phone_numbers,omitempty"`
 }
 
 // UserIncluded_Coalition defines model for UserIncluded.Coalition.
 type UserIncluded_Coalition struct {
 	Id   string `json:"id"`
 	Name string `json:"name"`
+}
+
+// UserIncluded_PunchCards defines model for UserIncluded.PunchCards.
+type UserIncluded_PunchCards struct {
+	BusinessId     string `json:"business_id"`
+	Completed      int    `json:"completed"`
+	Id             int    `json:"id"`
+	Name           string `json:"name"`
+	Stamps         int    `json:"stamps"`
+	StampsRequired int    `json:"stamps_required"`
 }
 
 // UserPhoneNumber defines model for UserPhoneNumber.
@@ -5630,7 +5643,7 @@ type ListUsers200JSONResponseBody struct {
 type GetUserParams struct {
 	// Include Comma-separated: businesses, branches, catalog_items, offers,
 	// coupons, giftcards, products, social_media, coalition, balance,
-	// user_emails, user_phone_numbers. Unknown names are 400.
+	// user_emails, user_phone_numbers, punch_cards. Unknown names are 400.
 	Include *string `form:"include,omitempty" json:"include,omitempty"`
 }
 
@@ -5647,7 +5660,7 @@ type GetUserBusinesses200JSONResponseBody struct {
 
 // GetUserBusinessParams defines parameters for GetUserBusiness.
 type GetUserBusinessParams struct {
-	// Include Comma-separated: offers, products, giftcards, catalog_items, social_media, branches.
+	// Include Comma-separated: offers, products, giftcards, catalog_items, social_media, branches, punch_cards.
 	Include *string `form:"include,omitempty" json:"include,omitempty"`
 }
 

@@ -603,6 +603,15 @@ func TestPunchCards(t *testing.T) {
 		first := reward(three)
 		wantAt(t, cards(), "Coffee card.stamps", 3.0, "Coffee card.stamps_required", 5.0, "Coffee card.completed", 0.0, "Visits.stamps", 1.0)
 
+		// A member sees the cards on the user API.
+		uma := e.register(t, e.biz.Key, map[string]any{"email": "uma@punch.example", "pin_code": 2468})
+		a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "items": three,
+			"customer": map[string]any{"id": uma.ID}}).want(t, http.StatusOK)
+		me := e.asUser(t, e.userApp(t), e.biz.Key, "uma@punch.example", "2468")
+		inc := me.get(t, "/users/me?include=punch_cards").want(t, http.StatusOK).obj(t)["included"].(map[string]any)
+		wantAt(t, inc, "punch_cards.0.name", "Coffee card", "punch_cards.0.stamps", 3.0, "punch_cards.0.business_id", e.biz.ID,
+			"punch_cards.1.name", "Visits", "punch_cards.1.stamps", 1.0)
+
 		// 4 more coffees (and a muffin, which stamps nothing): the card is
 		// full once, 2 stamps carry over, one coupon of the reward offer.
 		four := []map[string]any{{"sku": "CF-01", "quantity": 4, "price": 2}, {"sku": "MU-01", "price": 3}}

@@ -105,6 +105,20 @@ func offeringIncluded(o loyalty.Offering, include map[string]bool, included map[
 		}
 		included["giftcards"] = list
 	}
+	if include["punch_cards"] {
+		list := make([]userCardJSON, len(o.PunchCards))
+		for i, c := range toCustomerCardsJSON(o.PunchCards) {
+			list[i] = userCardJSON{customerCardJSON: c, BusinessID: o.PunchCards[i].Card.BusinessID}
+		}
+		included["punch_cards"] = list
+	}
+}
+
+// userCardJSON is a punch card as the user API shows it: with the
+// business it is of.
+type userCardJSON struct {
+	customerCardJSON
+	BusinessID string `json:"business_id"`
 }
 
 // userOffers lists the offers the user sees, with their branch when rel

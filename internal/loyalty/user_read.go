@@ -9,8 +9,8 @@ import (
 // Include names of the user API's reads.
 var (
 	UserIncludes = []string{"businesses", "branches", "catalog_items", "offers", "coupons", "giftcards", "products",
-		"social_media", "coalition", "balance", "user_emails", "user_phone_numbers"}
-	UserBusinessIncludes = []string{"offers", "products", "giftcards", "catalog_items", "social_media", "branches"}
+		"social_media", "coalition", "balance", "user_emails", "user_phone_numbers", "punch_cards"}
+	UserBusinessIncludes = []string{"offers", "products", "giftcards", "catalog_items", "social_media", "branches", "punch_cards"}
 )
 
 // Self checks that a path id names the person a token stands for: "me",

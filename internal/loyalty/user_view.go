@@ -28,6 +28,7 @@ type Offering struct {
 	CatalogItems []Reward        // catalog items available now (include catalog_items)
 	Offers       []CustomerOffer // offers the person sees (include offers)
 	Giftcards    []Giftcard      // gift cards on sale now (include giftcards)
+	PunchCards   []CustomerCard  // the enabled punch cards with the person's stamps (include punch_cards)
 }
 
 // View returns the person p with what include names, among the program's
@@ -105,6 +106,16 @@ func (s *UserService) offering(ctx context.Context, userID string, ms []Membersh
 	if include["giftcards"] {
 		if o.Giftcards, err = s.Giftcards(ctx, ms); err != nil {
 			return Offering{}, err
+		}
+	}
+	if include["punch_cards"] {
+		o.PunchCards = []CustomerCard{}
+		for _, m := range ms {
+			cards, err := punchCardsOf(ctx, s.Store, m.Business.ID, userID)
+			if err != nil {
+				return Offering{}, err
+			}
+			o.PunchCards = append(o.PunchCards, cards...)
 		}
 	}
 	return o, nil
