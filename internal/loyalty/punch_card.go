@@ -3,6 +3,7 @@ package loyalty
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -64,7 +65,7 @@ func stampsOf(s *sale, customer string, cards []PunchCard) []CardStamps {
 			n = 1
 		} else if s.items {
 			for _, l := range s.lines {
-				if l.product != 0 && containsInt(q.Products, l.product) || l.category != 0 && containsInt(q.Categories, l.category) {
+				if l.product != 0 && slices.Contains(q.Products, l.product) || l.category != 0 && slices.Contains(q.Categories, l.category) {
 					n += l.units
 				}
 			}
@@ -74,15 +75,6 @@ func stampsOf(s *sale, customer string, cards []PunchCard) []CardStamps {
 		}
 	}
 	return out
-}
-
-func containsInt(list []int64, v int64) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // complete returns, for a card's stamps after a sale, the stamps kept

@@ -2,6 +2,7 @@ package loyalty
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -163,7 +164,7 @@ func unstamp(ctx context.Context, tx Tx, businessID string, orig Transaction, be
 			n = left // the last return takes back what is left
 		case len(q.Products) > 0 || len(q.Categories) > 0:
 			for _, l := range plan.basket.Lines {
-				if l.ProductID != 0 && containsInt(q.Products, l.ProductID) || l.CategoryID != 0 && containsInt(q.Categories, l.CategoryID) {
+				if l.ProductID != 0 && slices.Contains(q.Products, l.ProductID) || l.CategoryID != 0 && slices.Contains(q.Categories, l.CategoryID) {
 					n += l.Quantity
 				}
 			}
