@@ -155,3 +155,50 @@ func (s *TransactionService) customerOf(ctx context.Context, b Business, ref Cus
 	}
 	return c.ID, nil
 }
+
+// PreviewRule evaluates a basket as Evaluate does, with one earning rule as
+// it would be once saved: the rule id names (replaced by in), or a new
+// one (id empty; its outcome's rule_id is "rule-0"). The rule is checked
+// as Create or Update would check it (a 422 naming the field), and
+// nothing is written: the console's live preview while a rule is edited.
+func (s *TransactionService) PreviewRule(ctx context.Context, b Business, id string, in EarningRuleInput, basket EvaluateInput) (Evaluation, error) {
+	var rid int64
+	if id != "" {
+		var err error
+		if rid, err = intID("earning rule", id); err != nil {
+			return Evaluation{}, err
+		}
+	}
+	var list []EarningRule
+	var rules Rules
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		r := EarningRule{BusinessID: b.ID, Enabled: true}
+		if rid != 0 {
+			var err error
+			if r, err = liveEarningRule(ctx, tx, b.ID, rid); err != nil {
+				return err
+			}
+		}
+		if err := in.apply(ctx, tx, b, &r, rid == 0); err != nil {
+			return err
+		}
+		all, err := tx.EarningRules(ctx, b.ID)
+		if err != nil {
+			return err
+		}
+		list = slices.DeleteFunc(slices.Clone(all), func(o EarningRule) bool { return o.ID == rid && rid != 0 })
+		list = append(list, r)
+		rules, err = rulesOf(ctx, tx, b)
+		return err
+	})
+	if err != nil {
+		return Evaluation{}, err
+	}
+	state := BusinessState{Rules: rules, HasPointsOffers: true, HasPunchCards: true}
+	if b.Loaded != nil {
+		state = *b.Loaded
+	}
+	state.HasEarningRules, state.EarningRules, state.EarningRead = true, list, true
+	b.Loaded = &state
+	return s.Evaluate(ctx, b, basket)
+}
