@@ -4417,7 +4417,12 @@ type TokenResponseTokenType string
 
 // Transaction defines model for Transaction.
 type Transaction struct {
-	Amount       json.Number                 `json:"amount"`
+	Amount json.Number `json:"amount"`
+
+	// Applied On the reply of a reward by amount: the rules that gave its points, each with the points it
+	// gave and why (as POST /baskets/evaluate lists them); a retry with the same Idempotency-Key
+	// answers the same list.
+	Applied      *[]EvaluatedRule            `json:"applied,omitempty"`
 	Balance      *Balance                    `json:"balance,omitempty"`
 	Branch       *Branch                     `json:"branch,omitempty"`
 	CatalogItems *[]Transaction_CatalogItems `json:"catalog_items,omitempty"`

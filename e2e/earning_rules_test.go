@@ -3,8 +3,10 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -436,23 +438,48 @@ func TestEvaluateEqualsReward(t *testing.T) {
 					"name": fmt.Sprintf("P%d R%d", program, i), "priority": rng.IntN(5) - 2, "exclusive": rng.IntN(8) == 0,
 					"effect": effect, "conditions": cond})["id"]))
 			}
-			for range 6 {
+			for n := range 8 {
 				var items []map[string]any
 				for range 1 + rng.IntN(5) {
 					items = append(items, map[string]any{"sku": fmt.Sprint("SKU-", rng.IntN(5)), "quantity": 1 + rng.IntN(3),
 						"price": float64(50+rng.IntN(1500)) / 100})
 				}
-				ev := a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"items": items, "customer": map[string]any{"id": ann.ID}}).
-					want(t, http.StatusOK).obj(t)["data"].(map[string]any)
-				got := a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "items": items,
-					"customer": map[string]any{"id": ann.ID}}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
-				var sum float64
-				for _, l := range got["items"].([]any) {
-					sum += l.(map[string]any)["points"].(float64)
+				basket := map[string]any{"items": items}
+				if n%4 == 3 {
+					// A reward by amount alone (the everyday road).
+					basket = map[string]any{"amount": float64(100+rng.IntN(5000)) / 100}
+				}
+				evaluate := map[string]any{"customer": map[string]any{"id": ann.ID}}
+				reward := map[string]any{"intent": "reward", "customer": map[string]any{"id": ann.ID}}
+				maps.Copy(evaluate, basket)
+				maps.Copy(reward, basket)
+				ev := a.do(t, http.MethodPost, "/baskets/evaluate", evaluate).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+				req := a.request(t, http.MethodPost, "/transactions", reward)
+				key := fmt.Sprint("property-", program, "-", n)
+				req.Header.Set("Idempotency-Key", key)
+				first := e.send(t, req).want(t, http.StatusOK)
+				got := first.obj(t)["data"].(map[string]any)
+				sum := got["points"].(float64)
+				if lines, ok := got["items"].([]any); ok {
+					sum = 0
+					for _, l := range lines {
+						sum += l.(map[string]any)["points"].(float64)
+					}
 				}
 				if ev["points"] != got["points"] || sum != got["points"] {
-					t.Errorf("program %d, basket %v: evaluated %v points, the reward earned %v, its lines %v", program, items,
+					t.Errorf("program %d, basket %v: evaluated %v points, the reward earned %v, its lines %v", program, basket,
 						ev["points"], got["points"], sum)
+				}
+				if !reflect.DeepEqual(ev["applied"], got["applied"]) {
+					t.Errorf("program %d, basket %v: evaluated as applied %v, the reward's reply says %v", program, basket,
+						ev["applied"], got["applied"])
+				}
+				// A retry under the same key answers the same rules.
+				req = a.request(t, http.MethodPost, "/transactions", reward)
+				req.Header.Set("Idempotency-Key", key)
+				again := e.send(t, req).want(t, http.StatusOK)
+				if retried := again.obj(t)["data"].(map[string]any); !reflect.DeepEqual(retried["applied"], got["applied"]) {
+					t.Errorf("the retry's applied %v, the first reply's %v", retried["applied"], got["applied"])
 				}
 			}
 		}

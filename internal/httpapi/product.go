@@ -268,6 +268,16 @@ type appliedJSON struct {
 	Reason string `json:"reason"`
 }
 
+// appliedOf lists the rules that applied, with the points each gave.
+func appliedOf(outs []loyalty.Outcome) []appliedJSON {
+	applied := make([]appliedJSON, len(outs))
+	for i, a := range outs {
+		points := a.Points
+		applied[i] = appliedJSON{RuleID: a.RuleID, Name: a.Name, Points: &points, Reason: a.Reason}
+	}
+	return applied
+}
+
 // evaluateBasket answers what a basket would earn, writing nothing.
 func (s *Server) evaluateBasket(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	var in loyalty.EvaluateInput
@@ -278,11 +288,7 @@ func (s *Server) evaluateBasket(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err != nil {
 		return err
 	}
-	applied, notApplied := make([]appliedJSON, len(ev.Applied)), make([]appliedJSON, len(ev.NotApplied))
-	for i, a := range ev.Applied {
-		points := a.Points
-		applied[i] = appliedJSON{RuleID: a.RuleID, Name: a.Name, Points: &points, Reason: a.Reason}
-	}
+	applied, notApplied := appliedOf(ev.Applied), make([]appliedJSON, len(ev.NotApplied))
 	for i, a := range ev.NotApplied {
 		notApplied[i] = appliedJSON{RuleID: a.RuleID, Name: a.Name, Reason: a.Reason}
 	}

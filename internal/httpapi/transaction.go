@@ -23,6 +23,9 @@ type transactionJSON struct {
 	TransactionDetails detailsJSON          `json:"transaction_details,omitzero"`
 	EcomCoupon         *loyalty.CouponJSON  `json:"ecom_coupon,omitempty"`
 	Sequences          *[]sequenceJSON      `json:"transaction_sequences,omitempty"`
+	// Applied are, on a reward by amount's reply, the rules that gave its
+	// points (as POST /baskets/evaluate lists them).
+	Applied *[]appliedJSON `json:"applied,omitempty"`
 }
 
 // sequenceJSON is an entry that followed from another (its cancellation),
@@ -125,6 +128,10 @@ func writeTransaction(w http.ResponseWriter, t loyalty.Transaction) error {
 	out := toTransactionJSON(t)
 	bal := loyalty.BalanceJSON{Points: t.Balance.Points, Giftcard: t.Balance.Giftcard, Pending: t.Balance.Pending}
 	out.Balance, out.Customer = &bal, customerRefJSON{ID: t.CustomerID, Balance: bal}
+	if t.Applied != nil {
+		applied := appliedOf(t.Applied)
+		out.Applied = &applied
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 	return nil
 }

@@ -130,8 +130,8 @@ type Outcome struct {
 // Earning is what the engine decided for a sale: the points, the offer
 // that names the entry (the multiplier offer that applied, else the
 // first bonus offer), the offers that applied and, of those, the limited
-// ones whose use the points count and,
-// when explaining, every rule's outcome.
+// ones whose use the points count, the outcomes of the rules that applied
+// and, when explaining, those of the rules that did not.
 type Earning struct {
 	Points  int64
 	OfferID int64
@@ -271,16 +271,18 @@ func (p program) evaluate(s *sale, explain bool) Earning {
 	if s.items {
 		out.LinePoints = attribute(s, cands)
 	}
+	// The rules that applied are on every reward's reply; why the others
+	// did not, only when explaining.
+	out.Applied = []Outcome{}
 	if explain {
-		out.Applied, out.NotApplied = []Outcome{}, []Outcome{}
-		for i := range cands {
-			c := &cands[i]
-			o := c.outcome(p.rules)
-			if c.applied && !(c.kind == kindEarning && c.points == 0) {
-				out.Applied = append(out.Applied, o)
-			} else {
-				out.NotApplied = append(out.NotApplied, o)
-			}
+		out.NotApplied = []Outcome{}
+	}
+	for i := range cands {
+		c := &cands[i]
+		if c.applied && !(c.kind == kindEarning && c.points == 0) {
+			out.Applied = append(out.Applied, c.outcome(p.rules))
+		} else if explain {
+			out.NotApplied = append(out.NotApplied, c.outcome(p.rules))
 		}
 	}
 	return out

@@ -173,7 +173,7 @@ func earn(ctx context.Context, rd RewardReader, tiers TierLevels, b Business, ru
 // set puts what the engine decided on the entry: its points, the offer
 // that names it and, for a basket, the points each line earned.
 func (got *earned) set(e *Transaction) {
-	e.Points, e.OfferID = got.result.Points, got.result.OfferID
+	e.Points, e.OfferID, e.Applied = got.result.Points, got.result.OfferID, got.result.Applied
 	if e.Basket == nil {
 		return
 	}

@@ -102,6 +102,10 @@ type Transaction struct {
 	ReferralPending bool    // set by Append: the customer has an unpaid referral
 	Coupon          *Coupon // the coupon a get_coupon or claim_coupon touched
 	Basket          *Basket // what a reward's basket held, when it sent one
+	// Applied are, for a reward by amount, the rules that gave its points
+	// as the earning engine decided them (its reply shows them; the
+	// idempotency record keeps them for a retry).
+	Applied []Outcome
 
 	// Event, when set, builds the event of the entry once the store gave
 	// it its id, for Store.AppendAlone to write in the entry's own change.
