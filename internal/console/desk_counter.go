@@ -64,35 +64,66 @@ func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (
 	return m, nil
 }
 
-// SalePreview is what a sale would earn.
+// SalePreview is what a sale would earn, and why.
 type SalePreview struct {
-	Amount loyalty.Money
-	Points int64
-	Base   int64           // the points of the earning rules alone
-	Offers []loyalty.Offer // the active offers the points count
+	Amount     loyalty.Money
+	Points     int64
+	Base       int64    // the points of the points per spend alone (an amount's sale)
+	OfferNames []string // the offers that applied
+	Applied    []loyalty.Outcome
+	Lines      []SaleLine // the basket's lines, each with its price
+	Unknown    []string   // the lines' SKUs no product has
+	Stamps     []loyalty.CardStamps
 }
 
-// PreviewSale computes what a purchase of amount would earn the customer
-// now, under the rules and active offers, writing nothing.
-func (d *CustomerDesk) PreviewSale(ctx context.Context, a loyalty.Actor, customerID, amount string) (SalePreview, error) {
+// PreviewSale evaluates what a sale would earn the customer now, under
+// the earning rules, the points per spend and the active offers, writing
+// nothing: a sale of amount, or of lines (SKUs with their quantities and
+// prices, a line without a price at its product's).
+func (d *CustomerDesk) PreviewSale(ctx context.Context, a loyalty.Actor, customerID, amount string, lines []SaleLine) (SalePreview, error) {
 	b, c, err := d.forCounter(ctx, a, customerID)
 	if err != nil {
 		return SalePreview{}, err
 	}
-	m, err := parseAmount(amount)
+	svc := d.on(b)
+	in := loyalty.EvaluateInput{Customer: loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)})}
+	var items []loyalty.BasketItemInput
+	if len(lines) > 0 {
+		if items, err = basketItems(ctx, svc.Products, b, lines); err != nil {
+			return SalePreview{}, err
+		}
+		in.Items = loyalty.Some(items)
+	} else {
+		m, err := parseAmount(amount)
+		if err != nil {
+			return SalePreview{}, err
+		}
+		in.Amount = loyalty.Some(m)
+	}
+	ev, err := svc.Transactions.Evaluate(ctx, b, in)
 	if err != nil {
 		return SalePreview{}, err
 	}
-	in := loyalty.TransactionInput{Intent: loyalty.Some(loyalty.IntentReward), Amount: loyalty.Some(m), Customer: loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(c.ID)})}
-	e, offers, err := d.on(b).Transactions.Preview(ctx, b, in)
-	if err != nil {
-		return SalePreview{}, err
+	out := SalePreview{Amount: ev.EligibleAmount, Points: ev.Points, Applied: ev.Applied, Unknown: ev.UnknownSKUs, Stamps: ev.Stamps}
+	for _, o := range ev.Applied {
+		if strings.HasPrefix(o.RuleID, "offer-") {
+			out.OfferNames = append(out.OfferNames, o.Name)
+		}
+	}
+	if len(items) > 0 {
+		out.Amount = 0
+		for i, it := range items {
+			out.Lines = append(out.Lines, SaleLine{SKU: it.SKU.V, Quantity: strconv.FormatInt(max(it.Quantity.V, 1), 10), Price: it.Price.V.String()})
+			out.Amount += loyalty.Money(max(it.Quantity.V, 1)) * items[i].Price.V
+		}
+		return out, nil
 	}
 	rules, err := d.Store.Rules(ctx, b)
 	if err != nil {
 		return SalePreview{}, err
 	}
-	return SalePreview{Amount: e.Amount, Points: e.Points, Base: rules.PointsForSpend(e.Amount), Offers: offers}, nil
+	out.Amount, out.Base = in.Amount.V, rules.PointsForSpend(in.Amount.V)
+	return out, nil
 }
 
 // parseAmount reads a sum of money typed in a form.
@@ -119,8 +150,9 @@ func (d *CustomerDesk) forCounter(ctx context.Context, a loyalty.Actor, id strin
 
 // CounterAction is one action at the counter, as its form sends it.
 type CounterAction struct {
-	Amount     string // a sale, a gift-card sale or payment
-	RewardID   int64  // a redemption
+	Amount     string     // a sale, a gift-card sale or payment
+	Items      []SaleLine // a sale of a basket (then without Amount)
+	RewardID   int64      // a redemption
 	Quantity   int64
 	CouponID   int64 // a claim
 	GiftcardID int64 // a gift-card sale of a card of the catalog
@@ -162,6 +194,14 @@ func (d *CustomerDesk) Act(ctx context.Context, a loyalty.Actor, customerID, act
 	v := loyalty.Validation{}
 	switch action {
 	case CounterSale, CounterGiftcardPay:
+		if action == CounterSale && len(in.Items) > 0 {
+			items, err := basketItems(ctx, d.on(b).Products, b, in.Items)
+			if err != nil {
+				return loyalty.Transaction{}, err
+			}
+			ti.Items, after["items"] = loyalty.Some(items), strconv.Itoa(len(items))+" lines"
+			break
+		}
 		m, err := parseAmount(in.Amount)
 		if err != nil {
 			return loyalty.Transaction{}, err

@@ -54,6 +54,7 @@ var notices = map[string]string{
 	"welcome_sent":      "The welcome message is on its way, with new confirmation links.",
 	"cancelled":         "The transaction was cancelled.",
 	"program_saved":     "Saved. It applies from now on.",
+	"program_deleted":   "Deleted.",
 	"rules_saved":       "The earning rules were saved. The next sale earns by them.",
 }
 

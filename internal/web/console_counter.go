@@ -77,6 +77,10 @@ type servePage struct {
 	Preview  *console.SalePreview
 	Scanned  *loyalty.Coupon // the coupon whose code was scanned, when it can be claimed
 	Done     *loyalty.Transaction
+	// Lines are the sale's basket as typed or scanned so far; Again is the
+	// query that shows them in the form again (the preview's Change).
+	Lines []console.SaleLine
+	Again string
 }
 
 // counterActions are the actions' forms, by the path's last segment.
@@ -115,16 +119,37 @@ func (s *Server) renderServe(w http.ResponseWriter, r *http.Request, a loyalty.A
 	if v.Form == nil {
 		v.Form = map[string]string{}
 	}
-	if amount := q.Get("amount"); amount != "" && r.Method == http.MethodGet {
+	if r.Method == http.MethodGet {
+		p.Lines = saleLines(q)
+	} else if v.Form["form"] == console.CounterSale {
+		p.Lines = saleLines(r.PostForm)
+	}
+	amount := q.Get("amount")
+	// Enter in the SKU field adds its line (add, with a SKU scanned);
+	// elsewhere it asks for the points.
+	adding := q.Get("add") != "" && strings.TrimSpace(q.Get("scan")) != ""
+	if r.Method == http.MethodGet && (amount != "" || len(p.Lines) > 0) && !adding && q.Get("edit") == "" {
 		v.Form["amount"] = amount
-		pv, err := s.Desk.PreviewSale(r.Context(), a, cc.Customer.ID, amount)
+		pv, err := s.Desk.PreviewSale(r.Context(), a, cc.Customer.ID, amount, p.Lines)
 		if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
 			v.Fields, status = e.Fields, httpapi.StatusOf(e.Code)
 		} else if err != nil {
 			return err
 		} else {
 			p.Preview = &pv
+			again := url.Values{"edit": {"1"}}
+			if len(p.Lines) == 0 {
+				again.Set("amount", amount)
+			}
+			for _, l := range p.Lines {
+				again.Add("item_sku", l.SKU)
+				again.Add("item_qty", l.Quantity)
+				again.Add("item_price", l.Price)
+			}
+			p.Again = again.Encode()
 		}
+	} else if amount != "" {
+		v.Form["amount"] = amount
 	}
 	if id, _ := strconv.ParseInt(q.Get("coupon"), 10, 64); id > 0 {
 		if i := slices.IndexFunc(cc.Coupons, func(c loyalty.Coupon) bool { return c.ID == id }); i >= 0 {
@@ -141,6 +166,7 @@ func (s *Server) renderServe(w http.ResponseWriter, r *http.Request, a loyalty.A
 	for _, action := range counterActions {
 		p.Keys[action] = newKey()
 	}
+	v.Script = "counter.js"
 	v.Data = p
 	s.render(w, r, status, "counter_customer", v)
 	return nil
@@ -177,6 +203,9 @@ func (s *Server) counterAct(w http.ResponseWriter, r *http.Request, a loyalty.Ac
 	}
 	f := r.PostForm
 	in := console.CounterAction{Amount: f.Get("amount")}
+	if action == console.CounterSale {
+		in.Items = saleLines(f)
+	}
 	in.RewardID, _ = strconv.ParseInt(f.Get("reward"), 10, 64)
 	in.Quantity, _ = strconv.ParseInt(f.Get("quantity"), 10, 64)
 	in.CouponID, _ = strconv.ParseInt(f.Get("coupon"), 10, 64)
@@ -198,4 +227,35 @@ func (s *Server) counterAct(w http.ResponseWriter, r *http.Request, a loyalty.Ac
 	}
 	redirect(w, "/business/counter/"+t.CustomerID+"?action="+action+"&done="+strconv.FormatInt(t.ID, 10))
 	return nil
+}
+
+// saleLines reads a sale's basket from a form: the lines (item_sku,
+// item_qty, item_price, side by side; a quantity of 0 drops its line) and
+// the SKU just typed or scanned (scan), which adds a unit to its line or
+// a line of its own.
+func saleLines(f url.Values) []console.SaleLine {
+	var out []console.SaleLine
+	skus, qtys, prices := f["item_sku"], f["item_qty"], f["item_price"]
+	for i, sku := range skus {
+		l := console.SaleLine{SKU: strings.TrimSpace(sku), Quantity: "1"}
+		if i < len(qtys) && strings.TrimSpace(qtys[i]) != "" {
+			l.Quantity = strings.TrimSpace(qtys[i])
+		}
+		if i < len(prices) {
+			l.Price = strings.TrimSpace(prices[i])
+		}
+		if l.SKU != "" && l.Quantity != "0" {
+			out = append(out, l)
+		}
+	}
+	if scan := strings.TrimSpace(f.Get("scan")); scan != "" {
+		if i := slices.IndexFunc(out, func(l console.SaleLine) bool { return l.SKU == scan }); i >= 0 {
+			if n, err := strconv.ParseInt(out[i].Quantity, 10, 64); err == nil {
+				out[i].Quantity = strconv.FormatInt(n+1, 10)
+			}
+		} else {
+			out = append(out, console.SaleLine{SKU: scan, Quantity: "1"})
+		}
+	}
+	return out
 }

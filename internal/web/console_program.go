@@ -3,6 +3,9 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -24,6 +27,8 @@ func (s *Server) programRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business/program/{kind}/{id}/disable", s.console(loyalty.PermManage, s.setupDisableConfirm))
 	mux.Handle("POST /business/program/{kind}/{id}/disable", s.console(loyalty.PermManage, s.setupToggle(false)))
 	mux.Handle("POST /business/program/{kind}/{id}/enable", s.console(loyalty.PermManage, s.setupToggle(true)))
+	mux.Handle("GET /business/program/{kind}/{id}/delete", s.console(loyalty.PermManage, s.setupDeleteConfirm))
+	mux.Handle("POST /business/program/{kind}/{id}/delete", s.console(loyalty.PermManage, s.setupDelete))
 }
 
 // programPage is the body of the program template.
@@ -50,8 +55,11 @@ func kindOf(r *http.Request) (*setupKind, error) {
 
 // setupListPage is the body of the setup_list template.
 type setupListPage struct {
-	Kind *setupKind
-	Rows []setupRow
+	Kind       *setupKind
+	Rows       []setupRow
+	Query      string // the search typed
+	Page       int
+	Prev, Next string // links to the pages around, "" for none
 }
 
 func (s *Server) setupList(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
@@ -63,12 +71,34 @@ func (s *Server) setupList(w http.ResponseWriter, r *http.Request, a loyalty.Act
 	if err != nil {
 		return err
 	}
-	rows, err := k.list(r.Context(), s, b)
-	if err != nil {
+	p := setupListPage{Kind: k, Page: 1}
+	if k.page != nil {
+		p.Query = strings.TrimSpace(r.URL.Query().Get("q"))
+		if n, err := strconv.Atoi(r.URL.Query().Get("page")); err == nil && n > 1 && n < 1e6 {
+			p.Page = n
+		}
+		var more bool
+		if p.Rows, more, err = k.page(r.Context(), s, a, b, p.Query, p.Page); err != nil {
+			return err
+		}
+		link := func(n int) string {
+			q := url.Values{"page": {strconv.Itoa(n)}}
+			if p.Query != "" {
+				q.Set("q", p.Query)
+			}
+			return "/business/program/" + k.Path + "?" + q.Encode()
+		}
+		if p.Page > 1 {
+			p.Prev = link(p.Page - 1)
+		}
+		if more {
+			p.Next = link(p.Page + 1)
+		}
+	} else if p.Rows, err = k.list(r.Context(), s, b); err != nil {
 		return err
 	}
 	v := s.consoleView(r, a, k.Title)
-	v.Data = setupListPage{Kind: k, Rows: rows}
+	v.Data = p
 	s.render(w, r, http.StatusOK, "setup_list", v)
 	return nil
 }
@@ -77,6 +107,21 @@ func (s *Server) setupList(w http.ResponseWriter, r *http.Request, a loyalty.Act
 type setupFormPage struct {
 	Heading, Action, Back, Submit string
 	Rows                          []fieldRow
+	// Delete links to the confirmation of the object's deletion.
+	Delete string
+	// Types are the types to choose from before the form (Rows empty);
+	// TypeName is the type chosen and OtherTypes the links to the others.
+	Types      []typeChoice
+	TypeName   string
+	OtherTypes []typeChoice
+	// Sample is a rule's sample basket, and Preview what it earns.
+	Sample  *sampleBasket
+	Preview *rulePreview
+}
+
+// typeChoice is one type offered before a form.
+type typeChoice struct {
+	Href, Label, Hint string
 }
 
 // location is the business's time zone, for the forms' dates.
@@ -114,21 +159,59 @@ func (s *Server) setupForm(w http.ResponseWriter, r *http.Request, a loyalty.Act
 			return err
 		}
 	}
-	return s.renderSetup(w, r, a, b, k, http.StatusOK, form, chosen, nil, "")
+	if k.typed != nil {
+		if t := r.URL.Query().Get("type"); t != "" && slices.ContainsFunc(k.Types, func(o option) bool { return o.Value == t }) {
+			form[k.TypeField] = t
+		}
+	}
+	return s.renderSetup(w, r, a, b, k, http.StatusOK, form, chosen, nil, "", nil)
 }
 
 func (s *Server) renderSetup(w http.ResponseWriter, r *http.Request, a loyalty.Actor, b loyalty.Business, k *setupKind, status int,
-	form map[string]string, chosen []string, errs map[string][]string, msg string) error {
-	branches, err := s.branchOptions(r, b)
+	form map[string]string, chosen []string, errs map[string][]string, msg string, preview *rulePreview) error {
+	p := setupFormPage{Heading: "New " + k.One, Action: "/business/program/" + k.Path, Back: "/business/program/" + k.Path, Submit: "Create " + k.One}
+	id := r.PathValue("id")
+	if id != "" {
+		p.Heading, p.Action, p.Submit = "Edit "+k.One, p.Action+"/"+id, "Save "+k.One
+		if k.remove != nil {
+			p.Delete = p.Action + "/delete"
+		}
+	}
+	v := s.consoleView(r, a, p.Heading)
+	if k.typed != nil {
+		typ := form[k.TypeField]
+		if typ == "" {
+			// The type first: each leads to its own form.
+			p.Heading = "New " + k.One + ": what does it give?"
+			for _, t := range k.Types {
+				p.Types = append(p.Types, typeChoice{Href: "?type=" + t.Value, Label: t.Label, Hint: effectHints[t.Value]})
+			}
+			v.Title, v.Data = p.Heading, p
+			s.render(w, r, status, "setup_form", v)
+			return nil
+		}
+		p.TypeName = optionLabel(k.Types, typ)
+		for _, t := range k.Types {
+			if t.Value != typ {
+				p.OtherTypes = append(p.OtherTypes, typeChoice{Href: "?type=" + t.Value, Label: t.Label})
+			}
+		}
+	}
+	fields := k.fieldsOf(form)
+	sources, err := s.sourceOptions(r, a, b, fields)
 	if err != nil {
 		return err
 	}
-	p := setupFormPage{Heading: "New " + k.One, Action: "/business/program/" + k.Path, Back: "/business/program/" + k.Path, Submit: "Create " + k.One}
-	if id := r.PathValue("id"); id != "" {
-		p.Heading, p.Action, p.Submit = "Edit "+k.One, p.Action+"/"+id, "Save "+k.One
+	p.Rows = drawFields(fields, form, chosen, errorsFor(errs, fields), sources)
+	if k.preview != nil {
+		p.Sample, p.Preview = newSample(form, sources), preview
+		if p.Sample.Branches, err = s.branchOptions(r, b); err != nil {
+			return err
+		}
 	}
-	p.Rows = drawFields(k.Fields, form, chosen, errs, branches)
-	v := s.consoleView(r, a, p.Heading)
+	if k.preview != nil || slices.ContainsFunc(fields, func(fd setupField) bool { return fd.Kind == kindPick || fd.Kind == kindBranches }) {
+		v.Script = "setup.js"
+	}
 	v.Error = msg
 	v.Data = p
 	s.render(w, r, status, "setup_form", v)
@@ -159,7 +242,12 @@ func (s *Server) setupSave(w http.ResponseWriter, r *http.Request, a loyalty.Act
 		return err
 	}
 	f := r.PostForm
-	body, bad := formBody(k.Fields, f, loc)
+	form := postedValues(f)
+	fields := k.fieldsOf(form)
+	body, bad := formBody(fields, f, loc)
+	if k.preview != nil && f.Get("preview") != "" {
+		return s.previewRule(w, r, a, b, k, form, body, bad)
+	}
 	if len(bad) == 0 {
 		err = k.save(r.Context(), s, a, r.PathValue("id"), setupName(f, r.PathValue("id")), body)
 		if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
@@ -169,11 +257,7 @@ func (s *Server) setupSave(w http.ResponseWriter, r *http.Request, a loyalty.Act
 		}
 	}
 	if len(bad) > 0 {
-		form := map[string]string{}
-		for key := range f {
-			form[key] = f.Get(key)
-		}
-		return s.renderSetup(w, r, a, b, k, http.StatusUnprocessableEntity, form, f["branches"], bad, fieldsMessage(bad, k.Fields))
+		return s.renderSetup(w, r, a, b, k, http.StatusUnprocessableEntity, form, f["branches"], bad, fieldsMessage(bad, fields), nil)
 	}
 	redirect(w, "/business/program/"+k.Path+"?notice=program_saved")
 	return nil
@@ -183,10 +267,10 @@ func (s *Server) setupSave(w http.ResponseWriter, r *http.Request, a loyalty.Act
 // fields the form has no place for, or a pointer to the marked ones.
 func fieldsMessage(errs map[string][]string, fields []setupField) string {
 	msg := "Please correct the fields marked below."
-	for name, msgs := range errs {
+	for name, msgs := range errorsFor(errs, fields) {
 		shown := false
 		for _, fd := range fields {
-			shown = shown || (fd.Name == name && fd.Kind != kindHidden)
+			shown = shown || (fd.Name == name && fd.Kind != kindHidden && fd.Kind != kindConst)
 		}
 		if !shown && len(msgs) > 0 {
 			msg += " " + msgs[0]
@@ -204,6 +288,69 @@ func (s *Server) setupDisableConfirm(w http.ResponseWriter, r *http.Request, a l
 		Message: "The " + k.One + " stays in your program, disabled.",
 		Effects: []string{"It no longer applies and customers no longer see it.", "You can enable it again at any time."},
 		Submit:  "Disable " + k.One, Back: "/business/program/" + k.Path})
+	return nil
+}
+
+// deleteEffects are what deleting an object of a kind does, as its
+// confirmation says.
+var deleteEffects = map[string][]string{
+	"products": {"It leaves your product list; sales that name its SKU count it as an unknown product.",
+		"Earning rules and punch cards that name it must be changed before they are saved again.", "Its SKU is free for another product."},
+	"categories":    {"Its products become uncategorised.", "Rules and punch cards that name it no longer match its products."},
+	"punch-cards":   {"No purchase stamps it any more, and customers no longer see it.", "Coupons it issued stay valid."},
+	"earning-rules": {"No sale after now earns by it.", "Points it gave stay with the customers."},
+}
+
+func (s *Server) setupDeleteConfirm(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	k, err := kindOf(r)
+	if err != nil || k.remove == nil {
+		return loyalty.Errorf(loyalty.ENotFound, "Not found.")
+	}
+	b, err := s.Program.Business(r.Context(), a)
+	if err != nil {
+		return err
+	}
+	saved, _, err := k.get(r.Context(), s, b, r.PathValue("id"), time.UTC)
+	if err != nil {
+		return err
+	}
+	name := setupName(single(saved), r.PathValue("id"))
+	s.renderConfirm(w, r, s.consoleView(r, a, ""), confirmPage{Heading: "Delete " + name + "?",
+		Message: "The " + k.One + " is deleted for good.", Effects: deleteEffects[k.Path],
+		Submit: "Delete " + k.One, Back: "/business/program/" + k.Path + "/" + r.PathValue("id")})
+	return nil
+}
+
+// single is a form's values as url.Values.
+func single(form map[string]string) url.Values {
+	named := url.Values{}
+	for key, v := range form {
+		named.Set(key, v)
+	}
+	return named
+}
+
+func (s *Server) setupDelete(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	k, err := kindOf(r)
+	if err != nil || k.remove == nil {
+		return loyalty.Errorf(loyalty.ENotFound, "Not found.")
+	}
+	if !confirmed(w, r) {
+		return nil
+	}
+	b, err := s.Program.Business(r.Context(), a)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	saved, _, err := k.get(r.Context(), s, b, id, time.UTC)
+	if err != nil {
+		return err
+	}
+	if err := k.remove(r.Context(), s, a, id, setupName(single(saved), id)); err != nil {
+		return err
+	}
+	redirect(w, "/business/program/"+k.Path+"?notice=program_deleted")
 	return nil
 }
 
@@ -226,15 +373,11 @@ func (s *Server) setupToggle(enabled bool) consoleHandler {
 		if err != nil {
 			return err
 		}
-		named := url.Values{}
-		for key, v := range saved {
-			named.Set(key, v)
-		}
 		body := []byte(`{"enabled":false}`)
 		if enabled {
 			body = []byte(`{"enabled":true}`)
 		}
-		if err := k.save(r.Context(), s, a, id, setupName(named, id), body); err != nil {
+		if err := k.save(r.Context(), s, a, id, setupName(single(saved), id), body); err != nil {
 			return err
 		}
 		redirect(w, "/business/program/"+k.Path+"?notice=program_saved")
@@ -275,9 +418,9 @@ func (s *Server) rulesForm(w http.ResponseWriter, r *http.Request, a loyalty.Act
 
 func (s *Server) renderRules(w http.ResponseWriter, r *http.Request, a loyalty.Actor, status int, form map[string]string,
 	errs map[string][]string, msg string) error {
-	v := s.consoleView(r, a, "Earning rules")
+	v := s.consoleView(r, a, "Points per spend")
 	v.Error = msg
-	v.Data = setupFormPage{Heading: "Earning rules", Action: "/business/program/rules", Back: "/business/program",
+	v.Data = setupFormPage{Heading: "Points per spend", Action: "/business/program/rules", Back: "/business/program",
 		Submit: "Save rules", Rows: drawFields(rulesFields, form, nil, errs, nil)}
 	s.render(w, r, status, "setup_form", v)
 	return nil

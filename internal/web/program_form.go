@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,9 +25,18 @@ type setupField struct {
 	Name, Label, Kind, Hint string
 	Options                 []option // for select and intselect
 	Row                     string   // fields with the same Row share a line
-	// Clear sends an empty field as null, which clears the saved value
-	// (an end date, a limit); other empty fields keep theirs.
+	// Clear sends an empty field as null (an empty list for a pick), which
+	// clears the saved value (an end date, a limit); other empty fields
+	// keep theirs.
 	Clear bool
+	// Source names the business's things a pick or a ref offers
+	// (sourceOptions): "products", "categories", "branches", ...
+	Source string
+	// Ints: a pick's or a ref's values are numbers (ids).
+	Ints bool
+	// Section starts a part of the form with this heading; Lead is the
+	// line under it.
+	Section, Lead string
 }
 
 // option is one choice of a select.
@@ -45,6 +55,11 @@ const (
 	kindBranches  = "branches"  // several branch ids
 	kindLines     = "lines"     // a list, one item a line
 	kindHidden    = "hidden"    // a number carried along (a level's id)
+	kindPick      = "pick"      // several things of Source, as checkboxes
+	kindRef       = "ref"       // one thing of Source, as a select
+	kindTags      = "tags"      // a list typed comma-separated
+	kindTime      = "time"      // a time of day, HH:MM
+	kindConst     = "const"     // a text carried along (a rule's effect type)
 )
 
 // formBody turns a posted setup form into the API's JSON body. Empty
@@ -57,7 +72,11 @@ func formBody(fields []setupField, f url.Values, loc *time.Location) ([]byte, ma
 	for _, fd := range fields {
 		raw := strings.TrimSpace(f.Get(fd.Name))
 		if raw == "" && fd.Clear {
-			setPath(root, strings.Split(fd.Name, "."), json.RawMessage("null"))
+			empty := json.RawMessage("null")
+			if fd.Kind == kindPick || fd.Kind == kindBranches {
+				empty = json.RawMessage("[]")
+			}
+			setPath(root, strings.Split(fd.Name, "."), empty)
 			continue
 		}
 		var v any
@@ -66,6 +85,27 @@ func formBody(fields []setupField, f url.Values, loc *time.Location) ([]byte, ma
 			v = f.Get(fd.Name) == "on" || f.Get(fd.Name) == "true"
 		case kindBranches:
 			if list := f[fd.Name]; len(list) > 0 {
+				v = list
+			}
+		case kindPick, kindRef:
+			list, ok := pickValues(f[fd.Name], fd.Ints)
+			if !ok {
+				bad[fd.Name] = append(bad[fd.Name], "Choose from the list.")
+				continue
+			}
+			if len(list) > 0 && fd.Kind == kindRef {
+				v = list[0]
+			} else if len(list) > 0 {
+				v = list
+			}
+		case kindTags:
+			var list []string
+			for _, t := range strings.Split(raw, ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					list = append(list, t)
+				}
+			}
+			if len(list) > 0 {
 				v = list
 			}
 		case kindLines:
@@ -120,6 +160,27 @@ func formBody(fields []setupField, f url.Values, loc *time.Location) ([]byte, ma
 	}
 	body, _ := json.Marshal(lists(root))
 	return body, bad
+}
+
+// pickValues reads the values chosen of a pick or a ref: numbers when
+// ints; ok is false when one is not.
+func pickValues(values []string, ints bool) ([]any, bool) {
+	var out []any
+	for _, raw := range values {
+		if raw = strings.TrimSpace(raw); raw == "" {
+			continue
+		}
+		if !ints {
+			out = append(out, raw)
+			continue
+		}
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
 }
 
 // setPath sets v at path inside m, making the maps on the way.
@@ -198,28 +259,97 @@ func dateText(t time.Time, loc *time.Location) string {
 // it.
 type fieldView struct {
 	setupField
-	Value    string
-	Values   map[string]bool // the chosen branches
-	Errors   []string
-	Branches []option
+	Value  string
+	Values map[string]bool // the chosen of a pick, or branches
+	Errors []string
+	Picks  []option // what a pick or a ref offers (the branches, ...)
 }
 
-// fieldRow is the fields drawn on one line.
-type fieldRow []fieldView
+// fieldRow is the fields drawn on one line, under the heading of the
+// section it starts, if any.
+type fieldRow struct {
+	Heading, Lead string
+	Fields        []fieldView
+}
 
-// drawFields lays the fields out with their values and messages.
-func drawFields(fields []setupField, form map[string]string, chosen []string, errs map[string][]string, branches []option) []fieldRow {
+// formValues are a form's values by field name; a field of several values
+// (a pick) holds them one a line.
+type formValues = map[string]string
+
+// postedValues are a posted form's values as formValues.
+func postedValues(f url.Values) formValues {
+	form := formValues{}
+	for key, vs := range f {
+		form[key] = strings.Join(vs, "\n")
+	}
+	return form
+}
+
+// drawFields lays the fields out with their values and messages; sources
+// are what the picks and refs offer, by Source ("branches" for the
+// branches fields).
+func drawFields(fields []setupField, form formValues, chosen []string, errs map[string][]string, sources map[string][]option) []fieldRow {
 	var rows []fieldRow
 	for i, fd := range fields {
-		fv := fieldView{setupField: fd, Value: form[fd.Name], Errors: errs[fd.Name], Branches: branches, Values: map[string]bool{}}
-		for _, c := range chosen {
-			fv.Values[c] = true
+		fv := fieldView{setupField: fd, Value: form[fd.Name], Errors: errs[fd.Name], Values: map[string]bool{}}
+		switch fd.Kind {
+		case kindBranches:
+			fv.Picks = sources["branches"]
+			for _, c := range chosen {
+				fv.Values[c] = true
+			}
+		case kindPick, kindRef:
+			fv.Picks = sources[fd.Source]
 		}
-		if i > 0 && fd.Row != "" && fd.Row == fields[i-1].Row {
-			rows[len(rows)-1] = append(rows[len(rows)-1], fv)
+		if fd.Kind == kindBranches || fd.Kind == kindPick {
+			for _, c := range strings.Split(fv.Value, "\n") {
+				if c != "" {
+					fv.Values[c] = true
+				}
+			}
+		}
+		if i > 0 && fd.Row != "" && fd.Row == fields[i-1].Row && fd.Section == "" {
+			rows[len(rows)-1].Fields = append(rows[len(rows)-1].Fields, fv)
 			continue
 		}
-		rows = append(rows, fieldRow{fv})
+		rows = append(rows, fieldRow{Heading: fd.Section, Lead: fd.Lead, Fields: []fieldView{fv}})
 	}
 	return rows
+}
+
+// joined writes a list as a pick's form value: one a line.
+func joined[T any](list []T) string {
+	out := make([]string, len(list))
+	for i, v := range list {
+		out[i] = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(jsonText(v), `"`), `"`))
+	}
+	return strings.Join(out, "\n")
+}
+
+// jsonText is v as JSON.
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// errorsFor files each message under the field of fields it is about: a
+// list's item ("conditions.products.2", "schedule.days.0") under the list.
+func errorsFor(errs map[string][]string, fields []setupField) map[string][]string {
+	out := map[string][]string{}
+	for name, msgs := range errs {
+		to := name
+		for n := name; n != ""; {
+			if slices.ContainsFunc(fields, func(fd setupField) bool { return fd.Name == n }) {
+				to = n
+				break
+			}
+			i := strings.LastIndex(n, ".")
+			if i < 0 {
+				break
+			}
+			n = n[:i]
+		}
+		out[to] = append(out[to], msgs...)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -17,10 +18,32 @@ type setupKind struct {
 	Path, Title, One, Lead string
 	Fields                 []setupField
 	Toggle                 bool // objects are enabled and disabled
-	list                   func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error)
+	// Search is the label of the list's search box ("" for none): the
+	// list is then paged by page rather than read whole by list.
+	Search string
+	list   func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error)
+	page   func(ctx context.Context, s *Server, a loyalty.Actor, b loyalty.Business, q string, page int) ([]setupRow, bool, error)
 	// get returns an object's form values and its chosen branches.
 	get  func(ctx context.Context, s *Server, b loyalty.Business, id string, loc *time.Location) (map[string]string, []string, error)
 	save func(ctx context.Context, s *Server, a loyalty.Actor, id, name string, body []byte) error
+	// remove deletes an object (nil: objects are not deleted).
+	remove func(ctx context.Context, s *Server, a loyalty.Actor, id, name string) error
+	// Types are the kinds of object the form is for, chosen before the
+	// form (a rule's effect); typed returns a type's fields, and TypeField
+	// is the field that carries the type.
+	Types     []option
+	TypeField string
+	typed     func(typ string) []setupField
+	// preview evaluates a posted form on a sample (a rule's live preview).
+	preview func(r *http.Request, s *Server, a loyalty.Actor, b loyalty.Business, body []byte) (*rulePreview, error)
+}
+
+// fieldsOf returns the fields of the form with values form.
+func (k *setupKind) fieldsOf(form map[string]string) []setupField {
+	if k.typed != nil {
+		return k.typed(form[k.TypeField])
+	}
+	return k.Fields
 }
 
 // setupRow is one object of a list.
@@ -207,6 +230,10 @@ var setupKinds = []*setupKind{
 		},
 	},
 	tierKind,
+	productKind,
+	categoryKind,
+	punchCardKind,
+	earningRuleKind,
 	{Path: "branches", Title: "Branches", One: "branch",
 		Lead: "Your shops. Offers and gift cards may be limited to some of them.",
 		Fields: []setupField{

@@ -191,6 +191,9 @@ type view struct {
 	// the origins of the business's logo and cover.
 	Brand  *brandStyle
 	Images []string
+	// Script is a script of /static/ the page runs, "" for none: a page
+	// works without it, and is quicker with it.
+	Script string
 	Data   any
 }
 
@@ -248,6 +251,7 @@ type policy struct {
 	formTarget string   // an origin forms may post or redirect to
 	styleNonce string   // the nonce of the page's own <style> (a brand's colours)
 	images     []string // origins images may come from (a business's logo)
+	scripts    bool     // the page runs a script of this site, which may post to it
 }
 
 // String writes the policy as the header's value.
@@ -264,7 +268,11 @@ func (p policy) String() string {
 	for _, o := range p.images {
 		images += " " + o
 	}
-	return "default-src 'none'; style-src " + styles + "; img-src " + images + "; form-action " + forms +
+	scripts := ""
+	if p.scripts {
+		scripts = "; script-src 'self'; connect-src 'self'"
+	}
+	return "default-src 'none'; style-src " + styles + "; img-src " + images + scripts + "; form-action " + forms +
 		"; frame-ancestors 'none'; base-uri 'none'"
 }
 
@@ -311,8 +319,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 		panic("web: no template " + name)
 	}
 	v.Page, v.CSRF = name, s.csrfToken(w, r)
-	if v.Brand != nil || len(v.Images) > 0 {
-		p := policy{images: v.Images}
+	if v.Brand != nil || len(v.Images) > 0 || v.Script != "" {
+		p := policy{images: v.Images, scripts: v.Script != ""}
 		if v.Brand != nil {
 			p.styleNonce = v.Brand.Nonce
 		}

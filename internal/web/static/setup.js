@@ -1,0 +1,57 @@
+// The program's setup forms: a filter box over each long list of
+// checkboxes, and, on an earning rule's form, the live preview of what the
+// sample sale earns with the rule as it stands. Both are extras: without
+// this script every list is shown whole and the Preview button posts the
+// form.
+(function () {
+  "use strict";
+  document.querySelectorAll("input[data-filter]").forEach(function (box) {
+    var list = document.getElementById(box.getAttribute("data-filter"));
+    if (!list) return;
+    box.hidden = false;
+    box.addEventListener("input", function () {
+      var q = box.value.trim().toLowerCase();
+      list.querySelectorAll(".pick-item").forEach(function (item) {
+        item.hidden = q !== "" && item.textContent.toLowerCase().indexOf(q) < 0 && !item.querySelector("input").checked;
+      });
+    });
+    // Enter in the filter must not post the form.
+    box.addEventListener("keydown", function (e) { if (e.key === "Enter") e.preventDefault(); });
+  });
+
+  var form = document.querySelector("form[data-preview]");
+  var out = document.getElementById("rule-preview");
+  if (!form || !out || !window.fetch) return;
+  var timer = 0, asked = 0;
+  function preview() {
+    var data = new URLSearchParams(new FormData(form));
+    data.set("preview", "1");
+    data.set("fragment", "1");
+    var n = ++asked;
+    out.setAttribute("aria-busy", "true");
+    fetch(form.action, {method: "POST", body: data, credentials: "same-origin"}).then(function (r) {
+      return r.ok ? r.text() : Promise.reject(r.status);
+    }).then(function (html) {
+      if (n !== asked) return;
+      out.innerHTML = html;
+      out.removeAttribute("aria-busy");
+    }).catch(function () {
+      if (n === asked) out.removeAttribute("aria-busy");
+    });
+  }
+  function later(e) {
+    if (e && e.target && e.target.hasAttribute("data-filter")) return;
+    clearTimeout(timer);
+    timer = setTimeout(preview, 300);
+  }
+  form.addEventListener("input", later);
+  form.addEventListener("change", later);
+  form.addEventListener("submit", function (e) {
+    var by = e.submitter;
+    if (by && by.name === "preview") {
+      e.preventDefault();
+      clearTimeout(timer);
+      preview();
+    }
+  });
+})();
