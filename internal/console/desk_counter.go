@@ -71,9 +71,16 @@ type SalePreview struct {
 	Base       int64    // the points of the points per spend alone (an amount's sale)
 	OfferNames []string // the offers that applied
 	Applied    []loyalty.Outcome
-	Lines      []SaleLine // the basket's lines, each with its price
-	Unknown    []string   // the lines' SKUs no product has
+	Lines      []PreviewLine // the basket's lines, each with its price
+	Unknown    []string      // the lines' SKUs no product has
 	Stamps     []loyalty.CardStamps
+}
+
+// PreviewLine is a line of a sale's basket with its unit price (typed,
+// or its product's) and its total.
+type PreviewLine struct {
+	SaleLine
+	Unit, Total loyalty.Money
 }
 
 // PreviewSale evaluates what a sale would earn the customer now, under
@@ -112,9 +119,12 @@ func (d *CustomerDesk) PreviewSale(ctx context.Context, a loyalty.Actor, custome
 	}
 	if len(items) > 0 {
 		out.Amount = 0
-		for i, it := range items {
-			out.Lines = append(out.Lines, SaleLine{SKU: it.SKU.V, Quantity: strconv.FormatInt(max(it.Quantity.V, 1), 10), Price: it.Price.V.String()})
-			out.Amount += loyalty.Money(max(it.Quantity.V, 1)) * items[i].Price.V
+		for _, it := range items {
+			n := max(it.Quantity.V, 1)
+			l := PreviewLine{SaleLine: SaleLine{SKU: it.SKU.V, Quantity: strconv.FormatInt(n, 10), Price: it.Price.V.String()},
+				Unit: it.Price.V, Total: loyalty.Money(n) * it.Price.V}
+			out.Lines = append(out.Lines, l)
+			out.Amount += l.Total
 		}
 		return out, nil
 	}

@@ -33,4 +33,7 @@
     scan.value = "";
     scan.focus();
   });
+  // Some keyboards (and scanners) send Enter's keypress apart: it must not
+  // submit the sale either.
+  scan.addEventListener("keypress", function (e) { if (e.key === "Enter") e.preventDefault(); });
 })();
