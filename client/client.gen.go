@@ -525,9 +525,11 @@ func (e CustomerUpdateLanguage) Valid() bool {
 // Defines values for EarningRuleEffectType.
 const (
 	EarningRuleEffectTypeBonus           EarningRuleEffectType = "bonus"
+	EarningRuleEffectTypeCoupon          EarningRuleEffectType = "coupon"
 	EarningRuleEffectTypeMultiplier      EarningRuleEffectType = "multiplier"
 	EarningRuleEffectTypePointsPerAmount EarningRuleEffectType = "points_per_amount"
 	EarningRuleEffectTypePointsPerItem   EarningRuleEffectType = "points_per_item"
+	EarningRuleEffectTypeStamp           EarningRuleEffectType = "stamp"
 )
 
 // Valid indicates whether the value is a known member of the EarningRuleEffectType enum.
@@ -535,11 +537,15 @@ func (e EarningRuleEffectType) Valid() bool {
 	switch e {
 	case EarningRuleEffectTypeBonus:
 		return true
+	case EarningRuleEffectTypeCoupon:
+		return true
 	case EarningRuleEffectTypeMultiplier:
 		return true
 	case EarningRuleEffectTypePointsPerAmount:
 		return true
 	case EarningRuleEffectTypePointsPerItem:
+		return true
+	case EarningRuleEffectTypeStamp:
 		return true
 	default:
 		return false
@@ -570,9 +576,11 @@ func (e EarningRuleWriteConditionsChannels) Valid() bool {
 // Defines values for EarningRuleWriteEffectType.
 const (
 	EarningRuleWriteEffectTypeBonus           EarningRuleWriteEffectType = "bonus"
+	EarningRuleWriteEffectTypeCoupon          EarningRuleWriteEffectType = "coupon"
 	EarningRuleWriteEffectTypeMultiplier      EarningRuleWriteEffectType = "multiplier"
 	EarningRuleWriteEffectTypePointsPerAmount EarningRuleWriteEffectType = "points_per_amount"
 	EarningRuleWriteEffectTypePointsPerItem   EarningRuleWriteEffectType = "points_per_item"
+	EarningRuleWriteEffectTypeStamp           EarningRuleWriteEffectType = "stamp"
 )
 
 // Valid indicates whether the value is a known member of the EarningRuleWriteEffectType enum.
@@ -580,11 +588,15 @@ func (e EarningRuleWriteEffectType) Valid() bool {
 	switch e {
 	case EarningRuleWriteEffectTypeBonus:
 		return true
+	case EarningRuleWriteEffectTypeCoupon:
+		return true
 	case EarningRuleWriteEffectTypeMultiplier:
 		return true
 	case EarningRuleWriteEffectTypePointsPerAmount:
 		return true
 	case EarningRuleWriteEffectTypePointsPerItem:
+		return true
+	case EarningRuleWriteEffectTypeStamp:
 		return true
 	default:
 		return false
@@ -697,6 +709,7 @@ func (e EvaluateWriteChannel) Valid() bool {
 const (
 	CouponClaimed        EventType = "coupon.claimed"
 	CouponIssued         EventType = "coupon.issued"
+	CouponTakenBack      EventType = "coupon.taken_back"
 	CustomerCreated      EventType = "customer.created"
 	CustomerDeleted      EventType = "customer.deleted"
 	CustomerDisabled     EventType = "customer.disabled"
@@ -718,6 +731,8 @@ func (e EventType) Valid() bool {
 	case CouponClaimed:
 		return true
 	case CouponIssued:
+		return true
+	case CouponTakenBack:
 		return true
 	case CustomerCreated:
 		return true
@@ -2668,11 +2683,14 @@ type EarningRuleEffectType string
 
 // EarningRule_Effect defines model for EarningRule.Effect.
 type EarningRule_Effect struct {
-	Factor    *json.Number          `json:"factor,omitempty"`
-	PerAmount *json.Number          `json:"per_amount,omitempty"`
-	Points    *int                  `json:"points,omitempty"`
-	RoundUp   *bool                 `json:"round_up,omitempty"`
-	Type      EarningRuleEffectType `json:"type"`
+	Factor      *json.Number          `json:"factor,omitempty"`
+	OfferId     *int                  `json:"offer_id,omitempty"`
+	PerAmount   *json.Number          `json:"per_amount,omitempty"`
+	Points      *int                  `json:"points,omitempty"`
+	PunchCardId *int                  `json:"punch_card_id,omitempty"`
+	RoundUp     *bool                 `json:"round_up,omitempty"`
+	Stamps      *int                  `json:"stamps,omitempty"`
+	Type        EarningRuleEffectType `json:"type"`
 }
 
 // EarningRule_Limits_Budget defines model for EarningRule.Limits.Budget.
@@ -2716,7 +2734,7 @@ type EarningRuleResponse struct {
 type EarningRuleWrite struct {
 	Conditions *EarningRuleWrite_Conditions `json:"conditions,omitempty"`
 
-	// Effect points_per_amount {points, per_amount, round_up}: points for each per_amount of the qualifying amount; multiplier {factor}: more than 1, at most 100; bonus {points}; points_per_item {points}: for each qualifying unit. coupon and stamp are not offered yet (422).
+	// Effect points_per_amount {points, per_amount, round_up}: points for each per_amount of the qualifying amount; multiplier {factor}: more than 1, at most 100; bonus {points}; points_per_item {points}: for each qualifying unit; coupon {offer_id}: a coupon of that live coupon offer to the customer; stamp {punch_card_id, stamps}: stamps (1 to 100, default 1) on that live punch card. A coupon or stamp rule gives no points and takes no budget.
 	Effect *EarningRuleWrite_Effect `json:"effect,omitempty"`
 
 	// Enabled Default true.
@@ -2774,13 +2792,16 @@ type EarningRuleWrite_Conditions struct {
 // EarningRuleWriteEffectType defines model for EarningRuleWrite.Effect.Type.
 type EarningRuleWriteEffectType string
 
-// EarningRuleWrite_Effect points_per_amount {points, per_amount, round_up}: points for each per_amount of the qualifying amount; multiplier {factor}: more than 1, at most 100; bonus {points}; points_per_item {points}: for each qualifying unit. coupon and stamp are not offered yet (422).
+// EarningRuleWrite_Effect points_per_amount {points, per_amount, round_up}: points for each per_amount of the qualifying amount; multiplier {factor}: more than 1, at most 100; bonus {points}; points_per_item {points}: for each qualifying unit; coupon {offer_id}: a coupon of that live coupon offer to the customer; stamp {punch_card_id, stamps}: stamps (1 to 100, default 1) on that live punch card. A coupon or stamp rule gives no points and takes no budget.
 type EarningRuleWrite_Effect struct {
-	Factor    *json.Number                `json:"factor,omitempty"`
-	PerAmount *json.Number                `json:"per_amount,omitempty"`
-	Points    *int                        `json:"points,omitempty"`
-	RoundUp   *bool                       `json:"round_up,omitempty"`
-	Type      *EarningRuleWriteEffectType `json:"type,omitempty"`
+	Factor      *json.Number                `json:"factor,omitempty"`
+	OfferId     *int                        `json:"offer_id,omitempty"`
+	PerAmount   *json.Number                `json:"per_amount,omitempty"`
+	Points      *int                        `json:"points,omitempty"`
+	PunchCardId *int                        `json:"punch_card_id,omitempty"`
+	RoundUp     *bool                       `json:"round_up,omitempty"`
+	Stamps      *int                        `json:"stamps,omitempty"`
+	Type        *EarningRuleWriteEffectType `json:"type,omitempty"`
 }
 
 // EarningRuleWriteLimitsBudgetPeriod defines model for EarningRuleWrite.Limits.Budget.Period.
@@ -2906,8 +2927,9 @@ type EvaluationResponse struct {
 
 // EvaluationResponse_Data_Coupons defines model for EvaluationResponse.Data.Coupons.
 type EvaluationResponse_Data_Coupons struct {
-	OfferId     int `json:"offer_id"`
-	PunchCardId int `json:"punch_card_id"`
+	OfferId     int  `json:"offer_id"`
+	PunchCardId *int `json:"punch_card_id"`
+	RuleId      *int `json:"rule_id"`
 }
 
 // EvaluationResponse_Data_Stamps defines model for EvaluationResponse.Data.Stamps.
@@ -2921,7 +2943,7 @@ type EvaluationResponse_Data_Stamps struct {
 type EvaluationResponse_Data struct {
 	Applied []EvaluatedRule `json:"applied"`
 
-	// Coupons Coupons the basket would issue, one per time a punch card would be full (known only with a customer).
+	// Coupons Coupons the basket would issue (known only with a customer): one for each coupon rule that applies (rule_id), and one per time a punch card would be full (punch_card_id).
 	Coupons        []EvaluationResponse_Data_Coupons `json:"coupons"`
 	EligibleAmount json.Number                       `json:"eligible_amount"`
 	NotApplied     []EvaluatedRule                   `json:"not_applied"`
@@ -6374,7 +6396,8 @@ type ClientInterface interface {
 	// Every change an integrator cares about is an event, written in the database transaction that makes
 	// the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 	// customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-	// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired,
+	// coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
+	// is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
 	// tier.changed. `data` is
 	// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 	// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
@@ -8029,7 +8052,8 @@ func (c *Client) UpdateEarningRule(ctx context.Context, id string, body UpdateEa
 // Every change an integrator cares about is an event, written in the database transaction that makes
 // the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 // customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired,
+// coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
+// is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
 // tier.changed. `data` is
 // the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 // /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
@@ -16824,7 +16848,8 @@ type ClientWithResponsesInterface interface {
 	// Every change an integrator cares about is an event, written in the database transaction that makes
 	// the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 	// customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-	// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired,
+	// coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
+	// is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
 	// tier.changed. `data` is
 	// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 	// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
@@ -37411,7 +37436,8 @@ func (c *ClientWithResponses) UpdateEarningRuleWithResponse(ctx context.Context,
 // Every change an integrator cares about is an event, written in the database transaction that makes
 // the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
 // customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
-// coupon.claimed, referral.paid, user.created, user.verified, points.activated, points.expired,
+// coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
+// is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
 // tier.changed. `data` is
 // the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 // /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the

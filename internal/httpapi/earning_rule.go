@@ -70,6 +70,10 @@ func toEarningRuleJSON(r loyalty.EarningRule) earningRuleJSON {
 		out.Effect["points"], out.Effect["per_amount"], out.Effect["round_up"] = f.Points, f.PerAmount, f.RoundUp
 	case loyalty.EffectMultiplier:
 		out.Effect["factor"] = f.Factor
+	case loyalty.EffectCoupon:
+		out.Effect["offer_id"] = f.OfferID
+	case loyalty.EffectStamp:
+		out.Effect["punch_card_id"], out.Effect["stamps"] = f.PunchCardID, f.Stamps
 	default:
 		out.Effect["points"] = f.Points
 	}

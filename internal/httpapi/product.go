@@ -297,9 +297,17 @@ func (s *Server) evaluateBasket(w http.ResponseWriter, r *http.Request, rc *reqC
 		stamps = append(stamps, map[string]any{"punch_card_id": cs.Card.ID, "name": cs.Card.Name, "stamps": cs.Stamps})
 	}
 	for _, c := range ev.Coupons {
-		coupons = append(coupons, map[string]any{"offer_id": c.RewardOfferID, "punch_card_id": c.ID})
+		coupons = append(coupons, map[string]any{"offer_id": c.OfferID, "punch_card_id": nullID(c.PunchCardID), "rule_id": nullID(c.RuleID)})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"points": ev.Points, "eligible_amount": ev.EligibleAmount,
 		"applied": applied, "not_applied": notApplied, "coupons": coupons, "stamps": stamps, "unknown_skus": ev.UnknownSKUs}})
 	return nil
+}
+
+// nullID is an id, or null for 0.
+func nullID(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
 }

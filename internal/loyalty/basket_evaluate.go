@@ -32,9 +32,18 @@ type Evaluation struct {
 	NotApplied     []Outcome
 	UnknownSKUs    []string
 	Stamps         []CardStamps
-	// Coupons are the coupons the stamps would issue: one per time a
-	// card is full (known only for a customer).
-	Coupons []PunchCard
+	// Coupons are the coupons the sale would issue: its coupon rules',
+	// and one per time a card its stamps fill would be full (known only
+	// for a customer).
+	Coupons []EvaluatedCoupon
+}
+
+// EvaluatedCoupon is a coupon a sale would issue: of OfferID, by the coupon
+// rule RuleID or by filling the punch card PunchCardID.
+type EvaluatedCoupon struct {
+	OfferID     int64
+	RuleID      int64
+	PunchCardID int64
 }
 
 // Evaluate is the dry run of a reward: the same checks and the same
@@ -106,6 +115,9 @@ func (s *TransactionService) Evaluate(ctx context.Context, b Business, in Evalua
 		out.EligibleAmount = got.sale.amount
 	}
 	out.Stamps = got.result.Stamps
+	for _, c := range got.result.Coupons {
+		out.Coupons = append(out.Coupons, EvaluatedCoupon{OfferID: c.Offer.ID, RuleID: c.RuleID})
+	}
 	if len(out.Stamps) > 0 && e.CustomerID != "" {
 		progress, err := s.Store.PunchProgress(ctx, b.ID, e.CustomerID)
 		if err != nil {
@@ -114,7 +126,7 @@ func (s *TransactionService) Evaluate(ctx context.Context, b Business, in Evalua
 		for _, cs := range out.Stamps {
 			_, n := cs.Card.complete(progress[cs.Card.ID].Stamps + cs.Stamps)
 			for range n {
-				out.Coupons = append(out.Coupons, cs.Card)
+				out.Coupons = append(out.Coupons, EvaluatedCoupon{OfferID: cs.Card.RewardOfferID, PunchCardID: cs.Card.ID})
 			}
 		}
 	}

@@ -37,6 +37,13 @@ type Coupon struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 	Offer        Offer
+	// EntryID is the reward that issued the coupon (a coupon rule, or a
+	// punch card it filled: PunchCardID), 0 for one issued otherwise; a
+	// return of all of that reward, or its cancellation, takes it back
+	// while unused (TakenBackAt).
+	EntryID     int64
+	PunchCardID int64
+	TakenBackAt time.Time
 }
 
 // CustomerOffer is one offer as one customer sees it. The list holds the
@@ -66,9 +73,10 @@ func (c CustomerOffer) CanGetCoupon(now time.Time) bool {
 }
 
 // Available reports whether a coupon can still be claimed at now: not yet
-// claimed and not expired. A locked coupon is available but shows locked.
+// claimed, not expired and not taken back. A locked coupon is available
+// but shows locked.
 func (c Coupon) Available(now time.Time) bool {
-	return slices.Contains(CouponIssued(), c.CouponTypeID) && (c.ExpiresAt.IsZero() || c.ExpiresAt.After(now))
+	return slices.Contains(CouponIssued(), c.CouponTypeID) && (c.ExpiresAt.IsZero() || c.ExpiresAt.After(now)) && c.TakenBackAt.IsZero()
 }
 
 // Claimed reports whether the coupon has been claimed.

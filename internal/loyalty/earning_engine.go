@@ -138,8 +138,11 @@ type Earning struct {
 	Offers  []Offer    // the offers that applied, in order
 	Limited []Offer    // of those, the limited ones
 	Takes   []RuleTake // the limited earning rules that apply
-	// Stamps are the stamps the sale gives its customer's punch cards.
+	// Stamps are the stamps the sale gives its customer's punch cards:
+	// its qualifying purchases' and its stamp rules'.
 	Stamps []CardStamps
+	// Coupons are the coupons its coupon rules issue.
+	Coupons []RuleCoupon
 	// LinePoints are, for a basket, the points each of its lines earned
 	// (attribute); what tax and shipping earned is on no line.
 	LinePoints []int64
@@ -156,6 +159,16 @@ type program struct {
 	usage    RuleUsage     // what the limited rules have used, read before
 	facts    CustomerFacts // the customer's, when a rule asks
 	lost     []int64       // rules whose limit another reward took meanwhile
+	// cards are the live punch cards (stamped by qualifying purchases and
+	// by stamp rules), giftOffers the offers coupon rules name.
+	cards      []PunchCard
+	giftOffers map[int64]Offer
+}
+
+// RuleCoupon is a coupon a coupon rule issues with a sale.
+type RuleCoupon struct {
+	RuleID int64
+	Offer  Offer
 }
 
 // RuleUsage is what the limited earning rules of a sale have used in the
@@ -263,10 +276,19 @@ func (p program) evaluate(s *sale, explain bool) Earning {
 			if c.kind == kindRule && c.rule.limited() {
 				out.Takes = append(out.Takes, RuleTake{Rule: *c.rule, Points: c.points})
 			}
+			switch c.effect.Type {
+			case EffectCoupon:
+				out.Coupons = append(out.Coupons, RuleCoupon{RuleID: c.rule.ID, Offer: p.giftOffers[c.effect.OfferID]})
+			case EffectStamp:
+				out.Stamps = addStamps(out.Stamps, p.card(c.effect.PunchCardID), c.effect.Stamps)
+			}
 		}
 	}
 	if out.OfferID == 0 {
 		out.OfferID = firstBonus
+	}
+	for _, cs := range stampsOf(s, p.customer, p.cards) {
+		out.Stamps = addStamps(out.Stamps, cs.Card, cs.Stamps)
 	}
 	if s.items {
 		out.LinePoints = attribute(s, cands)
@@ -280,9 +302,9 @@ func (p program) evaluate(s *sale, explain bool) Earning {
 	for i := range cands {
 		c := &cands[i]
 		if c.applied && !(c.kind == kindEarning && c.points == 0) {
-			out.Applied = append(out.Applied, c.outcome(p.rules))
+			out.Applied = append(out.Applied, p.outcome(c))
 		} else if explain {
-			out.NotApplied = append(out.NotApplied, c.outcome(p.rules))
+			out.NotApplied = append(out.NotApplied, p.outcome(c))
 		}
 	}
 	return out
@@ -460,6 +482,12 @@ func (p program) applies(s *sale, c *candidate, explain bool) (bool, string) {
 		}
 		l := r.Limits.PerCustomer
 		return false, "the customer has had it " + itoa64(l.Count) + " times " + periodPhrase(l.Period)
+	case c.effect.gift() && p.customer == "":
+		return false, "the sale names no customer"
+	case c.effect.Type == EffectCoupon && !p.giftOffers[c.effect.OfferID].Active(s.at):
+		return false, "its coupon offer is not active (disabled, deleted, not started or ended)"
+	case c.effect.Type == EffectStamp && p.card(c.effect.PunchCardID).ID == 0:
+		return false, "its punch card is disabled or deleted"
 	}
 	needsItems := len(cond.Products) > 0 || len(cond.Categories) > 0 || cond.MinQuantity > 0 || c.effect.Type == EffectPointsPerItem
 	if !needsItems {
@@ -498,7 +526,8 @@ func (p program) applies(s *sale, c *candidate, explain bool) (bool, string) {
 }
 
 // outcome is the candidate as an evaluation lists it.
-func (c *candidate) outcome(rules Rules) Outcome {
+func (p program) outcome(c *candidate) Outcome {
+	rules := p.rules
 	o := Outcome{Points: c.points, Reason: c.why}
 	switch c.kind {
 	case kindEarning:
@@ -528,8 +557,15 @@ func (c *candidate) outcome(rules Rules) Outcome {
 		o.Reason = "multiplies the earning rules' points by " + f.Factor.String()
 	case EffectBonus:
 		o.Reason = "bonus points"
+	case EffectCoupon:
+		o.Reason = "issues a coupon of " + quote(p.giftOffers[f.OfferID].Title)
+	case EffectStamp:
+		o.Reason = "gives " + itoa64(f.Stamps) + " stamps on " + quote(p.card(f.PunchCardID).Name)
+		if f.Stamps == 1 {
+			o.Reason = "gives 1 stamp on " + quote(p.card(f.PunchCardID).Name)
+		}
 	}
-	if c.mask != nil {
+	if c.mask != nil && !f.gift() {
 		o.Reason += " of its products and categories"
 	}
 	return o
@@ -537,3 +573,24 @@ func (c *candidate) outcome(rules Rules) Outcome {
 
 // quote puts a name in quotation marks.
 func quote(s string) string { return "“" + s + "”" }
+
+// card returns the live, enabled punch card id names (zero when none).
+func (p program) card(id int64) PunchCard {
+	for _, c := range p.cards {
+		if c.ID == id && c.Enabled && !c.Deleted {
+			return c
+		}
+	}
+	return PunchCard{}
+}
+
+// addStamps adds n stamps on card to a sale's stamps.
+func addStamps(all []CardStamps, card PunchCard, n int64) []CardStamps {
+	for i := range all {
+		if all[i].Card.ID == card.ID {
+			all[i].Stamps += n
+			return all
+		}
+	}
+	return append(all, CardStamps{Card: card, Stamps: n})
+}

@@ -181,11 +181,13 @@ const (
 	EffectMultiplier      = "multiplier"        // the points per amount and per item on its lines, times Factor
 	EffectBonus           = "bonus"             // Points once
 	EffectPointsPerItem   = "points_per_item"   // Points for each qualifying unit
+	EffectCoupon          = "coupon"            // a coupon of the coupon offer OfferID, to the sale's customer
+	EffectStamp           = "stamp"             // Stamps more on the punch card PunchCardID
 )
 
 // EffectTypes are the effects a rule may have, in the order the
 // documentation lists them.
-var EffectTypes = []string{EffectPointsPerAmount, EffectMultiplier, EffectBonus, EffectPointsPerItem}
+var EffectTypes = []string{EffectPointsPerAmount, EffectMultiplier, EffectBonus, EffectPointsPerItem, EffectCoupon, EffectStamp}
 
 // RuleEffect is what an applying rule gives.
 type RuleEffect struct {
@@ -195,7 +197,17 @@ type RuleEffect struct {
 	// RoundUp: a partial PerAmount earns its share of Points, rounded up.
 	RoundUp bool  `json:"round_up,omitempty"`
 	Factor  Money `json:"factor,omitempty"` // hundredths: 150 is ×1.5
+	// OfferID is the coupon offer a coupon effect issues a coupon of.
+	OfferID int64 `json:"offer_id,omitempty"`
+	// PunchCardID and Stamps are the card a stamp effect stamps and how
+	// many stamps it gives.
+	PunchCardID int64 `json:"punch_card_id,omitempty"`
+	Stamps      int64 `json:"stamps,omitempty"`
 }
+
+// gift reports whether the effect gives something other than points (a
+// coupon, stamps): it gives no points, and its rule has no budget.
+func (f RuleEffect) gift() bool { return f.Type == EffectCoupon || f.Type == EffectStamp }
 
 // base reports whether the effect earns by the sale's amount or units,
 // the points a multiplier multiplies.

@@ -54,6 +54,7 @@ type effectInput struct {
 	Factor      Opt[Money]           `json:"factor"`
 	OfferID     Opt[json.RawMessage] `json:"offer_id"`
 	PunchCardID Opt[json.RawMessage] `json:"punch_card_id"`
+	Stamps      Opt[int64]           `json:"stamps"`
 }
 
 // Limits of an earning rule.
@@ -62,6 +63,7 @@ const (
 	maxRulePriority    = 1000
 	maxRulePoints      = 1_000_000
 	maxRuleFactor      = 10000 // ×100
+	maxRuleStamps      = 100
 	maxRuleRefs        = 200
 	maxRuleMinQuanty   = 100_000
 	maxRuleUses        = 1_000_000
@@ -139,6 +141,9 @@ func (in *EarningRuleInput) apply(ctx context.Context, tx Tx, b Business, r *Ear
 		var f effectInput
 		if strictObject(v, "effect", raw, &f) {
 			r.Effect = f.check(v, b)
+			if err := f.checkGift(ctx, tx, v, b, &r.Effect); err != nil {
+				return err
+			}
 		}
 	} else if in.Effect.Null || create {
 		v.Add("effect", "The effect field is required: {type, …} with type one of "+strings.Join(EffectTypes, ", ")+".")
@@ -151,7 +156,58 @@ func (in *EarningRuleInput) apply(ctx context.Context, tx Tx, b Business, r *Ear
 	} else if in.Limits.Null {
 		r.Limits = RuleLimits{}
 	}
+	if r.Effect.gift() && r.Limits.Budget != nil && !v.Has("effect") && !v.Has("limits.budget") {
+		v.Add("limits.budget", "A "+r.Effect.Type+" effect gives no points, so it has no budget of points; limit it per customer.")
+	}
 	return v.Err()
+}
+
+// checkGift reads what a coupon or stamp effect gives: the live coupon
+// offer it issues a coupon of, or the live punch card it stamps.
+func (f effectInput) checkGift(ctx context.Context, tx Tx, v Validation, b Business, out *RuleEffect) error {
+	var field string
+	var raw Opt[json.RawMessage]
+	switch out.Type {
+	case EffectCoupon:
+		field, raw = "effect.offer_id", f.OfferID
+	case EffectStamp:
+		field, raw = "effect.punch_card_id", f.PunchCardID
+	default:
+		return nil
+	}
+	var id int64
+	if r, ok := raw.Value(); !ok || json.Unmarshal(r, &id) != nil || id <= 0 {
+		what := "the coupon offer it issues a coupon of"
+		if out.Type == EffectStamp {
+			what = "the punch card it stamps"
+		}
+		v.Add(field, "The "+field[len("effect."):]+" must be the id of "+what+".")
+		return nil
+	}
+	if out.Type == EffectCoupon {
+		o, err := tx.Offer(ctx, b.ID, id)
+		switch {
+		case ErrorCode(err) == ENotFound || err == nil && o.Deleted:
+			v.Add(field, "No live offer of the business has the id "+itoa64(id)+".")
+		case err != nil:
+			return err
+		case o.TypeID == OfferPointsMultiplier || o.TypeID == OfferBonusPoints:
+			v.Add(field, "The offer must be a coupon offer; a points offer issues no coupon.")
+		default:
+			out.OfferID = id
+		}
+		return nil
+	}
+	c, err := tx.PunchCard(ctx, b.ID, id)
+	switch {
+	case ErrorCode(err) == ENotFound || err == nil && c.Deleted:
+		v.Add(field, "No live punch card of the business has the id "+itoa64(id)+".")
+	case err != nil:
+		return err
+	default:
+		out.PunchCardID = id
+	}
+	return nil
 }
 
 // ruleTime reads a rule's starts_at or ends_at: a date-time with its
@@ -352,19 +408,17 @@ func (f effectInput) check(v Validation, b Business) RuleEffect {
 	out := RuleEffect{}
 	t, _ := f.Type.Value()
 	switch t {
-	case EffectPointsPerAmount, EffectMultiplier, EffectBonus, EffectPointsPerItem:
+	case EffectPointsPerAmount, EffectMultiplier, EffectBonus, EffectPointsPerItem, EffectCoupon, EffectStamp:
 		out.Type = t
-	case "coupon", "stamp":
-		v.Add("effect.type", "The "+t+" effect is not offered yet; a rule's effect is one of "+strings.Join(EffectTypes, ", ")+".")
-		return out
 	default:
 		v.Add("effect.type", "The effect's type is one of "+strings.Join(EffectTypes, ", ")+".")
 		return out
 	}
-	takes := map[string]bool{"points": t != EffectMultiplier, "per_amount": t == EffectPointsPerAmount,
-		"round_up": t == EffectPointsPerAmount, "factor": t == EffectMultiplier, "offer_id": false, "punch_card_id": false}
+	takes := map[string]bool{"points": t != EffectMultiplier && !out.gift(), "per_amount": t == EffectPointsPerAmount,
+		"round_up": t == EffectPointsPerAmount, "factor": t == EffectMultiplier, "offer_id": t == EffectCoupon,
+		"punch_card_id": t == EffectStamp, "stamps": t == EffectStamp}
 	for name, sent := range map[string]bool{"points": f.Points.Set, "per_amount": f.PerAmount.Set, "round_up": f.RoundUp.Set,
-		"factor": f.Factor.Set, "offer_id": f.OfferID.Set, "punch_card_id": f.PunchCardID.Set} {
+		"factor": f.Factor.Set, "offer_id": f.OfferID.Set, "punch_card_id": f.PunchCardID.Set, "stamps": f.Stamps.Set} {
 		if sent && !takes[name] {
 			v.Add("effect."+name, "A "+t+" effect takes no "+name+".")
 		}
@@ -384,6 +438,14 @@ func (f effectInput) check(v Validation, b Business) RuleEffect {
 		}
 		b.checkSent(v, map[string]Opt[Money]{"effect.per_amount": f.PerAmount})
 		out.RoundUp = f.RoundUp.V
+	}
+	if t == EffectStamp {
+		out.Stamps = 1
+		if n, ok := f.Stamps.Value(); ok && n >= 1 && n <= maxRuleStamps {
+			out.Stamps = n
+		} else if f.Stamps.Set {
+			v.Add("effect.stamps", "The stamps must be a whole number from 1 to "+itoa(maxRuleStamps)+" (1 when left out).")
+		}
 	}
 	if t == EffectMultiplier {
 		if x, ok := f.Factor.Value(); ok && x > 100 && x <= maxRuleFactor {

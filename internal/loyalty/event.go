@@ -18,6 +18,7 @@ const (
 	EventTransactionCancelled = "transaction.cancelled"
 	EventCouponIssued         = "coupon.issued"
 	EventCouponClaimed        = "coupon.claimed"
+	EventCouponTakenBack      = "coupon.taken_back"
 	EventReferralPaid         = "referral.paid"
 	EventUserCreated          = "user.created"
 	EventUserVerified         = "user.verified"
@@ -28,7 +29,7 @@ const (
 
 // EventTypes lists every event type, for the type filter of GET /events.
 var EventTypes = []string{EventCustomerCreated, EventCustomerUpdated, EventCustomerDeleted, EventCustomerEnabled,
-	EventCustomerDisabled, EventTransactionCreated, EventTransactionCancelled, EventCouponIssued, EventCouponClaimed,
+	EventCustomerDisabled, EventTransactionCreated, EventTransactionCancelled, EventCouponIssued, EventCouponClaimed, EventCouponTakenBack,
 	EventReferralPaid, EventUserCreated, EventUserVerified, EventPointsActivated, EventPointsExpired, EventTierChanged}
 
 // EventRetention is how long events are kept at least: a reader (or a

@@ -97,6 +97,8 @@ func (claimCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx
 		return Invalid("coupon.id", "The coupon is locked.")
 	case !c.ExpiresAt.IsZero() && !c.ExpiresAt.After(now):
 		return Invalid("coupon.id", "The coupon has expired.")
+	case !c.TakenBackAt.IsZero():
+		return Invalid("coupon.id", "The coupon was taken back: the purchase that earned it was returned.")
 	}
 	from := c.CouponTypeID
 	if c.CouponTypeID == CouponConvertible {
@@ -116,7 +118,7 @@ func (claimCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx
 		return err
 	}
 	if !ok {
-		return Invalid("coupon.id", "The coupon has already been claimed.")
+		return Invalid("coupon.id", "The coupon has already been claimed, or was taken back meanwhile.")
 	}
 	if err := record(ctx, tx, r.b.ID, EventCouponClaimed, newCouponEventJSON(c)); err != nil {
 		return err

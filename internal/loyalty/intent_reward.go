@@ -36,7 +36,7 @@ func (rewardIntent) check(in *TransactionInput, e *Transaction, v Validation) {
 
 func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *entryRequest) error {
 	e := &r.entry
-	var stamps []CardStamps
+	var gifts Earning // the stamps and coupons the reward gives
 	if !r.earned {
 		rules, err := rulesOf(ctx, tx, r.b)
 		if err != nil {
@@ -46,21 +46,26 @@ func (rewardIntent) apply(ctx context.Context, s *TransactionService, tx Tx, r *
 		if err != nil {
 			return err
 		}
-		stamps = got.result.Stamps
 		if len(got.result.Limited)+len(got.result.Takes) > 0 {
 			periods := UsePeriods(e.CreatedAt, zoneOf(rules.TimeZone))
-			if err := useLimits(ctx, tx, got, periods, e); err != nil {
+			if err := useLimits(ctx, tx, &got, periods, e); err != nil {
 				return err
 			}
 			// The points may have been counted again without an offer used meanwhile.
 			rules.settle(e)
 		}
+		gifts = got.result
 	}
 	if err := appendEntry(ctx, tx, e); err != nil {
 		return err
 	}
-	if err := stampCards(ctx, tx, r.b, e, stamps); err != nil {
+	if err := stampCards(ctx, tx, r.b, e, gifts.Stamps); err != nil {
 		return err
+	}
+	for _, c := range gifts.Coupons {
+		if err := issueCoupon(ctx, tx, r.b.ID, e, c.Offer, 0); err != nil {
+			return err
+		}
 	}
 	if !e.ReferralPending {
 		return nil
@@ -151,18 +156,21 @@ func earn(ctx context.Context, rd RewardReader, tiers TierLevels, b Business, ru
 		if got.prog.facts, err = customerFacts(ctx, rd, tiers, b.ID, got.prog.earning, e); err != nil {
 			return got, err
 		}
+		if b.Loaded == nil || b.Loaded.HasPunchCards {
+			if b.Loaded != nil && b.Loaded.CardsRead {
+				got.prog.cards = b.Loaded.PunchCards
+			} else if got.prog.cards, err = rd.PunchCards(ctx, b.ID); err != nil {
+				return got, err
+			}
+		}
+		if ids := giftOffers(got.prog.earning); len(ids) > 0 {
+			if got.prog.giftOffers, err = rd.OffersByID(ctx, b.ID, ids); err != nil {
+				return got, err
+			}
+		}
 		got.sale = newSale(e, loc, branch, rules.Exclude)
 		got.result = got.prog.evaluate(got.sale, why != nil)
 		got.set(e)
-		if b.Loaded == nil || b.Loaded.HasPunchCards {
-			cards := []PunchCard(nil)
-			if b.Loaded != nil && b.Loaded.CardsRead {
-				cards = b.Loaded.PunchCards
-			} else if cards, err = rd.PunchCards(ctx, b.ID); err != nil {
-				return got, err
-			}
-			got.result.Stamps = stampsOf(got.sale, e.CustomerID, cards)
-		}
 	case in.Visits.Set:
 		e.Points = e.Visits * rules.PointsPerVisit
 	}
@@ -277,7 +285,7 @@ var errLimitTaken = Errorf(EConflict, "A limit was taken meanwhile.")
 // attempt recorded is undone, the points are counted again without it,
 // and the uses of that count are recorded, until one attempt records
 // every use it counts.
-func useLimits(ctx context.Context, tx Tx, got earned, periods OfferPeriods, e *Transaction) error {
+func useLimits(ctx context.Context, tx Tx, got *earned, periods OfferPeriods, e *Transaction) error {
 	for len(got.result.Limited)+len(got.result.Takes) > 0 {
 		var lostOffers, lostRules []int64
 		err := tx.Try(ctx, func() error {
@@ -319,9 +327,7 @@ func useLimits(ctx context.Context, tx Tx, got earned, periods OfferPeriods, e *
 		}
 		got.prog.offers = slices.DeleteFunc(slices.Clone(got.prog.offers), func(f Offer) bool { return slices.Contains(lostOffers, f.ID) })
 		got.prog.lost = append(slices.Clone(got.prog.lost), lostRules...)
-		stamps := got.result.Stamps
 		got.result = got.prog.evaluate(got.sale, false)
-		got.result.Stamps = stamps
 		got.set(e)
 		e.TierPoints = e.Points
 	}
@@ -389,4 +395,15 @@ func onlyOne(v Validation, names []string, sent []bool) int {
 		return -1
 	}
 	return which
+}
+
+// giftOffers are the offers the coupon rules among rules name.
+func giftOffers(rules []EarningRule) []int64 {
+	var ids []int64
+	for _, r := range rules {
+		if r.Effect.Type == EffectCoupon && !slices.Contains(ids, r.Effect.OfferID) {
+			ids = append(ids, r.Effect.OfferID)
+		}
+	}
+	return ids
 }

@@ -299,20 +299,28 @@ func stampCards(ctx context.Context, tx Tx, b Business, e *Transaction, stamps [
 		if err != nil {
 			return err
 		}
-		kind := o.CouponKind
-		if kind != CouponConvertible {
-			kind = CouponRegular
-		}
 		for range completions {
-			c := Coupon{BusinessID: b.ID, OfferID: o.ID, CustomerID: e.CustomerID, QRCode: newQRCode(), CouponTypeID: kind,
-				ExpiresAt: o.CouponExpiry(now), CreatedAt: now, UpdatedAt: now, Offer: o}
-			if err := tx.InsertCoupon(ctx, &c); err != nil {
-				return err
-			}
-			if err := record(ctx, tx, b.ID, EventCouponIssued, newCouponEventJSON(c)); err != nil {
+			if err := issueCoupon(ctx, tx, b.ID, e, o, cs.Card.ID); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// issueCoupon issues the reward e's customer a coupon of the offer o, as
+// given by e (by a coupon rule, or by filling the punch card cardID), in
+// e's transaction, with its coupon.issued event.
+func issueCoupon(ctx context.Context, tx Tx, businessID string, e *Transaction, o Offer, cardID int64) error {
+	now := tx.Now()
+	kind := o.CouponKind
+	if kind != CouponConvertible {
+		kind = CouponRegular
+	}
+	c := Coupon{BusinessID: businessID, OfferID: o.ID, CustomerID: e.CustomerID, QRCode: newQRCode(), CouponTypeID: kind,
+		ExpiresAt: o.CouponExpiry(now), CreatedAt: now, UpdatedAt: now, Offer: o, EntryID: e.ID, PunchCardID: cardID}
+	if err := tx.InsertCoupon(ctx, &c); err != nil {
+		return err
+	}
+	return record(ctx, tx, businessID, EventCouponIssued, newCouponEventJSON(c))
 }

@@ -126,16 +126,59 @@ func returnItems(ctx context.Context, tx Tx, r *entryRequest) error {
 	if err := appendEntry(ctx, tx, e); err != nil {
 		return err
 	}
-	return unstamp(ctx, tx, b.ID, orig, before, plan, e)
+	var restore map[int64]int64
+	if plan.all {
+		if restore, err = takeBackCoupons(ctx, tx, b.ID, orig); err != nil {
+			return err
+		}
+	}
+	return unstamp(ctx, tx, b.ID, orig, before, plan, e, restore)
+}
+
+// takeBackCoupons takes back the coupons the reward orig issued (its
+// coupon rules', the punch cards it filled) that are still unused, when
+// nothing of it is left: with its last return by item, or its
+// cancellation. A coupon used, expired or claimed meanwhile stays. It
+// returns, by card, the coupons taken back that filling the card issued:
+// the card gets back the stamps each took.
+func takeBackCoupons(ctx context.Context, tx Tx, businessID string, orig Transaction) (map[int64]int64, error) {
+	coupons, err := tx.EntryCoupons(ctx, businessID, orig.ID)
+	if err != nil || len(coupons) == 0 {
+		return nil, err
+	}
+	now := tx.Now()
+	restore := map[int64]int64{}
+	for _, c := range coupons {
+		if !c.Available(now) {
+			continue
+		}
+		c.TakenBackAt, c.UpdatedAt = now, now
+		ok, err := tx.TakeBackCoupon(ctx, &c)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue // claimed meanwhile: it stays
+		}
+		if c.PunchCardID != 0 {
+			restore[c.PunchCardID]++
+		}
+		if err := record(ctx, tx, businessID, EventCouponTakenBack, newCouponEventJSON(c)); err != nil {
+			return nil, err
+		}
+	}
+	return restore, nil
 }
 
 // unstamp takes back from the customer's punch cards the stamps the
 // returned units gave: on a card of products or categories, one per
-// qualifying unit returned, on a visit card the reward's one stamp with
-// the return that leaves nothing unreturned; never more than the reward
-// gave less what its returns took back before, and never below zero on
-// the card (a coupon it issued stays).
-func unstamp(ctx context.Context, tx Tx, businessID string, orig Transaction, before map[int64]*Basket, plan returnPlan, e *Transaction) error {
+// qualifying unit returned, on a visit card (and for a stamp rule's
+// stamps) with the return that leaves nothing unreturned; never more than
+// the reward gave less what its returns took back before, and never below
+// zero on the card. A card whose coupon was taken back (restore: the
+// coupons by card) first gets back the stamps that filled it; a card whose
+// coupon was used keeps it.
+func unstamp(ctx context.Context, tx Tx, businessID string, orig Transaction, before map[int64]*Basket, plan returnPlan, e *Transaction, restore map[int64]int64) error {
 	ids := []int64{orig.ID}
 	for id := range before {
 		ids = append(ids, id)
@@ -154,9 +197,10 @@ func unstamp(ctx context.Context, tx Tx, businessID string, orig Transaction, be
 		for id := range before {
 			left += given[id][c.ID] // the returns' are negative
 		}
-		if left <= 0 {
+		if left <= 0 && restore[c.ID] == 0 {
 			continue
 		}
+		left = max(left, 0)
 		var n int64
 		q := c.Qualifies
 		switch {
@@ -169,15 +213,15 @@ func unstamp(ctx context.Context, tx Tx, businessID string, orig Transaction, be
 				}
 			}
 		}
-		if n = min(n, left); n <= 0 {
+		if n = min(n, left); n <= 0 && restore[c.ID] == 0 {
 			continue
 		}
 		total, err := tx.AddStamps(ctx, c.ID, e.CustomerID, e.ID, -n, tx.Now())
 		if err != nil {
 			return err
 		}
-		if total < 0 {
-			if err := tx.SetStamps(ctx, c.ID, e.CustomerID, 0, 0); err != nil {
+		if k := restore[c.ID]; total < 0 || k > 0 {
+			if err := tx.SetStamps(ctx, c.ID, e.CustomerID, max(total+k*c.StampsRequired, 0), -k); err != nil {
 				return err
 			}
 		}

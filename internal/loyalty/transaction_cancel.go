@@ -35,9 +35,10 @@ func (s *TransactionService) CancelOf(ctx context.Context, b Business, customerI
 		// store counts none for what it takes from, or gives back to,
 		// pending lots (see Append).
 		e.TierAmount, e.TierPoints = -orig.TierAmount, -(orig.TierPoints + orig.Pending)
+		var returns map[int64]*Basket
 		if orig.Intent == IntentReward {
 			// What returns by item took back of the reward is not taken again.
-			if err := lessReturned(ctx, tx, b.ID, orig, &e); err != nil {
+			if returns, err = lessReturned(ctx, tx, b.ID, orig, &e); err != nil {
 				return err
 			}
 		}
@@ -52,6 +53,16 @@ func (s *TransactionService) CancelOf(ctx context.Context, b Business, customerI
 		}
 		if err := appendEntry(ctx, tx, &e); err != nil {
 			return err
+		}
+		if orig.Intent == IntentReward {
+			// The coupons and stamps it gave, as its last return would.
+			restore, err := takeBackCoupons(ctx, tx, b.ID, orig)
+			if err != nil {
+				return err
+			}
+			if err := unstamp(ctx, tx, b.ID, orig, returns, returnPlan{all: true}, &e, restore); err != nil {
+				return err
+			}
 		}
 		if err := record(ctx, tx, b.ID, EventTransactionCancelled, NewTransactionJSON(orig)); err != nil {
 			return err
@@ -68,18 +79,19 @@ func (t Transaction) Cancellable() bool { return cancellable[t.Intent] }
 
 // lessReturned lowers the cancellation e of the reward orig by what its
 // returns by item took back already: a reward is never taken back twice.
-func lessReturned(ctx context.Context, tx Tx, businessID string, orig Transaction, e *Transaction) error {
+// It returns those returns' baskets, by entry.
+func lessReturned(ctx context.Context, tx Tx, businessID string, orig Transaction, e *Transaction) (map[int64]*Basket, error) {
 	if err := tx.LockEntry(ctx, businessID, orig.ID); err != nil {
-		return err
+		return nil, err
 	}
 	returns, err := tx.ReturnBaskets(ctx, businessID, orig.ID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for id := range returns {
 		r, err := tx.Transaction(ctx, businessID, id)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// A return's points and amounts are negative where the reward's are positive.
 		e.Points -= r.Points
@@ -87,5 +99,5 @@ func lessReturned(ctx context.Context, tx Tx, businessID string, orig Transactio
 		e.Amount += r.TierAmount
 		e.TierAmount -= r.TierAmount
 	}
-	return nil
+	return returns, nil
 }

@@ -229,14 +229,14 @@ func (r *entryRequest) txOptions() TxOptions {
 // read under the customer's lock: so the change must be a reward that
 // mayBatch lets through, count no limited offer (once per customer, a
 // day or a week) nor limited earning rule (their uses are recorded in the
-// entry's transaction), stamp no punch card, and carry no catalog items
+// entry's transaction), stamp no punch card, issue no coupon, and carry no catalog items
 // nor basket (their rows are written with the entry). An unpaid referral of the
 // customer is known only under the lock: the writer leaves such an entry
 // out, and the transactional road pays it.
 func batchable(r *entryRequest, got Earning) bool {
 	e := &r.entry
 	p := PlanLots(e)
-	return e.Intent == IntentReward && len(got.Limited) == 0 && len(got.Takes) == 0 && len(got.Stamps) == 0 && len(e.Items) == 0 && e.Basket == nil && e.ReversesID == 0 &&
+	return e.Intent == IntentReward && len(got.Limited) == 0 && len(got.Takes) == 0 && len(got.Stamps) == 0 && len(got.Coupons) == 0 && len(e.Items) == 0 && e.Basket == nil && e.ReversesID == 0 &&
 		len(p.Moves) == 0 && p.Need == 0 && len(p.Open) <= 1
 }
 

@@ -24,11 +24,17 @@ type TransactionTx interface {
 	Giftcard(ctx context.Context, businessID string, id int64) (Giftcard, error)
 	Coupon(ctx context.Context, businessID string, id int64) (Coupon, error)
 	InsertCoupon(ctx context.Context, c *Coupon) error
-	// ClaimCoupon moves the coupon from the state read (from, and unlocked)
-	// to c's (claimed) state; it reports false, writing nothing, when the
+	// ClaimCoupon moves the coupon from the state read (from, and unlocked,
+	// not taken back) to c's (claimed) state; it reports false, writing nothing, when the
 	// coupon is no longer in that state (another claim won, or it was
 	// locked meanwhile).
 	ClaimCoupon(ctx context.Context, c *Coupon, from int) (bool, error)
+	// EntryCoupons returns the coupons a reward issued (Coupon.EntryID).
+	EntryCoupons(ctx context.Context, businessID string, entryID int64) ([]Coupon, error)
+	// TakeBackCoupon marks the coupon taken back at c.TakenBackAt if it is
+	// still in the state read (its type, lock, not taken back); it
+	// reports false, writing nothing, otherwise.
+	TakeBackCoupon(ctx context.Context, c *Coupon) (bool, error)
 	// PendingReferral returns the unpaid referral of a referee with its program.
 	PendingReferral(ctx context.Context, businessID, refereeID string) (Referral, ReferralProgram, error)
 	// SettleReferral marks a referral settled once, with its outcome
@@ -72,6 +78,9 @@ type OfferFinder interface {
 	CustomerPurchaseFacts(ctx context.Context, businessID, customerID string) (CustomerFacts, error)
 	// PunchCards returns every live punch card of the business.
 	PunchCards(ctx context.Context, businessID string) ([]PunchCard, error)
+	// OffersByID returns the offers of a business with those ids, deleted
+	// or not, with their branches (not their targets), by id.
+	OffersByID(ctx context.Context, businessID string, ids []int64) (map[int64]Offer, error)
 }
 
 // TransactionReader reads the ledger.
