@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -76,7 +77,7 @@ func TestProductsAndCategories(t *testing.T) {
 			}
 			for _, q := range []string{"flat WHITE", strings.ToLower(sku)} {
 				o.fill("#q", q)
-				o.submitTo("#search", "setup_list", "q=")
+				o.submitTo("#search", "setup_list", url.Values{"q": {q}}.Encode())
 				got := o.text("main table")
 				if !strings.Contains(got, "Flat white "+sc.name) || strings.Contains(got, "Bulk item") {
 					t.Errorf("a search for %q found:\n%s", q, got)

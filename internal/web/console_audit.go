@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/format"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -40,6 +41,7 @@ var auditLabels = map[string]string{
 	loyalty.AuditRulesUpdated:       "Changed the earning rules",
 	loyalty.AuditProgramCreated:     "Added to the program",
 	loyalty.AuditProgramUpdated:     "Changed the program",
+	console.AuditProgramDeleted:     "Deleted from the program",
 }
 
 // auditPage is the body of the audit template.

@@ -72,6 +72,7 @@ var offerTypes = []option{{"1", "Points multiplier"}, {"3", "Bonus points"}, {"2
 	{"8", "Coupon"}, {"9", "Percentage off (coupon)"}, {"10", "Amount off (coupon)"}}
 
 var setupKinds = []*setupKind{
+	earningRuleKind,
 	{Path: "offers", Title: "Offers", One: "offer", Toggle: true,
 		Lead: "Points multipliers and bonuses apply to sales by themselves; coupon offers are issued to customers.",
 		Fields: []setupField{
@@ -230,10 +231,9 @@ var setupKinds = []*setupKind{
 		},
 	},
 	tierKind,
+	punchCardKind,
 	productKind,
 	categoryKind,
-	punchCardKind,
-	earningRuleKind,
 	{Path: "branches", Title: "Branches", One: "branch",
 		Lead: "Your shops. Offers and gift cards may be limited to some of them.",
 		Fields: []setupField{

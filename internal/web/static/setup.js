@@ -35,9 +35,20 @@
       if (n !== asked) return;
       out.innerHTML = html;
       out.removeAttribute("aria-busy");
+      showBar();
     }).catch(function () {
       if (n === asked) out.removeAttribute("aria-busy");
     });
+  }
+  // On a narrow screen the sample is below the whole form: a bar at the
+  // bottom keeps the points in sight while the rule is edited.
+  var bar = document.getElementById("preview-bar");
+  function showBar() {
+    if (!bar) return;
+    var pts = out.querySelector("#preview-points");
+    bar.querySelector("span").textContent = pts ? pts.parentNode.textContent.trim() : "Not evaluated";
+    bar.hidden = false;
+    document.body.classList.add("with-bar");
   }
   function later(e) {
     if (e && e.target && e.target.hasAttribute("data-filter")) return;
