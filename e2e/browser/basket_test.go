@@ -93,6 +93,19 @@ func TestCounterBasket(t *testing.T) {
 			if got := c.text(".preview-points"); !strings.HasPrefix(got, "4 points for $4.00") {
 				t.Errorf("a latte's preview says %q", got)
 			}
+
+			// Change brings the lines back; a SKU no product has, without a
+			// price, is refused beside its line.
+			c.do(chromedp.Click(chromedp.CSS(`#change-sale`), poll), chromedp.WaitVisible(chromedp.CSS("#sale-sku"), poll))
+			c.do(chromedp.SendKeys(chromedp.CSS("#sale-sku"), "QQ-1\r", poll))
+			if got := c.evalString(`Array.from(document.querySelectorAll("#sale-lines [name=item_sku]")).map(i => i.value).join(" ")`); got != "LT-01 QQ-1" {
+				t.Errorf("after Change and a scan the lines are %q", got)
+			}
+			c.do(chromedp.Click(chromedp.CSS("#preview-sale"), poll), chromedp.WaitVisible(chromedp.CSS("#sale-lines .error-text"), poll))
+			c.check("counter_basket_refused")
+			if got := c.text("#sale-lines .error-text"); !strings.Contains(got, "QQ-1") {
+				t.Errorf("an unknown SKU without a price: %q beside its line", got)
+			}
 		})
 	})
 }

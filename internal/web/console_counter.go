@@ -78,7 +78,7 @@ type servePage struct {
 	Scanned  *loyalty.Coupon // the coupon whose code was scanned, when it can be claimed
 	Done     *loyalty.Transaction
 	// Lines are the sale's basket as typed or scanned so far; Again is the
-	// query that shows them in the form again (the preview's Change).
+	// address that shows them in the form again (the preview's Change).
 	Lines []console.SaleLine
 	Again string
 }
@@ -146,7 +146,7 @@ func (s *Server) renderServe(w http.ResponseWriter, r *http.Request, a loyalty.A
 				again.Add("item_qty", l.Quantity)
 				again.Add("item_price", l.Price)
 			}
-			p.Again = again.Encode()
+			p.Again = "/business/counter/" + cc.Customer.ID + "?" + again.Encode()
 		}
 	} else if amount != "" {
 		v.Form["amount"] = amount
