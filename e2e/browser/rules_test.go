@@ -176,6 +176,17 @@ func TestEarningRuleForm(t *testing.T) {
 				t.Errorf("the rules list with the multiplier:\n%s", got)
 			}
 
+			// A rule on the customer is previewed for a customer of the sample.
+			o.open(s.url+"/business/program/earning-rules/new?type=bonus", "setup_form")
+			o.fill("#f-name", "Welcome bonus", `[id="f-effect.points"]`, "50", "#sample_amount", "10")
+			o.do(chromedp.Click(chromedp.CSS(`[id="f-conditions.first_purchase"]`), poll), chromedp.Click(chromedp.CSS("#preview"), poll))
+			o.waitExact("#preview-points", "10")
+			if got := o.text("#preview-not-applied"); !strings.Contains(got, "Welcome bonus") {
+				t.Errorf("without a customer the first-purchase rule is not listed as not applied:\n%s", got)
+			}
+			o.typeIn("sample_customer", "ann@friends.example")
+			o.waitExact("#preview-points", "60")
+
 			// Without scripts, the Preview button answers with a page load
 			// (scripts are off while the form loads, so its own never runs).
 			o.do(emulationNoScript(true))
@@ -186,7 +197,9 @@ func TestEarningRuleForm(t *testing.T) {
 			}
 			o.fill("#sample_sku_0", "CR-01", "#sample_qty_0", "1")
 			o.submitTo("#preview", "setup_form", "/business/program/earning-rules/1")
-			o.waitExact("#preview-points", "9")
+			if got := o.waitFor("#rule-preview", "points for", false); !strings.HasPrefix(strings.TrimSpace(got), "9 points") {
+				t.Errorf("without scripts the preview says %q", got)
+			}
 			o.check("rule_preview_noscript")
 		})
 	})

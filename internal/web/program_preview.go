@@ -23,7 +23,7 @@ const sampleLines = 3
 
 // sampleBasket is the sample as the form shows it.
 type sampleBasket struct {
-	Amount, Channel, Branch, At string
+	Amount, Channel, Branch, At, Customer string
 	Lines                       []console.SaleLine
 	Channels, Branches          []option
 }
@@ -32,7 +32,7 @@ type sampleBasket struct {
 // lines' fields).
 func newSample(form map[string]string, sources map[string][]option) *sampleBasket {
 	sb := &sampleBasket{Amount: form["sample_amount"], Channel: form["sample_channel"], Branch: form["sample_branch"],
-		At: form["sample_at"], Channels: channelOptions, Branches: sources["branches"]}
+		At: form["sample_at"], Customer: form["sample_customer"], Channels: channelOptions, Branches: sources["branches"]}
 	skus, qtys, prices := strings.Split(form["sample_sku"], "\n"), strings.Split(form["sample_qty"], "\n"), strings.Split(form["sample_price"], "\n")
 	at := func(list []string, i int) string {
 		if i < len(list) {
@@ -120,6 +120,19 @@ func previewRule(r *http.Request, s *Server, a loyalty.Actor, b loyalty.Business
 			p.Problems = append(p.Problems, "Enter the sample's time as a date and time.")
 		}
 		basket.At = loyalty.Some(loyalty.FormatTime(t))
+	}
+	if code := strings.TrimSpace(f.Get("sample_customer")); code != "" {
+		m, err := s.Desk.Find(r.Context(), a, code)
+		switch {
+		case loyalty.ErrorCode(err) == loyalty.EInvalid:
+			p.Problems = append(p.Problems, "The sample's customer: "+loyalty.ErrorMessage(err))
+		case err != nil:
+			return nil, err
+		case len(m.Customers) != 1:
+			p.Problems = append(p.Problems, "No one customer has the e-mail, phone or code "+code+".")
+		default:
+			basket.Customer = loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(m.Customers[0].ID)})
+		}
 	}
 	if len(p.Problems) > 0 {
 		return p, nil
