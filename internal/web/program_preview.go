@@ -24,8 +24,8 @@ const sampleLines = 3
 // sampleBasket is the sample as the form shows it.
 type sampleBasket struct {
 	Amount, Channel, Branch, At, Customer string
-	Lines                       []console.SaleLine
-	Channels, Branches          []option
+	Lines                                 []console.SaleLine
+	Channels, Branches                    []option
 }
 
 // newSample reads the sample of a form's values (one a line for the
