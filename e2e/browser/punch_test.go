@@ -47,6 +47,26 @@ func TestPunchCardForm(t *testing.T) {
 				t.Errorf("the card's form: products %q, reward kept?", checked)
 			}
 			o.check("punch_card_edit")
+
+			// A rule that stamps the card: its card from a select, previewed
+			// for Ann on a latte.
+			o.open(s.url+"/business/program/earning-rules/new", "setup_form")
+			o.do(chromedp.Click(chromedp.CSS(`#types a[href="?type=stamp"]`), poll), chromedp.WaitVisible(chromedp.CSS("#f-name"), poll))
+			if o.eval(`!!document.getElementById("f-limits.budget.points")`) {
+				t.Error("a stamp rule's form offers a budget of points")
+			}
+			o.fill("#f-name", "Double stamps "+sc.name, `[id="f-effect.stamps"]`, "2", "#sample_sku_0", "LT-01",
+				"#sample_customer", "ann@friends.example")
+			o.do(chromedp.SetAttributeValue(chromedp.CSS(`[id="f-effect.punch_card_id"] option:nth-child(2)`), "selected", "", poll),
+				chromedp.Click(chromedp.CSS("#preview"), poll))
+			if got := o.waitText("#preview-gifts", name); !strings.Contains(got, "stamps") {
+				t.Errorf("the stamp rule's preview gives %q", got)
+			}
+			o.check("stamp_rule_preview")
+			o.submitTo("#save", "setup_list", "notice=program_saved")
+			if got := o.text("main table"); !strings.Contains(got, "2 stamps on "+name) {
+				t.Errorf("the rules with the stamp rule:\n%s", got)
+			}
 			o.open(s.url+"/business/program/punch-cards", "setup_list")
 			o.do(chromedp.Click(chromedp.CSS(`main table a.btn`), poll), waitPage("confirm"))
 			o.submitTo("#confirm", "setup_list", "notice=program_saved")

@@ -74,6 +74,7 @@ type SalePreview struct {
 	Lines      []PreviewLine // the basket's lines, each with its price
 	Unknown    []string      // the lines' SKUs no product has
 	Stamps     []loyalty.CardStamps
+	Coupons    []string // the titles of the coupons the sale would issue
 }
 
 // PreviewLine is a line of a sale's basket with its unit price (typed,
@@ -112,6 +113,15 @@ func (d *CustomerDesk) PreviewSale(ctx context.Context, a loyalty.Actor, custome
 		return SalePreview{}, err
 	}
 	out := SalePreview{Amount: ev.EligibleAmount, Points: ev.Points, Applied: ev.Applied, Unknown: ev.UnknownSKUs, Stamps: ev.Stamps}
+	for _, c := range ev.Coupons {
+		o, err := svc.Offers.Get(ctx, b, strconv.FormatInt(c.OfferID, 10))
+		if loyalty.ErrorCode(err) == loyalty.ENotFound {
+			o.Title = "offer #" + strconv.FormatInt(c.OfferID, 10)
+		} else if err != nil {
+			return SalePreview{}, err
+		}
+		out.Coupons = append(out.Coupons, o.Title)
+	}
 	for _, o := range ev.Applied {
 		if strings.HasPrefix(o.RuleID, "offer-") {
 			out.OfferNames = append(out.OfferNames, o.Name)

@@ -17,7 +17,8 @@ import (
 
 // effectTypes are the effects a rule is made with, in the order offered.
 var effectTypes = []option{{loyalty.EffectPointsPerAmount, "Points per amount spent"}, {loyalty.EffectMultiplier, "Points multiplier"},
-	{loyalty.EffectBonus, "Bonus points"}, {loyalty.EffectPointsPerItem, "Points per item"}}
+	{loyalty.EffectBonus, "Bonus points"}, {loyalty.EffectPointsPerItem, "Points per item"}, {loyalty.EffectCoupon, "A coupon"},
+	{loyalty.EffectStamp, "Punch-card stamps"}}
 
 // effectHints say what each effect gives.
 var effectHints = map[string]string{
@@ -25,6 +26,8 @@ var effectHints = map[string]string{
 	loyalty.EffectMultiplier:      "Such as double points on Tuesdays: the points per amount and per item, multiplied.",
 	loyalty.EffectBonus:           "Such as 50 points once on a first purchase or a birthday.",
 	loyalty.EffectPointsPerItem:   "Such as 10 points for each pastry bought.",
+	loyalty.EffectCoupon:          "Such as a free muffin on a first purchase: a coupon of one of your coupon offers.",
+	loyalty.EffectStamp:           "Such as a second stamp on the coffee card on Mondays.",
 }
 
 var periodOptions = []option{{loyalty.PeriodDay, "a day"}, {loyalty.PeriodWeek, "a week"}, {loyalty.PeriodMonth, "a month"},
@@ -49,8 +52,15 @@ func ruleFields(typ string) []setupField {
 		fields = append(fields, setupField{Name: "effect.points", Label: "Bonus points", Kind: kindInt, Hint: "Given once per sale."})
 	case loyalty.EffectPointsPerItem:
 		fields = append(fields, setupField{Name: "effect.points", Label: "Points per item", Kind: kindInt, Hint: "For each qualifying unit bought."})
+	case loyalty.EffectCoupon:
+		fields = append(fields, setupField{Name: "effect.offer_id", Label: "The coupon of", Kind: kindRef, Source: "coupon_offers", Ints: true,
+			Hint: "One of your coupon offers, issued free to the customer with the sale."})
+	case loyalty.EffectStamp:
+		fields = append(fields,
+			setupField{Name: "effect.punch_card_id", Label: "Punch card", Kind: kindRef, Source: "punch_cards", Ints: true, Row: "s"},
+			setupField{Name: "effect.stamps", Label: "Stamps", Kind: kindInt, Row: "s", Hint: "1 to 100. Empty: 1."})
 	}
-	return append(fields,
+	fields = append(fields,
 		setupField{Name: "schedule.days", Label: "Days", Kind: kindPick, Source: "days", Section: "When",
 			Lead: "In your business's time zone. Nothing chosen: every day, all day.", Hint: "None chosen: every day."},
 		setupField{Name: "schedule.from", Label: "From", Kind: kindTime, Row: "t"},
@@ -71,9 +81,14 @@ func ruleFields(typ string) []setupField {
 			Hint: "0 to 31, either side of the customer's birthday. Empty: any day."},
 		setupField{Name: "limits.per_customer.count", Label: "Times per customer", Kind: kindInt, Row: "l", Section: "Limits",
 			Lead: "Empty: no limit."},
-		setupField{Name: "limits.per_customer.period", Label: "In", Kind: kindSelect, Row: "l", Options: periodOptions},
-		setupField{Name: "limits.budget.points", Label: "Points budget", Kind: kindInt, Row: "b", Hint: "For all customers together."},
-		setupField{Name: "limits.budget.period", Label: "In", Kind: kindSelect, Row: "b", Options: periodOptions},
+		setupField{Name: "limits.per_customer.period", Label: "In", Kind: kindSelect, Row: "l", Options: periodOptions})
+	if typ != loyalty.EffectCoupon && typ != loyalty.EffectStamp {
+		// A coupon or stamps give no points: no budget of points.
+		fields = append(fields,
+			setupField{Name: "limits.budget.points", Label: "Points budget", Kind: kindInt, Row: "b", Hint: "For all customers together."},
+			setupField{Name: "limits.budget.period", Label: "In", Kind: kindSelect, Row: "b", Options: periodOptions})
+	}
+	return append(fields,
 		setupField{Name: "priority", Label: "Priority", Kind: kindInt, Section: "Order",
 			Hint: "-1000 to 1000; the highest is decided first. 0 and up come before your points per spend and offers."},
 		setupField{Name: "exclusive", Label: "Exclusive", Kind: kindBool, Hint: "When it applies, no rule after it does."},
@@ -88,9 +103,13 @@ var earningRuleKind = &setupKind{Path: "earning-rules", Title: "Earning rules", 
 	typed:     ruleFields,
 	list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {
 		all, _, err := s.Program.Services.EarningRules.List(ctx, b, loyalty.ListQuery{Page: 1, PerPage: 100})
+		if err != nil {
+			return nil, err
+		}
+		names, err := giftNames(ctx, s, b)
 		var rows []setupRow
 		for _, r := range all {
-			facts := []string{effectWords(r.Effect, b), conditionWords(r.Conditions, b), scheduleWords(r.Schedule), "priority " + strconv.Itoa(r.Priority)}
+			facts := []string{effectWords(r.Effect, b, names), conditionWords(r.Conditions, b), scheduleWords(r.Schedule), "priority " + strconv.Itoa(r.Priority)}
 			if r.Exclusive {
 				facts = append(facts, "exclusive")
 			}
@@ -121,6 +140,8 @@ func ruleForm(r loyalty.EarningRule, loc *time.Location) map[string]string {
 		"exclusive": boolText(r.Exclusive), "starts_at": dateText(r.StartsAt, loc), "ends_at": dateText(r.EndsAt, loc),
 		"effect.type": r.Effect.Type, "effect.points": zeroless(r.Effect.Points), "effect.per_amount": moneyText(r.Effect.PerAmount),
 		"effect.round_up": boolText(r.Effect.RoundUp), "effect.factor": factorText(r.Effect.Factor),
+		"effect.offer_id": zeroless(r.Effect.OfferID), "effect.punch_card_id": zeroless(r.Effect.PunchCardID),
+		"effect.stamps": zeroless(r.Effect.Stamps),
 		"schedule.from": r.Schedule.From, "schedule.to": r.Schedule.To,
 		"conditions.products": idsText(r.Conditions.Products), "conditions.categories": idsText(r.Conditions.Categories),
 		"conditions.tier_levels": idsText(r.Conditions.TierLevels), "conditions.branches": strings.Join(r.Conditions.Branches, "\n"),
@@ -183,8 +204,26 @@ func factorText(f loyalty.Money) string {
 	return s
 }
 
-// effectWords says what a rule gives.
-func effectWords(f loyalty.RuleEffect, b loyalty.Business) string {
+// giftNames are the names of what coupon and stamp rules give: the
+// coupon offers' titles ("offer-ID") and the punch cards' ("card-ID").
+func giftNames(ctx context.Context, s *Server, b loyalty.Business) (map[string]string, error) {
+	names := map[string]string{}
+	offers, _, err := s.Program.Services.Offers.List(ctx, b, loyalty.ListQuery{Page: 1, PerPage: 100})
+	if err != nil {
+		return names, err
+	}
+	for _, o := range offers {
+		names["offer-"+intText(o.ID)] = o.Title
+	}
+	cards, _, err := s.Program.Services.PunchCards.List(ctx, b, loyalty.ListQuery{Page: 1, PerPage: 100})
+	for _, c := range cards {
+		names["card-"+intText(c.ID)] = c.Name
+	}
+	return names, err
+}
+
+// effectWords says what a rule gives; names are what giftNames returns.
+func effectWords(f loyalty.RuleEffect, b loyalty.Business, names map[string]string) string {
 	switch f.Type {
 	case loyalty.EffectPointsPerAmount:
 		w := intText(f.Points) + " points per " + format.Money(f.PerAmount, b)
@@ -198,6 +237,14 @@ func effectWords(f loyalty.RuleEffect, b loyalty.Business) string {
 		return "+" + intText(f.Points) + " bonus points"
 	case loyalty.EffectPointsPerItem:
 		return intText(f.Points) + " points per item"
+	case loyalty.EffectCoupon:
+		return "a coupon: " + cmp(names["offer-"+intText(f.OfferID)], "offer #"+intText(f.OfferID))
+	case loyalty.EffectStamp:
+		n := "1 stamp"
+		if f.Stamps > 1 {
+			n = intText(f.Stamps) + " stamps"
+		}
+		return n + " on " + cmp(names["card-"+intText(f.PunchCardID)], "card #"+intText(f.PunchCardID))
 	}
 	return f.Type
 }

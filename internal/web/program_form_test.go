@@ -103,14 +103,17 @@ func TestRuleWords(t *testing.T) {
 	b := loyalty.Business{}
 	days := 3
 	for _, c := range []struct{ got, want string }{
-		{effectWords(loyalty.RuleEffect{Type: loyalty.EffectMultiplier, Factor: 150}, b), "×1.5 points"},
-		{effectWords(loyalty.RuleEffect{Type: loyalty.EffectPointsPerItem, Points: 5}, b), "5 points per item"},
+		{effectWords(loyalty.RuleEffect{Type: loyalty.EffectMultiplier, Factor: 150}, b, nil), "×1.5 points"},
+		{effectWords(loyalty.RuleEffect{Type: loyalty.EffectPointsPerItem, Points: 5}, b, nil), "5 points per item"},
 		{scheduleWords(loyalty.RuleSchedule{Days: []int{1, 2, 3, 4, 5}, From: "07:00", To: "11:00"}), "Mon–Fri 07:00–11:00"},
 		{scheduleWords(loyalty.RuleSchedule{Days: []int{2}}), "Tue"},
 		{scheduleWords(loyalty.RuleSchedule{}), "every day"},
 		{conditionWords(loyalty.RuleConditions{Products: []int64{1, 2}, Channels: []string{"online"}, FirstPurchase: true,
 			BirthdayWithinDays: &days}, b), "on 2 products, online, first purchase, birthday ±3 days"},
 		{factorText(200), "2"},
+		{effectWords(loyalty.RuleEffect{Type: loyalty.EffectStamp, PunchCardID: 4, Stamps: 2}, b, map[string]string{"card-4": "Coffee card"}),
+			"2 stamps on Coffee card"},
+		{effectWords(loyalty.RuleEffect{Type: loyalty.EffectCoupon, OfferID: 9}, b, nil), "a coupon: offer #9"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%q, want %q", c.got, c.want)

@@ -54,6 +54,8 @@ type rulePreview struct {
 	Applied    []previewOutcome
 	NotApplied []previewOutcome
 	Unknown    []string
+	// Gifts are the stamps and coupons the sale would give, in words.
+	Gifts []string
 	// Problems are why nothing was evaluated: the sample's or the rule's
 	// messages.
 	Problems []string
@@ -169,6 +171,13 @@ func previewRule(r *http.Request, s *Server, a loyalty.Actor, b loyalty.Business
 	for _, o := range ev.NotApplied {
 		p.NotApplied = append(p.NotApplied, previewOutcome{Outcome: o, This: o.RuleID == this})
 	}
+	if len(ev.Stamps) > 0 || len(ev.Coupons) > 0 {
+		names, err := giftNames(r.Context(), s, b)
+		if err != nil {
+			return nil, err
+		}
+		p.Gifts = giftWords(ev, names)
+	}
 	return p, nil
 }
 
@@ -238,3 +247,20 @@ func (s *Server) previewRule(w http.ResponseWriter, r *http.Request, a loyalty.A
 
 // money is an amount in the preview's business's currency.
 func (p *rulePreview) Money(m loyalty.Money) string { return format.Money(m, p.Business) }
+
+// giftWords says what stamps and coupons an evaluation gives; names are
+// what giftNames returns.
+func giftWords(ev loyalty.Evaluation, names map[string]string) []string {
+	var out []string
+	for _, cs := range ev.Stamps {
+		n := "+1 stamp"
+		if cs.Stamps != 1 {
+			n = "+" + strconv.FormatInt(cs.Stamps, 10) + " stamps"
+		}
+		out = append(out, cs.Card.Name+": "+n)
+	}
+	for _, c := range ev.Coupons {
+		out = append(out, "A coupon: "+cmp(names["offer-"+intText(c.OfferID)], "offer #"+intText(c.OfferID)))
+	}
+	return out
+}

@@ -159,6 +159,16 @@ func (s *Server) sourceOptions(r *http.Request, a loyalty.Actor, b loyalty.Busin
 					opts = append(opts, option{intText(l.ID), label})
 				}
 			}
+		case "punch_cards":
+			var all []loyalty.PunchCard
+			all, _, err = s.Program.Services.PunchCards.List(ctx, b, loyalty.ListQuery{Page: 1, PerPage: 100})
+			for _, c := range all {
+				label := c.Name
+				if !c.Enabled {
+					label += " (disabled)"
+				}
+				opts = append(opts, option{intText(c.ID), label})
+			}
 		case "coupon_offers":
 			var all []loyalty.Offer
 			all, _, err = s.Program.Services.Offers.List(ctx, b, loyalty.ListQuery{Page: 1, PerPage: 100})
