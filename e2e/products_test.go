@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/loyalty/loyalty/internal/testenv"
 )
 
 // TestReferenceProducts replays rest_products.apib's create example (its
@@ -333,5 +335,67 @@ func TestEvaluateBasket(t *testing.T) {
 			wantError(t, http.StatusNotFound)
 		a.do(t, http.MethodPost, "/baskets/evaluate", map[string]any{"amount": 5, "branch": map[string]any{"id": "01a2f0c0c0c0c0c0c0c0c0c0c0c0c0c0"}}).
 			wantError(t, http.StatusNotFound)
+	})
+}
+
+// TestSKUsFollowProductChanges: a reward's or a dry run's SKUs name the
+// products as they are now, on every instance, although instances keep
+// the SKUs they have seen: a SKU unknown on one instance is known there
+// once another adds the product, and unknown again once it is renamed or
+// deleted; on the instance that made the change, at once.
+func TestSKUsFollowProductChanges(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		dsn := testenv.MigratedDSN(t, engine)
+		one, two := startOn(t, dsn, roomy), startOn(t, dsn, roomy)
+		a := one.owner(t, one.biz)
+		b := &client{e: two, key: a.key, token: a.token}
+		ann := a.createCustomer(t, map[string]any{"email": "ann@skus.example"})
+		drinks := a.catData(t, http.MethodPost, "/product-categories", map[string]any{"name": "Drinks"})
+		a.catData(t, http.MethodPost, "/earning-rules", map[string]any{"name": "Drinks", "conditions": map[string]any{"categories": []any{drinks["id"]}},
+			"effect": map[string]any{"type": "bonus", "points": 40}})
+		basket := map[string]any{"items": []map[string]any{{"sku": "NEW-1", "price": 5}}, "customer": map[string]any{"id": ann.ID}}
+		unknown := func(c *client) []any {
+			t.Helper()
+			d := c.do(t, http.MethodPost, "/baskets/evaluate", basket).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+			return d["unknown_skus"].([]any)
+		}
+		// eventually waits until c sees the SKU as want (known or not).
+		eventually := func(c *client, known bool, what string) {
+			t.Helper()
+			deadline := time.Now().Add(10 * time.Second)
+			for (len(unknown(c)) == 0) != known {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: after 10 s the instance still sees NEW-1 as known=%v", what, !known)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		for _, c := range []*client{a, b} {
+			if u := unknown(c); len(u) != 1 || u[0] != "NEW-1" {
+				t.Fatalf("before the product: unknown_skus %v", u)
+			}
+			reward := c.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "items": basket["items"],
+				"customer": basket["customer"]}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+			wantAt(t, reward, "points", 5.0, "unknown_skus.0", "NEW-1", "items.0.product_id", nil)
+		}
+
+		p := a.catData(t, http.MethodPost, "/products", map[string]any{"title": "New", "product_sku": "NEW-1", "category_id": drinks["id"]})
+		if u := unknown(a); len(u) != 0 {
+			t.Errorf("the instance that added the product still sees NEW-1 as unknown")
+		}
+		eventually(b, true, "added on the other instance")
+		reward := b.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "items": basket["items"],
+			"customer": basket["customer"]}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		wantAt(t, reward, "points", 45.0, "items.0.product_id", p["id"], "items.0.category_id", drinks["id"])
+
+		a.do(t, http.MethodPut, fmt.Sprintf("/products/%v", p["id"]), map[string]any{"product_sku": "NEW-2"}).want(t, http.StatusOK)
+		if u := unknown(a); len(u) != 1 {
+			t.Errorf("the instance that renamed the SKU still knows NEW-1")
+		}
+		eventually(b, false, "renamed on the other instance")
+		basket["items"] = []map[string]any{{"sku": "NEW-2", "price": 5}}
+		eventually(b, true, "the new SKU on the other instance")
+		a.do(t, http.MethodDelete, fmt.Sprintf("/products/%v", p["id"]), nil).want(t, http.StatusNoContent)
+		eventually(b, false, "deleted on the other instance")
 	})
 }

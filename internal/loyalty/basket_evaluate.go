@@ -161,11 +161,12 @@ func (s *TransactionService) customerOf(ctx context.Context, b Business, ref Cus
 	if !byID {
 		return "", Invalid("customer.id", "An evaluation names its customer by id.")
 	}
-	c, err := s.Store.Customer(ctx, b.ID, id)
-	if err != nil {
-		return "", notFoundField(err, "Customer not found.")
+	if ok, err := s.Store.CustomerActive(ctx, b.ID, id); err != nil {
+		return "", err
+	} else if !ok {
+		return "", Errorf(ENotFound, "Customer not found.")
 	}
-	return c.ID, nil
+	return id, nil
 }
 
 // PreviewRule evaluates a basket as Evaluate does, with one earning rule as

@@ -25,6 +25,9 @@ type CustomerReader interface {
 	// points has ever had an expiry (Business.NeverExpires): it does not
 	// look for expiring points, leaving the balance's next expiry empty.
 	CustomerNeverExpiring(ctx context.Context, businessID, customerID string) (Customer, error)
+	// CustomerActive reports whether the business has the active
+	// customer, reading nothing else of it.
+	CustomerActive(ctx context.Context, businessID, customerID string) (bool, error)
 	// Customers lists the active customers of a business.
 	Customers(ctx context.Context, businessID string, q ListQuery) ([]Customer, int, error)
 	// SearchCustomers pages the active customers of a business matching

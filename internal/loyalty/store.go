@@ -41,7 +41,8 @@ type Store interface {
 	// nothing and reports false, and the caller takes the transactional
 	// path, which explains the refusal or does what else the entry needs.
 	// It sets t.ID and t.Balance. When t.Event is set, the event it
-	// builds is written with the entry, in the same change.
+	// builds is written with the entry, in the same change; so is the
+	// entry's basket (t.Basket), when it carries one.
 	AppendAlone(ctx context.Context, t *Transaction) (bool, error)
 }
 

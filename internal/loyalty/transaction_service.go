@@ -205,12 +205,11 @@ func (s *TransactionService) alone(ctx context.Context, r *entryRequest) (bool, 
 
 // mayBatch reports the part of batchable that the request alone decides,
 // before anything is computed: a reward of a customer named by id (no
-// one to create or welcome) and without a basket (its lines are written
-// with it), the business's rules read with it, and no imported row's
-// mark to write with it (idempotent requests never come here: their key
-// commits with the change).
+// one to create or welcome), the business's rules read with it, and no
+// imported row's mark to write with it (idempotent requests never come
+// here: their key commits with the change).
 func (r *entryRequest) mayBatch() bool {
-	return r.entry.Intent == IntentReward && r.entry.CustomerID != "" && r.entry.Basket == nil && r.b.Loaded != nil && r.imported == nil
+	return r.entry.Intent == IntentReward && r.entry.CustomerID != "" && r.b.Loaded != nil && r.imported == nil
 }
 
 // txOptions are the options of the request's transaction: the imported
@@ -225,19 +224,19 @@ func (r *entryRequest) txOptions() TxOptions {
 // batchable is the one predicate of whether a decided change may be
 // applied by the group writer instead of a transaction of its own. The
 // writer applies an entry, its balance move under the balance rule, the
-// one lot the entry opens and its event, and nothing else, with nothing
-// read under the customer's lock: so the change must be a reward that
-// mayBatch lets through, count no limited offer (once per customer, a
-// day or a week) nor limited earning rule (their uses are recorded in the
-// entry's transaction), stamp no punch card, issue no coupon, and carry no catalog items
-// nor basket (their rows are written with the entry). An unpaid referral of the
+// one lot the entry opens, its basket and its event, and nothing else,
+// with nothing read under the customer's lock: so the change must be a
+// reward that mayBatch lets through, count no limited offer (once per
+// customer, a day or a week) nor limited earning rule (their uses are
+// recorded in the entry's transaction), stamp no punch card, issue no
+// coupon, and carry no catalog items. An unpaid referral of the
 // customer is known only under the lock: the writer leaves such an entry
 // out, and the transactional road pays it.
 func batchable(r *entryRequest, got Earning) bool {
 	e := &r.entry
 	p := PlanLots(e)
-	return e.Intent == IntentReward && len(got.Limited) == 0 && len(got.Takes) == 0 && len(got.Stamps) == 0 && len(got.Coupons) == 0 && len(e.Items) == 0 && e.Basket == nil && e.ReversesID == 0 &&
-		len(p.Moves) == 0 && p.Need == 0 && len(p.Open) <= 1
+	return e.Intent == IntentReward && len(got.Limited) == 0 && len(got.Takes) == 0 && len(got.Stamps) == 0 &&
+		len(got.Coupons) == 0 && len(e.Items) == 0 && e.ReversesID == 0 && len(p.Moves) == 0 && p.Need == 0 && len(p.Open) <= 1
 }
 
 // rewardEvents is false only in a build for measuring the events' cost

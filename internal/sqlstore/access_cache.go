@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,12 @@ type accessCache struct {
 // accessTables are the tables a token lookup reads (accessQuery and
 // accessBusinessQuery); see accessCache for who must end the cache.
 var accessTables = []string{"oauth_tokens", "apps", "application_keys", "businesses", "business_rules", "offers", "earning_rules", "punch_cards"}
+
+// cachedTables are the tables whose rows this package's caches hold: the
+// token lookups' (accessTables) and the products a basket's SKUs name
+// (skuCache, which ends with the access cache). Their writers call
+// accessChanged.
+var cachedTables = append(slices.Clone(accessTables), "products")
 
 type accessKey struct {
 	hash, appKey string

@@ -50,7 +50,7 @@ func TestAccessTablesAreWhatTheLookupReads(t *testing.T) {
 }
 
 // TestAccessWritersMarkTheChange holds the store to accessCache's rule:
-// every function of this package whose SQL writes one of accessTables (or
+// every function of this package whose SQL writes one of cachedTables (or
 // a table named at run time) calls accessChanged, or says in
 // notAccessChanges why the write cannot change a cached lookup.
 func TestAccessWritersMarkTheChange(t *testing.T) {
@@ -101,7 +101,7 @@ func TestAccessWritersMarkTheChange(t *testing.T) {
 	}
 }
 
-// accessWrites lists the writes to accessTables (or to a table named at
+// accessWrites lists the writes to cachedTables (or to a table named at
 // run time, shown as "?") in the string literals under n.
 func accessWrites(n ast.Node) []string {
 	var out []string
@@ -115,7 +115,7 @@ func accessWrites(n ast.Node) []string {
 			return true
 		}
 		for _, m := range sqlWrite.FindAllStringSubmatch(s, -1) {
-			if slices.Contains(accessTables, m[1]) {
+			if slices.Contains(cachedTables, m[1]) {
 				out = append(out, m[1])
 			}
 		}

@@ -11,38 +11,55 @@ import (
 )
 
 // InsertBasket writes the basket of an entry just appended: its row and
-// its lines, in the order sent.
+// its lines, in the order sent, each numbered by its Line, else by its
+// place.
 func (t *tx) InsertBasket(ctx context.Context, e *loyalty.Transaction) error {
 	b := e.Basket
-	if _, err := t.ExecContext(ctx, `INSERT INTO baskets (entry_id, business_id, tax, shipping, channel, created_at, returns_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, e.ID, e.BusinessID, b.Tax, b.Shipping, b.Channel, e.CreatedAt.UTC(),
+	if _, err := t.stmt(ctx, insertBasket).ExecContext(ctx, e.ID, e.BusinessID, b.Tax, b.Shipping, b.Channel, e.CreatedAt.UTC(),
 		nullInt(b.ReturnsID)); err != nil {
 		return dbError(err)
 	}
-	// The lines in statements of up to 100 rows (900 parameters), each
-	// numbered by its Line, else by its place.
-	for start := 0; start < len(b.Lines); start += 100 {
-		var rows strings.Builder
-		var args []any
-		for i, l := range b.Lines[start:min(start+100, len(b.Lines))] {
-			if i > 0 {
-				rows.WriteString(", ")
-			}
-			n := len(args)
-			fmt.Fprintf(&rows, "($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8, n+9)
+	// The lines in statements of up to maxLinesInsert rows, whose texts
+	// are fixed (prepared once on SQLite, cached by pgx on PostgreSQL).
+	for start := 0; start < len(b.Lines); start += maxLinesInsert {
+		chunk := b.Lines[start:min(start+maxLinesInsert, len(b.Lines))]
+		args := make([]any, 0, 9*len(chunk))
+		for i, l := range chunk {
 			line := l.Line
 			if line == 0 {
 				line = start + i + 1
 			}
 			args = append(args, e.ID, line, l.SKU, nullInt(l.ProductID), nullInt(l.CategoryID), l.Quantity, l.Price, l.Discount, l.Points)
 		}
-		if _, err := t.ExecContext(ctx, `INSERT INTO basket_lines (entry_id, line, sku, product_id, category_id, quantity,
-			price, discount, points) VALUES `+rows.String(), args...); err != nil {
+		if _, err := t.stmt(ctx, insertBasketLines[len(chunk)]).ExecContext(ctx, args...); err != nil {
 			return dbError(err)
 		}
 	}
 	return nil
 }
+
+const (
+	insertBasket = `INSERT INTO baskets (entry_id, business_id, tax, shipping, channel, created_at, returns_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`
+	maxLinesInsert = 16
+)
+
+// insertBasketLines[n] inserts n lines of a basket.
+var insertBasketLines = func() []string {
+	out := make([]string, maxLinesInsert+1)
+	for n := 1; n <= maxLinesInsert; n++ {
+		var rows strings.Builder
+		for i := range n {
+			if i > 0 {
+				rows.WriteString(", ")
+			}
+			k := 9 * i
+			fmt.Fprintf(&rows, "($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d)", k+1, k+2, k+3, k+4, k+5, k+6, k+7, k+8, k+9)
+		}
+		out[n] = `INSERT INTO basket_lines (entry_id, line, sku, product_id, category_id, quantity, price, discount, points) VALUES ` + rows.String()
+	}
+	return out
+}()
 
 // Baskets returns the baskets of the entries of a business that have
 // one, by entry id, their lines in order.

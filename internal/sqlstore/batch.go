@@ -227,8 +227,10 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	for k := range text {
 		text[k] = make([]string, n)
 	}
+	var bk basketArrays
 	for i, p := range batch {
 		e := p.e
+		bk.add(int32(i), e)
 		d := e.Details
 		if d == nil {
 			d = &loyalty.TransactionDetails{}
@@ -260,7 +262,9 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		args := []any{ord, text[0], text[1], text[2], text[3], typeCode, text[4],
 			amount, points, giftcard, visits, tierAmount, tierPoints, offer, coupon, card, reverses,
 			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12], pending, activates, expires,
-			notices, lotState, ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data, ev.entry}
+			notices, lotState, ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data, ev.entry,
+			bk.ord, bk.tax, bk.shipping, bk.channel, bk.line.ord, bk.line.n, bk.line.sku, bk.line.product, bk.line.category,
+			bk.line.quantity, bk.line.price, bk.line.discount, bk.line.points}
 		written, err = b.send(args)
 	}
 	if err == nil && testHookBatch != nil {
@@ -378,4 +382,37 @@ func optionalTime(t time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// basketArrays are a batch's baskets as batchSQL takes them: one array
+// per column, each basket and line tied to its entry's ord.
+type basketArrays struct {
+	ord           []int32
+	tax, shipping []int64
+	channel       []string
+	line          struct {
+		ord, n                                               []int32
+		sku                                                  []string
+		product, category, quantity, price, discount, points []int64
+	}
+}
+
+// add takes the basket of the batch's entry ord, if it has one.
+func (a *basketArrays) add(ord int32, e *loyalty.Transaction) {
+	b := e.Basket
+	if b == nil {
+		return
+	}
+	a.ord, a.tax, a.shipping, a.channel = append(a.ord, ord), append(a.tax, int64(b.Tax)), append(a.shipping, int64(b.Shipping)),
+		append(a.channel, b.Channel)
+	l := &a.line
+	for i, bl := range b.Lines {
+		n := bl.Line
+		if n == 0 {
+			n = i + 1
+		}
+		l.ord, l.n, l.sku = append(l.ord, ord), append(l.n, int32(n)), append(l.sku, bl.SKU)
+		l.product, l.category, l.quantity = append(l.product, bl.ProductID), append(l.category, bl.CategoryID), append(l.quantity, bl.Quantity)
+		l.price, l.discount, l.points = append(l.price, int64(bl.Price)), append(l.discount, int64(bl.Discount)), append(l.points, bl.Points)
+	}
 }

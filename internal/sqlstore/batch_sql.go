@@ -3,7 +3,7 @@ package sqlstore
 // batchSQL writes a batch: the entries arrive as one array per column
 // (ord numbers them) with the ids reserved for them, so the written ones
 // are known by what the update returns; each earning entry opens its lot
-// of points (l). The entries' events arrive the
+// of points (l), and a reward's basket is written with it (bk, bl). The entries' events arrive the
 // same way, tied to their entry's ord, and only those of written entries
 // are inserted: an entry and its event commit together or not at all.
 //
@@ -68,5 +68,18 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	INSERT INTO events (id, business_id, seq, type, created_at, data, entry_id)
 	SELECT x.id, x.business_id, k.base + x.rn, x.type, x.created_at, x.data, NULLIF(x.entry_id, 0)
 	FROM x JOIN k ON k.business_id = x.business_id
+), bk AS (
+	-- The baskets of written entries that carry one (tied by ord), and
+	-- their lines.
+	INSERT INTO baskets (entry_id, business_id, tax, shipping, channel, created_at)
+	SELECT v.id, v.business_id, bk.tax, bk.shipping, bk.channel, v.created_at
+	FROM unnest($41::integer[], $42::bigint[], $43::bigint[], $44::text[]) AS bk(ord, tax, shipping, channel)
+	JOIN c ON c.ord = bk.ord JOIN v ON v.ord = bk.ord
+), bl AS (
+	INSERT INTO basket_lines (entry_id, line, sku, product_id, category_id, quantity, price, discount, points)
+	SELECT v.id, bl.line, bl.sku, NULLIF(bl.product_id, 0), NULLIF(bl.category_id, 0), bl.quantity, bl.price, bl.discount, bl.points
+	FROM unnest($45::integer[], $46::integer[], $47::text[], $48::bigint[], $49::bigint[], $50::bigint[], $51::bigint[],
+		$52::bigint[], $53::bigint[]) AS bl(ord, line, sku, product_id, category_id, quantity, price, discount, points)
+	JOIN c ON c.ord = bl.ord JOIN v ON v.ord = bl.ord
 )
 SELECT ord, id, points, giftcard, pending_points FROM c`

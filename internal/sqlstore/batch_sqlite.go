@@ -9,7 +9,7 @@ import (
 
 // writeSQLite writes a batch on SQLite: one transaction on the single
 // writer, each entry two prepared statements (aloneUpdate, aloneInsert),
-// its lot of points and its event. Every commit writes each page it changed to the WAL, so
+// its basket when it has one, its lot of points and its event. Every commit writes each page it changed to the WAL, so
 // entries committed together share the pages they append to (the
 // ledger's, the events') instead of writing them once each. An entry
 // whose customer row refuses it is left out. SQLite's commit is
@@ -46,6 +46,11 @@ func (b *appendBatch) writeSQLite(batch []*pendingAppend) {
 			}
 			if err := t.StmtContext(ctx, insert).QueryRowContext(ctx, entryArgs(&e)...).Scan(&e.ID); err != nil {
 				return err
+			}
+			if e.Basket != nil {
+				if err := t.InsertBasket(ctx, &e); err != nil {
+					return err
+				}
 			}
 			// The entry's lot of points, as the domain plans it (an earning opens one).
 			if err := t.applyLots(ctx, &e, loyalty.PlanLots(&e)); err != nil {

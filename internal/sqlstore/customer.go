@@ -96,6 +96,25 @@ func (d *DB) customerBy(ctx context.Context, query, businessID, customerID strin
 	return c, dbError(err)
 }
 
+// CustomerActive implements loyalty.CustomerReader: one row read by key,
+// no column of it.
+func (d *DB) CustomerActive(ctx context.Context, businessID, customerID string) (bool, error) {
+	const query = `SELECT 1 FROM customers c WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL`
+	var one int
+	var err error
+	if d.dialect == Postgres {
+		err = d.native(ctx, func(conn *pgx.Conn) error {
+			return nativeRow{conn.QueryRow(ctx, query, businessID, customerID)}.Scan(&one)
+		})
+	} else {
+		err = d.row(ctx, query, businessID, customerID).Scan(&one)
+	}
+	if err == sql.ErrNoRows {
+		return false, nil
+	}
+	return err == nil, dbError(err)
+}
+
 // customerByKey reads an active customer $2 of business $1, by engine,
 // and customerNeverExpiringByKey the same without the next expiry: built
 // once, as they are the statements of every GET /customers/{id}.

@@ -73,6 +73,7 @@ type dbState struct {
 	batch      *appendBatch  // AppendAlone's group writer
 	ckpt       *checkpointer // SQLite: checkpoints beside the writer (checkpoint.go)
 	tokens     accessCache
+	skus       skuCache                      // what ProductsBySKU read, ended with tokens
 	visits     visitCache                    // see dashboard_sum.go
 	webhookKey atomic.Pointer[webhookCipher] // see webhook_secret.go
 	// TokenCacheTTL is how long a token lookup may be reused (see

@@ -113,6 +113,7 @@ func (d *DB) Products(ctx context.Context, businessID string, q loyalty.ListQuer
 
 // InsertProduct stores a new product with its branches.
 func (t *tx) InsertProduct(ctx context.Context, p *loyalty.Product) error {
+	t.accessChanged() // ends the cached SKU lookups (skuCache)
 	err := t.QueryRowContext(ctx, `INSERT INTO products (business_id, sku, title, description, languages, images, actual_price,
 		real_price, promote, category_id, tags, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 		RETURNING id`, p.BusinessID, p.SKU, p.Title, p.Description, encodeTexts(p.Texts), encodeImages(p.Images), p.ActualPrice,
@@ -126,6 +127,7 @@ func (t *tx) InsertProduct(ctx context.Context, p *loyalty.Product) error {
 // InsertProducts stores new products, each with a SKU no live product
 // has, 100 to a statement; their ids are matched back by SKU.
 func (t *tx) InsertProducts(ctx context.Context, ps []*loyalty.Product) error {
+	t.accessChanged() // ends the cached SKU lookups (skuCache)
 	for start := 0; start < len(ps); start += 100 {
 		chunk := ps[start:min(start+100, len(ps))]
 		var rows strings.Builder
@@ -184,6 +186,7 @@ func (t *tx) InsertProducts(ctx context.Context, ps []*loyalty.Product) error {
 
 // UpdateProduct writes a product's fields and branches.
 func (t *tx) UpdateProduct(ctx context.Context, p *loyalty.Product) error {
+	t.accessChanged() // ends the cached SKU lookups (skuCache)
 	var deleted sql.NullTime
 	if p.Deleted {
 		deleted = nullTime(p.UpdatedAt)
@@ -262,6 +265,7 @@ func (t *tx) UpdateProductCategory(ctx context.Context, c *loyalty.ProductCatego
 
 // UncategoriseProducts takes a category off the products of a business.
 func (t *tx) UncategoriseProducts(ctx context.Context, businessID string, categoryID int64, at time.Time) error {
+	t.accessChanged() // ends the cached SKU lookups (skuCache)
 	_, err := t.ExecContext(ctx, `UPDATE products SET category_id = NULL, updated_at = $1 WHERE business_id = $2 AND category_id = $3`,
 		at.UTC(), businessID, categoryID)
 	return dbError(err)
@@ -276,7 +280,7 @@ func (t *tx) ProductsBySKU(ctx context.Context, businessID string, skus []string
 // ProductsBySKU returns the live products of a business with the SKUs:
 // their id, SKU, category and tags.
 func (d *DB) ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]loyalty.Product, error) {
-	return productsBySKU(ctx, d.db, businessID, skus)
+	return d.cachedProductsBySKU(ctx, businessID, skus)
 }
 
 func productsBySKU(ctx context.Context, q querier, businessID string, skus []string) (map[string]loyalty.Product, error) {

@@ -26,7 +26,8 @@ import (
 // same random operations on it (rewards by amount, points and visits,
 // redemptions, returns, adjustments, cancellations, referees joining,
 // the clock moving with activations and expiries settled, tiers kept and
-// rolled) are applied once as the service applies them, everyday rewards
+// rolled, rewards with baskets under earning rules over products and a
+// punch card, returns by item) are applied once as the service applies them, everyday rewards
 // through the group writer, and once one by one, every change in a
 // transaction of its own. Both must leave identical entries, lots, lot
 // uses, balances, tier places, offer uses, referrals and events.
@@ -35,9 +36,16 @@ func TestRoadsAgree(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			batched, oneByOne := testenv.Open(t, engine), testenv.Open(t, engine)
+			baskets := 0
+			defer func() {
+				if baskets == 0 && !t.Failed() {
+					t.Errorf("no reward with a basket went through the group writer")
+				}
+			}()
 			for seed := uint64(1); seed <= 6; seed++ {
 				a := runRoads(t, batched, seed, false)
 				b := runRoads(t, oneByOne, seed, true)
+				baskets += a.baskets
 				if a.batched == 0 {
 					t.Fatalf("seed %d: no change went through the group writer", seed)
 				}
@@ -58,12 +66,13 @@ func TestRoadsAgree(t *testing.T) {
 type roadsOutcome struct {
 	state   map[string]string
 	batched int // changes the group writer applied
+	baskets int // of those, rewards with a basket
 }
 
 // countingStore counts the changes the group writer applies.
 type countingStore struct {
 	*sqlstore.DB
-	batched *int
+	batched, baskets *int
 }
 
 // AppendAlone implements loyalty.Store.
@@ -71,6 +80,9 @@ func (s countingStore) AppendAlone(ctx context.Context, e *loyalty.Transaction) 
 	done, err := s.DB.AppendAlone(ctx, e)
 	if done {
 		*s.batched++
+		if e.Basket != nil {
+			*s.baskets++
+		}
 	}
 	return done, err
 }
@@ -85,6 +97,7 @@ type roadsRun struct {
 	svc       *loyalty.TransactionService
 	customers []string // in the order they were created
 	entries   []int64  // written, cancellable or not
+	baskets   []int64  // rewards with a basket, returnable by item
 	program   int64    // the referral program, 0 for none
 }
 
@@ -95,8 +108,8 @@ func runRoads(t *testing.T, db *sqlstore.DB, seed uint64, oneByOne bool) roadsOu
 	r := &roadsRun{t: t, db: db, rng: rand.New(rand.NewPCG(seed, 33)), now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	setClock(db, r.now)
 	r.b = loyalty.Business{ID: createBusiness(t, db, "").BusinessID}
-	var batched int
-	store := countingStore{DB: db, batched: &batched}
+	var batched, baskets int
+	store := countingStore{DB: db, batched: &batched, baskets: &baskets}
 	customers := &loyalty.CustomerService{Store: db}
 	r.svc = &loyalty.TransactionService{Store: store, Customers: customers}
 	r.program = r.setUp()
@@ -134,7 +147,7 @@ func runRoads(t *testing.T, db *sqlstore.DB, seed uint64, oneByOne bool) roadsOu
 	if _, err := db.SequenceEvents(ctx, r.b.ID); err != nil {
 		t.Fatal(err)
 	}
-	return roadsOutcome{state: r.snapshot(), batched: batched}
+	return roadsOutcome{state: r.snapshot(), batched: batched, baskets: baskets}
 }
 
 // setUp gives the business a random program: earning rules and the life
@@ -200,6 +213,7 @@ func (r *roadsRun) setUp() int64 {
 			t.Fatalf("tier program (%s): %v", policy, err)
 		}
 	}
+	r.basketRules()
 	if rng.IntN(3) == 0 {
 		return 0
 	}
@@ -210,6 +224,59 @@ func (r *roadsRun) setUp() int64 {
 		t.Fatal(err)
 	}
 	return p.ID
+}
+
+// basketRules gives the business products in two categories, some
+// earning rules over them and, sometimes, a punch card.
+func (r *roadsRun) basketRules() {
+	t, rng := r.t, r.rng
+	products := &loyalty.ProductService{Store: r.db}
+	var cats, prods []int64
+	for _, name := range []string{"Drinks", "Food"} {
+		c, err := products.SaveCategory(ctx, r.b, "", loyalty.CategoryInput{Name: loyalty.Some(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cats = append(cats, c.ID)
+	}
+	for i := range 4 {
+		p, err := products.Create(ctx, r.b, loyalty.ProductInput{Title: loyalty.Some(fmt.Sprint("Product ", i)),
+			SKU: loyalty.Some(fmt.Sprint("SKU-", i)), CategoryID: loyalty.Some(cats[i%2])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		prods = append(prods, p.ID)
+	}
+	rules := &loyalty.EarningRuleService{Store: r.db}
+	for i := range 1 + rng.IntN(4) {
+		rule := []map[string]any{
+			{"effect": map[string]any{"type": "multiplier", "factor": 2}, "conditions": map[string]any{"categories": []int64{cats[0]}}},
+			{"effect": map[string]any{"type": "points_per_item", "points": 3}, "conditions": map[string]any{"products": []int64{prods[1]}}},
+			{"effect": map[string]any{"type": "bonus", "points": 15}, "conditions": map[string]any{"min_amount": 30}},
+			{"effect": map[string]any{"type": "points_per_amount", "points": 1, "per_amount": 4}, "priority": -1,
+				"conditions": map[string]any{"categories": []int64{cats[1]}}},
+			{"effect": map[string]any{"type": "bonus", "points": 4}, "conditions": map[string]any{"channels": []string{"online"}}},
+		}[rng.IntN(5)]
+		rule["name"] = fmt.Sprint("Rule ", i)
+		var in loyalty.EarningRuleInput
+		decode(t, rule, &in)
+		if _, err := rules.Create(ctx, r.b, in); err != nil {
+			t.Fatalf("rule %v: %v", rule, err)
+		}
+	}
+	if rng.IntN(4) == 0 {
+		coupon, err := (&loyalty.OfferService{Store: r.db}).Create(ctx, r.b, loyalty.OfferInput{TypeID: loyalty.Some(8),
+			Title: loyalty.Some("Free drink")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in loyalty.PunchCardInput
+		decode(t, map[string]any{"name": "Drinks card", "stamps_required": 4, "reward_offer_id": coupon.ID,
+			"qualifies": map[string]any{"categories": []int64{cats[0]}}}, &in)
+		if _, err := (&loyalty.PunchCardService{Store: r.db}).Save(ctx, r.b, "", in); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // decode turns a body as a client sends it into a service's input.
@@ -254,8 +321,16 @@ func (r *roadsRun) step(n int, customers *loyalty.CustomerService) {
 	amount := func(max int) json.Number { return json.Number(loyalty.Money(1 + rng.IntN(max)).String()) }
 	var body map[string]any
 	switch k := rng.IntN(20); {
-	case k < 8:
+	case k < 5:
 		body = map[string]any{"intent": "reward", "amount": amount(9000)}
+	case k < 8:
+		var items []map[string]any
+		for range 1 + rng.IntN(4) {
+			items = append(items, map[string]any{"sku": fmt.Sprint("SKU-", rng.IntN(5)), "quantity": 1 + rng.IntN(3),
+				"price": amount(1500)})
+		}
+		body = map[string]any{"intent": "reward", "items": items, "tax": amount(300),
+			"channel": []string{"in_store", "online"}[rng.IntN(2)]}
 	case k < 9:
 		body = map[string]any{"intent": "reward", "points": 1 + rng.IntN(200)}
 	case k < 10:
@@ -266,10 +341,15 @@ func (r *roadsRun) step(n int, customers *loyalty.CustomerService) {
 		body = map[string]any{"intent": "return", "amount": amount(5000)}
 	case k < 15:
 		body = map[string]any{"intent": "adjust_points_balance", "points": rng.IntN(120) - 60}
-	case k < 17 && len(r.entries) > 0:
+	case k < 16 && len(r.entries) > 0:
 		_, err := r.svc.Cancel(ctx, r.b, r.entries[rng.IntN(len(r.entries))])
 		r.outcome(n, "cancel", err)
 		return
+	case k < 17 && len(r.baskets) > 0:
+		body = map[string]any{"intent": "return", "reverses_id": r.baskets[rng.IntN(len(r.baskets))]}
+		if rng.IntN(2) == 0 {
+			body["items"] = []map[string]any{{"sku": fmt.Sprint("SKU-", rng.IntN(5)), "quantity": 1}}
+		}
 	case k < 18 && r.program != 0:
 		inv, err := customers.Invitation(ctx, r.program, who)
 		if err != nil {
@@ -290,6 +370,9 @@ func (r *roadsRun) step(n int, customers *loyalty.CustomerService) {
 	e, _, err := r.svc.Create(ctx, r.b, in, nil)
 	if err == nil {
 		r.entries = append(r.entries, e.ID)
+		if e.Basket != nil && e.Intent == loyalty.IntentReward {
+			r.baskets = append(r.baskets, e.ID)
+		}
 	}
 	r.outcome(n, fmt.Sprint(body["intent"]), err)
 }
@@ -343,8 +426,24 @@ func (r *roadsRun) snapshot() map[string]string {
 		u[0], u[1] = relabel(entryLabel, u[0]), relabel(lotLabel, u[1])
 	}
 	sortRows(uses)
+	baskets := r.rows(`SELECT entry_id, tax, shipping, channel, returns_id FROM baskets WHERE business_id = $1`, labels)
+	for _, b := range baskets {
+		b[0], b[4] = relabel(entryLabel, b[0]), relabel(entryLabel, b[4])
+	}
+	sortRows(baskets)
+	basketLines := r.rows(`SELECT l.entry_id, l.line, l.sku, p.sku, c.name, l.quantity, l.price, l.discount, l.points
+		FROM basket_lines l JOIN baskets b ON b.entry_id = l.entry_id
+		LEFT JOIN products p ON p.id = l.product_id LEFT JOIN product_categories c ON c.id = l.category_id
+		WHERE b.business_id = $1`, labels)
+	for _, l := range basketLines {
+		l[0] = relabel(entryLabel, l[0])
+	}
+	sortRows(basketLines)
 	out := map[string]string{
 		"entries": joinRows(entries), "lots": joinRows(lots), "lot uses": joinRows(uses),
+		"baskets": joinRows(baskets), "basket lines": joinRows(basketLines),
+		"punch cards": joinRows(r.rows(`SELECT p.customer_id, p.stamps, p.completed FROM punch_progress p
+			JOIN punch_cards c ON c.id = p.card_id WHERE c.business_id = $1`, labels)),
 		"balances": joinRows(r.rows(`SELECT user_id, points, giftcard, pending_points, expired_points, tx_count, referral_pending
 			FROM customers WHERE business_id = $1`, labels)),
 		"tier places": joinRows(r.rows(`SELECT customer_id, level_id, floor_level_id, floor_from, updated_at
@@ -443,6 +542,10 @@ func relabelJSON(v any, customers, entries map[string]string) any {
 		for k, val := range x {
 			if n, ok := val.(float64); ok && entry && (k == "id" || k == "reverses_id") {
 				x[k] = relabel(entries, strconv.FormatInt(int64(n), 10))
+				continue
+			}
+			if k == "qrcode" {
+				x[k] = "random" // a coupon's code is drawn at random on either road
 				continue
 			}
 			x[k] = relabelJSON(val, customers, entries)

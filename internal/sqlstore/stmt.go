@@ -117,7 +117,8 @@ func (d *DB) txStatements(ctx context.Context) map[string]*sql.Stmt {
 	if m := d.txPrepared.Load(); m != nil {
 		return *m
 	}
-	queries := append(slices.Clone(eventStatements), foldDay, foldVisit, insertLot)
+	queries := append(slices.Clone(eventStatements), foldDay, foldVisit, insertLot, insertBasket)
+	queries = append(queries, insertBasketLines[1:]...)
 	out := make(map[string]*sql.Stmt, len(queries))
 	for _, q := range queries {
 		st, err := d.writeStmt(ctx, q)
