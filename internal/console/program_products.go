@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"strings"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -10,14 +9,10 @@ import (
 // The program desk's products and categories: what a basket's lines name
 // by SKU, and what earning rules and punch cards pick.
 
-// AuditProgramDeleted is the audit action of a part of the program
-// deleted (a product, a category, a punch card, an earning rule).
-const AuditProgramDeleted = "program.deleted"
-
 // remove deletes an entry through fn, audited as deleted from the program
 // with target naming it.
 func (d *ProgramDesk) remove(ctx context.Context, a loyalty.Actor, target string, fn func(context.Context, loyalty.Business, loyalty.Services) error) error {
-	return d.change(ctx, a, AuditProgramDeleted, target, fn)
+	return d.change(ctx, a, loyalty.AuditProgramDeleted, target, fn)
 }
 
 // SaveProduct creates a product (id "") or updates one.
@@ -54,15 +49,12 @@ func (d *ProgramDesk) DeleteCategory(ctx context.Context, a loyalty.Actor, id, n
 // ProductPageSize is how many products a page of the console's list shows.
 const ProductPageSize = 25
 
-// productScan bounds the products a search reads.
-const productScan = 10_000
-
 // ProductPage is one page of the products a search found.
 type ProductPage struct {
 	Products []loyalty.Product
 	Page     int
 	More     bool // a next page exists
-	Total    int  // the products found (of those read, for a search)
+	Total    int  // the products found
 }
 
 // Products returns page (from 1) of the business's products whose name or
@@ -73,23 +65,12 @@ func (d *ProgramDesk) Products(ctx context.Context, a loyalty.Actor, text string
 		return ProductPage{}, err
 	}
 	page = max(page, 1)
-	text = strings.ToLower(strings.TrimSpace(text))
-	if text == "" {
-		all, total, err := d.Services.Products.List(ctx, b, loyalty.ListQuery{Page: page, PerPage: ProductPageSize})
-		return ProductPage{Products: all, Page: page, More: page*ProductPageSize < total, Total: total}, err
-	}
-	// The domain filters by SKU only: a search by name reads the
-	// products a hundred at a time and matches them here.
-	found, err := d.matching(ctx, b, func(p loyalty.Product) bool {
-		return strings.Contains(strings.ToLower(p.Title), text) || strings.Contains(strings.ToLower(p.SKU), text)
-	})
-	out := ProductPage{Page: page, Total: len(found)}
-	if from := (page - 1) * ProductPageSize; from < len(found) {
-		out.Products = found[from:min(from+ProductPageSize, len(found))]
-		out.More = from+ProductPageSize < len(found)
-	}
-	return out, err
+	found, total, err := d.Services.Products.Search(ctx, b, text, loyalty.ListQuery{Page: page, PerPage: ProductPageSize})
+	return ProductPage{Products: found, Page: page, More: page*ProductPageSize < total, Total: total}, err
 }
+
+// productScan bounds the products a picker reads.
+const productScan = 10_000
 
 // AllProducts returns the business's products (up to productScan), for
 // the pickers of rules and punch cards.

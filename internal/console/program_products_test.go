@@ -58,6 +58,9 @@ func TestProgramCatalog(t *testing.T) {
 					t.Errorf("a search for %q found %v, %v", q, found.Products, err)
 				}
 			}
+			if found, _ := desk.Products(ctx, manager, "1_", 1); found.Total != 0 {
+				t.Errorf("a search for \"1_\" (a LIKE wildcard, taken as text) found %d", found.Total)
+			}
 			if found, _ := desk.Products(ctx, manager, "item", 2); len(found.Products) != 4 || found.More {
 				t.Errorf("the second page of 29 items: %d, more %v", len(found.Products), found.More)
 			}
@@ -87,7 +90,7 @@ func TestProgramCatalog(t *testing.T) {
 				t.Fatal(err)
 			}
 			log, err := (&loyalty.AuditService{Store: db}).Page(ctx, loyalty.Actor{Kind: oauth.KindOwner, BusinessID: nb.BusinessID, Role: loyalty.RoleOwner}, 0)
-			if err != nil || len(log.Entries) == 0 || log.Entries[0].Action != console.AuditProgramDeleted ||
+			if err != nil || len(log.Entries) == 0 || log.Entries[0].Action != loyalty.AuditProgramDeleted ||
 				!strings.Contains(log.Entries[0].Target, p.Title) {
 				t.Errorf("the audit log's newest entry after a deletion: %+v, %v", log.Entries[:min(1, len(log.Entries))], err)
 			}

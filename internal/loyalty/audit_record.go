@@ -36,6 +36,7 @@ const (
 	AuditRulesUpdated   = "rules.updated"
 	AuditProgramCreated = "program.created"
 	AuditProgramUpdated = "program.updated"
+	AuditProgramDeleted = "program.deleted"
 )
 
 // AuditAmount reports whether an audit entry's setting is an amount of

@@ -124,6 +124,15 @@ func (s *ProductService) List(ctx context.Context, b Business, q ListQuery) ([]P
 	return s.Store.Products(ctx, b.ID, q)
 }
 
+// Search pages the live products whose name or SKU holds text, case
+// aside, oldest first; all of them when text is blank.
+func (s *ProductService) Search(ctx context.Context, b Business, text string, q ListQuery) ([]Product, int, error) {
+	if text = strings.ToLower(strings.TrimSpace(text)); text == "" {
+		return s.Store.Products(ctx, b.ID, q)
+	}
+	return s.Store.SearchProducts(ctx, b.ID, text, q)
+}
+
 // Create adds a product. It needs a title (title, or the English entry of
 // product_languages).
 func (s *ProductService) Create(ctx context.Context, b Business, in ProductInput) (Product, error) {

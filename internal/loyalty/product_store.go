@@ -12,6 +12,9 @@ type ProductReader interface {
 	Product(ctx context.Context, businessID string, id int64) (Product, error)
 	// Products pages the live products of a business, oldest first.
 	Products(ctx context.Context, businessID string, q ListQuery) ([]Product, int, error)
+	// SearchProducts pages the live products of a business whose title
+	// or SKU, lower-cased, holds text, oldest first.
+	SearchProducts(ctx context.Context, businessID, text string, q ListQuery) ([]Product, int, error)
 	// ProductCategory returns one category, deleted or not.
 	ProductCategory(ctx context.Context, businessID string, id int64) (ProductCategory, error)
 	// ProductCategories pages the live categories, oldest first.

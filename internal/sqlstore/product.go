@@ -93,6 +93,25 @@ func withProductBranches(ctx context.Context, q querier, products []loyalty.Prod
 var productFilterColumns = map[string]string{"product_sku": "p.sku", "category_id": "p.category_id",
 	"created_at": "p.created_at", "updated_at": "p.updated_at"}
 
+// SearchProducts implements loyalty.ProductReader: the name or SKU holds
+// text (text lower-cased by the caller; ASCII letters match either case
+// on SQLite, whose lower() knows no others).
+func (d *DB) SearchProducts(ctx context.Context, businessID, text string, q loyalty.ListQuery) ([]loyalty.Product, int, error) {
+	pattern := "%" + strings.TrimSuffix(likePrefix(text), "%") + "%"
+	var out []loyalty.Product
+	total, err := d.listPage(ctx, productColumns, `FROM products p WHERE p.business_id = $1 AND p.deleted_at IS NULL
+		AND (lower(p.title) LIKE $2 ESCAPE '\' OR lower(p.sku) LIKE $2 ESCAPE '\')`, `p.id`, []any{businessID, pattern}, q,
+		func(rows *sql.Rows) error {
+			p, err := scanProduct(rows)
+			out = append(out, p)
+			return err
+		})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, withProductBranches(ctx, d.db, out)
+}
+
 // Products pages the live products of a business, oldest first.
 func (d *DB) Products(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.Product, int, error) {
 	from, args, err := listWhere([]string{"p.business_id = $1", "p.deleted_at IS NULL"}, []any{businessID}, q, productFilterColumns)

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/format"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -41,7 +40,7 @@ var auditLabels = map[string]string{
 	loyalty.AuditRulesUpdated:       "Changed the earning rules",
 	loyalty.AuditProgramCreated:     "Added to the program",
 	loyalty.AuditProgramUpdated:     "Changed the program",
-	console.AuditProgramDeleted:     "Deleted from the program",
+	loyalty.AuditProgramDeleted:     "Deleted from the program",
 }
 
 // auditPage is the body of the audit template.
