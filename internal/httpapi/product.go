@@ -288,20 +288,45 @@ func (s *Server) evaluateBasket(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err != nil {
 		return err
 	}
-	applied, notApplied := appliedOf(ev.Applied), make([]appliedJSON, len(ev.NotApplied))
+	out := evaluationJSON{Points: ev.Points, EligibleAmount: ev.EligibleAmount, Applied: appliedOf(ev.Applied),
+		NotApplied: make([]appliedJSON, len(ev.NotApplied)), Coupons: make([]evaluatedCouponJSON, len(ev.Coupons)),
+		Stamps: make([]evaluatedStampsJSON, len(ev.Stamps)), UnknownSKUs: ev.UnknownSKUs}
 	for i, a := range ev.NotApplied {
-		notApplied[i] = appliedJSON{RuleID: a.RuleID, Name: a.Name, Reason: a.Reason}
+		out.NotApplied[i] = appliedJSON{RuleID: a.RuleID, Name: a.Name, Reason: a.Reason}
 	}
-	stamps, coupons := []map[string]any{}, []map[string]any{}
-	for _, cs := range ev.Stamps {
-		stamps = append(stamps, map[string]any{"punch_card_id": cs.Card.ID, "name": cs.Card.Name, "stamps": cs.Stamps})
+	for i, cs := range ev.Stamps {
+		out.Stamps[i] = evaluatedStampsJSON{PunchCardID: cs.Card.ID, Name: cs.Card.Name, Stamps: cs.Stamps}
 	}
-	for _, c := range ev.Coupons {
-		coupons = append(coupons, map[string]any{"offer_id": c.OfferID, "punch_card_id": nullID(c.PunchCardID), "rule_id": nullID(c.RuleID)})
+	for i, c := range ev.Coupons {
+		out.Coupons[i] = evaluatedCouponJSON{OfferID: c.OfferID, PunchCardID: nullID(c.PunchCardID), RuleID: nullID(c.RuleID)}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"points": ev.Points, "eligible_amount": ev.EligibleAmount,
-		"applied": applied, "not_applied": notApplied, "coupons": coupons, "stamps": stamps, "unknown_skus": ev.UnknownSKUs}})
+	writeJSON(w, http.StatusOK, dataJSON[evaluationJSON]{Data: out})
 	return nil
+}
+
+// evaluationJSON is the answer of POST /baskets/evaluate.
+type evaluationJSON struct {
+	Points         int64                 `json:"points"`
+	EligibleAmount loyalty.Money         `json:"eligible_amount"`
+	Applied        []appliedJSON         `json:"applied"`
+	NotApplied     []appliedJSON         `json:"not_applied"`
+	Coupons        []evaluatedCouponJSON `json:"coupons"`
+	Stamps         []evaluatedStampsJSON `json:"stamps"`
+	UnknownSKUs    []string              `json:"unknown_skus"`
+}
+
+// evaluatedCouponJSON is a coupon an evaluated basket would issue.
+type evaluatedCouponJSON struct {
+	OfferID     int64  `json:"offer_id"`
+	PunchCardID *int64 `json:"punch_card_id"`
+	RuleID      *int64 `json:"rule_id"`
+}
+
+// evaluatedStampsJSON is what an evaluated basket would stamp on a card.
+type evaluatedStampsJSON struct {
+	PunchCardID int64  `json:"punch_card_id"`
+	Name        string `json:"name"`
+	Stamps      int64  `json:"stamps"`
 }
 
 // nullID is an id, or null for 0.
@@ -310,4 +335,9 @@ func nullID(id int64) *int64 {
 		return nil
 	}
 	return &id
+}
+
+// dataJSON is a reply's {data: …}.
+type dataJSON[T any] struct {
+	Data T `json:"data"`
 }

@@ -295,9 +295,9 @@ func (p program) evaluate(s *sale, explain bool) Earning {
 	}
 	// The rules that applied are on every reward's reply; why the others
 	// did not, only when explaining.
-	out.Applied = []Outcome{}
+	out.Applied = make([]Outcome, 0, 4)
 	if explain {
-		out.NotApplied = []Outcome{}
+		out.NotApplied = make([]Outcome, 0, len(cands))
 	}
 	for i := range cands {
 		c := &cands[i]
