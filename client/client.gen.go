@@ -1809,6 +1809,24 @@ func (e UserEmailStatusText) Valid() bool {
 	}
 }
 
+// Defines values for UserIncludedProductsPromoteFlag.
+const (
+	UserIncludedProductsPromoteFlagN0 UserIncludedProductsPromoteFlag = 0
+	UserIncludedProductsPromoteFlagN1 UserIncludedProductsPromoteFlag = 1
+)
+
+// Valid indicates whether the value is a known member of the UserIncludedProductsPromoteFlag enum.
+func (e UserIncludedProductsPromoteFlag) Valid() bool {
+	switch e {
+	case UserIncludedProductsPromoteFlagN0:
+		return true
+	case UserIncludedProductsPromoteFlagN1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UserPhoneNumberStatusCode.
 const (
 	UserPhoneNumberStatusCodeN32 UserPhoneNumberStatusCode = 32
@@ -4859,7 +4877,9 @@ type UserIncluded struct {
 	Coupons      *[]Coupon               `json:"coupons,omitempty"`
 	Giftcards    *[]Giftcard             `json:"giftcards,omitempty"`
 	Offers       *[]CustomerOffer        `json:"offers,omitempty"`
-	Products     *[]interface{}          `json:"products,omitempty"`
+
+	// Products The live products of the user's businesses, oldest first, the first 100 of each, each with its business_id.
+	Products *[]UserIncluded_Products `json:"products,omitempty"`
 
 	// PunchCards The enabled punch cards of the user's businesses, with the user's stamps on each and the times it was full.
 	PunchCards       *[]UserIncluded_PunchCards `json:"punch_cards,omitempty"`
@@ -4872,6 +4892,32 @@ type UserIncluded struct {
 type UserIncluded_Coalition struct {
 	Id   string `json:"id"`
 	Name string `json:"name"`
+}
+
+// UserIncludedProductsPromoteFlag defines model for UserIncluded.Products.PromoteFlag.
+type UserIncludedProductsPromoteFlag int
+
+// UserIncluded_Products defines model for UserIncluded.Products.
+type UserIncluded_Products struct {
+	ActualPrice json.Number `json:"actual_price"`
+
+	// Branches Ids of the branches the product is sold at; empty means every branch.
+	Branches         []string                        `json:"branches"`
+	BusinessId       string                          `json:"business_id"`
+	CategoryId       *int                            `json:"category_id"`
+	CreatedAt        time.Time                       `json:"created_at"`
+	Description      string                          `json:"description"`
+	Id               int                             `json:"id"`
+	Images           []CatalogImage                  `json:"images"`
+	Link             string                          `json:"link"`
+	ProductLanguages []ProductLanguage               `json:"product_languages"`
+	ProductSku       string                          `json:"product_sku"`
+	PromoteFlag      UserIncludedProductsPromoteFlag `json:"promote_flag"`
+	RealPrice        json.Number                     `json:"real_price"`
+	Tags             []string                        `json:"tags"`
+	TermsConditions  string                          `json:"terms_conditions"`
+	Title            string                          `json:"title"`
+	UpdatedAt        time.Time                       `json:"updated_at"`
 }
 
 // UserIncluded_PunchCards defines model for UserIncluded.PunchCards.

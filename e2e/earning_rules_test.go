@@ -635,9 +635,12 @@ func TestPunchCards(t *testing.T) {
 		a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "items": three,
 			"customer": map[string]any{"id": uma.ID}}).want(t, http.StatusOK)
 		me := e.asUser(t, e.userApp(t), e.biz.Key, "uma@punch.example", "2468")
-		inc := me.get(t, "/users/me?include=punch_cards").want(t, http.StatusOK).obj(t)["included"].(map[string]any)
+		inc := me.get(t, "/users/me?include=punch_cards,products").want(t, http.StatusOK).obj(t)["included"].(map[string]any)
 		wantAt(t, inc, "punch_cards.0.name", "Coffee card", "punch_cards.0.stamps", 3.0, "punch_cards.0.business_id", e.biz.ID,
 			"punch_cards.1.name", "Visits", "punch_cards.1.stamps", 1.0)
+		// And the business's products, each with its business.
+		wantAt(t, inc, "products.0.title", "Coffee", "products.0.product_sku", "CF-01", "products.0.business_id", e.biz.ID,
+			"products.0.category_id", drinks["id"], "products.1.title", "Muffin")
 
 		// 4 more coffees (and a muffin, which stamps nothing): the card is
 		// full once, 2 stamps carry over, one coupon of the reward offer.

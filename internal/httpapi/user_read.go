@@ -77,13 +77,19 @@ func userIncluded(uc *userCtx, v loyalty.UserView, include map[string]bool) map[
 }
 
 // offeringIncluded adds what the user's businesses offer, as named by
-// include: branches, catalog_items, offers, giftcards, products and
-// social_media (the last two are not kept and always empty).
+// include: branches, catalog_items, offers, giftcards, products (the first
+// loyalty.UserProductsPerBusiness of each business), punch_cards and
+// social_media (not kept: always empty).
 func offeringIncluded(o loyalty.Offering, include map[string]bool, included map[string]any) {
-	for _, name := range []string{"products", "social_media"} {
-		if include[name] {
-			included[name] = []any{}
+	if include["social_media"] {
+		included["social_media"] = []any{} // not kept
+	}
+	if include["products"] {
+		list := make([]userProductJSON, len(o.Products))
+		for i, p := range o.Products {
+			list[i] = userProductJSON{productJSON: toProductJSON(p), BusinessID: p.BusinessID}
 		}
+		included["products"] = list
 	}
 	if include["branches"] {
 		included["branches"] = branchesJSON(o.Branches)
@@ -112,6 +118,13 @@ func offeringIncluded(o loyalty.Offering, include map[string]bool, included map[
 		}
 		included["punch_cards"] = list
 	}
+}
+
+// userProductJSON is a product as the user API shows it: with the
+// business it is of.
+type userProductJSON struct {
+	productJSON
+	BusinessID string `json:"business_id"`
 }
 
 // userCardJSON is a punch card as the user API shows it: with the

@@ -532,7 +532,7 @@ func (p program) outcome(c *candidate) Outcome {
 	switch c.kind {
 	case kindEarning:
 		o.RuleID, o.Name = RuleEarning, "Earning rules"
-		o.Reason = itoa64(rules.RewardRatio) + " points for each " + rules.RewardMilestoneAmount.String()
+		o.Reason = pointsPhrase(rules.RewardRatio) + " for each " + rules.RewardMilestoneAmount.String()
 		if c.why != "" {
 			o.Reason = c.why
 		} else if c.points == 0 {
@@ -550,9 +550,9 @@ func (p program) outcome(c *candidate) Outcome {
 	f := c.effect
 	switch f.Type {
 	case EffectPointsPerAmount:
-		o.Reason = itoa64(f.Points) + " points for each " + f.PerAmount.String()
+		o.Reason = pointsPhrase(f.Points) + " for each " + f.PerAmount.String()
 	case EffectPointsPerItem:
-		o.Reason = itoa64(f.Points) + " points for each item"
+		o.Reason = pointsPhrase(f.Points) + " for each item"
 	case EffectMultiplier:
 		o.Reason = "multiplies the earning rules' points by " + f.Factor.String()
 	case EffectBonus:
@@ -560,10 +560,7 @@ func (p program) outcome(c *candidate) Outcome {
 	case EffectCoupon:
 		o.Reason = "issues a coupon of " + quote(p.giftOffers[f.OfferID].Title)
 	case EffectStamp:
-		o.Reason = "gives " + itoa64(f.Stamps) + " stamps on " + quote(p.card(f.PunchCardID).Name)
-		if f.Stamps == 1 {
-			o.Reason = "gives 1 stamp on " + quote(p.card(f.PunchCardID).Name)
-		}
+		o.Reason = "gives " + plural(f.Stamps, "stamp") + " on " + quote(p.card(f.PunchCardID).Name)
 	}
 	if c.mask != nil && !f.gift() {
 		o.Reason += " of its products and categories"
@@ -593,4 +590,15 @@ func addStamps(all []CardStamps, card PunchCard, n int64) []CardStamps {
 		}
 	}
 	return append(all, CardStamps{Card: card, Stamps: n})
+}
+
+// pointsPhrase is "1 point" or "n points".
+func pointsPhrase(n int64) string { return plural(n, "point") }
+
+// plural is n and the noun, in the plural unless n is 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return itoa64(n) + " " + noun + "s"
 }

@@ -29,7 +29,14 @@ type Offering struct {
 	Offers       []CustomerOffer // offers the person sees (include offers)
 	Giftcards    []Giftcard      // gift cards on sale now (include giftcards)
 	PunchCards   []CustomerCard  // the enabled punch cards with the person's stamps (include punch_cards)
+	// Products are each business's live products, oldest first, at most
+	// UserProductsPerBusiness of each (include products).
+	Products []Product
 }
+
+// UserProductsPerBusiness bounds the products a member's read includes of
+// each business.
+const UserProductsPerBusiness = 100
 
 // View returns the person p with what include names, among the program's
 // businesses.
@@ -106,6 +113,16 @@ func (s *UserService) offering(ctx context.Context, userID string, ms []Membersh
 	if include["giftcards"] {
 		if o.Giftcards, err = s.Giftcards(ctx, ms); err != nil {
 			return Offering{}, err
+		}
+	}
+	if include["products"] {
+		o.Products = []Product{}
+		for _, m := range ms {
+			list, _, err := s.Store.Products(ctx, m.Business.ID, ListQuery{Page: 1, PerPage: UserProductsPerBusiness})
+			if err != nil {
+				return Offering{}, err
+			}
+			o.Products = append(o.Products, list...)
 		}
 	}
 	if include["punch_cards"] {
