@@ -3,6 +3,8 @@ package loyalty_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -90,4 +92,58 @@ func TestOptMoney(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"amount":12.505}`), &body); err == nil {
 		t.Error("an amount with three decimals must be refused inside Opt too")
 	}
+}
+
+// oldOpt is Opt as it decoded before its plain values skipped
+// encoding/json: the reference FuzzOptDecodesAsBefore holds Opt to.
+type oldOpt[T any] struct {
+	Set, Null bool
+	V         T
+}
+
+func (o *oldOpt[T]) UnmarshalJSON(b []byte) error {
+	o.Set = true
+	if string(b) == "null" {
+		o.Null = true
+		return nil
+	}
+	return json.Unmarshal(b, &o.V)
+}
+
+// sameDecoding decodes body into both and reports how they differ, "" for
+// not at all (the same error text, or the same values).
+func sameDecoding[T comparable](body []byte) string {
+	var got struct {
+		A loyalty.Opt[T] `json:"a"`
+	}
+	var want struct {
+		A oldOpt[T] `json:"a"`
+	}
+	gerr, werr := json.Unmarshal(body, &got), json.Unmarshal(body, &want)
+	switch {
+	case (gerr == nil) != (werr == nil):
+		return fmt.Sprintf("error %v, before %v", gerr, werr)
+	case gerr != nil && gerr.Error() != strings.ReplaceAll(werr.Error(), "loyalty_test.oldOpt", "loyalty.Opt"):
+		return fmt.Sprintf("error %q, before %q", gerr, werr)
+	case gerr == nil && (got.A.Set != want.A.Set || got.A.Null != want.A.Null || got.A.V != want.A.V):
+		return fmt.Sprintf("%+v, before %+v", got.A, want.A)
+	}
+	return ""
+}
+
+// FuzzOptDecodesAsBefore: an optional string, whole number, boolean or
+// amount decodes as encoding/json decoded it, values and refusals alike.
+func FuzzOptDecodesAsBefore(f *testing.F) {
+	for _, v := range []string{`"abc"`, `"a\"b"`, `"\u00e9t\u00e9"`, "\"tab\there\"", "\"\xff\"", `""`, `12`, `-5`, `0`, `-0`, `1.5`, `1e3`,
+		`99999999999999999999`, `-9223372036854775808`, `true`, `false`, `"12.50"`, `12.5`, `12.505`, `{}`, `[]`, `[1]`, `null`} {
+		f.Add([]byte(`{"a": ` + v + `}`))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for name, diff := range map[string]string{"string": sameDecoding[string](body), "int64": sameDecoding[int64](body),
+			"int": sameDecoding[int](body), "bool": sameDecoding[bool](body), "Money": sameDecoding[loyalty.Money](body)} {
+			if diff != "" {
+				t.Errorf("%s of %s: %s", name, body, diff)
+			}
+		}
+	})
 }
