@@ -65,7 +65,8 @@ func TestCounter(t *testing.T) {
 
 		// A sale: the preview, then the sale, once.
 		c.get(t, serve+"?amount=abc").want(t, http.StatusUnprocessableEntity).has(t, `id="sale-amount-error"`)
-		page = c.get(t, serve+"?amount=12.50").want(t, http.StatusOK).has(t, "<strong>24</strong> points", "12 by your earning rules, with Double points")
+		page = c.get(t, serve+"?amount=12.50").want(t, http.StatusOK).has(t, "<strong>24</strong> points", `id="preview-applied"`,
+			"<strong>Earning rules</strong>", `<span class="pts">+12</span>`, "<strong>Double points")
 		sale := url.Values{"amount": {"12.50"}, "idempotency_key": {formKey(t, page, serve+"/sale")}}
 		first := c.post(t, serve+"/sale", sale).want(t, http.StatusSeeOther)
 		again := c.post(t, serve+"/sale", sale).want(t, http.StatusSeeOther)

@@ -66,15 +66,13 @@ func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (
 
 // SalePreview is what a sale would earn, and why.
 type SalePreview struct {
-	Amount     loyalty.Money
-	Points     int64
-	Base       int64    // the points of the points per spend alone (an amount's sale)
-	OfferNames []string // the offers that applied
-	Applied    []loyalty.Outcome
-	Lines      []PreviewLine // the basket's lines, each with its price
-	Unknown    []string      // the lines' SKUs no product has
-	Stamps     []loyalty.CardStamps
-	Coupons    []string // the titles of the coupons the sale would issue
+	Amount  loyalty.Money
+	Points  int64
+	Applied []loyalty.Outcome
+	Lines   []PreviewLine // the basket's lines, each with its price
+	Unknown []string      // the lines' SKUs no product has
+	Stamps  []loyalty.CardStamps
+	Coupons []string // the titles of the coupons the sale would issue
 }
 
 // PreviewLine is a line of a sale's basket with its unit price (typed,
@@ -122,11 +120,6 @@ func (d *CustomerDesk) PreviewSale(ctx context.Context, a loyalty.Actor, custome
 		}
 		out.Coupons = append(out.Coupons, o.Title)
 	}
-	for _, o := range ev.Applied {
-		if strings.HasPrefix(o.RuleID, "offer-") {
-			out.OfferNames = append(out.OfferNames, o.Name)
-		}
-	}
 	if len(items) > 0 {
 		out.Amount = 0
 		for _, it := range items {
@@ -138,11 +131,7 @@ func (d *CustomerDesk) PreviewSale(ctx context.Context, a loyalty.Actor, custome
 		}
 		return out, nil
 	}
-	rules, err := d.Store.Rules(ctx, b)
-	if err != nil {
-		return SalePreview{}, err
-	}
-	out.Amount, out.Base = in.Amount.V, rules.PointsForSpend(in.Amount.V)
+	out.Amount = in.Amount.V
 	return out, nil
 }
 
