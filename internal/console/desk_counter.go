@@ -19,11 +19,20 @@ import (
 type CounterMatch struct {
 	Customers []loyalty.Customer
 	Coupon    *loyalty.Coupon // the coupon whose code it was, with its offer
+	// ByName is set when the text was read as the start of a name: the
+	// customers are the first CounterNames to pick from, More set when
+	// more have it.
+	ByName bool
+	More   bool
 }
+
+// CounterNames is how many customers a search by name lists at the
+// counter: a short list to pick from, not a directory.
+const CounterNames = 10
 
 // Find looks up what a cashier typed or scanned: an e-mail address, a
 // phone number, a customer code (the customer's id, as the customer's app
-// shows it) or a coupon's qrcode.
+// shows it), a coupon's qrcode, or else the start of a customer's name.
 func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (CounterMatch, error) {
 	if err := a.Require(loyalty.PermCounter); err != nil {
 		return CounterMatch{}, err
@@ -50,7 +59,7 @@ func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (
 	}
 	cp, err := d.Store.CouponByCode(ctx, b.ID, strings.ToUpper(code))
 	if loyalty.ErrorCode(err) == loyalty.ENotFound {
-		return m, nil
+		return d.byName(ctx, b, code)
 	} else if err != nil {
 		return m, err
 	}
@@ -62,6 +71,17 @@ func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (
 	}
 	m.Customers, m.Coupon = []loyalty.Customer{c}, &cp
 	return m, nil
+}
+
+// byName finds the customers of b whose first name, last name or full
+// name starts with name, newest first.
+func (d *CustomerDesk) byName(ctx context.Context, b loyalty.Business, name string) (CounterMatch, error) {
+	f := loyalty.CustomerFilter{NamePrefix: strings.ToLower(strings.Join(strings.Fields(name), " "))}
+	list, total, err := d.Store.SearchCustomers(ctx, b.ID, f, 0, CounterNames)
+	if err != nil {
+		return CounterMatch{}, err
+	}
+	return CounterMatch{Customers: list, ByName: true, More: total > len(list)}, nil
 }
 
 // SalePreview is what a sale would earn, and why.

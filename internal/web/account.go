@@ -46,6 +46,9 @@ var notices = map[string]string{
 	"import_started":  "The import has started. It runs in the background; refresh this page to follow it.",
 	// The customer pages and the counter.
 	"customer_saved":    "The customer's details were saved.",
+	"customer_enrolled": "The customer is enrolled. Record their first sale below.",
+	"customer_added":    "The customer was added.",
+	"customer_existing": "Already a customer: this is who has that e-mail address or phone number.",
 	"customer_enabled":  "The customer is enabled.",
 	"customer_disabled": "The customer is disabled.",
 	"customer_deleted":  "The customer was deleted. The ledger keeps their entries.",

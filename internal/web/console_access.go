@@ -31,6 +31,7 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	s.staffRoutes(mux)
 	s.counterRoutes(mux)
 	s.customerRoutes(mux)
+	s.enrolRoutes(mux)
 	s.programRoutes(mux)
 	s.exportRoutes(mux)
 	s.importRoutes(mux)

@@ -25,6 +25,7 @@ func (s *Server) counterRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business/counter", s.console(loyalty.PermCounter, s.counter))
 	mux.Handle("GET /business/counter/{id}", s.console(loyalty.PermCounter, s.counterCustomer))
 	mux.Handle("POST /business/counter/{id}/{action}", s.console(loyalty.PermCounter, s.counterAct))
+	mux.Handle("POST /business/counter/enrol", s.console(loyalty.PermCounter, s.counterEnrol))
 }
 
 // findPage is the body of the counter template.
@@ -32,23 +33,38 @@ type findPage struct {
 	Code     string
 	Searched bool
 	Found    []loyalty.Customer
+	ByName   bool             // the code was read as a name: Found is a list to pick from
+	More     bool             // more customers have the name than Found lists
+	Enrol    bool             // the new customer's form is open (nobody found, or it was refused)
+	Focus    string           // the form's field that takes the cursor, "" for the search's
 	Business loyalty.Business // whose currency amounts are in
 }
 
-// counter finds the customer a code names; one found is served at once.
+// counter finds the customer a code names; one found by what they show
+// (not by a name, which strangers may share) is served at once.
 func (s *Server) counter(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
-	code := strings.TrimSpace(r.URL.Query().Get("code"))
+	return s.renderCounter(w, r, a, http.StatusOK, strings.TrimSpace(r.URL.Query().Get("code")), nil, nil, "")
+}
+
+// renderCounter shows the counter's search for code, with the new
+// customer's form prefilled from it, or as it was sent (form) when it
+// was refused (fields).
+func (s *Server) renderCounter(w http.ResponseWriter, r *http.Request, a loyalty.Actor, status int, code string,
+	form map[string]string, fields map[string][]string, msg string) error {
 	v := s.consoleView(r, a, "Counter")
-	v.Form = map[string]string{"code": code}
-	p := findPage{Code: code}
-	status := http.StatusOK
+	v.Form, v.Fields, v.Error = enrolForm(console.EnrolmentFrom(code)), fields, msg
+	if form != nil {
+		v.Form = form
+	}
+	v.Form["code"] = code
+	p := findPage{Code: code, Enrol: fields != nil}
 	if code != "" {
 		m, err := s.Desk.Find(r.Context(), a, code)
 		if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
 			v.Fields, status = e.Fields, httpapi.StatusOf(e.Code)
 		} else if err != nil {
 			return err
-		} else if len(m.Customers) == 1 {
+		} else if len(m.Customers) == 1 && !m.ByName && form == nil {
 			to := "/business/counter/" + m.Customers[0].ID
 			if m.Coupon != nil {
 				to += "?coupon=" + strconv.FormatInt(m.Coupon.ID, 10)
@@ -56,7 +72,11 @@ func (s *Server) counter(w http.ResponseWriter, r *http.Request, a loyalty.Actor
 			redirect(w, to)
 			return nil
 		}
-		p.Searched, p.Found = status == http.StatusOK, m.Customers
+		p.Searched, p.Found, p.ByName, p.More = v.Fields["code"] == nil, m.Customers, m.ByName, m.More
+		p.Enrol = p.Enrol || (p.Searched && len(m.Customers) == 0)
+	}
+	if p.Enrol {
+		p.Focus = enrolFocus(v.Form, fields)
 	}
 	b, err := s.consoleBusiness(r, a)
 	if err != nil {
