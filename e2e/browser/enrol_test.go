@@ -108,6 +108,9 @@ func TestCounterEnrol(t *testing.T) {
 			if got := c.text("#email-error"); got == "" {
 				t.Error("a new customer without e-mail or phone: no message beside the e-mail")
 			}
+			if got := c.text("#phone-error"); got == "" {
+				t.Error("a new customer without e-mail or phone: no message beside the phone")
+			}
 			c.check("counter-enrol-refused")
 
 			// An e-mail a customer has already: that customer is served.

@@ -288,7 +288,13 @@ func (b *tab) keyPage(name string) {
 	}
 	shotMu.Lock()
 	defer shotMu.Unlock()
+	// A page scrolled (to a field with autofocus) comes out of a full-page
+	// screenshot with the part below the first screen blank: it is taken
+	// from the top, and scrolled back after.
+	y := b.evalString(`String(window.scrollY)`)
+	b.eval(`window.scrollTo(0, 0), true`)
 	b.save(filepath.Join(dir, strings.ReplaceAll(b.t.Name(), "/", "_")+"-"+name+".png"))
+	b.eval(`window.scrollTo(0, ` + y + `), true`)
 }
 
 // stepTimeout bounds each step: waiting for an element never hangs a test.
