@@ -81,6 +81,9 @@ func TestCounterEnrol(t *testing.T) {
 			if got := c.text("h1"); got != "Walk In" {
 				t.Errorf("after enrolling, the counter serves %q", got)
 			}
+			if !c.eval(`document.activeElement === document.querySelector("#sale-amount")`) {
+				t.Error("after enrolling, the cursor is not in the sale's amount")
+			}
 			if got := c.text("#next-customer"); got != "Next customer" {
 				t.Errorf("the link back to the search says %q", got)
 			}

@@ -101,6 +101,9 @@ type servePage struct {
 	// address that shows them in the form again (the preview's Change).
 	Lines []console.SaleLine
 	Again string
+	// Enrolled is set when the customer was just enrolled (or found by
+	// the enrolment): the sale is next, so the amount takes the cursor.
+	Enrolled bool
 }
 
 // counterActions are the actions' forms, by the path's last segment.
@@ -134,6 +137,7 @@ func (s *Server) renderServe(w http.ResponseWriter, r *http.Request, a loyalty.A
 	}
 	q := r.URL.Query()
 	p := servePage{CounterCustomer: cc, Name: displayName(cc.Customer), Business: b, Keys: map[string]string{}}
+	p.Enrolled = r.Method == http.MethodGet && (q.Get("notice") == "customer_enrolled" || q.Get("notice") == "customer_existing")
 	v := s.consoleView(r, a, "Counter · "+p.Name)
 	v.Fields, v.Form, v.Error = fields, form, msg
 	if v.Form == nil {
