@@ -33,7 +33,7 @@ func (b *tab) loads() func() int64 {
 // loads of the counter; a form without e-mail or phone is refused beside
 // the fields; an e-mail already a customer's leads to that customer; a
 // name lists the customers it starts, to pick from, and a name nobody has
-// says how to go on. On a desktop and a phone, every page checked for
+// says how to go on; the customer list's Add customer is a cashier's too. On a desktop and a phone, every page checked for
 // sideways scrolling and accessibility.
 func TestCounterEnrol(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
@@ -131,6 +131,9 @@ func TestCounterEnrol(t *testing.T) {
 			c.check("counter-names")
 			if got := c.text("#found"); !strings.Contains(got, "Ann Lee") || !strings.Contains(got, "Anna Berg") || strings.Contains(got, "Bo Wu") {
 				t.Errorf("searching %q lists:\n%s", "an", got)
+			}
+			if st := c.status(s.url + "/business/customers/new"); st != 200 {
+				t.Errorf("a cashier opening the customer list's Add customer: %d, want 200", st)
 			}
 			c.open(s.url+"/business/counter?code=bo", "counter")
 			c.do(chromedp.Click(chromedp.CSS("#found a.person-link"), poll), waitPage("counter_customer"))
