@@ -13,10 +13,6 @@ import (
 // by the e-mail address or phone number typed, is served rather than
 // refused.
 
-// AuditCustomerCreated is the audit log's action of a customer added in
-// the console.
-const AuditCustomerCreated = "customer.created"
-
 // Enrolment is a new customer's details as the console's form gives them.
 type Enrolment struct {
 	FirstName, LastName string
@@ -85,7 +81,7 @@ func (d *CustomerDesk) Enrol(ctx context.Context, a loyalty.Actor, e Enrolment) 
 	target := customerName(loyalty.Customer{User: loyalty.User{FirstName: in.FirstName.V, LastName: in.LastName.V,
 		Email: strings.ToLower(in.Email.V), Phone: in.Phone.V}})
 	var out loyalty.Customer
-	err = loyalty.Audited(a, AuditCustomerCreated, target, nil, nil, func(r *loyalty.AuditRecord) error {
+	err = loyalty.Audited(a, loyalty.AuditCustomerCreated, target, nil, nil, func(r *loyalty.AuditRecord) error {
 		var err error
 		out, err = d.on(b).AuditedBy(r).Customers.Create(ctx, b, in)
 		// The form has no country field: a local number is read in the business's country.

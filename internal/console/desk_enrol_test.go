@@ -76,7 +76,7 @@ func TestEnrol(t *testing.T) {
 			if err != nil || len(page.Entries) != 1 {
 				t.Fatalf("audit log %+v, %v; want one entry", page.Entries, err)
 			}
-			if e := page.Entries[0]; e.Action != console.AuditCustomerCreated || e.ActorEmail != "till@cafe.example" ||
+			if e := page.Entries[0]; e.Action != loyalty.AuditCustomerCreated || e.ActorEmail != "till@cafe.example" ||
 				e.Target != "Ann Lee <ann@friends.example>" {
 				t.Errorf("audit entry %+v", e)
 			}

@@ -6,6 +6,7 @@ package loyalty
 
 // Audit actions of the customer desk and the counter.
 const (
+	AuditCustomerCreated   = "customer.created"
 	AuditCustomerUpdated   = "customer.updated"
 	AuditCustomerEnabled   = "customer.enabled"
 	AuditCustomerDisabled  = "customer.disabled"

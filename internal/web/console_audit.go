@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/format"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -24,7 +23,7 @@ var auditLabels = map[string]string{
 	loyalty.AuditPasswordReset:   "Reset their password by e-mail",
 	loyalty.AuditProfileUpdated:  "Updated the business profile",
 	// The customer pages and the counter.
-	console.AuditCustomerCreated:    "Added a customer",
+	loyalty.AuditCustomerCreated:    "Added a customer",
 	loyalty.AuditCustomerUpdated:    "Edited a customer's details",
 	loyalty.AuditCustomerEnabled:    "Enabled a customer",
 	loyalty.AuditCustomerDisabled:   "Disabled a customer",
