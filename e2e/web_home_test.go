@@ -8,7 +8,8 @@ import (
 )
 
 // TestLandingPage: / is a page linking the portals and the API reference,
-// while an unknown path is still the API's JSON 404.
+// while an unknown path is still the API's JSON 404 (one under /business
+// is the console's page: TestPagesHeaders).
 func TestLandingPage(t *testing.T) {
 	engines(t, func(t *testing.T, engine string) {
 		e := start(t, engine, roomy)
@@ -21,7 +22,7 @@ func TestLandingPage(t *testing.T) {
 		if csp := home.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
 			t.Errorf("GET /: Content-Security-Policy %q", csp)
 		}
-		for _, path := range []string{"/nope", "/business/nope/deeper", "/index.html"} {
+		for _, path := range []string{"/nope", "/businesses/nope", "/index.html"} {
 			r := w.get(t, path).want(t, http.StatusNotFound)
 			var body map[string]any
 			if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") || json.Unmarshal(r.Body, &body) != nil {

@@ -82,6 +82,13 @@ func TestPagesHeaders(t *testing.T) {
 				t.Errorf("%s: X-Frame-Options %q, Cache-Control %q", r.what, r.Header.Get("X-Frame-Options"), r.Header.Get("Cache-Control"))
 			}
 		}
+		// A mistyped console address is the console's page, not the API's JSON.
+		for _, path := range []string{"/business/countr", "/business/customers/x/y/z"} {
+			r := w.get(t, path).want(t, http.StatusNotFound).has(t, "Page not found")
+			if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+				t.Errorf("%s: Content-Type %q, want an HTML page", r.what, ct)
+			}
+		}
 		css := w.get(t, "/static/style.css").want(t, http.StatusOK)
 		if !strings.HasPrefix(css.Header.Get("Content-Type"), "text/css") {
 			t.Errorf("style.css Content-Type %q", css.Header.Get("Content-Type"))

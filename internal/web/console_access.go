@@ -18,6 +18,11 @@ var businessSignIn = signInForm{
 
 func (s *Server) businessRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business", s.page(s.businessHome))
+	// Any other address under /business is the console's: a mistyped one
+	// answers the console's own "Page not found", not the API's JSON.
+	mux.Handle("GET /business/", s.page(func(http.ResponseWriter, *http.Request) error {
+		return loyalty.Errorf(loyalty.ENotFound, "Page not found.")
+	}))
 	mux.Handle("POST /business/signin", s.page(s.signInHandler(business, businessSignIn)))
 	mux.Handle("POST /business/signout", s.page(s.signOutHandler(business)))
 	mux.Handle("GET /business/key", s.console(loyalty.PermKeys, s.rotateKeyConfirm))
