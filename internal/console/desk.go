@@ -261,6 +261,25 @@ func (d *CustomerDesk) Cancel(ctx context.Context, a loyalty.Actor, id string, t
 	return t, err
 }
 
+// CouponCost is what issuing a coupon of an offer would take: the offer
+// (its points are taken from the customer's balance) and the customer as
+// they stand.
+type CouponCost struct {
+	Customer loyalty.Customer
+	Offer    loyalty.Offer
+}
+
+// CouponCost reads what issuing the customer a coupon of the offer would
+// cost, writing nothing: the console asks before it takes points.
+func (d *CustomerDesk) CouponCost(ctx context.Context, a loyalty.Actor, id string, offerID int64) (CouponCost, error) {
+	b, c, err := d.forManager(ctx, a, id)
+	if err != nil {
+		return CouponCost{}, err
+	}
+	o, err := d.on(b).Offers.Get(ctx, b, strconv.FormatInt(offerID, 10))
+	return CouponCost{Customer: c, Offer: o}, err
+}
+
 // IssueCoupon gives the customer a coupon of a coupon offer (get_coupon).
 func (d *CustomerDesk) IssueCoupon(ctx context.Context, a loyalty.Actor, id string, offerID int64) (loyalty.Transaction, error) {
 	b, c, err := d.forManager(ctx, a, id)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -144,10 +145,32 @@ func (s *Server) customerPoints(w http.ResponseWriter, r *http.Request, a loyalt
 	return nil
 }
 
+// customerCoupon issues a coupon; one that costs points is issued only
+// once the page saying so is confirmed (no points are ever taken
+// silently).
 func (s *Server) customerCoupon(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
-	offer, _ := strconv.ParseInt(r.PostForm.Get("offer"), 10, 64)
+	chosen := r.Form.Get("offer") // the form's, or the confirmation's address
+	offer, _ := strconv.ParseInt(chosen, 10, 64)
+	if r.PostForm.Get("confirm") != "yes" {
+		cost, err := s.Desk.CouponCost(r.Context(), a, r.PathValue("id"), offer)
+		if err != nil {
+			return s.customerFailed(w, r, a, err, map[string]string{"offer": chosen})
+		}
+		if p := cost.Offer.Points; p > 0 {
+			name, bal := displayName(cost.Customer), cost.Customer.Balance.Points
+			effects := []string{fmt.Sprintf("%s holds %d points now; %d after.", name, bal, bal-p)}
+			if bal < p {
+				effects = []string{fmt.Sprintf("%s holds %d points: not enough, so nothing will be issued.", name, bal)}
+			}
+			s.renderConfirm(w, r, s.consoleView(r, a, ""), confirmPage{Heading: "Issue “" + cost.Offer.Title + "” to " + name + "?",
+				Message: fmt.Sprintf("This coupon costs %d points, taken from %s's balance.", p, name), Effects: effects,
+				Action: r.URL.Path + "?offer=" + strconv.FormatInt(offer, 10), Submit: fmt.Sprintf("Issue and take %d points", p),
+				Back: customerPath(r)})
+			return nil
+		}
+	}
 	if _, err := s.Desk.IssueCoupon(r.Context(), a, r.PathValue("id"), offer); err != nil {
-		return s.customerFailed(w, r, a, err, map[string]string{"offer": r.PostForm.Get("offer")})
+		return s.customerFailed(w, r, a, err, map[string]string{"offer": chosen})
 	}
 	redirect(w, customerPath(r)+"?notice=coupon_issued")
 	return nil
