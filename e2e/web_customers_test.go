@@ -133,6 +133,12 @@ func TestConsoleCustomerActions(t *testing.T) {
 		m.get(t, base).want(t, http.StatusOK).has(t, `id="points">50<`)
 		back(m.post(t, base+"/coupons?offer="+pastry, url.Values{"confirm": {"yes"}}), "coupon_issued")
 		m.get(t, base).want(t, http.StatusOK).has(t, `id="points">20<`, "Free pastry")
+		// Given as a gift, it takes no points, and needs a reason.
+		gift := url.Values{"offer": {pastry}, "how": {"gift"}, "gift_reason": {" "}}
+		m.post(t, base+"/coupons", gift).want(t, http.StatusUnprocessableEntity).has(t, `id="gift_reason-error"`, `value="gift" id="how-gift" checked`)
+		gift.Set("gift_reason", "Sorry for the wait")
+		back(m.post(t, base+"/coupons", gift), "coupon_gifted")
+		m.get(t, base).want(t, http.StatusOK).has(t, `id="points">20<`, "Sorry for the wait")
 		mails := e.mailCount(t, "ann.lee@friends.example")
 		back(m.post(t, base+"/welcome", nil), "welcome_sent")
 		if n := e.mailCount(t, "ann.lee@friends.example"); n != mails+1 {
@@ -154,15 +160,15 @@ func TestConsoleCustomerActions(t *testing.T) {
 		m.get(t, base).want(t, http.StatusNotFound)
 		m.get(t, "/business/customers?q=ann").want(t, http.StatusOK).has(t, "0 customers")
 
-		want := []string{"customer.deleted", "customer.enabled", "customer.disabled", "customer.welcome_resent", "coupon.issued",
-			"points.adjusted", "coupon.issued", "transaction.cancelled", "points.adjusted"}
+		want := []string{"customer.deleted", "customer.enabled", "customer.disabled", "customer.welcome_resent", "coupon.gifted",
+			"coupon.issued", "points.adjusted", "coupon.issued", "transaction.cancelled", "points.adjusted"}
 		got := e.auditActions(t, e.biz.ID)
 		for i, action := range want {
 			if i >= len(got) || got[i] != action+" Ann Lee <ann.lee@friends.example> by mgr@cafe.example" {
 				t.Fatalf("audit log %q, want the manager's actions %q, newest first", got, want)
 			}
 		}
-		if len(got) < 10 || got[9] != "customer.updated Ann <ann@friends.example> by mgr@cafe.example" {
+		if len(got) < 11 || got[10] != "customer.updated Ann <ann@friends.example> by mgr@cafe.example" {
 			t.Errorf("audit log %q, want the update of Ann's details before", got)
 		}
 		m.get(t, "/business/audit").want(t, http.StatusOK).has(t, "Adjusted points", "ann@friends.example", "ann.lee@friends.example")

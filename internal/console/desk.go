@@ -298,6 +298,25 @@ func (d *CustomerDesk) IssueCoupon(ctx context.Context, a loyalty.Actor, id stri
 	return t, err
 }
 
+// GiftCoupon gives the customer a coupon of a coupon offer without taking
+// its points, for the reason the manager gives (required), kept in the
+// audit log and as the entry's comments.
+func (d *CustomerDesk) GiftCoupon(ctx context.Context, a loyalty.Actor, id string, offerID int64, reason string) (loyalty.Transaction, error) {
+	b, c, err := d.forManager(ctx, a, id)
+	if err != nil {
+		return loyalty.Transaction{}, err
+	}
+	var t loyalty.Transaction
+	err = loyalty.Audited(a, loyalty.AuditCouponGifted, customerName(c), nil,
+		map[string]string{"offer": strconv.FormatInt(offerID, 10), "reason": strings.TrimSpace(reason)},
+		func(r *loyalty.AuditRecord) error {
+			var err error
+			t, err = d.on(b).AuditedBy(r).Transactions.GiftCoupon(ctx, b, c.ID, offerID, reason)
+			return fieldsAs(err, map[string]string{"offer.id": "offer", "reason": "gift_reason"})
+		})
+	return t, err
+}
+
 // fieldsAs renames the fields of a validation error to the form's names.
 func fieldsAs(err error, names map[string]string) error {
 	e, ok := err.(*loyalty.Error)

@@ -15,6 +15,7 @@ const (
 	AuditPointsAdjusted    = "points.adjusted"
 	AuditTransactionCancel = "transaction.cancelled"
 	AuditCouponIssued      = "coupon.issued"
+	AuditCouponGifted      = "coupon.gifted"
 	// AuditTransactionDetails is a change of an entry's transaction_details
 	// (through the API: PATCH /transactions/{id}/details).
 	AuditTransactionDetails = "transaction.details_updated"

@@ -189,7 +189,7 @@ func (w *ImportWorker) row(ctx context.Context, b Business, im Import, cols []*I
 func (s *ImportService) importRow(ctx context.Context, b Business, im Import, r importRow, mark *ImportRowMark) error {
 	switch im.Kind {
 	case ImportTransactions:
-		_, _, err := s.Services.Transactions.create(ctx, b, r.tx, nil, mark)
+		_, _, err := s.Services.Transactions.create(ctx, b, r.tx, nil, entryOptions{imported: mark})
 		return err
 	case ImportProducts:
 		return s.Store.WithTxOptions(ctx, importTx(mark), func(tx Tx) error {

@@ -51,6 +51,9 @@ func (getCouponIntent) apply(ctx context.Context, _ *TransactionService, tx Tx, 
 		return err
 	}
 	e.CouponID, e.Points, e.Coupon = c.ID, -o.Points, &c
+	if r.gift {
+		e.Points = 0
+	}
 	return appendEntry(ctx, tx, e)
 }
 

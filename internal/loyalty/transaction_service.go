@@ -46,6 +46,15 @@ type entryRequest struct {
 	// imported is the mark of the imported row the entry is (nil for an
 	// API request): written in the entry's transaction, never batched.
 	imported *ImportRowMark
+	// gift: a coupon issued as a gift, its points not taken (GiftCoupon).
+	gift bool
+}
+
+// entryOptions are what a request carries besides the API's body: the
+// imported row's mark, or that a coupon is a gift.
+type entryOptions struct {
+	imported *ImportRowMark
+	gift     bool
 }
 
 // check validates a whole request before any I/O: the intent, the
@@ -107,17 +116,18 @@ func (r *entryRequest) stamp(now time.Time) {
 // is checked whole before any I/O; a request refused after that (the
 // intent's rules, the balance) is stored under its key like a success.
 func (s *TransactionService) Create(ctx context.Context, b Business, in TransactionInput, idem *Idempotency) (Transaction, *IdempotentReply, error) {
-	return s.create(ctx, b, in, idem, nil)
+	return s.create(ctx, b, in, idem, entryOptions{})
 }
 
-// create is Create, for an imported row's change when mark is set: the
-// mark is written in the change's transaction.
-func (s *TransactionService) create(ctx context.Context, b Business, in TransactionInput, idem *Idempotency, mark *ImportRowMark) (Transaction, *IdempotentReply, error) {
+// create is Create with the options of a change the API does not make: an
+// imported row's (its mark is written in the change's transaction), or a
+// coupon given as a gift.
+func (s *TransactionService) create(ctx context.Context, b Business, in TransactionInput, idem *Idempotency, opts entryOptions) (Transaction, *IdempotentReply, error) {
 	r, err := check(b, &in, s.Store.Now())
 	if err != nil {
 		return Transaction{}, nil, err
 	}
-	r.imported = mark
+	r.imported, r.gift = opts.imported, opts.gift
 	if idem != nil {
 		if prev, err := s.replay(ctx, b, idem); prev != nil || err != nil {
 			dropAudit(s.Store)

@@ -54,6 +54,7 @@ var notices = map[string]string{
 	"customer_deleted":  "The customer was deleted. The ledger keeps their entries.",
 	"points_adjusted":   "The points balance was adjusted.",
 	"coupon_issued":     "The coupon was issued.",
+	"coupon_gifted":     "The coupon was given as a gift: no points were taken.",
 	"welcome_sent":      "The welcome message is on its way, with new confirmation links.",
 	"cancelled":         "The transaction was cancelled.",
 	"program_saved":     "Saved. It applies from now on.",

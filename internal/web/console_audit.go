@@ -32,6 +32,7 @@ var auditLabels = map[string]string{
 	loyalty.AuditPointsAdjusted:     "Adjusted points",
 	loyalty.AuditTransactionCancel:  "Cancelled a transaction",
 	loyalty.AuditCouponIssued:       "Issued a coupon",
+	loyalty.AuditCouponGifted:       "Gave a coupon as a gift",
 	loyalty.AuditTransactionDetails: "Edited a transaction's order references",
 	loyalty.AuditSaleRecorded:       "Recorded a sale",
 	loyalty.AuditRewardRedeemed:     "Redeemed a reward",

@@ -147,10 +147,18 @@ func (s *Server) customerPoints(w http.ResponseWriter, r *http.Request, a loyalt
 
 // customerCoupon issues a coupon; one that costs points is issued only
 // once the page saying so is confirmed (no points are ever taken
-// silently).
+// silently), unless it is given as a gift, with a reason, taking none.
 func (s *Server) customerCoupon(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
 	chosen := r.Form.Get("offer") // the form's, or the confirmation's address
 	offer, _ := strconv.ParseInt(chosen, 10, 64)
+	if how := r.PostForm.Get("how"); how == "gift" {
+		reason := r.PostForm.Get("gift_reason")
+		if _, err := s.Desk.GiftCoupon(r.Context(), a, r.PathValue("id"), offer, reason); err != nil {
+			return s.customerFailed(w, r, a, err, map[string]string{"offer": chosen, "how": how, "gift_reason": reason})
+		}
+		redirect(w, customerPath(r)+"?notice=coupon_gifted")
+		return nil
+	}
 	if r.PostForm.Get("confirm") != "yes" {
 		cost, err := s.Desk.CouponCost(r.Context(), a, r.PathValue("id"), offer)
 		if err != nil {
