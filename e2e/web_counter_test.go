@@ -80,7 +80,7 @@ func TestCounter(t *testing.T) {
 
 		// Redeem: once within the balance, then refused beyond it, the
 		// same refusal for the same form sent again.
-		page = c.get(t, serve).want(t, http.StatusOK).has(t, "Mug · 20 points")
+		page = c.get(t, serve).want(t, http.StatusOK).has(t, `Mug <span class="muted">· 20 points</span>`)
 		redeem := url.Values{"reward": {mug}, "quantity": {"1"}, "idempotency_key": {formKey(t, page, serve+"/redeem")}}
 		c.post(t, serve+"/redeem", redeem).want(t, http.StatusSeeOther)
 		page = c.get(t, serve).want(t, http.StatusOK).has(t, `id="points">4<`)

@@ -50,7 +50,12 @@ func TestProgramSetup(t *testing.T) {
 
 		// Offers: the API's message beside the title; then created, edited,
 		// disabled (after confirming) and enabled.
-		m.get(t, "/business/program/offers/new").want(t, http.StatusOK).has(t, `name="multip_factor"`)
+		// The type first; each type's form has only its fields, with units.
+		m.get(t, "/business/program/offers/new").want(t, http.StatusOK).has(t, `href="?type=1"`, `href="?type=9"`).hasNot(t, `name="title"`)
+		m.get(t, "/business/program/offers/new?type=1").want(t, http.StatusOK).has(t, `name="multip_factor"`, `name="type_id" value="1"`).
+			hasNot(t, `name="discount_value"`).hasNot(t, `name="coupon_expires_in"`)
+		m.get(t, "/business/program/offers/new?type=9").want(t, http.StatusOK).has(t, `name="discount_value"`, `class="unit" id="f-discount_value-unit">%<`,
+			`name="coupon_expires_in"`, `>days<`).hasNot(t, `name="multip_factor"`)
 		m.post(t, "/business/program/offers", url.Values{"type_id": {"1"}, "multip_factor": {"2"}, "enabled": {"true"}}).
 			want(t, http.StatusUnprocessableEntity).has(t, `id="f-title-error"`)
 		m.post(t, "/business/program/offers", url.Values{"type_id": {"1"}, "title": {"Double"}, "multip_factor": {"lots"}}).
@@ -64,7 +69,7 @@ func TestProgramSetup(t *testing.T) {
 		}
 		id := catID(offers.Data[0])
 		m.get(t, "/business/program/offers").want(t, http.StatusOK).has(t, "Double points", "Points multiplier", "Enabled")
-		m.get(t, "/business/program/offers/"+id).want(t, http.StatusOK).has(t, `value="Double points"`, `value="2.00"`)
+		m.get(t, "/business/program/offers/"+id).want(t, http.StatusOK).has(t, `value="Double points"`, `value="2"`)
 		saved(m.post(t, "/business/program/offers/"+id, url.Values{"type_id": {"1"}, "title": {"Triple points"}, "multip_factor": {"3"},
 			"enabled": {"true"}}), "/business/program/offers")
 		m.get(t, "/business/program/offers/"+id+"/disable").want(t, http.StatusOK).has(t, "Disable this offer?")
@@ -76,8 +81,15 @@ func TestProgramSetup(t *testing.T) {
 		// cleared by emptying the field.
 		m.post(t, "/business/program/offers", url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "targeted": {"true"},
 			"enabled": {"true"}}).want(t, http.StatusUnprocessableEntity).has(t, `id="f-customers-error"`)
+		// Its customers are found by name, e-mail or phone: Find shows the
+		// form again with those found to tick, saving nothing.
+		m.post(t, "/business/program/offers", url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "targeted": {"true"},
+			"customers_q": {"ann@"}, "find": {"1"}}).want(t, http.StatusOK).
+			has(t, `value="Muffin for Ann"`, `name="customers" value="`+ann.ID+`">`, "ann@friends.example", `value="ann@"`)
+		m.post(t, "/business/program/offers", url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "customers_q": {"nobody"},
+			"find": {"1"}}).want(t, http.StatusOK).has(t, "Nobody found for “nobody”.")
 		saved(m.post(t, "/business/program/offers", url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "targeted": {"true"},
-			"customers": {"\n" + ann.ID + "\n"}, "offer_frequency_id": {"4"}, "expires_at": {"2099-01-31"}, "enabled": {"true"}}),
+			"customers": {ann.ID}, "offer_frequency_id": {"4"}, "expires_at": {"2099-01-31"}, "enabled": {"true"}}),
 			"/business/program/offers")
 		a.get(t, "/offers").want(t, http.StatusOK).decode(t, &offers)
 		muffin := offers.Data[len(offers.Data)-1]
@@ -86,7 +98,8 @@ func TestProgramSetup(t *testing.T) {
 			t.Errorf("the targeted offer saved: %v", muffin)
 		}
 		mid := catID(muffin)
-		m.get(t, "/business/program/offers/"+mid).want(t, http.StatusOK).has(t, `value="2099-01-31"`, ann.ID, `<option value="4" selected>`)
+		m.get(t, "/business/program/offers/"+mid).want(t, http.StatusOK).has(t, `value="2099-01-31"`, `name="customers" value="`+ann.ID+`" checked>`,
+			"ann@friends.example", `value="4" checked>`)
 		saved(m.post(t, "/business/program/offers/"+mid, url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "targeted": {"true"},
 			"customers": {ann.ID}, "offer_frequency_id": {""}, "expires_at": {""}, "enabled": {"true"}}), "/business/program/offers")
 		a.get(t, "/offers").want(t, http.StatusOK).decode(t, &offers)

@@ -62,7 +62,7 @@ func TestProductsAndCategories(t *testing.T) {
 			sku := "FW-" + sc.name
 			o.fill("#f-title", "Flat white "+sc.name, "#f-product_sku", sku, "#f-product_actual_price", "3.50",
 				"#f-product_real_price", "4.00", "#f-tags", "hot, coffee")
-			o.do(chromedp.SetAttributeValue(chromedp.CSS("#f-category_id option:nth-child(2)"), "selected", "", poll))
+			o.pick("f-category_id", "Hot drinks")
 			o.do(chromedp.Click(chromedp.CSS(`#f-branches input[type=checkbox]`), poll))
 			o.check("product_new")
 			o.submitTo("#save", "setup_list", "notice=program_saved")
@@ -85,7 +85,7 @@ func TestProductsAndCategories(t *testing.T) {
 			}
 			o.check("products_found")
 			o.do(chromedp.Click(chromedp.CSS(`main table a`), poll), waitPage("setup_form"))
-			if got := o.evalString(`document.querySelector("#f-category_id").selectedOptions[0].textContent`); !strings.HasPrefix(got, "Hot drinks") {
+			if got := o.evalString(`document.querySelector("#f-category_id input:checked").closest("label").textContent.trim()`); !strings.HasPrefix(got, "Hot drinks") {
 				t.Errorf("the product's category on its form: %q", got)
 			}
 			if !o.eval(`document.querySelector("#f-branches input").checked`) || o.evalString(`document.querySelector("#f-tags").value`) != "hot, coffee" {

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/mail"
 	"os"
 	"path/filepath"
@@ -155,7 +156,36 @@ func (b *tab) check(page string) {
 	b.t.Helper()
 	b.keyPage(page)
 	b.fits(page)
+	b.selectsFit(page)
 	b.accessible(page)
+}
+
+// selectArrow is the room a closed select's arrow takes beside its text.
+const selectArrow = 24
+
+// selectsFit fails the test when an option of a select on the page would
+// be cut off once chosen: its text, measured in the select's font, wider
+// than the select's room for text (its width less its padding and arrow).
+func (b *tab) selectsFit(page string) {
+	b.t.Helper()
+	cut := b.evalString(`(() => {
+		const ctx = document.createElement("canvas").getContext("2d");
+		const out = [];
+		for (const s of document.querySelectorAll("select:not([multiple])")) {
+			if (!s.getClientRects().length) continue;
+			const st = getComputedStyle(s);
+			ctx.font = st.fontStyle + " " + st.fontWeight + " " + st.fontSize + " " + st.fontFamily;
+			const room = s.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight) - ` + fmt.Sprint(selectArrow) + `;
+			for (const o of s.options) {
+				const text = o.text.trim(), w = ctx.measureText(text).width;
+				if (w > room) out.push("#" + (s.id || s.name) + ": “" + text + "” needs " + Math.ceil(w) + " px, has " + Math.floor(room));
+			}
+		}
+		return out.join("\n  ");
+	})()`)
+	if cut != "" {
+		b.t.Errorf("the %s page cuts off options of its selects on a %dpx-wide screen:\n  %s", page, b.width, cut)
+	}
 }
 
 var tokenLine = regexp.MustCompile(`(?m)^Token: (\S+)\r?$`)

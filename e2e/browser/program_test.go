@@ -12,8 +12,10 @@ import (
 
 // TestProgramRules: the owner changes the earning rules on the program
 // pages and the counter's next sale earns by them; an offer's form
-// refused for a missing title shows the API's message beside the field,
-// and the offer saved appears in the list. On a desktop and on a phone,
+// of a type chosen first shows only that type's fields, refused for a
+// missing title shows the API's message beside the field, and the offer
+// saved appears in the list; a coupon offer for one customer finds her
+// by name and ticks her. On a desktop and on a phone,
 // every page checked for sideways scrolling and accessibility.
 func TestProgramRules(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
@@ -47,6 +49,11 @@ func TestProgramRules(t *testing.T) {
 			}
 
 			o.open(s.url+"/business/program/offers/new", "setup_form")
+			o.check("offer_types")
+			o.do(chromedp.Click(chromedp.CSS(`#types a[href="?type=1"]`), poll), chromedp.WaitVisible(chromedp.CSS("#f-multip_factor"), poll))
+			if o.eval(`!!document.getElementById("f-discount_value") || !!document.getElementById("f-coupon_expires_in")`) {
+				t.Error("a points multiplier's form shows a coupon's fields")
+			}
 			o.check("offer_new")
 			o.fill("#f-multip_factor", "2")
 			o.submitTo("#save", "setup_form", "/business/program/offers")
@@ -59,6 +66,18 @@ func TestProgramRules(t *testing.T) {
 			o.check("offers")
 			if got := o.text("main table"); !strings.Contains(got, "Double points "+sc.name) {
 				t.Errorf("the offers list:\n%s", got)
+			}
+
+			// A free pastry for Ann only: she is found by her name and ticked.
+			o.open(s.url+"/business/program/offers/new?type=2", "setup_form")
+			o.fill("#f-title", "Pastry for Ann "+sc.name, "#f-points", "30", "#f-customers-q", "an")
+			o.do(chromedp.Click(chromedp.CSS("#f-targeted"), poll))
+			o.do(chromedp.Click(chromedp.CSS("#f-customers-find"), poll), chromedp.WaitVisible(chromedp.CSS(".find-note"), poll))
+			o.check("offer_find_customers")
+			o.pick("f-customers-list", "ann@friends.example")
+			o.submitTo("#save", "setup_list", "notice=program_saved")
+			if got := o.text("main table"); !strings.Contains(got, "Pastry for Ann "+sc.name) || !strings.Contains(got, "1 customer") {
+				t.Errorf("the offers list with the targeted pastry:\n%s", got)
 			}
 		})
 	})

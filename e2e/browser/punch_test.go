@@ -22,7 +22,7 @@ func TestPunchCardForm(t *testing.T) {
 			o.do(chromedp.Click(chromedp.CSS(`a[href="/business/program/punch-cards"]`), poll), waitPage("setup_list"))
 			o.do(chromedp.Click(chromedp.CSS("#new"), poll), waitPage("setup_form"))
 			if got := o.text("#f-reward_offer_id"); !strings.Contains(got, "Free coffee") {
-				t.Errorf("the reward's select offers %q", got)
+				t.Errorf("the reward's choices offer %q", got)
 			}
 			name := "Coffee card " + sc.name
 			o.fill("#f-name", name, "#f-stamps_required", "5")
@@ -35,7 +35,7 @@ func TestPunchCardForm(t *testing.T) {
 			if !o.eval(`Array.from(document.getElementById("f-qualifies.products").querySelectorAll("input:checked")).length === 1`) {
 				t.Error("the refused form lost the product ticked")
 			}
-			o.do(chromedp.SetAttributeValue(chromedp.CSS(`#f-reward_offer_id option:nth-child(2)`), "selected", "", poll))
+			o.pick("f-reward_offer_id", "Free coffee")
 			o.submitTo("#save", "setup_list", "notice=program_saved")
 			o.check("punch_cards")
 			if got := o.text("main table"); !strings.Contains(got, name) || !strings.Contains(got, "5 stamps") || !strings.Contains(got, "each unit of 1 product") {
@@ -43,12 +43,12 @@ func TestPunchCardForm(t *testing.T) {
 			}
 			o.do(chromedp.Click(chromedp.CSS(`main table a`), poll), waitPage("setup_form"))
 			checked := o.evalString(`Array.from(document.getElementById("f-qualifies.products").querySelectorAll("input:checked")).map(i => i.closest("label").textContent.trim()).join(",")`)
-			if checked != "Latte · LT-01" || o.evalString(`document.querySelector("#f-reward_offer_id").selectedOptions[0].textContent`) != "Free coffee" {
+			if checked != "Latte · LT-01" || o.evalString(`document.querySelector("#f-reward_offer_id input:checked").closest("label").textContent.trim()`) != "Free coffee" {
 				t.Errorf("the card's form: products %q, reward kept?", checked)
 			}
 			o.check("punch_card_edit")
 
-			// A rule that stamps the card: its card from a select, previewed
+			// A rule that stamps the card: its card from a list, previewed
 			// for Ann on a latte.
 			o.open(s.url+"/business/program/earning-rules/new", "setup_form")
 			o.do(chromedp.Click(chromedp.CSS(`#types a[href="?type=stamp"]`), poll), chromedp.WaitVisible(chromedp.CSS("#f-name"), poll))
@@ -57,8 +57,8 @@ func TestPunchCardForm(t *testing.T) {
 			}
 			o.fill("#f-name", "Double stamps "+sc.name, `[id="f-effect.stamps"]`, "2", "#sample_sku_0", "LT-01",
 				"#sample_customer", "ann@friends.example")
-			o.do(chromedp.SetAttributeValue(chromedp.CSS(`[id="f-effect.punch_card_id"] option:nth-child(2)`), "selected", "", poll),
-				chromedp.Click(chromedp.CSS("#preview"), poll))
+			o.pick("f-effect.punch_card_id", name)
+			o.do(chromedp.Click(chromedp.CSS("#preview"), poll))
 			if got := o.waitText("#preview-gifts", name); !strings.Contains(got, "stamps") {
 				t.Errorf("the stamp rule's preview gives %q", got)
 			}

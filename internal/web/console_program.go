@@ -184,7 +184,7 @@ func (s *Server) renderSetup(w http.ResponseWriter, r *http.Request, a loyalty.A
 			// The type first: each leads to its own form.
 			p.Heading = "New " + k.One + ": what does it give?"
 			for _, t := range k.Types {
-				p.Types = append(p.Types, typeChoice{Href: "?type=" + t.Value, Label: t.Label, Hint: effectHints[t.Value]})
+				p.Types = append(p.Types, typeChoice{Href: "?type=" + t.Value, Label: t.Label, Hint: k.TypeHints[t.Value]})
 			}
 			v.Title, v.Data = p.Heading, p
 			s.render(w, r, status, "setup_form", v)
@@ -202,14 +202,19 @@ func (s *Server) renderSetup(w http.ResponseWriter, r *http.Request, a loyalty.A
 	if err != nil {
 		return err
 	}
-	p.Rows = drawFields(fields, form, chosen, errorsFor(errs, fields), sources)
+	if err := s.customerPicks(r, a, b, fields, form, sources); err != nil {
+		return err
+	}
+	p.Rows = drawFields(fields, form, chosen, errorsFor(errs, fields), sources, b.CurrencyCode())
 	if k.preview != nil {
 		p.Sample, p.Preview = newSample(form, sources), preview
 		if p.Sample.Branches, err = s.branchOptions(r, b); err != nil {
 			return err
 		}
 	}
-	if k.preview != nil || slices.ContainsFunc(fields, func(fd setupField) bool { return fd.Kind == kindPick || fd.Kind == kindBranches }) {
+	if k.preview != nil || slices.ContainsFunc(fields, func(fd setupField) bool {
+		return fd.Kind == kindPick || fd.Kind == kindBranches || fd.Kind == kindCustomers || fd.Kind == kindRef
+	}) {
 		v.Script = "setup.js"
 	}
 	v.Error = msg
@@ -248,6 +253,10 @@ func (s *Server) setupSave(w http.ResponseWriter, r *http.Request, a loyalty.Act
 	if k.preview != nil && f.Get("preview") != "" {
 		return s.previewRule(w, r, a, b, k, form, body, bad)
 	}
+	if f.Get("find") != "" {
+		// A customers field's search: the form again, with what it found.
+		return s.renderSetup(w, r, a, b, k, http.StatusOK, form, f["branches"], nil, "", nil)
+	}
 	if len(bad) == 0 {
 		err = k.save(r.Context(), s, a, r.PathValue("id"), setupName(f, r.PathValue("id")), body)
 		if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
@@ -281,14 +290,14 @@ func fieldsMessage(errs map[string][]string, fields []setupField) string {
 
 // rulesFields are the earning rules' form.
 var rulesFields = []setupField{
-	{Name: "reward_ratio", Label: "Points", Kind: kindInt, Row: "a", Hint: "Earned for each step of spend below."},
-	{Name: "reward_milestone_amount", Label: "For each", Kind: kindMoney, Row: "a", Hint: "Spent, such as 1.00."},
+	{Name: "reward_ratio", Label: "Points", Kind: kindInt, Unit: "points", Row: "a", Hint: "Earned for each step of spend below."},
+	{Name: "reward_milestone_amount", Label: "For each", Kind: kindMoney, Unit: unitCurrency, Row: "a", Hint: "Spent, such as 1.00."},
 	{Name: "round_up_points", Label: "Round up", Kind: kindBool, Hint: "A partial step earns its share, rounded up."},
-	{Name: "welcome_points", Label: "Welcome points", Kind: kindInt, Hint: "Given to each new customer."},
-	{Name: "visits.points_per_visit", Label: "Points per visit", Kind: kindInt, Hint: "For a business that rewards visits."},
-	{Name: "redemption_ratio", Label: "Redemption value: points", Kind: kindInt, Row: "b", Clear: true,
+	{Name: "welcome_points", Label: "Welcome points", Kind: kindInt, Unit: "points", Hint: "Given to each new customer."},
+	{Name: "visits.points_per_visit", Label: "Points per visit", Kind: kindInt, Unit: "points", Hint: "For a business that rewards visits."},
+	{Name: "redemption_ratio", Label: "Redemption value", Kind: kindInt, Unit: "points", Row: "b", Clear: true,
 		Hint: "What your points are worth: this many points…"},
-	{Name: "redemption_amount", Label: "Are worth", Kind: kindMoney, Row: "b", Clear: true,
+	{Name: "redemption_amount", Label: "Are worth", Kind: kindMoney, Unit: unitCurrency, Row: "b", Clear: true,
 		Hint: "…this amount of your currency. The dashboard's liability counts points at it; both empty: none."},
 }
 
@@ -312,10 +321,14 @@ func (s *Server) rulesForm(w http.ResponseWriter, r *http.Request, a loyalty.Act
 
 func (s *Server) renderRules(w http.ResponseWriter, r *http.Request, a loyalty.Actor, status int, form map[string]string,
 	errs map[string][]string, msg string) error {
+	b, err := s.Program.Business(r.Context(), a)
+	if err != nil {
+		return err
+	}
 	v := s.consoleView(r, a, "Points per spend")
 	v.Error = msg
 	v.Data = setupFormPage{Heading: "Points per spend", Action: "/business/program/rules", Back: "/business/program",
-		Submit: "Save rules", Rows: drawFields(rulesFields, form, nil, errs, nil)}
+		Submit: "Save rules", Rows: drawFields(rulesFields, form, nil, errs, nil, b.CurrencyCode())}
 	s.render(w, r, status, "setup_form", v)
 	return nil
 }

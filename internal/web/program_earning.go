@@ -42,23 +42,23 @@ func ruleFields(typ string) []setupField {
 	switch typ {
 	case loyalty.EffectPointsPerAmount:
 		fields = append(fields,
-			setupField{Name: "effect.points", Label: "Points", Kind: kindInt, Row: "e"},
-			setupField{Name: "effect.per_amount", Label: "For each", Kind: kindMoney, Row: "e", Hint: "Spent, such as 1.00."},
+			setupField{Name: "effect.points", Label: "Points", Kind: kindInt, Unit: "points", Row: "e"},
+			setupField{Name: "effect.per_amount", Label: "For each", Kind: kindMoney, Unit: unitCurrency, Row: "e", Hint: "Spent, such as 1.00."},
 			setupField{Name: "effect.round_up", Label: "Round up", Kind: kindBool, Hint: "A part of the amount earns its share, rounded up."})
 	case loyalty.EffectMultiplier:
-		fields = append(fields, setupField{Name: "effect.factor", Label: "Multiply the points by", Kind: kindMoney,
+		fields = append(fields, setupField{Name: "effect.factor", Label: "Multiply the points by", Kind: kindMoney, Unit: "×",
 			Hint: "More than 1, at most 100: 2 doubles them, 1.5 adds half."})
 	case loyalty.EffectBonus:
-		fields = append(fields, setupField{Name: "effect.points", Label: "Bonus points", Kind: kindInt, Hint: "Given once per sale."})
+		fields = append(fields, setupField{Name: "effect.points", Label: "Bonus", Kind: kindInt, Unit: "points", Hint: "Given once per sale."})
 	case loyalty.EffectPointsPerItem:
-		fields = append(fields, setupField{Name: "effect.points", Label: "Points per item", Kind: kindInt, Hint: "For each qualifying unit bought."})
+		fields = append(fields, setupField{Name: "effect.points", Label: "Per item", Kind: kindInt, Unit: "points", Hint: "For each qualifying unit bought."})
 	case loyalty.EffectCoupon:
 		fields = append(fields, setupField{Name: "effect.offer_id", Label: "The coupon of", Kind: kindRef, Source: "coupon_offers", Ints: true,
 			Hint: "One of your coupon offers, issued free to the customer with the sale."})
 	case loyalty.EffectStamp:
 		fields = append(fields,
-			setupField{Name: "effect.punch_card_id", Label: "Punch card", Kind: kindRef, Source: "punch_cards", Ints: true, Row: "s"},
-			setupField{Name: "effect.stamps", Label: "Stamps", Kind: kindInt, Row: "s", Hint: "1 to 100. Empty: 1."})
+			setupField{Name: "effect.punch_card_id", Label: "Punch card", Kind: kindRef, Source: "punch_cards", Ints: true},
+			setupField{Name: "effect.stamps", Label: "Stamps", Kind: kindInt, Unit: "stamps", Hint: "1 to 100. Empty: 1."})
 	}
 	fields = append(fields,
 		setupField{Name: "schedule.days", Label: "Days", Kind: kindPick, Source: "days", Section: "When",
@@ -70,14 +70,14 @@ func ruleFields(typ string) []setupField {
 		setupField{Name: "conditions.products", Label: "Products", Kind: kindPick, Source: "products", Ints: true, Section: "On what",
 			Lead: "Nothing chosen: every sale. With products or categories only their lines count, and only a basket sale has lines."},
 		setupField{Name: "conditions.categories", Label: "Categories", Kind: kindPick, Source: "categories", Ints: true},
-		setupField{Name: "conditions.min_amount", Label: "Minimum purchase", Kind: kindMoney, Row: "m"},
-		setupField{Name: "conditions.min_quantity", Label: "Minimum units", Kind: kindInt, Row: "m", Hint: "Of the chosen products."},
+		setupField{Name: "conditions.min_amount", Label: "Minimum purchase", Kind: kindMoney, Unit: unitCurrency, Row: "m"},
+		setupField{Name: "conditions.min_quantity", Label: "Minimum quantity", Kind: kindInt, Unit: "units", Row: "m", Hint: "Of the chosen products."},
 		setupField{Name: "conditions.branches", Label: "Branches", Kind: kindPick, Source: "branches", Section: "Where and who"},
 		setupField{Name: "conditions.channels", Label: "Channels", Kind: kindPick, Source: "channels"},
 		setupField{Name: "conditions.tier_levels", Label: "Tier levels", Kind: kindPick, Source: "tier_levels", Ints: true,
 			Hint: "Customers holding one of them."},
 		setupField{Name: "conditions.first_purchase", Label: "First purchase only", Kind: kindBool, Hint: "Once per customer."},
-		setupField{Name: "conditions.birthday_within_days", Label: "Birthday within (days)", Kind: kindInt,
+		setupField{Name: "conditions.birthday_within_days", Label: "Birthday within", Kind: kindInt, Unit: "days",
 			Hint: "0 to 31, either side of the customer's birthday. Empty: any day."},
 		setupField{Name: "limits.per_customer.count", Label: "Times per customer", Kind: kindInt, Row: "l", Section: "Limits",
 			Lead: "Empty: no limit."},
@@ -85,7 +85,7 @@ func ruleFields(typ string) []setupField {
 	if typ != loyalty.EffectCoupon && typ != loyalty.EffectStamp {
 		// A coupon or stamps give no points: no budget of points.
 		fields = append(fields,
-			setupField{Name: "limits.budget.points", Label: "Points budget", Kind: kindInt, Row: "b", Hint: "For all customers together."},
+			setupField{Name: "limits.budget.points", Label: "Points budget", Kind: kindInt, Unit: "points", Row: "b", Hint: "For all customers together."},
 			setupField{Name: "limits.budget.period", Label: "In", Kind: kindSelect, Row: "b", Options: periodOptions})
 	}
 	return append(fields,
@@ -99,6 +99,7 @@ func ruleFields(typ string) []setupField {
 var earningRuleKind = &setupKind{Path: "earning-rules", Title: "Earning rules", One: "earning rule", Toggle: true,
 	Lead:      "Extra points on products, days and hours, for tiers, birthdays and first purchases, with limits and budgets.",
 	Types:     effectTypes,
+	TypeHints: effectHints,
 	TypeField: "effect.type",
 	typed:     ruleFields,
 	list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {

@@ -37,7 +37,13 @@ type setupField struct {
 	// Section starts a part of the form with this heading; Lead is the
 	// line under it.
 	Section, Lead string
+	// Unit is written beside the field's box: points, days, %, or
+	// unitCurrency for the business's currency.
+	Unit string
 }
+
+// unitCurrency is the Unit of an amount of the business's currency.
+const unitCurrency = "¤"
 
 // option is one choice of a select.
 type option struct{ Value, Label string }
@@ -56,10 +62,11 @@ const (
 	kindLines     = "lines"     // a list, one item a line
 	kindHidden    = "hidden"    // a number carried along (a level's id)
 	kindPick      = "pick"      // several things of Source, as checkboxes
-	kindRef       = "ref"       // one thing of Source, as a select
+	kindRef       = "ref"       // one thing of Source, as radio buttons
 	kindTags      = "tags"      // a list typed comma-separated
 	kindTime      = "time"      // a time of day, HH:MM
 	kindConst     = "const"     // a text carried along (a rule's effect type)
+	kindCustomers = "customers" // several customer ids, found by a search and ticked
 )
 
 // formBody turns a posted setup form into the API's JSON body. Empty
@@ -73,7 +80,7 @@ func formBody(fields []setupField, f url.Values, loc *time.Location) ([]byte, ma
 		raw := strings.TrimSpace(f.Get(fd.Name))
 		if raw == "" && fd.Clear {
 			empty := json.RawMessage("null")
-			if fd.Kind == kindPick || fd.Kind == kindBranches {
+			if fd.Kind == kindPick || fd.Kind == kindBranches || fd.Kind == kindCustomers {
 				empty = json.RawMessage("[]")
 			}
 			setPath(root, strings.Split(fd.Name, "."), empty)
@@ -83,7 +90,7 @@ func formBody(fields []setupField, f url.Values, loc *time.Location) ([]byte, ma
 		switch fd.Kind {
 		case kindBool:
 			v = f.Get(fd.Name) == "on" || f.Get(fd.Name) == "true"
-		case kindBranches:
+		case kindBranches, kindCustomers:
 			if list := f[fd.Name]; len(list) > 0 {
 				v = list
 			}
@@ -263,6 +270,42 @@ type fieldView struct {
 	Values map[string]bool // the chosen of a pick, or branches
 	Errors []string
 	Picks  []option // what a pick or a ref offers (the branches, ...)
+	// Choices are a one-of field's options drawn as radio buttons (a
+	// select cuts off a long label on a phone): a ref's, or a select's
+	// standing on a line of its own.
+	Choices []choice
+	// Query is what a customers field's search box holds, and Note what
+	// the search found, in words.
+	Query, Note string
+}
+
+// choice is one radio button of a one-of field.
+type choice struct {
+	option
+	Checked bool
+}
+
+// choicesOf are the radio buttons of the field fv, the one of its value
+// checked; a select with none of its options as value checks the first,
+// as the select did, and a ref that may be cleared offers None first.
+func choicesOf(fv fieldView) []choice {
+	opts := fv.Options
+	if fv.Kind == kindRef {
+		opts = fv.Picks
+		if fv.Clear {
+			opts = append([]option{{"", "None"}}, opts...)
+		}
+	}
+	out := make([]choice, len(opts))
+	found := false
+	for i, o := range opts {
+		out[i] = choice{option: o, Checked: o.Value == fv.Value}
+		found = found || out[i].Checked
+	}
+	if !found && fv.Kind != kindRef && len(out) > 0 {
+		out[0].Checked = true
+	}
+	return out
 }
 
 // fieldRow is the fields drawn on one line, under the heading of the
@@ -288,10 +331,13 @@ func postedValues(f url.Values) formValues {
 // drawFields lays the fields out with their values and messages; sources
 // are what the picks and refs offer, by Source ("branches" for the
 // branches fields).
-func drawFields(fields []setupField, form formValues, chosen []string, errs map[string][]string, sources map[string][]option) []fieldRow {
+func drawFields(fields []setupField, form formValues, chosen []string, errs map[string][]string, sources map[string][]option, currency string) []fieldRow {
 	var rows []fieldRow
 	for i, fd := range fields {
 		fv := fieldView{setupField: fd, Value: form[fd.Name], Errors: errs[fd.Name], Values: map[string]bool{}}
+		if fv.Unit == unitCurrency {
+			fv.Unit = currency
+		}
 		switch fd.Kind {
 		case kindBranches:
 			fv.Picks = sources["branches"]
@@ -300,8 +346,16 @@ func drawFields(fields []setupField, form formValues, chosen []string, errs map[
 			}
 		case kindPick, kindRef:
 			fv.Picks = sources[fd.Source]
+		case kindCustomers:
+			fv.Picks, fv.Query = sources[fd.Name], form[fd.Name+"_q"]
+			if n := sources[fd.Name+"_note"]; len(n) > 0 {
+				fv.Note = n[0].Label
+			}
 		}
-		if fd.Kind == kindBranches || fd.Kind == kindPick {
+		if fd.Kind == kindRef || ((fd.Kind == kindSelect || fd.Kind == kindIntSelect) && fd.Row == "") {
+			fv.Choices = choicesOf(fv)
+		}
+		if fd.Kind == kindBranches || fd.Kind == kindPick || fd.Kind == kindCustomers {
 			for _, c := range strings.Split(fv.Value, "\n") {
 				if c != "" {
 					fv.Values[c] = true

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/format"
@@ -32,6 +31,7 @@ type setupKind struct {
 	// form (a rule's effect); typed returns a type's fields, and TypeField
 	// is the field that carries the type.
 	Types     []option
+	TypeHints map[string]string // a line under each type
 	TypeField string
 	typed     func(typ string) []setupField
 	// preview evaluates a posted form on a sample (a rule's live preview).
@@ -68,73 +68,21 @@ func intID(id string) int64 {
 
 var enabledField = setupField{Name: "enabled", Label: "Enabled", Kind: kindBool, Hint: "Customers see it and it applies."}
 
-var offerTypes = []option{{"1", "Points multiplier"}, {"3", "Bonus points"}, {"2", "Free product (coupon)"},
-	{"8", "Coupon"}, {"9", "Percentage off (coupon)"}, {"10", "Amount off (coupon)"}}
-
 var setupKinds = []*setupKind{
 	earningRuleKind,
-	{Path: "offers", Title: "Offers", One: "offer", Toggle: true,
-		Lead: "Points multipliers and bonuses apply to sales by themselves; coupon offers are issued to customers.",
-		Fields: []setupField{
-			{Name: "type_id", Label: "Type", Kind: kindIntSelect, Options: offerTypes},
-			{Name: "title", Label: "Title", Kind: kindText},
-			{Name: "description", Label: "Description", Kind: kindTextarea},
-			{Name: "multip_factor", Label: "Multiplier", Kind: kindMoney, Hint: "2 doubles the points; 1.5 adds half.", Row: "a"},
-			{Name: "points", Label: "Points", Kind: kindInt, Hint: "The bonus, or what a coupon costs.", Row: "a"},
-			{Name: "discount_value", Label: "Discount", Kind: kindMoney, Row: "b"},
-			{Name: "real_value", Label: "Value", Kind: kindMoney, Row: "b"},
-			{Name: "min_purchase", Label: "Minimum purchase", Kind: kindMoney, Row: "c"},
-			{Name: "max_purchase", Label: "Maximum purchase", Kind: kindMoney, Row: "c"},
-			{Name: "starts_at", Label: "Starts", Kind: kindDate, Row: "d"},
-			{Name: "expires_at", Label: "Ends", Kind: kindDate, Row: "d", Clear: true},
-			{Name: "offer_frequency_id", Label: "How often", Kind: kindIntSelect, Clear: true,
-				Options: []option{{"", "Whenever it applies"}, {"1", "Once per customer a day"},
-					{"2", "Once per customer a week (Monday to Sunday)"}, {"4", "Once per customer"},
-					// Its days and hours are set through the API; the form keeps them.
-					{"3", "On its days and hours"}}},
-			{Name: "coupon_expires_in", Label: "A coupon lasts (days)", Kind: kindInt, Clear: true, Hint: "Empty: as long as the offer."},
-			{Name: "branches", Label: "Branches", Kind: kindBranches, Hint: "None chosen: every branch."},
-			{Name: "targeted", Label: "Only for some customers", Kind: kindBool},
-			{Name: "customers", Label: "Their customer codes", Kind: kindLines, Hint: "One customer id a line, for an offer only for some customers."},
-			enabledField,
-		},
-		list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {
-			all, _, err := s.Program.Services.Offers.List(ctx, b, loyalty.ListQuery{Page: 1, PerPage: 100})
-			var rows []setupRow
-			for _, o := range all {
-				rows = append(rows, setupRow{ID: intText(o.ID), Title: o.Title, Enabled: o.Enabled, Facts: []string{optionLabel(offerTypes, intText(int64(o.TypeID)))}})
-			}
-			return rows, err
-		},
-		get: func(ctx context.Context, s *Server, b loyalty.Business, id string, loc *time.Location) (map[string]string, []string, error) {
-			o, err := s.Program.Services.Offers.Get(ctx, b, id)
-			return map[string]string{"type_id": intText(int64(o.TypeID)), "title": o.Title, "description": o.Description,
-				"multip_factor": moneyText(o.MultipFactor), "points": intText(o.Points), "discount_value": moneyText(o.DiscountValue),
-				"real_value": moneyText(o.RealValue), "min_purchase": moneyText(o.MinPurchase), "max_purchase": moneyText(o.MaxPurchase),
-				"starts_at": dateText(o.StartsAt, loc), "expires_at": dateText(o.ExpiresAt, loc), "enabled": boolText(o.Enabled),
-				"offer_frequency_id": frequencyText(o.Frequency), "coupon_expires_in": zeroless(o.CouponExpiresIn),
-				"targeted": boolText(o.Targeted), "customers": strings.Join(o.TargetIDs, "\n")}, o.BranchIDs, err
-		},
-		save: func(ctx context.Context, s *Server, a loyalty.Actor, id, name string, body []byte) error {
-			in, err := decodeAs[loyalty.OfferInput](body)
-			if err != nil {
-				return err
-			}
-			return s.Program.SaveOffer(ctx, a, id, name, in)
-		},
-	},
+	offerKind,
 	{Path: "rewards", Title: "Rewards catalogue", One: "reward", Toggle: true,
 		Lead: "What customers redeem their points for: catalogue items at the counter and in their app.",
 		Fields: []setupField{
 			{Name: "kind", Label: "Kind", Kind: kindSelect, Options: []option{{loyalty.CatalogItem, "Catalogue item"}, {loyalty.CustomReward, "Custom reward"}}},
 			{Name: "title", Label: "Title", Kind: kindText},
 			{Name: "description", Label: "Description", Kind: kindTextarea},
-			{Name: "points", Label: "Points", Kind: kindInt},
+			{Name: "points", Label: "Costs", Kind: kindInt, Unit: "points"},
 			{Name: "type_id", Label: "What it gives", Kind: kindIntSelect, Options: []option{{"", "Nothing more"},
 				{"15", "A free product"}, {"16", "Cashback"}, {"18", "A percentage off"}}},
-			{Name: "real_value", Label: "Product's value", Kind: kindMoney, Row: "a"},
-			{Name: "amount", Label: "Cashback", Kind: kindMoney, Row: "a"},
-			{Name: "discount_value", Label: "Percent off", Kind: kindMoney, Row: "a"},
+			{Name: "real_value", Label: "Product's value", Kind: kindMoney, Unit: unitCurrency, Row: "a"},
+			{Name: "amount", Label: "Cashback", Kind: kindMoney, Unit: unitCurrency, Row: "a"},
+			{Name: "discount_value", Label: "Off", Kind: kindMoney, Unit: "%", Row: "a"},
 			{Name: "expires_at", Label: "Ends", Kind: kindDate, Clear: true},
 			enabledField,
 		},
@@ -169,8 +117,8 @@ var setupKinds = []*setupKind{
 		Fields: []setupField{
 			{Name: "title", Label: "Title", Kind: kindText},
 			{Name: "description", Label: "Description", Kind: kindTextarea},
-			{Name: "real_value", Label: "Price", Kind: kindMoney, Row: "a"},
-			{Name: "discount_value", Label: "Credit", Kind: kindMoney, Row: "a"},
+			{Name: "real_value", Label: "Price", Kind: kindMoney, Unit: unitCurrency, Row: "a"},
+			{Name: "discount_value", Label: "Credit", Kind: kindMoney, Unit: unitCurrency, Row: "a"},
 			{Name: "expires_at", Label: "Ends", Kind: kindDate, Clear: true},
 			{Name: "branches", Label: "Branches", Kind: kindBranches, Hint: "None chosen: every branch."},
 			enabledField,
@@ -200,10 +148,10 @@ var setupKinds = []*setupKind{
 		Lead: "What a customer and the friend they bring earn on the friend's first qualifying purchase. One is enabled at a time.",
 		Fields: []setupField{
 			{Name: "rule_name", Label: "Name", Kind: kindText},
-			{Name: "cond_min_amount", Label: "Minimum first purchase", Kind: kindMoney},
-			{Name: "referee_earns", Label: "The friend earns (points)", Kind: kindInt, Row: "a"},
-			{Name: "referer_earns", Label: "The customer earns (points)", Kind: kindInt, Row: "a"},
-			{Name: "expires_in", Label: "Days to qualify", Kind: kindInt},
+			{Name: "cond_min_amount", Label: "Minimum first purchase", Kind: kindMoney, Unit: unitCurrency},
+			{Name: "referee_earns", Label: "The friend earns", Kind: kindInt, Unit: "points", Row: "a"},
+			{Name: "referer_earns", Label: "The customer earns", Kind: kindInt, Unit: "points", Row: "a"},
+			{Name: "expires_in", Label: "Time to qualify", Kind: kindInt, Unit: "days"},
 			{Name: "link_referral_enabled", Label: "Shared by link", Kind: kindBool, Hint: "Each customer gets a referral link to share."},
 			enabledField,
 		},
@@ -274,14 +222,6 @@ var setupKinds = []*setupKind{
 			return s.Program.SaveBranch(ctx, a, id, name, in)
 		},
 	},
-}
-
-// frequencyText is an offer's frequency as its select shows it.
-func frequencyText(f int) string {
-	if f == 0 {
-		return ""
-	}
-	return strconv.Itoa(f)
 }
 
 // cmp returns a, or b when a is empty.

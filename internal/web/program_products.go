@@ -20,8 +20,8 @@ var productKind = &setupKind{Path: "products", Title: "Products", One: "product"
 	Fields: []setupField{
 		{Name: "title", Label: "Name", Kind: kindText},
 		{Name: "product_sku", Label: "SKU", Kind: kindText, Hint: "The code your till or barcode sends, 3 to 100 characters.", Clear: true},
-		{Name: "product_actual_price", Label: "Price", Kind: kindMoney, Row: "p", Hint: "What it sells at."},
-		{Name: "product_real_price", Label: "List price", Kind: kindMoney, Row: "p", Hint: "Before any reduction."},
+		{Name: "product_actual_price", Label: "Price", Kind: kindMoney, Unit: unitCurrency, Row: "p", Hint: "What it sells at."},
+		{Name: "product_real_price", Label: "List price", Kind: kindMoney, Unit: unitCurrency, Row: "p", Hint: "Before any reduction."},
 		{Name: "category_id", Label: "Category", Kind: kindRef, Source: "categories", Ints: true, Clear: true},
 		{Name: "tags", Label: "Tags", Kind: kindTags, Hint: "Separated by commas, such as: hot, vegan."},
 		{Name: "branches", Label: "Sold at", Kind: kindBranches, Hint: "None chosen: every branch.", Clear: true},

@@ -17,13 +17,13 @@ var punchCardKind = &setupKind{Path: "punch-cards", Title: "Punch cards", One: "
 	Lead: "Buy nine coffees, the tenth is free: qualifying purchases stamp the customer's card, and a full card issues a coupon of a coupon offer.",
 	Fields: []setupField{
 		{Name: "name", Label: "Name", Kind: kindText},
-		{Name: "stamps_required", Label: "Stamps to fill the card", Kind: kindInt, Hint: "1 to 1,000."},
+		{Name: "stamps_required", Label: "Stamps to fill the card", Kind: kindInt, Unit: "stamps", Hint: "1 to 1,000."},
 		{Name: "reward_offer_id", Label: "A full card gives", Kind: kindRef, Source: "coupon_offers", Ints: true,
 			Hint: "A coupon offer of your program, issued free when the card is full."},
 		{Name: "qualifies.products", Label: "Products that stamp it", Kind: kindPick, Source: "products", Ints: true,
 			Section: "What stamps the card", Lead: "With products or categories, each unit bought is a stamp. With neither, each purchase is one stamp (a visit card)."},
 		{Name: "qualifies.categories", Label: "Categories that stamp it", Kind: kindPick, Source: "categories", Ints: true},
-		{Name: "qualifies.min_amount", Label: "Minimum purchase", Kind: kindMoney, Hint: "A smaller purchase stamps nothing. Empty: any."},
+		{Name: "qualifies.min_amount", Label: "Minimum purchase", Kind: kindMoney, Unit: unitCurrency, Hint: "A smaller purchase stamps nothing. Empty: any."},
 		enabledField,
 	},
 	list: func(ctx context.Context, s *Server, b loyalty.Business) ([]setupRow, error) {

@@ -18,9 +18,9 @@ func tierFields() []setupField {
 	fields := []setupField{
 		{Name: "tiers_relation", Label: "A level is reached by", Kind: kindIntSelect,
 			Options: []option{{"0", "Any of its thresholds"}, {"1", "All of its thresholds"}}},
-		{Name: "reset_type", Label: "Progress resets", Kind: kindIntSelect, Row: "r",
+		{Name: "reset_type", Label: "Progress resets", Kind: kindIntSelect,
 			Options: []option{{"0", "Never"}, {"1", "Every calendar period"}, {"2", "Over a rolling window"}}},
-		{Name: "reset_period_month", Label: "Period (months)", Kind: kindInt, Row: "r"},
+		{Name: "reset_period_month", Label: "Period", Kind: kindInt, Unit: "months", Hint: "Of a calendar period or a rolling window."},
 		{Name: "base_previous_period", Label: "Keep the level of the previous period", Kind: kindBool},
 		{Name: "downgrade_policy", Label: "When a calendar period ends", Kind: kindSelect,
 			Options: []option{{loyalty.DowngradeRecompute, "Level from the new period's progress"},

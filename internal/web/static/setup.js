@@ -19,6 +19,14 @@
     box.addEventListener("keydown", function (e) { if (e.key === "Enter") e.preventDefault(); });
   });
 
+  // Enter in a customers search box finds, as its button does.
+  document.querySelectorAll("input[data-find]").forEach(function (box) {
+    var button = document.getElementById(box.getAttribute("data-find"));
+    box.addEventListener("keydown", function (e) {
+      if (e.key === "Enter" && button) { e.preventDefault(); button.click(); }
+    });
+  });
+
   var form = document.querySelector("form[data-preview]");
   var out = document.getElementById("rule-preview");
   if (!form || !out || !window.fetch) return;
