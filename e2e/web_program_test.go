@@ -48,6 +48,29 @@ func TestProgramSetup(t *testing.T) {
 		}
 		m.get(t, "/business/audit").want(t, http.StatusOK).has(t, "Changed the earning rules", "reward_ratio")
 
+		// The life of a point: usable after some days, expiring after some
+		// months, with a notice before; never again when emptied.
+		m.get(t, "/business/program/rules").want(t, http.StatusOK).has(t, `name="pending_days" type="text" inputmode="decimal" value="0"`,
+			`name="expire_count"`, "The life of a point")
+		life := url.Values{"reward_ratio": {"2"}, "reward_milestone_amount": {"1"}, "pending_days": {"14"}, "expire_count": {"0"},
+			"expire_unit": {"months"}, "expiry_notice_days": {"30"}}
+		m.post(t, "/business/program/rules", life).want(t, http.StatusUnprocessableEntity).has(t, `id="f-expire_count-error"`, "between 1 and 120")
+		life.Set("expire_count", "12")
+		saved(m.post(t, "/business/program/rules", life), "/business/program/rules")
+		var rules struct{ Data map[string]any }
+		a.get(t, "/rules").want(t, http.StatusOK).decode(t, &rules)
+		if fmt.Sprint(rules.Data["points_expire_after"]) != "map[months:12]" || rules.Data["pending_days"] != 14.0 || rules.Data["expiry_notice_days"] != 30.0 {
+			t.Errorf("the rules after the life of a point was set: %v", rules.Data)
+		}
+		m.get(t, "/business/program/rules").want(t, http.StatusOK).has(t, `name="expire_count" type="text" inputmode="decimal" value="12"`,
+			`value="14"`, `value="30"`)
+		life.Set("expire_count", "")
+		saved(m.post(t, "/business/program/rules", life), "/business/program/rules")
+		a.get(t, "/rules").want(t, http.StatusOK).decode(t, &rules)
+		if rules.Data["points_expire_after"] != nil {
+			t.Errorf("points expire after %v once emptied, want never (null)", rules.Data["points_expire_after"])
+		}
+
 		// Offers: the API's message beside the title; then created, edited,
 		// disabled (after confirming) and enabled.
 		// The type first; each type's form has only its fields, with units.
@@ -150,7 +173,8 @@ func TestProgramSetup(t *testing.T) {
 			"program.created Referral program: Friends", "program.created Gift card: Card", "program.created Reward: Mug",
 			"program.updated Offer: Muffin for Ann", "program.created Offer: Muffin for Ann",
 			"program.updated Offer: Triple points", "program.updated Offer: Triple points", "program.updated Offer: Triple points",
-			"program.created Offer: Double points", "rules.updated Earning rules", "staff.joined mgr@cafe.example"}
+			"program.created Offer: Double points", "rules.updated Earning rules", "rules.updated Earning rules", "rules.updated Earning rules",
+			"staff.joined mgr@cafe.example"}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("the manager's audit entries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}

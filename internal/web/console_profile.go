@@ -12,7 +12,7 @@ import (
 type profilePage struct {
 	Categories []string
 	Currencies []currencyOption // every ISO 4217 code
-	TimeZones  []string
+	TimeZones  []zoneGroup
 	Preview    loyalty.BusinessProfile
 }
 
@@ -34,13 +34,6 @@ func currencyOptions(b loyalty.Business) []currencyOption {
 	}
 	return out
 }
-
-// timeZones are offered as suggestions; any IANA name is accepted.
-var timeZones = []string{"UTC", "America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles",
-	"America/Toronto", "America/Mexico_City", "America/Sao_Paulo", "Europe/London", "Europe/Paris", "Europe/Berlin",
-	"Europe/Madrid", "Europe/Rome", "Europe/Amsterdam", "Europe/Istanbul", "Africa/Lagos", "Africa/Johannesburg",
-	"Asia/Dubai", "Asia/Kolkata", "Asia/Singapore", "Asia/Shanghai", "Asia/Tokyo", "Asia/Seoul", "Australia/Sydney",
-	"Pacific/Auckland"}
 
 // profileForm is a profile as the form shows it.
 func profileForm(p loyalty.BusinessProfile) map[string]string {
@@ -69,7 +62,7 @@ func (s *Server) renderProfile(w http.ResponseWriter, r *http.Request, a loyalty
 	if err != nil {
 		return err
 	}
-	v.Data = profilePage{Categories: loyalty.BusinessCategories, Currencies: currencyOptions(b), TimeZones: timeZones, Preview: saved}
+	v.Data = profilePage{Categories: loyalty.BusinessCategories, Currencies: currencyOptions(b), TimeZones: zoneGroups(form["time_zone"]), Preview: saved}
 	s.render(w, r, status, "profile", v)
 	return nil
 }
