@@ -723,6 +723,9 @@ const (
 	TransactionCreated   EventType = "transaction.created"
 	UserCreated          EventType = "user.created"
 	UserVerified         EventType = "user.verified"
+	VoucherHandedOver    EventType = "voucher.handed_over"
+	VoucherIssued        EventType = "voucher.issued"
+	VoucherReturned      EventType = "voucher.returned"
 )
 
 // Valid indicates whether the value is a known member of the EventType enum.
@@ -759,6 +762,12 @@ func (e EventType) Valid() bool {
 	case UserCreated:
 		return true
 	case UserVerified:
+		return true
+	case VoucherHandedOver:
+		return true
+	case VoucherIssued:
+		return true
+	case VoucherReturned:
 		return true
 	default:
 		return false
@@ -1221,6 +1230,30 @@ func (e ReadinessStatus) Valid() bool {
 	case ReadinessStatusDegraded:
 		return true
 	case ReadinessStatusOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RedemptionState.
+const (
+	RedemptionStateExpired    RedemptionState = "expired"
+	RedemptionStateHandedOver RedemptionState = "handed_over"
+	RedemptionStateIssued     RedemptionState = "issued"
+	RedemptionStateReturned   RedemptionState = "returned"
+)
+
+// Valid indicates whether the value is a known member of the RedemptionState enum.
+func (e RedemptionState) Valid() bool {
+	switch e {
+	case RedemptionStateExpired:
+		return true
+	case RedemptionStateHandedOver:
+		return true
+	case RedemptionStateIssued:
+		return true
+	case RedemptionStateReturned:
 		return true
 	default:
 		return false
@@ -1902,6 +1935,30 @@ func (e UserUpdateLanguage) Valid() bool {
 	}
 }
 
+// Defines values for VoucherState.
+const (
+	VoucherStateExpired    VoucherState = "expired"
+	VoucherStateHandedOver VoucherState = "handed_over"
+	VoucherStateIssued     VoucherState = "issued"
+	VoucherStateReturned   VoucherState = "returned"
+)
+
+// Valid indicates whether the value is a known member of the VoucherState enum.
+func (e VoucherState) Valid() bool {
+	switch e {
+	case VoucherStateExpired:
+		return true
+	case VoucherStateHandedOver:
+		return true
+	case VoucherStateIssued:
+		return true
+	case VoucherStateReturned:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDisabledReason.
 const (
 	WebhookDisabledReasonFailing WebhookDisabledReason = "failing"
@@ -2016,6 +2073,30 @@ func (e PointsReportParamsGroup) Valid() bool {
 	case PointsReportParamsGroupDay:
 		return true
 	case PointsReportParamsGroupMonth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HandOverVoucher200JSONResponseBodyDataState.
+const (
+	HandOverVoucher200JSONResponseBodyDataStateExpired    HandOverVoucher200JSONResponseBodyDataState = "expired"
+	HandOverVoucher200JSONResponseBodyDataStateHandedOver HandOverVoucher200JSONResponseBodyDataState = "handed_over"
+	HandOverVoucher200JSONResponseBodyDataStateIssued     HandOverVoucher200JSONResponseBodyDataState = "issued"
+	HandOverVoucher200JSONResponseBodyDataStateReturned   HandOverVoucher200JSONResponseBodyDataState = "returned"
+)
+
+// Valid indicates whether the value is a known member of the HandOverVoucher200JSONResponseBodyDataState enum.
+func (e HandOverVoucher200JSONResponseBodyDataState) Valid() bool {
+	switch e {
+	case HandOverVoucher200JSONResponseBodyDataStateExpired:
+		return true
+	case HandOverVoucher200JSONResponseBodyDataStateHandedOver:
+		return true
+	case HandOverVoucher200JSONResponseBodyDataStateIssued:
+		return true
+	case HandOverVoucher200JSONResponseBodyDataStateReturned:
 		return true
 	default:
 		return false
@@ -3056,6 +3137,11 @@ type GiftcardResponse struct {
 // ids; empty means every branch), enabled.
 type GiftcardWrite = map[string]interface{}
 
+// IdRef defines model for IdRef.
+type IdRef struct {
+	Id string `json:"id"`
+}
+
 // ImageSet defines model for ImageSet.
 type ImageSet struct {
 	Large     *string `json:"large"`
@@ -3132,6 +3218,18 @@ type ImportRowError struct {
 
 	// Row The row's number, the header being row 1.
 	Row int `json:"row"`
+}
+
+// MemberRedemptionRequest defines model for MemberRedemptionRequest.
+type MemberRedemptionRequest struct {
+	// BusinessId The business whose catalog item it is; required when the key opens several businesses.
+	BusinessId *string `json:"business_id,omitempty"`
+
+	// Quantity How many; 1 when left out.
+	Quantity *int `json:"quantity,omitempty"`
+
+	// RewardId A catalog item of the business.
+	RewardId int `json:"reward_id"`
 }
 
 // Meta defines model for Meta.
@@ -3731,6 +3829,61 @@ type ReadinessRedis string
 
 // ReadinessStatus defines model for Readiness.Status.
 type ReadinessStatus string
+
+// Redemption defines model for Redemption.
+type Redemption struct {
+	Balance Balance `json:"balance"`
+
+	// Branch Where it was handed over.
+	Branch   *IdRef `json:"branch"`
+	Business IdRef  `json:"business"`
+
+	// Code What the counter scans or types (12 characters of Crockford base 32 in two groups; case, the dash and the look-alikes O, I and L are forgiven).
+	Code         string     `json:"code"`
+	CreatedAt    time.Time  `json:"created_at"`
+	Customer     IdRef      `json:"customer"`
+	ExpiresAt    time.Time  `json:"expires_at"`
+	HandedOverAt *time.Time `json:"handed_over_at"`
+
+	// HandedOverBy Who handed it over (a staff member's e-mail, or the app's name).
+	HandedOverBy *string `json:"handed_over_by"`
+	Id           string  `json:"id"`
+
+	// Points The points the redemption spent.
+	Points int `json:"points"`
+
+	// Qrcode What the voucher's QR code holds (its code).
+	Qrcode   string `json:"qrcode"`
+	Quantity int    `json:"quantity"`
+
+	// ReturnTransaction The entry that gave its points back.
+	ReturnTransaction *Redemption_ReturnTransaction `json:"return_transaction"`
+	ReturnedAt        *time.Time                    `json:"returned_at"`
+	Reward            Redemption_Reward             `json:"reward"`
+
+	// State issued (waiting for the counter), handed_over, returned (its points were given back) or expired (past expires_at, its points about to be given back).
+	State RedemptionState `json:"state"`
+
+	// TransactionId The redemption entry.
+	TransactionId int `json:"transaction_id"`
+}
+
+// Redemption_ReturnTransaction defines model for Redemption.ReturnTransaction.
+type Redemption_ReturnTransaction struct {
+	Id int `json:"id"`
+}
+
+// Redemption_Reward defines model for Redemption.Reward.
+type Redemption_Reward struct {
+	Id int `json:"id"`
+
+	// Points The reward's points, each.
+	Points int    `json:"points"`
+	Title  string `json:"title"`
+}
+
+// RedemptionState issued (waiting for the counter), handed_over, returned (its points were given back) or expired (past expires_at, its points about to be given back).
+type RedemptionState string
 
 // ReferralProgram defines model for ReferralProgram.
 type ReferralProgram struct {
@@ -4989,6 +5142,59 @@ type UserVerification struct {
 	Token       interface{} `json:"token,omitempty"`
 }
 
+// Voucher defines model for Voucher.
+type Voucher struct {
+	// Branch Where it was handed over.
+	Branch   *IdRef `json:"branch"`
+	Business IdRef  `json:"business"`
+
+	// Code What the counter scans or types (12 characters of Crockford base 32 in two groups; case, the dash and the look-alikes O, I and L are forgiven).
+	Code         string     `json:"code"`
+	CreatedAt    time.Time  `json:"created_at"`
+	Customer     IdRef      `json:"customer"`
+	ExpiresAt    time.Time  `json:"expires_at"`
+	HandedOverAt *time.Time `json:"handed_over_at"`
+
+	// HandedOverBy Who handed it over (a staff member's e-mail, or the app's name).
+	HandedOverBy *string `json:"handed_over_by"`
+	Id           string  `json:"id"`
+
+	// Points The points the redemption spent.
+	Points int `json:"points"`
+
+	// Qrcode What the voucher's QR code holds (its code).
+	Qrcode   string `json:"qrcode"`
+	Quantity int    `json:"quantity"`
+
+	// ReturnTransaction The entry that gave its points back.
+	ReturnTransaction *Voucher_ReturnTransaction `json:"return_transaction"`
+	ReturnedAt        *time.Time                 `json:"returned_at"`
+	Reward            Voucher_Reward             `json:"reward"`
+
+	// State issued (waiting for the counter), handed_over, returned (its points were given back) or expired (past expires_at, its points about to be given back).
+	State VoucherState `json:"state"`
+
+	// TransactionId The redemption entry.
+	TransactionId int `json:"transaction_id"`
+}
+
+// Voucher_ReturnTransaction defines model for Voucher.ReturnTransaction.
+type Voucher_ReturnTransaction struct {
+	Id int `json:"id"`
+}
+
+// Voucher_Reward defines model for Voucher.Reward.
+type Voucher_Reward struct {
+	Id int `json:"id"`
+
+	// Points The reward's points, each.
+	Points int    `json:"points"`
+	Title  string `json:"title"`
+}
+
+// VoucherState issued (waiting for the counter), handed_over, returned (its points were given back) or expired (past expires_at, its points about to be given back).
+type VoucherState string
+
 // Webhook defines model for Webhook.
 type Webhook struct {
 	CreatedAt   time.Time `json:"created_at"`
@@ -5146,6 +5352,9 @@ type UserId = string
 
 // UserRelationships defines model for UserRelationships.
 type UserRelationships = string
+
+// VoucherCode defines model for VoucherCode.
+type VoucherCode = string
 
 // WebhookID defines model for WebhookID.
 type WebhookID = string
@@ -5802,10 +6011,111 @@ type GetUserOffer200JSONResponseBody struct {
 	Data CustomerOffer `json:"data"`
 }
 
+// ClaimUserOfferJSONBody defines parameters for ClaimUserOffer.
+type ClaimUserOfferJSONBody = map[string]interface{}
+
+// ClaimUserOffer200JSONResponseBody_Data defines parameters for ClaimUserOffer.
+type ClaimUserOffer200JSONResponseBody_Data struct {
+	Balance       Balance `json:"balance"`
+	Coupon        Coupon  `json:"coupon"`
+	TransactionId int     `json:"transaction_id"`
+}
+
+// ClaimUserOffer200JSONResponseBody defines parameters for ClaimUserOffer.
+type ClaimUserOffer200JSONResponseBody struct {
+	Data ClaimUserOffer200JSONResponseBody_Data `json:"data"`
+}
+
 // UpdateUserPreferencesJSONBody defines parameters for UpdateUserPreferences.
 type UpdateUserPreferencesJSONBody struct {
 	// PointsExpiryNotices Whether to be told (e-mail, else SMS) before points expire.
 	PointsExpiryNotices *bool `json:"points_expiry_notices,omitempty"`
+}
+
+// ListUserRedemptions200JSONResponseBody defines parameters for ListUserRedemptions.
+type ListUserRedemptions200JSONResponseBody struct {
+	Data []Voucher `json:"data"`
+}
+
+// CreateUserRedemption200JSONResponseBody defines parameters for CreateUserRedemption.
+type CreateUserRedemption200JSONResponseBody struct {
+	Data Redemption `json:"data"`
+}
+
+// GetVoucher200JSONResponseBody defines parameters for GetVoucher.
+type GetVoucher200JSONResponseBody struct {
+	Data Voucher `json:"data"`
+}
+
+// HandOverVoucherJSONBody defines parameters for HandOverVoucher.
+type HandOverVoucherJSONBody struct {
+	Branch *HandOverVoucherJSONBody_Branch `json:"branch,omitempty"`
+}
+
+// HandOverVoucherJSONBody_Branch defines parameters for HandOverVoucher.
+type HandOverVoucherJSONBody_Branch struct {
+	Id string `json:"id"`
+}
+
+// HandOverVoucher200JSONResponseBody_Data_ReturnTransaction defines parameters for HandOverVoucher.
+type HandOverVoucher200JSONResponseBody_Data_ReturnTransaction struct {
+	Id int `json:"id"`
+}
+
+// HandOverVoucher200JSONResponseBody_Data_Reward defines parameters for HandOverVoucher.
+type HandOverVoucher200JSONResponseBody_Data_Reward struct {
+	Id int `json:"id"`
+
+	// Points The reward's points, each.
+	Points int    `json:"points"`
+	Title  string `json:"title"`
+}
+
+// HandOverVoucher200JSONResponseBodyDataState defines parameters for HandOverVoucher.
+type HandOverVoucher200JSONResponseBodyDataState string
+
+// HandOverVoucher200JSONResponseBody_Data defines parameters for HandOverVoucher.
+type HandOverVoucher200JSONResponseBody_Data struct {
+	// Branch Where it was handed over.
+	Branch   *IdRef `json:"branch"`
+	Business IdRef  `json:"business"`
+
+	// Code What the counter scans or types (12 characters of Crockford base 32 in two groups; case, the dash and the look-alikes O, I and L are forgiven).
+	Code         string     `json:"code"`
+	CreatedAt    time.Time  `json:"created_at"`
+	Customer     IdRef      `json:"customer"`
+	ExpiresAt    time.Time  `json:"expires_at"`
+	HandedOverAt *time.Time `json:"handed_over_at"`
+
+	// HandedOverBy Who handed it over (a staff member's e-mail, or the app's name).
+	HandedOverBy *string `json:"handed_over_by"`
+
+	// HandedOverNow This scan handed the reward over; false when an earlier one had.
+	HandedOverNow bool   `json:"handed_over_now"`
+	Id            string `json:"id"`
+
+	// Points The points the redemption spent.
+	Points int `json:"points"`
+
+	// Qrcode What the voucher's QR code holds (its code).
+	Qrcode   string `json:"qrcode"`
+	Quantity int    `json:"quantity"`
+
+	// ReturnTransaction The entry that gave its points back.
+	ReturnTransaction *HandOverVoucher200JSONResponseBody_Data_ReturnTransaction `json:"return_transaction"`
+	ReturnedAt        *time.Time                                                 `json:"returned_at"`
+	Reward            HandOverVoucher200JSONResponseBody_Data_Reward             `json:"reward"`
+
+	// State issued (waiting for the counter), handed_over, returned (its points were given back) or expired (past expires_at, its points about to be given back).
+	State HandOverVoucher200JSONResponseBodyDataState `json:"state"`
+
+	// TransactionId The redemption entry.
+	TransactionId int `json:"transaction_id"`
+}
+
+// HandOverVoucher200JSONResponseBody defines parameters for HandOverVoucher.
+type HandOverVoucher200JSONResponseBody struct {
+	Data HandOverVoucher200JSONResponseBody_Data `json:"data"`
 }
 
 // ListWebhooksParams defines parameters for ListWebhooks.
@@ -5952,8 +6262,17 @@ type UpdateUserJSONRequestBody = UserUpdate
 // UploadUserImageMultipartRequestBody defines body for UploadUserImage for multipart/form-data ContentType.
 type UploadUserImageMultipartRequestBody UploadUserImageMultipartBody
 
+// ClaimUserOfferJSONRequestBody defines body for ClaimUserOffer for application/json ContentType.
+type ClaimUserOfferJSONRequestBody = ClaimUserOfferJSONBody
+
 // UpdateUserPreferencesJSONRequestBody defines body for UpdateUserPreferences for application/json ContentType.
 type UpdateUserPreferencesJSONRequestBody UpdateUserPreferencesJSONBody
+
+// CreateUserRedemptionJSONRequestBody defines body for CreateUserRedemption for application/json ContentType.
+type CreateUserRedemptionJSONRequestBody = MemberRedemptionRequest
+
+// HandOverVoucherJSONRequestBody defines body for HandOverVoucher for application/json ContentType.
+type HandOverVoucherJSONRequestBody HandOverVoucherJSONBody
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookWrite
@@ -6444,7 +6763,8 @@ type ClientInterface interface {
 	// customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
 	// coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 	// is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
-	// tier.changed. `data` is
+	// tier.changed, voucher.issued, voucher.handed_over, voucher.returned (a member's voucher: its
+	// data is the voucher as GET /vouchers/{code} shows it). `data` is
 	// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 	// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 	// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
@@ -7448,6 +7768,30 @@ type ClientInterface interface {
 	// Corresponds with GET /users/{user_id}/offers/{offer_id} (the `GetUserOffer` operationId).
 	GetUserOffer(ctx context.Context, userId UserId, offerId string, params *GetUserOfferParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ClaimUserOfferWithBody The member takes a coupon of an offer they see.
+	//
+	// Issues a coupon of the offer to the member (coupon_type_id 74, or 91 for a convertible one), taking
+	// the offer's points if it costs any, as the business API's get_coupon does: its frequency, window and
+	// targeting apply, and a refusal is a 422 naming offer_id. An offer the member does not see is 404.
+	// The body is empty (or `{}`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /users/{user_id}/offers/{offer_id}/claim (the `ClaimUserOffer` operationId).
+	ClaimUserOfferWithBody(ctx context.Context, userId UserId, offerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClaimUserOffer The member takes a coupon of an offer they see.
+	//
+	// Issues a coupon of the offer to the member (coupon_type_id 74, or 91 for a convertible one), taking
+	// the offer's points if it costs any, as the business API's get_coupon does: its frequency, window and
+	// targeting apply, and a refusal is a 422 naming offer_id. An offer the member does not see is 404.
+	// The body is empty (or `{}`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /users/{user_id}/offers/{offer_id}/claim (the `ClaimUserOffer` operationId).
+	ClaimUserOffer(ctx context.Context, userId UserId, offerId string, body ClaimUserOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetUserPreferences The user's preferences with the businesses of the Application Key.
 	//
 	// Corresponds with GET /users/{user_id}/preferences (the `GetUserPreferences` operationId).
@@ -7467,10 +7811,72 @@ type ClientInterface interface {
 	// Corresponds with PATCH /users/{user_id}/preferences (the `UpdateUserPreferences` operationId).
 	UpdateUserPreferences(ctx context.Context, userId UserId, body UpdateUserPreferencesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListUserRedemptions The member's vouchers in the key's businesses, newest first in each.
+	//
+	// Corresponds with GET /users/{user_id}/redemptions (the `ListUserRedemptions` operationId).
+	ListUserRedemptions(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateUserRedemptionWithBody The member redeems a catalog item and gets a voucher for the counter.
+	//
+	// Spends the points at once (a redemption entry, type 43, the lots that expire first spent first) and
+	// answers a voucher the counter scans to hand the reward over (POST /vouchers/{code}/handover). The
+	// item's availability, audience and branches apply. Beyond the balance it is a 422 naming quantity and
+	// changes nothing. A voucher not handed over within 30 days gives its points back by an entry (type
+	// 107) that reverses the redemption; so does a cancellation of the redemption (DELETE
+	// /transactions/{id}).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /users/{user_id}/redemptions (the `CreateUserRedemption` operationId).
+	CreateUserRedemptionWithBody(ctx context.Context, userId UserId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateUserRedemption The member redeems a catalog item and gets a voucher for the counter.
+	//
+	// Spends the points at once (a redemption entry, type 43, the lots that expire first spent first) and
+	// answers a voucher the counter scans to hand the reward over (POST /vouchers/{code}/handover). The
+	// item's availability, audience and branches apply. Beyond the balance it is a 422 naming quantity and
+	// changes nothing. A voucher not handed over within 30 days gives its points back by an entry (type
+	// 107) that reverses the redemption; so does a cancellation of the redemption (DELETE
+	// /transactions/{id}).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /users/{user_id}/redemptions (the `CreateUserRedemption` operationId).
+	CreateUserRedemption(ctx context.Context, userId UserId, body CreateUserRedemptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetUserRewards Custom rewards and catalog items available now in the user's businesses.
 	//
 	// Corresponds with GET /users/{user_id}/rewards (the `GetUserRewards` operationId).
 	GetUserRewards(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetVoucher A member's voucher, as the counter would find it; changes nothing.
+	//
+	// Corresponds with GET /vouchers/{code} (the `GetVoucher` operationId).
+	GetVoucher(ctx context.Context, code VoucherCode, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HandOverVoucherWithBody The counter scanned a voucher.
+	//
+	// The first scan of a voucher waiting for the counter hands the reward over (handed_over_now true),
+	// recording when, by whom (the app's name) and at which branch (the main one unless `branch` names
+	// one). A later scan answers the voucher as it is, with handed_over_now false: when it was handed over
+	// and by whom. A voucher that expired or whose redemption was cancelled is a 422 naming code.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /vouchers/{code}/handover (the `HandOverVoucher` operationId).
+	HandOverVoucherWithBody(ctx context.Context, code VoucherCode, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// HandOverVoucher The counter scanned a voucher.
+	//
+	// The first scan of a voucher waiting for the counter hands the reward over (handed_over_now true),
+	// recording when, by whom (the app's name) and at which branch (the main one unless `branch` names
+	// one). A later scan answers the voucher as it is, with handed_over_now false: when it was handed over
+	// and by whom. A voucher that expired or whose redemption was cancelled is a 422 naming code.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /vouchers/{code}/handover (the `HandOverVoucher` operationId).
+	HandOverVoucher(ctx context.Context, code VoucherCode, body HandOverVoucherJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks List the business's webhook endpoints, oldest first (secrets are never listed).
 	//
@@ -8100,7 +8506,8 @@ func (c *Client) UpdateEarningRule(ctx context.Context, id string, body UpdateEa
 // customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
 // coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 // is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
-// tier.changed. `data` is
+// tier.changed, voucher.issued, voucher.handed_over, voucher.returned (a member's voucher: its
+// data is the voucher as GET /vouchers/{code} shows it). `data` is
 // the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 // /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 // coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
@@ -10204,6 +10611,50 @@ func (c *Client) GetUserOffer(ctx context.Context, userId UserId, offerId string
 	return c.Client.Do(req)
 }
 
+// ClaimUserOfferWithBody The member takes a coupon of an offer they see.
+//
+// Issues a coupon of the offer to the member (coupon_type_id 74, or 91 for a convertible one), taking
+// the offer's points if it costs any, as the business API's get_coupon does: its frequency, window and
+// targeting apply, and a refusal is a 422 naming offer_id. An offer the member does not see is 404.
+// The body is empty (or `{}`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /users/{user_id}/offers/{offer_id}/claim (the `ClaimUserOffer` operationId).
+func (c *Client) ClaimUserOfferWithBody(ctx context.Context, userId UserId, offerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClaimUserOfferRequestWithBody(c.Server, userId, offerId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClaimUserOffer The member takes a coupon of an offer they see.
+//
+// Issues a coupon of the offer to the member (coupon_type_id 74, or 91 for a convertible one), taking
+// the offer's points if it costs any, as the business API's get_coupon does: its frequency, window and
+// targeting apply, and a refusal is a 422 naming offer_id. An offer the member does not see is 404.
+// The body is empty (or `{}`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /users/{user_id}/offers/{offer_id}/claim (the `ClaimUserOffer` operationId).
+func (c *Client) ClaimUserOffer(ctx context.Context, userId UserId, offerId string, body ClaimUserOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClaimUserOfferRequest(c.Server, userId, offerId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetUserPreferences The user's preferences with the businesses of the Application Key.
 //
 // Corresponds with GET /users/{user_id}/preferences (the `GetUserPreferences` operationId).
@@ -10253,11 +10704,133 @@ func (c *Client) UpdateUserPreferences(ctx context.Context, userId UserId, body 
 	return c.Client.Do(req)
 }
 
+// ListUserRedemptions The member's vouchers in the key's businesses, newest first in each.
+//
+// Corresponds with GET /users/{user_id}/redemptions (the `ListUserRedemptions` operationId).
+func (c *Client) ListUserRedemptions(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListUserRedemptionsRequest(c.Server, userId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateUserRedemptionWithBody The member redeems a catalog item and gets a voucher for the counter.
+//
+// Spends the points at once (a redemption entry, type 43, the lots that expire first spent first) and
+// answers a voucher the counter scans to hand the reward over (POST /vouchers/{code}/handover). The
+// item's availability, audience and branches apply. Beyond the balance it is a 422 naming quantity and
+// changes nothing. A voucher not handed over within 30 days gives its points back by an entry (type
+// 107) that reverses the redemption; so does a cancellation of the redemption (DELETE
+// /transactions/{id}).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /users/{user_id}/redemptions (the `CreateUserRedemption` operationId).
+func (c *Client) CreateUserRedemptionWithBody(ctx context.Context, userId UserId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateUserRedemptionRequestWithBody(c.Server, userId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateUserRedemption The member redeems a catalog item and gets a voucher for the counter.
+//
+// Spends the points at once (a redemption entry, type 43, the lots that expire first spent first) and
+// answers a voucher the counter scans to hand the reward over (POST /vouchers/{code}/handover). The
+// item's availability, audience and branches apply. Beyond the balance it is a 422 naming quantity and
+// changes nothing. A voucher not handed over within 30 days gives its points back by an entry (type
+// 107) that reverses the redemption; so does a cancellation of the redemption (DELETE
+// /transactions/{id}).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /users/{user_id}/redemptions (the `CreateUserRedemption` operationId).
+func (c *Client) CreateUserRedemption(ctx context.Context, userId UserId, body CreateUserRedemptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateUserRedemptionRequest(c.Server, userId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetUserRewards Custom rewards and catalog items available now in the user's businesses.
 //
 // Corresponds with GET /users/{user_id}/rewards (the `GetUserRewards` operationId).
 func (c *Client) GetUserRewards(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetUserRewardsRequest(c.Server, userId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetVoucher A member's voucher, as the counter would find it; changes nothing.
+//
+// Corresponds with GET /vouchers/{code} (the `GetVoucher` operationId).
+func (c *Client) GetVoucher(ctx context.Context, code VoucherCode, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetVoucherRequest(c.Server, code)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HandOverVoucherWithBody The counter scanned a voucher.
+//
+// The first scan of a voucher waiting for the counter hands the reward over (handed_over_now true),
+// recording when, by whom (the app's name) and at which branch (the main one unless `branch` names
+// one). A later scan answers the voucher as it is, with handed_over_now false: when it was handed over
+// and by whom. A voucher that expired or whose redemption was cancelled is a 422 naming code.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /vouchers/{code}/handover (the `HandOverVoucher` operationId).
+func (c *Client) HandOverVoucherWithBody(ctx context.Context, code VoucherCode, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHandOverVoucherRequestWithBody(c.Server, code, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// HandOverVoucher The counter scanned a voucher.
+//
+// The first scan of a voucher waiting for the counter hands the reward over (handed_over_now true),
+// recording when, by whom (the app's name) and at which branch (the main one unless `branch` names
+// one). A later scan answers the voucher as it is, with handed_over_now false: when it was handed over
+// and by whom. A voucher that expired or whose redemption was cancelled is a 422 naming code.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /vouchers/{code}/handover (the `HandOverVoucher` operationId).
+func (c *Client) HandOverVoucher(ctx context.Context, code VoucherCode, body HandOverVoucherJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHandOverVoucherRequest(c.Server, code, body)
 	if err != nil {
 		return nil, err
 	}
@@ -16093,6 +16666,60 @@ func NewGetUserOfferRequest(server string, userId UserId, offerId string, params
 	return req, nil
 }
 
+// NewClaimUserOfferRequest calls the generic ClaimUserOffer builder with application/json body
+func NewClaimUserOfferRequest(server string, userId UserId, offerId string, body ClaimUserOfferJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClaimUserOfferRequestWithBody(server, userId, offerId, "application/json", bodyReader)
+}
+
+// NewClaimUserOfferRequestWithBody constructs an http.Request for the ClaimUserOffer method, with any body, and a specified content type
+func NewClaimUserOfferRequestWithBody(server string, userId UserId, offerId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "user_id", userId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "offer_id", offerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s/offers/%s/claim", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetUserPreferencesRequest constructs an http.Request for the GetUserPreferences method
 func NewGetUserPreferencesRequest(server string, userId UserId) (*http.Request, error) {
 	var err error
@@ -16174,6 +16801,87 @@ func NewUpdateUserPreferencesRequestWithBody(server string, userId UserId, conte
 	return req, nil
 }
 
+// NewListUserRedemptionsRequest constructs an http.Request for the ListUserRedemptions method
+func NewListUserRedemptionsRequest(server string, userId UserId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "user_id", userId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s/redemptions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateUserRedemptionRequest calls the generic CreateUserRedemption builder with application/json body
+func NewCreateUserRedemptionRequest(server string, userId UserId, body CreateUserRedemptionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateUserRedemptionRequestWithBody(server, userId, "application/json", bodyReader)
+}
+
+// NewCreateUserRedemptionRequestWithBody constructs an http.Request for the CreateUserRedemption method, with any body, and a specified content type
+func NewCreateUserRedemptionRequestWithBody(server string, userId UserId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "user_id", userId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s/redemptions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetUserRewardsRequest constructs an http.Request for the GetUserRewards method
 func NewGetUserRewardsRequest(server string, userId UserId) (*http.Request, error) {
 	var err error
@@ -16204,6 +16912,87 @@ func NewGetUserRewardsRequest(server string, userId UserId) (*http.Request, erro
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewGetVoucherRequest constructs an http.Request for the GetVoucher method
+func NewGetVoucherRequest(server string, code VoucherCode) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/vouchers/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewHandOverVoucherRequest calls the generic HandOverVoucher builder with application/json body
+func NewHandOverVoucherRequest(server string, code VoucherCode, body HandOverVoucherJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewHandOverVoucherRequestWithBody(server, code, "application/json", bodyReader)
+}
+
+// NewHandOverVoucherRequestWithBody constructs an http.Request for the HandOverVoucher method, with any body, and a specified content type
+func NewHandOverVoucherRequestWithBody(server string, code VoucherCode, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "code", code, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/vouchers/%s/handover", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -16896,7 +17685,8 @@ type ClientWithResponsesInterface interface {
 	// customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
 	// coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 	// is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
-	// tier.changed. `data` is
+	// tier.changed, voucher.issued, voucher.handed_over, voucher.returned (a member's voucher: its
+	// data is the voucher as GET /vouchers/{code} shows it). `data` is
 	// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 	// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 	// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
@@ -17992,6 +18782,30 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /users/{user_id}/offers/{offer_id} (the `GetUserOffer` operationId).
 	GetUserOfferWithResponse(ctx context.Context, userId UserId, offerId string, params *GetUserOfferParams, reqEditors ...RequestEditorFn) (*GetUserOfferResponse, error)
 
+	// ClaimUserOfferWithBodyWithResponse The member takes a coupon of an offer they see.
+	//
+	// Issues a coupon of the offer to the member (coupon_type_id 74, or 91 for a convertible one), taking
+	// the offer's points if it costs any, as the business API's get_coupon does: its frequency, window and
+	// targeting apply, and a refusal is a 422 naming offer_id. An offer the member does not see is 404.
+	// The body is empty (or `{}`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /users/{user_id}/offers/{offer_id}/claim (the `ClaimUserOffer` operationId).
+	ClaimUserOfferWithBodyWithResponse(ctx context.Context, userId UserId, offerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClaimUserOfferResponse, error)
+
+	// ClaimUserOfferWithResponse The member takes a coupon of an offer they see.
+	//
+	// Issues a coupon of the offer to the member (coupon_type_id 74, or 91 for a convertible one), taking
+	// the offer's points if it costs any, as the business API's get_coupon does: its frequency, window and
+	// targeting apply, and a refusal is a 422 naming offer_id. An offer the member does not see is 404.
+	// The body is empty (or `{}`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /users/{user_id}/offers/{offer_id}/claim (the `ClaimUserOffer` operationId).
+	ClaimUserOfferWithResponse(ctx context.Context, userId UserId, offerId string, body ClaimUserOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*ClaimUserOfferResponse, error)
+
 	// GetUserPreferencesWithResponse The user's preferences with the businesses of the Application Key.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -18013,12 +18827,78 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /users/{user_id}/preferences (the `UpdateUserPreferences` operationId).
 	UpdateUserPreferencesWithResponse(ctx context.Context, userId UserId, body UpdateUserPreferencesJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateUserPreferencesResponse, error)
 
+	// ListUserRedemptionsWithResponse The member's vouchers in the key's businesses, newest first in each.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /users/{user_id}/redemptions (the `ListUserRedemptions` operationId).
+	ListUserRedemptionsWithResponse(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*ListUserRedemptionsResponse, error)
+
+	// CreateUserRedemptionWithBodyWithResponse The member redeems a catalog item and gets a voucher for the counter.
+	//
+	// Spends the points at once (a redemption entry, type 43, the lots that expire first spent first) and
+	// answers a voucher the counter scans to hand the reward over (POST /vouchers/{code}/handover). The
+	// item's availability, audience and branches apply. Beyond the balance it is a 422 naming quantity and
+	// changes nothing. A voucher not handed over within 30 days gives its points back by an entry (type
+	// 107) that reverses the redemption; so does a cancellation of the redemption (DELETE
+	// /transactions/{id}).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /users/{user_id}/redemptions (the `CreateUserRedemption` operationId).
+	CreateUserRedemptionWithBodyWithResponse(ctx context.Context, userId UserId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateUserRedemptionResponse, error)
+
+	// CreateUserRedemptionWithResponse The member redeems a catalog item and gets a voucher for the counter.
+	//
+	// Spends the points at once (a redemption entry, type 43, the lots that expire first spent first) and
+	// answers a voucher the counter scans to hand the reward over (POST /vouchers/{code}/handover). The
+	// item's availability, audience and branches apply. Beyond the balance it is a 422 naming quantity and
+	// changes nothing. A voucher not handed over within 30 days gives its points back by an entry (type
+	// 107) that reverses the redemption; so does a cancellation of the redemption (DELETE
+	// /transactions/{id}).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /users/{user_id}/redemptions (the `CreateUserRedemption` operationId).
+	CreateUserRedemptionWithResponse(ctx context.Context, userId UserId, body CreateUserRedemptionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateUserRedemptionResponse, error)
+
 	// GetUserRewardsWithResponse Custom rewards and catalog items available now in the user's businesses.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /users/{user_id}/rewards (the `GetUserRewards` operationId).
 	GetUserRewardsWithResponse(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*GetUserRewardsResponse, error)
+
+	// GetVoucherWithResponse A member's voucher, as the counter would find it; changes nothing.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /vouchers/{code} (the `GetVoucher` operationId).
+	GetVoucherWithResponse(ctx context.Context, code VoucherCode, reqEditors ...RequestEditorFn) (*GetVoucherResponse, error)
+
+	// HandOverVoucherWithBodyWithResponse The counter scanned a voucher.
+	//
+	// The first scan of a voucher waiting for the counter hands the reward over (handed_over_now true),
+	// recording when, by whom (the app's name) and at which branch (the main one unless `branch` names
+	// one). A later scan answers the voucher as it is, with handed_over_now false: when it was handed over
+	// and by whom. A voucher that expired or whose redemption was cancelled is a 422 naming code.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /vouchers/{code}/handover (the `HandOverVoucher` operationId).
+	HandOverVoucherWithBodyWithResponse(ctx context.Context, code VoucherCode, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*HandOverVoucherResponse, error)
+
+	// HandOverVoucherWithResponse The counter scanned a voucher.
+	//
+	// The first scan of a voucher waiting for the counter hands the reward over (handed_over_now true),
+	// recording when, by whom (the app's name) and at which branch (the main one unless `branch` names
+	// one). A later scan answers the voucher as it is, with handed_over_now false: when it was handed over
+	// and by whom. A voucher that expired or whose redemption was cancelled is a 422 naming code.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /vouchers/{code}/handover (the `HandOverVoucher` operationId).
+	HandOverVoucherWithResponse(ctx context.Context, code VoucherCode, body HandOverVoucherJSONRequestBody, reqEditors ...RequestEditorFn) (*HandOverVoucherResponse, error)
 
 	// ListWebhooksWithResponse List the business's webhook endpoints, oldest first (secrets are never listed).
 	//
@@ -35114,6 +35994,194 @@ func (r GetUserOfferResponse) ContentType() string {
 	return ""
 }
 
+// ClaimUserOfferResponse200Headers the declared response headers of an HTTP 200 response for ClaimUserOffer
+type ClaimUserOfferResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ClaimUserOfferResponse400Headers the declared response headers of an HTTP 400 response for ClaimUserOffer
+type ClaimUserOfferResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ClaimUserOfferResponse401Headers the declared response headers of an HTTP 401 response for ClaimUserOffer
+type ClaimUserOfferResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ClaimUserOfferResponse403Headers the declared response headers of an HTTP 403 response for ClaimUserOffer
+type ClaimUserOfferResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ClaimUserOfferResponse404Headers the declared response headers of an HTTP 404 response for ClaimUserOffer
+type ClaimUserOfferResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ClaimUserOfferResponse406Headers the declared response headers of an HTTP 406 response for ClaimUserOffer
+type ClaimUserOfferResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ClaimUserOfferResponse422Headers the declared response headers of an HTTP 422 response for ClaimUserOffer
+type ClaimUserOfferResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ClaimUserOfferResponse429Headers the declared response headers of an HTTP 429 response for ClaimUserOffer
+type ClaimUserOfferResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ClaimUserOfferResponse500Headers the declared response headers of an HTTP 500 response for ClaimUserOffer
+type ClaimUserOfferResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ClaimUserOfferResponse503Headers the declared response headers of an HTTP 503 response for ClaimUserOffer
+type ClaimUserOfferResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type ClaimUserOfferResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ClaimUserOffer200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UserBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ClaimUserOfferResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ClaimUserOfferResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ClaimUserOfferResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ClaimUserOfferResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ClaimUserOfferResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *ClaimUserOfferResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ClaimUserOfferResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClaimUserOfferResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ClaimUserOfferResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ClaimUserOfferResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClaimUserOfferResponse) GetJSON200() *ClaimUserOffer200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ClaimUserOfferResponse) GetJSON400() *UserBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ClaimUserOfferResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ClaimUserOfferResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ClaimUserOfferResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r ClaimUserOfferResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ClaimUserOfferResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ClaimUserOfferResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ClaimUserOfferResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ClaimUserOfferResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ClaimUserOfferResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClaimUserOfferResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClaimUserOfferResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClaimUserOfferResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetUserPreferencesResponse200Headers the declared response headers of an HTTP 200 response for GetUserPreferences
 type GetUserPreferencesResponse200Headers struct {
 	XRateLimitLimit     *int
@@ -35445,6 +36513,382 @@ func (r UpdateUserPreferencesResponse) ContentType() string {
 	return ""
 }
 
+// ListUserRedemptionsResponse200Headers the declared response headers of an HTTP 200 response for ListUserRedemptions
+type ListUserRedemptionsResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserRedemptionsResponse400Headers the declared response headers of an HTTP 400 response for ListUserRedemptions
+type ListUserRedemptionsResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserRedemptionsResponse401Headers the declared response headers of an HTTP 401 response for ListUserRedemptions
+type ListUserRedemptionsResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserRedemptionsResponse403Headers the declared response headers of an HTTP 403 response for ListUserRedemptions
+type ListUserRedemptionsResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserRedemptionsResponse404Headers the declared response headers of an HTTP 404 response for ListUserRedemptions
+type ListUserRedemptionsResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserRedemptionsResponse406Headers the declared response headers of an HTTP 406 response for ListUserRedemptions
+type ListUserRedemptionsResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserRedemptionsResponse422Headers the declared response headers of an HTTP 422 response for ListUserRedemptions
+type ListUserRedemptionsResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserRedemptionsResponse429Headers the declared response headers of an HTTP 429 response for ListUserRedemptions
+type ListUserRedemptionsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListUserRedemptionsResponse500Headers the declared response headers of an HTTP 500 response for ListUserRedemptions
+type ListUserRedemptionsResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserRedemptionsResponse503Headers the declared response headers of an HTTP 503 response for ListUserRedemptions
+type ListUserRedemptionsResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type ListUserRedemptionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListUserRedemptions200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UserBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListUserRedemptionsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListUserRedemptionsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListUserRedemptionsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListUserRedemptionsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListUserRedemptionsResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *ListUserRedemptionsResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListUserRedemptionsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListUserRedemptionsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListUserRedemptionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListUserRedemptionsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListUserRedemptionsResponse) GetJSON200() *ListUserRedemptions200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListUserRedemptionsResponse) GetJSON400() *UserBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListUserRedemptionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListUserRedemptionsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListUserRedemptionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r ListUserRedemptionsResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListUserRedemptionsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListUserRedemptionsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListUserRedemptionsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListUserRedemptionsResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListUserRedemptionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListUserRedemptionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListUserRedemptionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListUserRedemptionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateUserRedemptionResponse200Headers the declared response headers of an HTTP 200 response for CreateUserRedemption
+type CreateUserRedemptionResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// CreateUserRedemptionResponse400Headers the declared response headers of an HTTP 400 response for CreateUserRedemption
+type CreateUserRedemptionResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// CreateUserRedemptionResponse401Headers the declared response headers of an HTTP 401 response for CreateUserRedemption
+type CreateUserRedemptionResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// CreateUserRedemptionResponse403Headers the declared response headers of an HTTP 403 response for CreateUserRedemption
+type CreateUserRedemptionResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// CreateUserRedemptionResponse404Headers the declared response headers of an HTTP 404 response for CreateUserRedemption
+type CreateUserRedemptionResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// CreateUserRedemptionResponse406Headers the declared response headers of an HTTP 406 response for CreateUserRedemption
+type CreateUserRedemptionResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// CreateUserRedemptionResponse422Headers the declared response headers of an HTTP 422 response for CreateUserRedemption
+type CreateUserRedemptionResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// CreateUserRedemptionResponse429Headers the declared response headers of an HTTP 429 response for CreateUserRedemption
+type CreateUserRedemptionResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// CreateUserRedemptionResponse500Headers the declared response headers of an HTTP 500 response for CreateUserRedemption
+type CreateUserRedemptionResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// CreateUserRedemptionResponse503Headers the declared response headers of an HTTP 503 response for CreateUserRedemption
+type CreateUserRedemptionResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type CreateUserRedemptionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CreateUserRedemption200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UserBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreateUserRedemptionResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateUserRedemptionResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateUserRedemptionResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateUserRedemptionResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateUserRedemptionResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *CreateUserRedemptionResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateUserRedemptionResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateUserRedemptionResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateUserRedemptionResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateUserRedemptionResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateUserRedemptionResponse) GetJSON200() *CreateUserRedemption200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateUserRedemptionResponse) GetJSON400() *UserBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateUserRedemptionResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateUserRedemptionResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateUserRedemptionResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r CreateUserRedemptionResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateUserRedemptionResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateUserRedemptionResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateUserRedemptionResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateUserRedemptionResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateUserRedemptionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateUserRedemptionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateUserRedemptionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateUserRedemptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetUserRewardsResponse200Headers the declared response headers of an HTTP 200 response for GetUserRewards
 type GetUserRewardsResponse200Headers struct {
 	XRateLimitLimit     *int
@@ -35597,6 +37041,382 @@ func (r GetUserRewardsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetUserRewardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetVoucherResponse200Headers the declared response headers of an HTTP 200 response for GetVoucher
+type GetVoucherResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// GetVoucherResponse400Headers the declared response headers of an HTTP 400 response for GetVoucher
+type GetVoucherResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// GetVoucherResponse401Headers the declared response headers of an HTTP 401 response for GetVoucher
+type GetVoucherResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// GetVoucherResponse403Headers the declared response headers of an HTTP 403 response for GetVoucher
+type GetVoucherResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// GetVoucherResponse404Headers the declared response headers of an HTTP 404 response for GetVoucher
+type GetVoucherResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// GetVoucherResponse406Headers the declared response headers of an HTTP 406 response for GetVoucher
+type GetVoucherResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// GetVoucherResponse422Headers the declared response headers of an HTTP 422 response for GetVoucher
+type GetVoucherResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// GetVoucherResponse429Headers the declared response headers of an HTTP 429 response for GetVoucher
+type GetVoucherResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetVoucherResponse500Headers the declared response headers of an HTTP 500 response for GetVoucher
+type GetVoucherResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// GetVoucherResponse503Headers the declared response headers of an HTTP 503 response for GetVoucher
+type GetVoucherResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type GetVoucherResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GetVoucher200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetVoucherResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetVoucherResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetVoucherResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetVoucherResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetVoucherResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *GetVoucherResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetVoucherResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetVoucherResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetVoucherResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetVoucherResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetVoucherResponse) GetJSON200() *GetVoucher200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetVoucherResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetVoucherResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetVoucherResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetVoucherResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r GetVoucherResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetVoucherResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetVoucherResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetVoucherResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetVoucherResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetVoucherResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetVoucherResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetVoucherResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetVoucherResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// HandOverVoucherResponse200Headers the declared response headers of an HTTP 200 response for HandOverVoucher
+type HandOverVoucherResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// HandOverVoucherResponse400Headers the declared response headers of an HTTP 400 response for HandOverVoucher
+type HandOverVoucherResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// HandOverVoucherResponse401Headers the declared response headers of an HTTP 401 response for HandOverVoucher
+type HandOverVoucherResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// HandOverVoucherResponse403Headers the declared response headers of an HTTP 403 response for HandOverVoucher
+type HandOverVoucherResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// HandOverVoucherResponse404Headers the declared response headers of an HTTP 404 response for HandOverVoucher
+type HandOverVoucherResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// HandOverVoucherResponse406Headers the declared response headers of an HTTP 406 response for HandOverVoucher
+type HandOverVoucherResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// HandOverVoucherResponse422Headers the declared response headers of an HTTP 422 response for HandOverVoucher
+type HandOverVoucherResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// HandOverVoucherResponse429Headers the declared response headers of an HTTP 429 response for HandOverVoucher
+type HandOverVoucherResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// HandOverVoucherResponse500Headers the declared response headers of an HTTP 500 response for HandOverVoucher
+type HandOverVoucherResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// HandOverVoucherResponse503Headers the declared response headers of an HTTP 503 response for HandOverVoucher
+type HandOverVoucherResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type HandOverVoucherResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *HandOverVoucher200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *HandOverVoucherResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *HandOverVoucherResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *HandOverVoucherResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *HandOverVoucherResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *HandOverVoucherResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *HandOverVoucherResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *HandOverVoucherResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *HandOverVoucherResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *HandOverVoucherResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *HandOverVoucherResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r HandOverVoucherResponse) GetJSON200() *HandOverVoucher200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r HandOverVoucherResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r HandOverVoucherResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r HandOverVoucherResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r HandOverVoucherResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r HandOverVoucherResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r HandOverVoucherResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r HandOverVoucherResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r HandOverVoucherResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r HandOverVoucherResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r HandOverVoucherResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HandOverVoucherResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HandOverVoucherResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HandOverVoucherResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -37484,7 +39304,8 @@ func (c *ClientWithResponses) UpdateEarningRuleWithResponse(ctx context.Context,
 // customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
 // coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 // is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
-// tier.changed. `data` is
+// tier.changed, voucher.issued, voucher.handed_over, voucher.returned (a member's voucher: its
+// data is the voucher as GET /vouchers/{code} shows it). `data` is
 // the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 // /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 // coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
@@ -39240,6 +41061,42 @@ func (c *ClientWithResponses) GetUserOfferWithResponse(ctx context.Context, user
 	return ParseGetUserOfferResponse(rsp)
 }
 
+// ClaimUserOfferWithBodyWithResponse The member takes a coupon of an offer they see.
+//
+// Issues a coupon of the offer to the member (coupon_type_id 74, or 91 for a convertible one), taking
+// the offer's points if it costs any, as the business API's get_coupon does: its frequency, window and
+// targeting apply, and a refusal is a 422 naming offer_id. An offer the member does not see is 404.
+// The body is empty (or `{}`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /users/{user_id}/offers/{offer_id}/claim (the `ClaimUserOffer` operationId).
+func (c *ClientWithResponses) ClaimUserOfferWithBodyWithResponse(ctx context.Context, userId UserId, offerId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClaimUserOfferResponse, error) {
+	rsp, err := c.ClaimUserOfferWithBody(ctx, userId, offerId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClaimUserOfferResponse(rsp)
+}
+
+// ClaimUserOfferWithResponse The member takes a coupon of an offer they see.
+//
+// Issues a coupon of the offer to the member (coupon_type_id 74, or 91 for a convertible one), taking
+// the offer's points if it costs any, as the business API's get_coupon does: its frequency, window and
+// targeting apply, and a refusal is a 422 naming offer_id. An offer the member does not see is 404.
+// The body is empty (or `{}`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /users/{user_id}/offers/{offer_id}/claim (the `ClaimUserOffer` operationId).
+func (c *ClientWithResponses) ClaimUserOfferWithResponse(ctx context.Context, userId UserId, offerId string, body ClaimUserOfferJSONRequestBody, reqEditors ...RequestEditorFn) (*ClaimUserOfferResponse, error) {
+	rsp, err := c.ClaimUserOffer(ctx, userId, offerId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClaimUserOfferResponse(rsp)
+}
+
 // GetUserPreferencesWithResponse The user's preferences with the businesses of the Application Key.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -39279,6 +41136,59 @@ func (c *ClientWithResponses) UpdateUserPreferencesWithResponse(ctx context.Cont
 	return ParseUpdateUserPreferencesResponse(rsp)
 }
 
+// ListUserRedemptionsWithResponse The member's vouchers in the key's businesses, newest first in each.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /users/{user_id}/redemptions (the `ListUserRedemptions` operationId).
+func (c *ClientWithResponses) ListUserRedemptionsWithResponse(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*ListUserRedemptionsResponse, error) {
+	rsp, err := c.ListUserRedemptions(ctx, userId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListUserRedemptionsResponse(rsp)
+}
+
+// CreateUserRedemptionWithBodyWithResponse The member redeems a catalog item and gets a voucher for the counter.
+//
+// Spends the points at once (a redemption entry, type 43, the lots that expire first spent first) and
+// answers a voucher the counter scans to hand the reward over (POST /vouchers/{code}/handover). The
+// item's availability, audience and branches apply. Beyond the balance it is a 422 naming quantity and
+// changes nothing. A voucher not handed over within 30 days gives its points back by an entry (type
+// 107) that reverses the redemption; so does a cancellation of the redemption (DELETE
+// /transactions/{id}).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /users/{user_id}/redemptions (the `CreateUserRedemption` operationId).
+func (c *ClientWithResponses) CreateUserRedemptionWithBodyWithResponse(ctx context.Context, userId UserId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateUserRedemptionResponse, error) {
+	rsp, err := c.CreateUserRedemptionWithBody(ctx, userId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateUserRedemptionResponse(rsp)
+}
+
+// CreateUserRedemptionWithResponse The member redeems a catalog item and gets a voucher for the counter.
+//
+// Spends the points at once (a redemption entry, type 43, the lots that expire first spent first) and
+// answers a voucher the counter scans to hand the reward over (POST /vouchers/{code}/handover). The
+// item's availability, audience and branches apply. Beyond the balance it is a 422 naming quantity and
+// changes nothing. A voucher not handed over within 30 days gives its points back by an entry (type
+// 107) that reverses the redemption; so does a cancellation of the redemption (DELETE
+// /transactions/{id}).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /users/{user_id}/redemptions (the `CreateUserRedemption` operationId).
+func (c *ClientWithResponses) CreateUserRedemptionWithResponse(ctx context.Context, userId UserId, body CreateUserRedemptionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateUserRedemptionResponse, error) {
+	rsp, err := c.CreateUserRedemption(ctx, userId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateUserRedemptionResponse(rsp)
+}
+
 // GetUserRewardsWithResponse Custom rewards and catalog items available now in the user's businesses.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -39290,6 +41200,55 @@ func (c *ClientWithResponses) GetUserRewardsWithResponse(ctx context.Context, us
 		return nil, err
 	}
 	return ParseGetUserRewardsResponse(rsp)
+}
+
+// GetVoucherWithResponse A member's voucher, as the counter would find it; changes nothing.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /vouchers/{code} (the `GetVoucher` operationId).
+func (c *ClientWithResponses) GetVoucherWithResponse(ctx context.Context, code VoucherCode, reqEditors ...RequestEditorFn) (*GetVoucherResponse, error) {
+	rsp, err := c.GetVoucher(ctx, code, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetVoucherResponse(rsp)
+}
+
+// HandOverVoucherWithBodyWithResponse The counter scanned a voucher.
+//
+// The first scan of a voucher waiting for the counter hands the reward over (handed_over_now true),
+// recording when, by whom (the app's name) and at which branch (the main one unless `branch` names
+// one). A later scan answers the voucher as it is, with handed_over_now false: when it was handed over
+// and by whom. A voucher that expired or whose redemption was cancelled is a 422 naming code.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /vouchers/{code}/handover (the `HandOverVoucher` operationId).
+func (c *ClientWithResponses) HandOverVoucherWithBodyWithResponse(ctx context.Context, code VoucherCode, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*HandOverVoucherResponse, error) {
+	rsp, err := c.HandOverVoucherWithBody(ctx, code, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHandOverVoucherResponse(rsp)
+}
+
+// HandOverVoucherWithResponse The counter scanned a voucher.
+//
+// The first scan of a voucher waiting for the counter hands the reward over (handed_over_now true),
+// recording when, by whom (the app's name) and at which branch (the main one unless `branch` names
+// one). A later scan answers the voucher as it is, with handed_over_now false: when it was handed over
+// and by whom. A voucher that expired or whose redemption was cancelled is a 422 naming code.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /vouchers/{code}/handover (the `HandOverVoucher` operationId).
+func (c *ClientWithResponses) HandOverVoucherWithResponse(ctx context.Context, code VoucherCode, body HandOverVoucherJSONRequestBody, reqEditors ...RequestEditorFn) (*HandOverVoucherResponse, error) {
+	rsp, err := c.HandOverVoucher(ctx, code, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHandOverVoucherResponse(rsp)
 }
 
 // ListWebhooksWithResponse List the business's webhook endpoints, oldest first (secrets are never listed).
@@ -65337,6 +67296,296 @@ func ParseGetUserOfferResponse(rsp *http.Response) (*GetUserOfferResponse, error
 	return response, nil
 }
 
+// ParseClaimUserOfferResponse parses an HTTP response from a ClaimUserOfferWithResponse call
+func ParseClaimUserOfferResponse(rsp *http.Response) (*ClaimUserOfferResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClaimUserOfferResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ClaimUserOffer200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UserBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ClaimUserOfferResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ClaimUserOfferResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ClaimUserOfferResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ClaimUserOfferResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ClaimUserOfferResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers ClaimUserOfferResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers ClaimUserOfferResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ClaimUserOfferResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ClaimUserOfferResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ClaimUserOfferResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetUserPreferencesResponse parses an HTTP response from a GetUserPreferencesWithResponse call
 func ParseGetUserPreferencesResponse(rsp *http.Response) (*GetUserPreferencesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -65845,6 +68094,586 @@ func ParseUpdateUserPreferencesResponse(rsp *http.Response) (*UpdateUserPreferen
 	return response, nil
 }
 
+// ParseListUserRedemptionsResponse parses an HTTP response from a ListUserRedemptionsWithResponse call
+func ParseListUserRedemptionsResponse(rsp *http.Response) (*ListUserRedemptionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListUserRedemptionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListUserRedemptions200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UserBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListUserRedemptionsResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListUserRedemptionsResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListUserRedemptionsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListUserRedemptionsResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListUserRedemptionsResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers ListUserRedemptionsResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListUserRedemptionsResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListUserRedemptionsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListUserRedemptionsResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListUserRedemptionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateUserRedemptionResponse parses an HTTP response from a CreateUserRedemptionWithResponse call
+func ParseCreateUserRedemptionResponse(rsp *http.Response) (*CreateUserRedemptionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateUserRedemptionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CreateUserRedemption200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UserBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreateUserRedemptionResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateUserRedemptionResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateUserRedemptionResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateUserRedemptionResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateUserRedemptionResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers CreateUserRedemptionResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateUserRedemptionResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateUserRedemptionResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateUserRedemptionResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateUserRedemptionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetUserRewardsResponse parses an HTTP response from a GetUserRewardsWithResponse call
 func ParseGetUserRewardsResponse(rsp *http.Response) (*GetUserRewardsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -66060,6 +68889,586 @@ func ParseGetUserRewardsResponse(rsp *http.Response) (*GetUserRewardsResponse, e
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetUserRewardsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetVoucherResponse parses an HTTP response from a GetVoucherWithResponse call
+func ParseGetVoucherResponse(rsp *http.Response) (*GetVoucherResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetVoucherResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GetVoucher200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetVoucherResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetVoucherResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetVoucherResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetVoucherResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetVoucherResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers GetVoucherResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetVoucherResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetVoucherResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetVoucherResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetVoucherResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseHandOverVoucherResponse parses an HTTP response from a HandOverVoucherWithResponse call
+func ParseHandOverVoucherResponse(rsp *http.Response) (*HandOverVoucherResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HandOverVoucherResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest HandOverVoucher200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers HandOverVoucherResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers HandOverVoucherResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers HandOverVoucherResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers HandOverVoucherResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers HandOverVoucherResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers HandOverVoucherResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers HandOverVoucherResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers HandOverVoucherResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers HandOverVoucherResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers HandOverVoucherResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

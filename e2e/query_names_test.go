@@ -151,8 +151,11 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 		tier := a.do(t, http.MethodPost, "/tiers", map[string]any{"tier_levels": []any{tierLvl("A", 1, 0, 0)}}).tierOf(t)
 		prog := a.do(t, http.MethodPost, "/referral-programs", map[string]any{"cond_min_amount": 1, "referee_earns": 1,
 			"referer_earns": 1, "expires_in": 30}).programOf(t)
-		e.register(t, e.biz.Key, map[string]any{"email": "audit.user@x.example", "pin_code": 2468})
+		uv := e.register(t, e.biz.Key, map[string]any{"email": "audit.user@x.example", "pin_code": 2468})
 		u := e.asUser(t, e.userApp(t), e.biz.Key, "audit.user@x.example", "2468")
+		a.reward(t, uv.ID, 90)
+		voucher := u.do(t, http.MethodPost, "/users/me/redemptions", map[string]any{"reward_id": atoi(t, reward)}).
+			want(t, http.StatusOK).voucher(t)
 		var upload struct{ Data importView }
 		a.importUpload(t, [][2]string{{"type", "customers"}, {"file", "email\nimported@x.example\n"}}).want(t, http.StatusOK).decode(t, &upload)
 		imp := "/imports/" + itoa64(upload.Data.ID)
@@ -213,6 +216,8 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/users/{user_id}/businesses":               {u, "/users/me/businesses"},
 			"/users/{user_id}/businesses/{business_id}": {u, "/users/me/businesses/" + e.biz.ID},
 			"/users/{user_id}/preferences":              {u, "/users/me/preferences"},
+			"/users/{user_id}/redemptions":              {u, "/users/me/redemptions"},
+			"/vouchers/{code}":                          {a, "/vouchers/" + voucher.Code},
 		}
 		// Routes that are not reads of either API: operations, OAuth, files.
 		outside := []string{"/healthz", "/readyz", "/metrics", "/openapi.yaml", "/.well-known/oauth-authorization-server", "/images/{name}"}

@@ -318,17 +318,4 @@ func (d *CustomerDesk) GiftCoupon(ctx context.Context, a loyalty.Actor, id strin
 }
 
 // fieldsAs renames the fields of a validation error to the form's names.
-func fieldsAs(err error, names map[string]string) error {
-	e, ok := err.(*loyalty.Error)
-	if !ok || e.Code != loyalty.EInvalid {
-		return err
-	}
-	out := &loyalty.Error{Code: e.Code, Message: e.Message, Fields: map[string][]string{}, Refusal: e.Refusal}
-	for f, msgs := range e.Fields {
-		if n, ok := names[f]; ok {
-			f = n
-		}
-		out.Fields[f] = append(out.Fields[f], msgs...)
-	}
-	return out
-}
+func fieldsAs(err error, names map[string]string) error { return loyalty.RenameFields(err, names) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -18,7 +19,8 @@ import (
 // CounterMatch is what a code typed or scanned at the counter found.
 type CounterMatch struct {
 	Customers []loyalty.Customer
-	Coupon    *loyalty.Coupon // the coupon whose code it was, with its offer
+	Coupon    *loyalty.Coupon  // the coupon whose code it was, with its offer
+	Voucher   *loyalty.Voucher // the member's voucher whose code it was
 	// ByName is set when the text was read as the start of a name: the
 	// customers are the first CounterNames to pick from, More set when
 	// more have it.
@@ -32,7 +34,8 @@ const CounterNames = 10
 
 // Find looks up what a cashier typed or scanned: an e-mail address, a
 // phone number, a customer code (the customer's id, as the customer's app
-// shows it), a coupon's qrcode, or else the start of a customer's name.
+// shows it), a member's voucher, a coupon's qrcode, or else the start of
+// a customer's name.
 func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (CounterMatch, error) {
 	if err := a.Require(loyalty.PermCounter); err != nil {
 		return CounterMatch{}, err
@@ -45,7 +48,7 @@ func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (
 	var m CounterMatch
 	switch {
 	case code == "":
-		return m, loyalty.Invalid("code", "Type or scan an e-mail address, a phone number, a customer code or a coupon code.")
+		return m, loyalty.Invalid("code", "Type or scan an e-mail address, a phone number, or a customer, voucher or coupon code.")
 	case strings.Contains(code, "@") || isPhoneLike(code):
 		m.Customers, err = d.on(b).Customers.Lookup(ctx, b, code)
 		return m, fieldsAs(err, map[string]string{"q": "code"})
@@ -56,6 +59,19 @@ func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (
 		}
 		m.Customers = []loyalty.Customer{c}
 		return m, err
+	}
+	if _, ok := loyalty.NormalVoucherCode(code); ok {
+		v, err := d.on(b).Vouchers.Voucher(ctx, b, code)
+		if err == nil {
+			c, err := d.on(b).Customers.Get(ctx, b, v.CustomerID)
+			if err != nil {
+				return m, err
+			}
+			m.Customers, m.Voucher = []loyalty.Customer{c}, &v
+			return m, nil
+		} else if loyalty.ErrorCode(err) != loyalty.ENotFound {
+			return m, err
+		}
 	}
 	cp, err := d.Store.CouponByCode(ctx, b.ID, strings.ToUpper(code))
 	if loyalty.ErrorCode(err) == loyalty.ENotFound {
@@ -284,13 +300,18 @@ type CounterCustomer struct {
 	Rewards   []loyalty.Reward      // catalogue items the customer may redeem now
 	Giftcards []loyalty.Giftcard    // gift cards of the catalogue on sale now
 	Recent    []loyalty.Transaction // the latest entries, newest first
+	// Vouchers are the member's vouchers waiting to be handed over, and
+	// the one scanned (whatever its state), newest first.
+	Vouchers []loyalty.Voucher
+	Now      time.Time // the business's time the page is drawn at
 }
 
 // CounterRecent is how many of the latest entries the counter shows.
 const CounterRecent = 5
 
-// Serve reads what the counter shows of a customer.
-func (d *CustomerDesk) Serve(ctx context.Context, a loyalty.Actor, id string) (CounterCustomer, error) {
+// Serve reads what the counter shows of a customer;
+// scanned is the code of a voucher just scanned, shown whatever its state.
+func (d *CustomerDesk) Serve(ctx context.Context, a loyalty.Actor, id, scanned string) (CounterCustomer, error) {
 	b, c, err := d.forCounter(ctx, a, id)
 	if err != nil {
 		return CounterCustomer{}, err
@@ -314,7 +335,57 @@ func (d *CustomerDesk) Serve(ctx context.Context, a loyalty.Actor, id string) (C
 			out.Giftcards = append(out.Giftcards, g)
 		}
 	}
+	vouchers, err := svc.Vouchers.Vouchers(ctx, b, c.ID)
+	if err != nil {
+		return out, err
+	}
+	out.Now = now
+	for _, v := range vouchers {
+		if v.State(now) == loyalty.VoucherIssued || v.Code == scanned {
+			out.Vouchers = append(out.Vouchers, v)
+		}
+	}
 	page, err := svc.Transactions.History(ctx, b, c.ID, loyalty.ListQuery{Page: 1, PerPage: CounterRecent}, loyalty.TransactionWith{})
 	out.Recent = page.Entries
 	return out, err
+}
+
+// HandOver is the counter handing over what a member redeemed, by the
+// voucher's code: the first time it records who handed it over (in the
+// audit log too); afterwards it changes nothing. It returns the voucher
+// as it then stands, and whether this call handed it over.
+func (d *CustomerDesk) HandOver(ctx context.Context, a loyalty.Actor, customerID, code string) (loyalty.Voucher, bool, error) {
+	b, c, err := d.forCounter(ctx, a, customerID)
+	if err != nil {
+		return loyalty.Voucher{}, false, err
+	}
+	v, err := d.on(b).Vouchers.Voucher(ctx, b, code)
+	if err == nil && v.CustomerID != c.ID {
+		err = loyalty.Errorf(loyalty.ENotFound, "Voucher not found.")
+	}
+	if err != nil {
+		return v, false, fieldsAs(notFoundAs(err, "code", "No voucher of this customer has this code."), nil)
+	}
+	if v.State(loyalty.ClockedStore(d.Store, b.ClockOffset).Now()) == loyalty.VoucherHandedOver {
+		return v, false, nil
+	}
+	first := false
+	title := "reward #" + strconv.FormatInt(v.RewardID, 10)
+	if v.Reward != nil {
+		title = v.Reward.Title
+	}
+	after := map[string]string{"voucher": v.Code, "reward": title, "quantity": strconv.FormatInt(v.Quantity, 10)}
+	err = loyalty.Audited(a, loyalty.AuditVoucherHandedOver, customerName(c), nil, after, func(r *loyalty.AuditRecord) error {
+		v, first, err = d.on(b).AuditedBy(r).Vouchers.HandOver(ctx, b, v.Code, a.Email, "")
+		return err
+	})
+	return v, first, err
+}
+
+// notFoundAs turns a not-found into a refusal of the form's field.
+func notFoundAs(err error, field, msg string) error {
+	if loyalty.ErrorCode(err) == loyalty.ENotFound {
+		return loyalty.Invalid(field, msg)
+	}
+	return err
 }

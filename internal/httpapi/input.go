@@ -40,6 +40,29 @@ func decodeBodyUpTo(r *http.Request, v any, limit int64) error {
 	return decodeJSON(body, v)
 }
 
+// decodeStrict is decodeBody for the calls that have no field of the
+// reference platform to tolerate: a key v does not have is a 422 naming
+// it, not ignored. An empty body is an empty object.
+func decodeStrict(r *http.Request, v any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
+	if err != nil {
+		return loyalty.Errorf(loyalty.EBadRequest, "The body could not be read or is too large.")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	if err := decodeJSON(body, v); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil && strings.HasPrefix(err.Error(), "json: unknown field ") {
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return loyalty.Invalid(name, "This call has no field "+name+".")
+	}
+	return nil
+}
+
 // decodeJSON is decodeBody's reading of a body already read.
 func decodeJSON(body []byte, v any) error {
 	if err := jsonTextError(body); err != nil {

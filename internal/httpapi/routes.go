@@ -99,6 +99,8 @@ func (s *Server) routes() {
 	m.Handle("PUT /product-categories/{id}", s.business(s.saveCategory))
 	m.Handle("DELETE /product-categories/{id}", s.business(s.deleteCategory))
 	m.Handle("POST /baskets/evaluate", s.withBusiness(s.evaluateBasket))
+	m.Handle("GET /vouchers/{code}", s.business(s.voucher))
+	m.Handle("POST /vouchers/{code}/handover", s.business(s.handOver))
 
 	// Business API: tier and referral programs.
 	m.Handle("GET /tiers", s.business(s.listTiers))
@@ -135,6 +137,9 @@ func (s *Server) routes() {
 	m.Handle("GET /users/{user_id}/rewards", s.userAPI(u.rewards))
 	m.Handle("GET /users/{user_id}/offers", s.userAPI(u.offers))
 	m.Handle("GET /users/{user_id}/offers/{offer_id}", s.userAPI(u.offer))
+	m.Handle("POST /users/{user_id}/offers/{offer_id}/claim", s.userAPI(u.claimOffer))
+	m.Handle("POST /users/{user_id}/redemptions", s.userAPI(u.redeem))
+	m.Handle("GET /users/{user_id}/redemptions", s.userAPI(u.redemptions))
 	m.Handle("GET /users/{user_id}/giftcards", s.userAPI(u.giftcards))
 	m.Handle("GET /users/{user_id}/giftcards/{giftcard_id}", s.userAPI(u.giftcard))
 	m.Handle("GET /users/{user_id}/businesses", s.userAPI(u.businesses))

@@ -24,6 +24,7 @@ const (
 	AuditCouponClaimed      = "counter.coupon_claimed"
 	AuditGiftcardSold       = "counter.giftcard_sold"
 	AuditGiftcardPaid       = "counter.giftcard_payment"
+	AuditVoucherHandedOver  = "counter.voucher_handed_over"
 )
 
 // Audit actions of the exports, which take the customers' personal data

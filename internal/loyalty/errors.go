@@ -113,3 +113,22 @@ func StoredInvalid(field, msg string) error {
 	e.Stored = true
 	return e
 }
+
+// RenameFields renames the fields of a validation error (EInvalid) by
+// names, for a caller whose request names them otherwise; any other
+// error is returned as it is.
+func RenameFields(err error, names map[string]string) error {
+	e, ok := err.(*Error)
+	if !ok || e.Code != EInvalid {
+		return err
+	}
+	out := *e
+	out.Fields = map[string][]string{}
+	for f, msgs := range e.Fields {
+		if n, ok := names[f]; ok {
+			f = n
+		}
+		out.Fields[f] = append(out.Fields[f], msgs...)
+	}
+	return &out
+}

@@ -22,15 +22,19 @@ const (
 	EventReferralPaid         = "referral.paid"
 	EventUserCreated          = "user.created"
 	EventUserVerified         = "user.verified"
-	EventPointsActivated      = "points.activated" // a pending lot became usable (data: the activation entry)
-	EventPointsExpired        = "points.expired"   // what remained of a lot expired (data: the expiry entry)
-	EventTierChanged          = "tier.changed"     // a customer's tier level went up or down (data: tierChangeJSON)
+	EventPointsActivated      = "points.activated"    // a pending lot became usable (data: the activation entry)
+	EventPointsExpired        = "points.expired"      // what remained of a lot expired (data: the expiry entry)
+	EventTierChanged          = "tier.changed"        // a customer's tier level went up or down (data: tierChangeJSON)
+	EventVoucherIssued        = "voucher.issued"      // a member redeemed a reward (data: VoucherJSON)
+	EventVoucherHandedOver    = "voucher.handed_over" // the counter handed a voucher's reward over
+	EventVoucherReturned      = "voucher.returned"    // a voucher's points were given back (it expired, or its redemption was cancelled)
 )
 
 // EventTypes lists every event type, for the type filter of GET /events.
 var EventTypes = []string{EventCustomerCreated, EventCustomerUpdated, EventCustomerDeleted, EventCustomerEnabled,
 	EventCustomerDisabled, EventTransactionCreated, EventTransactionCancelled, EventCouponIssued, EventCouponClaimed, EventCouponTakenBack,
-	EventReferralPaid, EventUserCreated, EventUserVerified, EventPointsActivated, EventPointsExpired, EventTierChanged}
+	EventReferralPaid, EventUserCreated, EventUserVerified, EventPointsActivated, EventPointsExpired, EventTierChanged,
+	EventVoucherIssued, EventVoucherHandedOver, EventVoucherReturned}
 
 // EventRetention is how long events are kept at least: a reader (or a
 // delivery) that falls further behind loses the oldest.

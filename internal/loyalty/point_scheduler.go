@@ -9,7 +9,9 @@ import (
 )
 
 // PointsScheduler activates and expires lots when they fall due, writing
-// their ledger entries, and ends tier periods (RollTiers). One instance at a time runs it (a lease in the
+// their ledger entries, ends tier periods (RollTiers) and gives back the
+// points of vouchers not handed over by their expiry (ReturnDueVouchers).
+// One instance at a time runs it (a lease in the
 // database, renewed between batches; another instance takes over once it
 // runs out); each lot's entry is written at most once whatever runs it
 // (SettleLot), and lots that fell due while no instance ran are settled
@@ -57,6 +59,11 @@ func (s *PointsScheduler) RunOnce(ctx context.Context) (int, error) {
 	if _, err := RollTiers(ctx, s.Store, "", now, 0); err != nil {
 		return total, err
 	}
+	n, err := ReturnDueVouchers(ctx, s.Store, "", now, batch)
+	total += n
+	if err != nil {
+		return total, err
+	}
 	sandboxes, err := s.Store.SandboxBusinesses(ctx)
 	if err != nil {
 		return total, err
@@ -71,6 +78,11 @@ func (s *PointsScheduler) RunOnce(ctx context.Context) (int, error) {
 			return total, err
 		}
 		if _, err := RollTiers(ctx, s.Store, b.ID, now.Add(b.ClockOffset), 0); err != nil {
+			return total, err
+		}
+		n, err = ReturnDueVouchers(ctx, s.Store, b.ID, now.Add(b.ClockOffset), batch)
+		total += n
+		if err != nil {
 			return total, err
 		}
 	}

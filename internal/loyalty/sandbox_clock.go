@@ -45,8 +45,9 @@ func (s *PointsService) Clock(ctx context.Context, businessID string) (SandboxCl
 
 // MoveClock moves a sandbox business's clock forward, first writing the
 // activations and expiries that fall due meanwhile, each dated when it
-// fell due, as they would have happened, and ending the tier periods
-// that end meanwhile. Months and days are calendar
+// fell due, as they would have happened, ending the tier periods that
+// end meanwhile and giving back the points of vouchers that expire
+// meanwhile. Months and days are calendar
 // ones in the business's time zone. Both read the business's offset
 // from the business itself, so s may be on any clock (Services.ClockedBy).
 func (s *PointsService) MoveClock(ctx context.Context, businessID string, in ClockInput) (SandboxClock, error) {
@@ -74,6 +75,11 @@ func (s *PointsService) MoveClock(ctx context.Context, businessID string, in Clo
 		return SandboxClock{}, err
 	}
 	if _, err := RollTiers(ctx, s.Store, b.ID, to, 0); err != nil {
+		return SandboxClock{}, err
+	}
+	returned, err := ReturnDueVouchers(ctx, s.Store, b.ID, to, 10000)
+	n += returned
+	if err != nil {
 		return SandboxClock{}, err
 	}
 	offset := to.Sub(wall).Truncate(time.Second)

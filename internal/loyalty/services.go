@@ -22,6 +22,7 @@ type Services struct {
 	Imports          *ImportService // set by whoever has an ImportBackend (the app)
 	Webhooks         *WebhookService
 	Points           *PointsService
+	Vouchers         *VoucherService
 	// offset is the clock the services run on (ClockedBy): how far ahead
 	// of the real one.
 	offset time.Duration
@@ -45,10 +46,12 @@ type ServiceOptions struct {
 // shared by the services that create customers (ledger, user API).
 func NewServices(store Store, opt ServiceOptions) Services {
 	customers := &CustomerService{Store: store, Hash: opt.Hash, Notify: opt.Notify}
+	transactions := &TransactionService{Store: store, Customers: customers}
 	return Services{
 		Accounts:         &AccountService{Store: store},
 		Customers:        customers,
-		Transactions:     &TransactionService{Store: store, Customers: customers},
+		Transactions:     transactions,
+		Vouchers:         &VoucherService{Store: store, Transactions: transactions},
 		Tiers:            &TierService{Store: store},
 		ReferralPrograms: &ReferralProgramService{Store: store},
 		Branches:         &BranchService{Store: store},
@@ -119,6 +122,9 @@ func (s Services) viewed(v storeView) Services {
 	}
 	if s.Transactions != nil {
 		out.Transactions = &TransactionService{Store: viewOf(s.Transactions.Store, v), Customers: out.Customers}
+	}
+	if s.Vouchers != nil {
+		out.Vouchers = &VoucherService{Store: viewOf(s.Vouchers.Store, v), Transactions: out.Transactions}
 	}
 	if s.Tiers != nil {
 		out.Tiers = &TierService{Store: viewOf(s.Tiers.Store, v)}

@@ -25,6 +25,7 @@ type Store interface {
 	ReportStore
 	NoticeStore
 	TierRollStore
+	VoucherReader
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -65,4 +66,5 @@ type Tx interface {
 	EventTx
 	LotTx
 	NoticeTx
+	VoucherTx
 }

@@ -64,6 +64,13 @@ func (s *TransactionService) CancelOf(ctx context.Context, b Business, customerI
 				return err
 			}
 		}
+		if orig.Intent == IntentRedeem {
+			// A member's voucher still waiting for the counter goes with
+			// its points; one handed over stays handed over.
+			if err := cancelVoucher(ctx, tx, b.ID, orig.ID, e.ID); err != nil {
+				return err
+			}
+		}
 		if err := record(ctx, tx, b.ID, EventTransactionCancelled, NewTransactionJSON(orig)); err != nil {
 			return err
 		}

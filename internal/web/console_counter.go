@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/httpapi"
@@ -25,6 +26,7 @@ func (s *Server) counterRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business/counter", s.console(loyalty.PermCounter, s.counter))
 	mux.Handle("GET /business/counter/{id}", s.console(loyalty.PermCounter, s.counterCustomer))
 	mux.Handle("POST /business/counter/{id}/{action}", s.console(loyalty.PermCounter, s.counterAct))
+	mux.Handle("POST /business/counter/{id}/handover", s.console(loyalty.PermCounter, s.counterHandOver))
 	mux.Handle("POST /business/counter/enrol", s.console(loyalty.PermCounter, s.counterEnrol))
 }
 
@@ -66,8 +68,11 @@ func (s *Server) renderCounter(w http.ResponseWriter, r *http.Request, a loyalty
 			return err
 		} else if len(m.Customers) == 1 && !m.ByName && form == nil {
 			to := "/business/counter/" + m.Customers[0].ID
-			if m.Coupon != nil {
+			switch {
+			case m.Coupon != nil:
 				to += "?coupon=" + strconv.FormatInt(m.Coupon.ID, 10)
+			case m.Voucher != nil:
+				to += "?voucher=" + url.QueryEscape(m.Voucher.Code)
 			}
 			redirect(w, to)
 			return nil
@@ -96,7 +101,12 @@ type servePage struct {
 	Keys     map[string]string // a fresh Idempotency-Key per form
 	Preview  *console.SalePreview
 	Scanned  *loyalty.Coupon // the coupon whose code was scanned, when it can be claimed
-	Done     *loyalty.Transaction
+	// Voucher is the member's voucher whose code was scanned; HandedNow
+	// is set when this scan handed it over. Vouchers are those waiting.
+	Voucher   *voucherView
+	HandedNow bool
+	Vouchers  []voucherView
+	Done      *loyalty.Transaction
 	// Lines are the sale's basket as typed or scanned so far; Again is the
 	// address that shows them in the form again (the preview's Change).
 	Lines []console.SaleLine
@@ -127,7 +137,8 @@ func (s *Server) counterCustomer(w http.ResponseWriter, r *http.Request, a loyal
 // it again with the fields marked and new keys.
 func (s *Server) renderServe(w http.ResponseWriter, r *http.Request, a loyalty.Actor, status int,
 	fields map[string][]string, form map[string]string, msg string) error {
-	cc, err := s.Desk.Serve(r.Context(), a, r.PathValue("id"))
+	scanned, _ := loyalty.NormalVoucherCode(r.URL.Query().Get("voucher"))
+	cc, err := s.Desk.Serve(r.Context(), a, r.PathValue("id"), scanned)
 	if err != nil {
 		return err
 	}
@@ -178,6 +189,20 @@ func (s *Server) renderServe(w http.ResponseWriter, r *http.Request, a loyalty.A
 	if id, _ := strconv.ParseInt(q.Get("coupon"), 10, 64); id > 0 {
 		if i := slices.IndexFunc(cc.Coupons, func(c loyalty.Coupon) bool { return c.ID == id }); i >= 0 {
 			p.Scanned = &cc.Coupons[i]
+		}
+	}
+	if len(cc.Vouchers) > 0 {
+		loc, err := s.location(r, a)
+		if err != nil {
+			return err
+		}
+		for _, v := range cc.Vouchers {
+			vv := newVoucherView(v, cc.Now, loc)
+			if v.Code == scanned {
+				p.Voucher, p.HandedNow = &vv, q.Get("handed") == "1"
+			} else {
+				p.Vouchers = append(p.Vouchers, vv)
+			}
 		}
 	}
 	// The entry an action just made, when it is one of the latest.
@@ -280,6 +305,61 @@ func saleLines(f url.Values) []console.SaleLine {
 		} else {
 			out = append(out, console.SaleLine{SKU: scan, Quantity: "1"})
 		}
+	}
+	return out
+}
+
+// counterHandOver hands over what a member redeemed, by the voucher's
+// code, and shows the customer with the voucher as it now stands.
+func (s *Server) counterHandOver(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	v, first, err := s.Desk.HandOver(r.Context(), a, r.PathValue("id"), r.PostForm.Get("code"))
+	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
+		msg := e.Message
+		for _, msgs := range e.Fields {
+			msg = strings.Join(msgs, " ")
+		}
+		return s.renderServe(w, r, a, httpapi.StatusOf(e.Code), e.Fields, map[string]string{"form": "handover"}, "Not handed over: "+msg)
+	} else if err != nil {
+		return err
+	}
+	to := "/business/counter/" + r.PathValue("id") + "?voucher=" + url.QueryEscape(v.Code)
+	if first {
+		to += "&handed=1"
+	}
+	redirect(w, to)
+	return nil
+}
+
+// voucherView is a member's voucher as the counter shows it, its times in
+// the business's time zone.
+type voucherView struct {
+	Code, Title, State    string
+	Quantity              int64
+	Redeemed, Expires     string
+	HandedAt, HandedBy    string
+	Waiting, Handed, Gone bool
+}
+
+func newVoucherView(v loyalty.Voucher, now time.Time, loc *time.Location) voucherView {
+	when := func(t time.Time) string {
+		t = t.In(loc)
+		if y, m, d := t.Date(); y == now.In(loc).Year() && m == now.In(loc).Month() && d == now.In(loc).Day() {
+			return "today at " + t.Format("15:04")
+		}
+		return t.Format("Jan 2 at 15:04")
+	}
+	out := voucherView{Code: v.Code, Title: "reward #" + strconv.FormatInt(v.RewardID, 10), State: v.State(now),
+		Quantity: v.Quantity, Redeemed: when(v.CreatedAt), Expires: when(v.ExpiresAt)}
+	if v.Reward != nil {
+		out.Title = v.Reward.Title
+	}
+	switch out.State {
+	case loyalty.VoucherIssued:
+		out.Waiting = true
+	case loyalty.VoucherHandedOver:
+		out.Handed, out.HandedAt, out.HandedBy = true, when(v.HandedOverAt), v.HandedOverBy
+	default:
+		out.Gone = true
 	}
 	return out
 }
