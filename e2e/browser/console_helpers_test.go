@@ -235,3 +235,21 @@ func (s *site) mail(t *testing.T, address, subject string) (body, token string) 
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// follow opens the console's link to href as a person does, and waits for
+// the page named page: on a phone it opens the Menu first, and a link
+// folded into a menu (Program, Data, Settings) is reached by opening that
+// menu. Opening a menu loads no page.
+func (b *tab) follow(href, page string) {
+	b.t.Helper()
+	link := `nav.console-nav a[href="` + href + `"]`
+	if b.eval(`getComputedStyle(document.querySelector("nav.console-nav .menu-toggle")).display !== "none" && !document.querySelector("nav.console-nav .menu-toggle").open`) {
+		b.do(chromedp.Click(chromedp.CSS(`nav.console-nav .menu-toggle summary`), poll))
+	}
+	group := b.evalString(`(() => { const a = document.querySelector('` + link + `'); const g = a && a.closest(".menu-group");
+		return g && !g.querySelector("details").open ? String(Array.from(g.parentElement.children).indexOf(g) + 1) : "" })()`)
+	if group != "" {
+		b.do(chromedp.Click(chromedp.CSS(`nav.console-nav .menu > li:nth-child(`+group+`) > details > summary`), poll))
+	}
+	b.do(chromedp.Click(chromedp.CSS(link), poll), waitPage(page))
+}

@@ -41,7 +41,7 @@ func TestCustomerPages(t *testing.T) {
 		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			owner := newTabOn(t, "owner", sc)
 			s.signInOwner(owner)
-			owner.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/customers"]`), poll), waitPage("customers"))
+			owner.follow("/business/customers", "customers")
 			owner.check("customers")
 			owner.fill("#q", "an")
 			owner.submitTo(`form.search button[type="submit"]`, "customers", "q=an")

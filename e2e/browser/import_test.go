@@ -38,7 +38,7 @@ func TestImportCustomers(t *testing.T) {
 
 			o := newTabOn(t, "owner", sc)
 			s.signInOwner(o)
-			o.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/imports"]`), poll), waitPage("imports"))
+			o.follow("/business/imports", "imports")
 			o.check("imports")
 
 			o.do(chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{unknown}, poll))

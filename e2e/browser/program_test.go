@@ -32,7 +32,7 @@ func TestProgramRules(t *testing.T) {
 		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			o := newTabOn(t, "owner", sc)
 			s.signInOwner(o)
-			o.do(chromedp.Click(chromedp.CSS(`nav.console-nav a[href="/business/program"]`), poll), waitPage("program"))
+			o.follow("/business/program", "program")
 			o.check("program")
 			o.do(chromedp.Click(chromedp.CSS(`a[href="/business/program/rules"]`), poll), waitPage("setup_form"))
 			o.check("rules")

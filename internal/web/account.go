@@ -81,10 +81,11 @@ func (s *Server) signedIn(r *http.Request, p portal) (oauth.Session, bool, error
 // new session (a new cookie value at every sign-in, so a planted one is
 // worthless). Wrong credentials are EUnauthorized, a lockout ETooMany.
 // With staff, the business console's staff sign in as well as its owner;
-// the consent page of the authorization flow is for owners alone.
-func (s *Server) signIn(w http.ResponseWriter, r *http.Request, p portal, staff bool) error {
+// the consent page of the authorization flow is for owners alone. It
+// returns the kind of account signed in.
+func (s *Server) signIn(w http.ResponseWriter, r *http.Request, p portal, staff bool) (string, error) {
 	if ok, retry := s.allowPost(r); !ok {
-		return &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: retry,
+		return "", &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: retry,
 			Message: "Too many attempts from your network. Wait a minute and try again."}
 	}
 	email := strings.TrimSpace(r.PostForm.Get("email"))
@@ -92,12 +93,12 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, p portal, staff 
 	if staff {
 		var err error
 		if kind, err = s.Console.Staff.AccountKind(r.Context(), email); err != nil {
-			return err
+			return "", err
 		}
 	}
 	addr := s.Transport.ClientIP(r)
 	if ok, retry := s.Guesses.Check(r.Context(), addr); !ok {
-		return &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: retry,
+		return "", &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: retry,
 			Message: "Too many failed sign-ins from your network. Try again later."}
 	}
 	login, err := s.OAuth.SignIn(r.Context(), kind, email, r.PostForm.Get("password"))
@@ -105,9 +106,9 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, p portal, staff 
 		s.Guesses.Failed(r.Context(), addr)
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
-	return s.startSession(w, r, p, login, email)
+	return kind, s.startSession(w, r, p, login, email)
 }
 
 // startSession signs the browser in to portal p as login.
@@ -153,10 +154,17 @@ func (s *Server) renderSignIn(w http.ResponseWriter, r *http.Request, p portal, 
 // signInHandler serves the sign-in post of a portal.
 func (s *Server) signInHandler(p portal, f signInForm) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := s.signIn(w, r, p, p.Home == business.Home); err != nil {
+		kind, err := s.signIn(w, r, p, p.Home == business.Home)
+		if err != nil {
 			return s.signInFailed(w, r, p, f, err)
 		}
-		redirect(w, p.Home)
+		to := p.Home
+		if p.Home == business.Home && kind == oauth.KindOwner {
+			// The owner lands on the dashboard; staff on their role's page
+			// (businessHome).
+			to = dashboardHome
+		}
+		redirect(w, to)
 		return nil
 	}
 }

@@ -84,7 +84,7 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) error {
 	}
 	if r.PostForm.Get("step") == "signin" {
 		f := s.authorizeSignIn(r.PostForm, authz)
-		if err := s.signIn(w, r, business, false); err != nil {
+		if _, err := s.signIn(w, r, business, false); err != nil {
 			return s.signInFailed(w, r, business, f, err)
 		}
 		q, _ := carried(r.PostForm)

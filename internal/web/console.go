@@ -13,35 +13,72 @@ import (
 // it. Every page and action names the permission it needs; the role rules
 // are the domain's (loyalty.Actor), the pages only ask.
 
-// navItem is one link of the console's navigation.
+// navItem is one link of the console's navigation; Group names the menu
+// it is folded into ("" for the bar itself).
 type navItem struct {
 	Href, Label string
 	Perm        loyalty.Permission // "" for every role
+	Group       string
 }
 
-// consoleNav is the console's navigation, in order.
+// Menus of the console's navigation: a few links on the bar, the rest
+// folded into menus by what they are for, so that the bar fits one row on
+// a desktop.
+const (
+	menuProgram  = "Program"
+	menuData     = "Data"
+	menuSettings = "Settings"
+)
+
+// consoleNav is the console's navigation, in order; the program's parts
+// (programNav) follow its overview.
 var consoleNav = []navItem{
-	{"/business/dashboard", "Dashboard", loyalty.PermManage},
-	{"/business/counter", "Counter", loyalty.PermCounter},
-	{"/business/customers", "Customers", loyalty.PermCounter},
-	{"/business/program", "Program", loyalty.PermManage},
-	{"/business/imports", "Imports", loyalty.PermManage},
-	{"/business/profile", "Profile", loyalty.PermManage},
-	{"/business/audit", "Audit log", loyalty.PermManage},
-	{"/business/staff", "Staff", loyalty.PermStaff},
-	{"/business", "Apps & key", loyalty.PermKeys},
-	{"/business/password", "Password", ""},
+	{"/business/dashboard", "Dashboard", loyalty.PermManage, ""},
+	{"/business/counter", "Counter", loyalty.PermCounter, ""},
+	{"/business/customers", "Customers", loyalty.PermCounter, ""},
+	{"/business/program", "Overview", loyalty.PermManage, menuProgram},
+	{"/business/program/rules", "Points per spend", loyalty.PermManage, menuProgram},
+	{"/business/imports", "Imports", loyalty.PermManage, menuData},
+	{"/business/audit", "Audit log", loyalty.PermManage, menuData},
+	{"/business/profile", "Business profile", loyalty.PermManage, menuSettings},
+	{"/business/staff", "Staff", loyalty.PermStaff, menuSettings},
+	{"/business", "Apps & key", loyalty.PermKeys, menuSettings},
+	{"/business/password", "Password", "", menuSettings},
+}
+
+// navItems is consoleNav with a link to each part of the program after
+// its overview and rules.
+func navItems() []navItem {
+	out := make([]navItem, 0, len(consoleNav)+len(setupKinds))
+	for _, n := range consoleNav {
+		out = append(out, n)
+		if n.Href == "/business/program/rules" {
+			for _, k := range setupKinds {
+				out = append(out, navItem{"/business/program/" + k.Path, k.Title, loyalty.PermManage, menuProgram})
+			}
+		}
+	}
+	return out
 }
 
 // consoleBar is what the layout shows of the console: the business, the
-// role and the links the role may follow.
+// role, the links the role may follow and where the role starts.
 type consoleBar struct {
 	Business string
 	Role     string
-	Links    []navLink
+	Home     string    // the role's landing page, where the brand leads
+	Items    []navMenu // the bar: links and menus
+	Dev      bool      // the role holds the keys: the footer shows the developer portal
 }
 
-// navLink is a link of the bar; Current marks the page shown.
+// navMenu is a link of the bar, or a menu of links (Links set).
+type navMenu struct {
+	navLink
+	Links []navLink
+}
+
+// navLink is a link of the bar; Current marks the page shown (on a menu:
+// a page of the menu).
 type navLink struct {
 	Href, Label string
 	Current     bool
@@ -122,35 +159,67 @@ func (s *Server) actor(r *http.Request) (loyalty.Actor, bool, error) {
 // consoleView is the view of a console page for a, with the navigation
 // its role may follow.
 func (s *Server) consoleView(r *http.Request, a loyalty.Actor, title string) view {
-	bar := &consoleBar{Role: a.Role}
+	bar := &consoleBar{Role: a.Role, Home: home(a), Dev: a.Can(loyalty.PermKeys)}
 	if b, err := s.consoleBusiness(r, a); err == nil {
 		bar.Business = b.Name
 	}
-	for _, n := range consoleNav {
-		if n.Perm == "" || a.Can(n.Perm) {
-			bar.Links = append(bar.Links, navLink{Href: n.Href, Label: n.Label, Current: current(r.URL.Path, n.Href)})
+	bar.Items = consoleMenus(r.URL.Path, a)
+	return view{Title: title, Portal: business, User: a.Email, Notice: notice(r), Console: bar}
+}
+
+// consoleMenus lays out the links a may follow: each in its menu, a menu
+// with one link shown as that link.
+func consoleMenus(path string, a loyalty.Actor) []navMenu {
+	var out []navMenu
+	at := map[string]int{}
+	for _, n := range navItems() {
+		if n.Perm != "" && !a.Can(n.Perm) {
+			continue
+		}
+		l := navLink{Href: n.Href, Label: n.Label, Current: current(path, n.Href)}
+		if n.Group == "" {
+			out = append(out, navMenu{navLink: l})
+			continue
+		}
+		i, ok := at[n.Group]
+		if !ok {
+			i = len(out)
+			at[n.Group] = i
+			out = append(out, navMenu{navLink: navLink{Label: n.Group}})
+		}
+		out[i].Links = append(out[i].Links, l)
+		out[i].Current = out[i].Current || l.Current
+	}
+	for i, m := range out {
+		if len(m.Links) == 1 {
+			out[i] = navMenu{navLink: m.Links[0]}
 		}
 	}
-	return view{Title: title, Portal: business, User: a.Email, Notice: notice(r), Console: bar}
+	return out
 }
 
 // current reports whether the page at path belongs to the section href.
 func current(path, href string) bool {
-	if href == business.Home {
+	switch href {
+	case business.Home:
 		return path == href || strings.HasPrefix(path, "/business/key") || strings.HasPrefix(path, "/business/apps/")
+	case programHome:
+		return path == href // its parts have links of their own
 	}
 	return path == href || strings.HasPrefix(path, href+"/")
 }
 
-// home is where a role starts: the owner at the Application Key and
-// apps (the dashboard is the first link of the bar), a manager at the
-// dashboard, a cashier at the counter.
+// Console pages a role starts at or the menu singles out.
+const (
+	dashboardHome = "/business/dashboard"
+	programHome   = "/business/program"
+)
+
+// home is where a role starts: the owner and managers at the dashboard,
+// a cashier at the counter.
 func home(a loyalty.Actor) string {
-	switch {
-	case a.Can(loyalty.PermKeys):
-		return business.Home
-	case a.Can(loyalty.PermManage):
-		return "/business/dashboard"
+	if a.Can(loyalty.PermManage) {
+		return dashboardHome
 	}
 	return "/business/counter"
 }

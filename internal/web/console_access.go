@@ -50,8 +50,9 @@ type businessPage struct {
 }
 
 // businessHome shows the owner the Application Key and the connected
-// apps; other roles start at the counter, and a browser not signed in
-// gets the sign-in form.
+// apps (Settings, Apps & key; the owner lands on the dashboard after
+// signing in); other roles go to where they start, and a browser not
+// signed in gets the sign-in form.
 func (s *Server) businessHome(w http.ResponseWriter, r *http.Request) error {
 	a, ok, err := s.actor(r)
 	if err != nil {
@@ -61,8 +62,8 @@ func (s *Server) businessHome(w http.ResponseWriter, r *http.Request) error {
 		s.renderSignIn(w, r, business, http.StatusOK, businessSignIn, "")
 		return nil
 	}
-	if to := home(a); to != business.Home {
-		redirect(w, to)
+	if !a.Can(loyalty.PermKeys) {
+		redirect(w, home(a))
 		return nil
 	}
 	b, err := s.consoleBusiness(r, a)
