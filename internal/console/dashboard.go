@@ -44,7 +44,22 @@ type Summary struct {
 	// (hundredths of a percent); 0 when nothing was issued.
 	RedemptionRate int64
 	Series         []Point
+
+	// PrevFrom and PrevTo are the period the figures are compared with
+	// (loyalty.PreviousPeriod), Previous its figures.
+	PrevFrom, PrevTo string
+	Previous         loyalty.Figures
+	// Insights are the period's rankings and member activity, read from
+	// the ledger; PrevActivity is the previous period's member activity.
+	Insights     loyalty.Insights
+	PrevActivity loyalty.MemberActivity
+	// Tiers are the enabled tier program's members per level (none
+	// without one).
+	Tiers []loyalty.TierShare
 }
+
+// TopN is how many rewards, offers and customers the dashboard ranks.
+const TopN = 5
 
 // Summary returns the dashboard of a business from one day to another
 // (YYYY-MM-DD in its time zone, both included) at a branch ("" for all),
@@ -65,22 +80,32 @@ func (s *DashboardService) Summary(ctx context.Context, businessID, from, to, br
 	if s.Clock != nil {
 		now = s.Clock()
 	}
-	d, err := s.Store.DashboardSnapshot(ctx, businessID, loyalty.DashboardQuery{From: from, To: to, BranchID: branchID, Now: now}, loyalty.Fold())
+	prevFrom, prevTo, err := loyalty.PreviousPeriod(from, to)
+	if err != nil {
+		return Summary{}, err
+	}
+	// One snapshot of the rollups from the previous period's first day:
+	// the days before from are the previous period's.
+	d, err := s.Store.DashboardSnapshot(ctx, businessID, loyalty.DashboardQuery{From: prevFrom, To: to, BranchID: branchID, Now: now}, loyalty.Fold())
 	if err != nil {
 		return Summary{}, err
 	}
 	out := Summary{From: from, To: to, BranchID: branchID, By: by, Members: d.Members, Active30: d.Active30,
-		Active90: d.Active90, Outstanding: d.Outstanding}
+		Active90: d.Active90, Outstanding: d.Outstanding, PrevFrom: prevFrom, PrevTo: prevTo}
 	buckets := map[string]*loyalty.Figures{}
 	add := func(day, branch string, f loyalty.Figures) {
-		if day < from || day > to {
-			return
-		}
 		if branchID != "" {
 			if branch != branchID {
 				// Members and referrals belong to no branch: every branch shows them.
 				f = loyalty.Figures{MembersNew: f.MembersNew, ReferralsPaid: f.ReferralsPaid}
 			}
+		}
+		if day >= prevFrom && day <= prevTo {
+			out.Previous.Add(f)
+			return
+		}
+		if day < from || day > to {
+			return
 		}
 		key := day
 		if by == ByMonth {
@@ -118,7 +143,42 @@ func (s *DashboardService) Summary(ctx context.Context, businessID, from, to, br
 	if out.PointsIssued > 0 {
 		out.RedemptionRate = out.PointsRedeemed * 10000 / out.PointsIssued
 	}
+	if err := s.insights(ctx, businessID, d, &out); err != nil {
+		return Summary{}, err
+	}
 	return out, nil
+}
+
+// insights adds to out the rankings and member activity of its period and
+// the previous one, read from the ledger, and the tier mix.
+func (s *DashboardService) insights(ctx context.Context, businessID string, d loyalty.DashboardData, out *Summary) error {
+	start, end, err := loyalty.DayRange(out.From, out.To, d.TimeZone)
+	if err != nil {
+		return err
+	}
+	if out.Insights, err = s.Store.DashboardInsights(ctx, businessID, loyalty.InsightQuery{Start: start, End: end,
+		BranchID: out.BranchID, Limit: TopN}); err != nil {
+		return err
+	}
+	if start, end, err = loyalty.DayRange(out.PrevFrom, out.PrevTo, d.TimeZone); err != nil {
+		return err
+	}
+	if out.PrevActivity, err = s.Store.MemberActivity(ctx, businessID, loyalty.InsightQuery{Start: start, End: end,
+		BranchID: out.BranchID}); err != nil {
+		return err
+	}
+	tiers, err := s.Store.Tiers(ctx, businessID)
+	if err != nil {
+		return err
+	}
+	if t, ok := loyalty.EnabledTier(tiers); ok {
+		held, err := s.Store.TierMembers(ctx, businessID, t.ID)
+		if err != nil {
+			return err
+		}
+		out.Tiers = loyalty.TierMix(t, held, out.Members)
+	}
+	return nil
 }
 
 // checkPeriod refuses a period that is not two days in order, or longer

@@ -5,6 +5,7 @@
 package format
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/bojanz/currency"
@@ -49,4 +50,21 @@ func Denominator(b loyalty.Business) int64 {
 		n *= 10
 	}
 	return n
+}
+
+// Compact writes an amount of whole units without its minor units, as a
+// chart's axis shows it: "$1,200" rather than "$1,200.00"; any other
+// amount as Money.
+func Compact(amount loyalty.Money, b loyalty.Business) string {
+	d := Denominator(b)
+	if d == 1 || int64(amount)%d != 0 {
+		return Money(amount, b)
+	}
+	a, err := currency.NewAmount(strconv.FormatInt(int64(amount)/d, 10), b.CurrencyCode())
+	if err != nil {
+		return Money(amount, b)
+	}
+	f := currency.NewFormatter(currency.NewLocale(b.Locale()))
+	f.MinDigits = 0
+	return f.Format(a)
 }

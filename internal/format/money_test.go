@@ -77,3 +77,13 @@ func TestSample(t *testing.T) {
 		}
 	}
 }
+
+// TestCompact: whole amounts lose their minor units, others keep them.
+func TestCompact(t *testing.T) {
+	usd := loyalty.Business{Currency: "USD"}
+	for amount, want := range map[loyalty.Money]string{120000: "$1,200", 0: "$0", 150: "$1.50"} {
+		if got := Compact(amount, usd); got != want {
+			t.Errorf("Compact(%d) = %q, want %q", amount, got, want)
+		}
+	}
+}

@@ -30,4 +30,15 @@ type DashboardStore interface {
 	// DashboardSnapshot reads, in one consistent snapshot, the rollups of
 	// q and the events past the dashboard cursor, folded with fold.
 	DashboardSnapshot(ctx context.Context, businessID string, q DashboardQuery, fold FoldFunc) (DashboardData, error)
+	// DashboardInsights reads from the ledger, in one snapshot, the
+	// rankings (up to q.Limit each) and the member activity of q (see
+	// Insights for the rules).
+	DashboardInsights(ctx context.Context, businessID string, q InsightQuery) (Insights, error)
+	// MemberActivity reads the member activity of q alone.
+	MemberActivity(ctx context.Context, businessID string, q InsightQuery) (MemberActivity, error)
+	// Tiers lists the tier programs of a business, with their levels.
+	Tiers(ctx context.Context, businessID string) ([]Tier, error)
+	// TierMembers counts the live customers the tier keeper holds a row
+	// for in a program, by the level last announced (0 for none).
+	TierMembers(ctx context.Context, businessID string, tierID int64) (map[int64]int64, error)
 }

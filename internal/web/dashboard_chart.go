@@ -5,9 +5,13 @@ import (
 	"strconv"
 )
 
-// A bar chart drawn on the server as SVG: no script, nothing fetched, so
-// the console works offline. The page gives each chart a title and a
-// description (role="img") and shows its numbers in a table as well.
+// A bar chart drawn on the server as SVG, on purpose: no chart library and
+// no script, nothing fetched, so the console works offline, prints, and
+// shows its charts to a browser that runs no script. The page gives each
+// chart a title and a description (role="img") and shows its numbers in a
+// table as well. The labels under the axis are thinned to as many as fit
+// side by side (tickStep), and money axes are written in the business's
+// currency, whole units without minor ones ("$1,200").
 
 // Chart geometry, in the viewBox's units; the SVG scales to its box.
 const (
@@ -54,9 +58,11 @@ type chartTick struct {
 }
 
 // newBarChart lays out series (of equal length, one value per label) as
-// grouped bars from 0 up to a round maximum; negative values (a day with
-// more cancelled than new) are drawn as empty, the table shows them.
-func newBarChart(id, title, desc string, labels []string, format func(int64) string, series ...chartSeries) barChart {
+// grouped bars from 0 up to a round maximum in units of unit (1 for
+// counts, a currency's minor units in one major unit for money, so the
+// gridlines fall on whole amounts); negative values (a day with more
+// cancelled than new) are drawn as empty, the table shows them.
+func newBarChart(id, title, desc string, labels []string, format func(int64) string, unit int64, series ...chartSeries) barChart {
 	c := barChart{ID: id, Title: title, Desc: desc, W: chartW, H: chartH, Legend: series,
 		Left: chartLeft, Bottom: chartTop + chartPlotH, Right: chartW - chartRight, LabelX: chartLeft - 6}
 	var top int64
@@ -65,7 +71,8 @@ func newBarChart(id, title, desc string, labels []string, format func(int64) str
 			top = max(top, v)
 		}
 	}
-	top = niceCeiling(top)
+	unit = max(unit, 1)
+	top = niceCeiling((top+unit-1)/unit) * unit
 	for i := 0; i <= 4; i++ {
 		v := top * int64(i) / 4
 		c.Grid = append(c.Grid, chartLine{Y: c.Bottom - float64(v)/float64(top)*chartPlotH, Label: format(v)})
@@ -85,11 +92,36 @@ func newBarChart(id, title, desc string, labels []string, format func(int64) str
 				Y: round2(c.Bottom - h), W: round2(bar), H: round2(h), Class: s.Class})
 		}
 	}
-	step := max(1, (n+5)/6) // at most about six labels fit under the axis
+	step := tickStep(labels)
 	for i := 0; i < n; i += step {
-		c.Ticks = append(c.Ticks, chartTick{X: round2(chartLeft + (float64(i)+0.5)*slot), Label: labels[i]})
+		x := chartLeft + (float64(i)+0.5)*slot
+		if half := labelWidth(labels[i]) / 2; x+half > chartW || x-half < 0 {
+			continue // it would leave the picture
+		}
+		c.Ticks = append(c.Ticks, chartTick{X: round2(x), Label: labels[i]})
 	}
 	return c
+}
+
+// Axis labels are 13 units high (style.css); a character is at most
+// about 8 wide, and labels keep a gap of 16 between them.
+const (
+	charW    = 8.0
+	labelGap = 16.0
+)
+
+// labelWidth is about how wide a label is drawn, in the viewBox's units.
+func labelWidth(s string) float64 { return float64(len([]rune(s))) * charW }
+
+// tickStep is every how many labels one is shown, so that those shown,
+// as wide as the widest, never run into each other.
+func tickStep(labels []string) int {
+	var widest float64
+	for _, l := range labels {
+		widest = max(widest, labelWidth(l))
+	}
+	fit := max(1, int(float64(chartPlotW)/(widest+labelGap)))
+	return max(1, (len(labels)+fit-1)/fit)
 }
 
 // niceCeiling rounds v up to 1, 2, 4 or 8 times a power of ten (at least 4,

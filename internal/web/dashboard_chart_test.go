@@ -18,10 +18,10 @@ func TestNiceCeiling(t *testing.T) {
 
 // TestBarChart: bars are as tall as their values against the top, a
 // negative value draws an empty bar, two series sit side by side, and a
-// year of days gets at most about six labels.
+// year of days gets a handful of labels.
 func TestBarChart(t *testing.T) {
 	count := func(v int64) string { return strconv.FormatInt(v, 10) }
-	c := newBarChart("c", "T", "D", []string{"a", "b", "c"}, count,
+	c := newBarChart("c", "T", "D", []string{"a", "b", "c"}, count, 1,
 		chartSeries{Class: "bar-a", Values: []int64{0, 10, -5}}, chartSeries{Class: "bar-b", Values: []int64{20, 5, 0}})
 	if len(c.Bars) != 6 {
 		t.Fatalf("%d bars, want 6", len(c.Bars))
@@ -39,8 +39,11 @@ func TestBarChart(t *testing.T) {
 		t.Errorf("gridlines %+v, want 0 to 20", c.Grid)
 	}
 	labels := make([]string, 365)
+	for i := range labels {
+		labels[i] = "Oct 30"
+	}
 	values := make([]int64, 365)
-	year := newBarChart("y", "T", "D", labels, count, chartSeries{Class: "bar-a", Values: values})
+	year := newBarChart("y", "T", "D", labels, count, 1, chartSeries{Class: "bar-a", Values: values})
 	if n := len(year.Ticks); n < 5 || n > 7 {
 		t.Errorf("%d labels under a year of days", n)
 	}
@@ -48,5 +51,35 @@ func TestBarChart(t *testing.T) {
 		if b.X < chartLeft || b.X+b.W > chartW-chartRight+0.01 {
 			t.Fatalf("a bar leaves the plot: %+v", b)
 		}
+	}
+}
+
+// TestChartLabelsApart: under a month of days and a year of months, the
+// labels shown are as far apart as they are wide, never overlapping and
+// never outside the picture; a money axis ends on whole amounts.
+func TestChartLabelsApart(t *testing.T) {
+	count := func(v int64) string { return strconv.FormatInt(v, 10) }
+	for _, n := range []int{7, 30, 31, 90, 365} {
+		labels := make([]string, n)
+		for i := range labels {
+			labels[i] = fmt.Sprintf("Sep %d", i%30+1)
+		}
+		c := newBarChart("c", "T", "D", labels, count, 1, chartSeries{Class: "bar-a", Values: make([]int64, n)})
+		if len(c.Ticks) < 2 && n > 1 {
+			t.Errorf("%d days: %d labels", n, len(c.Ticks))
+		}
+		for i, tk := range c.Ticks {
+			half := labelWidth(tk.Label) / 2
+			if tk.X-half < 0 || tk.X+half > chartW {
+				t.Errorf("%d days: label %q at %.1f leaves the picture", n, tk.Label, tk.X)
+			}
+			if i > 0 && c.Ticks[i-1].X+labelWidth(c.Ticks[i-1].Label)/2+4 > tk.X-half {
+				t.Errorf("%d days: labels %q and %q run into each other", n, c.Ticks[i-1].Label, tk.Label)
+			}
+		}
+	}
+	money := newBarChart("m", "T", "D", []string{"a"}, count, 100, chartSeries{Class: "bar-a", Values: []int64{171140}})
+	if top := money.Grid[4].Label; top != "200000" {
+		t.Errorf("a money axis for 1711.40 ends at %s minor units, want 200000 (2,000 whole units)", top)
 	}
 }

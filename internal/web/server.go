@@ -97,6 +97,8 @@ var parsePages = sync.OnceValues(func() (map[string]*template.Template, error) {
 		"api":    func(a string) string { return labels["api:"+a] },
 		"status": func(st string) string { return labels[st] },
 		"add":    func(a, b int) int { return a + b },
+		// count writes a count with thousands separators.
+		"count": thousands,
 		// money writes an amount in the business's currency, by its locale.
 		"money": func(b loyalty.Business, m loyalty.Money) string { return format.Money(m, b) },
 		// currency is the business's currency code, for a field's label.
