@@ -38,7 +38,7 @@ func TestProductsAndCategories(t *testing.T) {
 			o.open(s.url+"/business/program", "program")
 			o.check("program")
 
-			o.do(chromedp.Click(chromedp.CSS(`a[href="/business/program/categories"]`), poll), waitPage("setup_list"))
+			o.do(chromedp.Click(chromedp.CSS(`main a[href="/business/program/categories"]`), poll), waitPage("setup_list"))
 			o.do(chromedp.Click(chromedp.CSS("#new"), poll), waitPage("setup_form"))
 			o.check("category_new")
 			o.fill("#f-name", "Drinks "+sc.name)

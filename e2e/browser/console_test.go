@@ -67,7 +67,7 @@ func TestInviteCashier(t *testing.T) {
 			owner.follow("/business", "business")
 			owner.check("business")
 			// Rotating the key asks first, on a page of its own.
-			owner.do(chromedp.Click(chromedp.CSS(`a[href="/business/key"]`), poll), waitPage("confirm"))
+			owner.do(chromedp.Click(chromedp.CSS(`main a[href="/business/key"]`), poll), waitPage("confirm"))
 			owner.check("confirm")
 			owner.do(chromedp.Click(chromedp.CSS(`main a.btn-secondary`), poll), waitPage("business"))
 			owner.follow("/business/staff", "staff")
@@ -137,7 +137,7 @@ func TestPasswordReset(t *testing.T) {
 			owner := newTabOn(t, "owner", sc)
 			owner.open(s.url+"/business", "signin")
 			owner.check("signin")
-			owner.do(chromedp.Click(chromedp.CSS(`a[href="/business/password/forgot"]`), poll), waitPage("forgot"))
+			owner.do(chromedp.Click(chromedp.CSS(`main a[href="/business/password/forgot"]`), poll), waitPage("forgot"))
 			owner.check("forgot")
 			owner.fill("#email", s.owner.Email)
 			owner.do(chromedp.Click(chromedp.CSS(`main button[type="submit"]`), poll), chromedp.WaitVisible(chromedp.CSS(".alert-ok"), poll))

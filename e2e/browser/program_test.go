@@ -34,7 +34,7 @@ func TestProgramRules(t *testing.T) {
 			s.signInOwner(o)
 			o.follow("/business/program", "program")
 			o.check("program")
-			o.do(chromedp.Click(chromedp.CSS(`a[href="/business/program/rules"]`), poll), waitPage("setup_form"))
+			o.do(chromedp.Click(chromedp.CSS(`main a[href="/business/program/rules"]`), poll), waitPage("setup_form"))
 			o.check("rules")
 			o.fill("#f-reward_ratio", ratio[sc.name], "#f-reward_milestone_amount", "1.00")
 			o.submitTo("#save", "setup_form", "notice=rules_saved")

@@ -19,7 +19,7 @@ func TestPunchCardForm(t *testing.T) {
 			o := newTabOn(t, "owner", sc)
 			s.signInOwner(o)
 			o.open(s.url+"/business/program", "program")
-			o.do(chromedp.Click(chromedp.CSS(`a[href="/business/program/punch-cards"]`), poll), waitPage("setup_list"))
+			o.do(chromedp.Click(chromedp.CSS(`main a[href="/business/program/punch-cards"]`), poll), waitPage("setup_list"))
 			o.do(chromedp.Click(chromedp.CSS("#new"), poll), waitPage("setup_form"))
 			if got := o.text("#f-reward_offer_id"); !strings.Contains(got, "Free coffee") {
 				t.Errorf("the reward's choices offer %q", got)
