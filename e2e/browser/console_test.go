@@ -1,9 +1,15 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -198,11 +204,20 @@ func TestProfileOnReferralPage(t *testing.T) {
 			owner.check("profile")
 			owner.fill("#name", name, "#about", "Roasted by the sea since 1999.", "#currency", "EUR",
 				"#time_zone", "Europe/Lisbon", "#brand_color", colours[sc.name])
+			// The logo is uploaded: stored like the customers' pictures.
+			owner.do(chromedp.SetUploadFiles(chromedp.CSS("#logo_file"), []string{logoFile(t)}, poll))
 			owner.do(chromedp.Click(chromedp.CSS(`form[action="/business/profile"] button[type="submit"]`), poll),
 				chromedp.WaitVisible(chromedp.CSS(".alert-ok"), poll))
 			owner.check("profile-saved")
 			if got := owner.text(".brand-name"); got != name {
 				t.Errorf("the preview names %q, want %q", got, name)
+			}
+			if !owner.eval(`(() => { const i = document.querySelector(".brand-card img.logo");
+				return !!i && i.getAttribute("src").startsWith("/images/") && i.complete && i.naturalWidth === 64 })()`) {
+				t.Errorf("the uploaded logo is not shown from /images/: %s", owner.evalString(`document.querySelector(".brand-card").innerHTML`))
+			}
+			if got := owner.evalString(`document.querySelector("#logo").value`); !strings.HasPrefix(got, "/images/") {
+				t.Errorf("the logo's address after the upload: %q", got)
 			}
 
 			friend := newTabOn(t, "friend", sc)
@@ -231,4 +246,24 @@ func rgb(hex string) string {
 	var r, g, b int
 	fmt.Sscanf(hex, "#%02x%02x%02x", &r, &g, &b)
 	return fmt.Sprintf("rgb(%d, %d, %d)", r, g, b)
+}
+
+// logoFile writes a 64 x 64 PNG to upload as a logo.
+func logoFile(t *testing.T) string {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 64, 64))
+	for x := range 64 {
+		for y := range 64 {
+			img.Set(x, y, color.RGBA{15, 118, 110, 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "logo.png")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -44,24 +45,57 @@ func (u *users) uploadImage(w http.ResponseWriter, r *http.Request, uc *userCtx)
 	} else if err != nil {
 		return err
 	}
+	path, err := u.s.StoreImage(uc.userID, data)
+	if err != nil {
+		return err
+	}
+	old, err := uc.svc.Users.SetPhoto(r.Context(), uc.userID, path)
+	if err != nil {
+		u.s.DropImage(r.Context(), path)
+		return err
+	}
+	u.s.DropImage(r.Context(), old)
+	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]string{"path": path}})
+	return nil
+}
+
+// StoreImage keeps an uploaded profile image of owner (a user's or a
+// business's 32-character id): a JPEG, PNG, GIF or WebP of at most
+// MaxImageSize, recognised from its bytes. It returns the path the image
+// is served at, under /images/, or EInvalid naming "image".
+func (s *Server) StoreImage(owner string, data []byte) (string, error) {
+	switch {
+	case len(data) == 0:
+		return "", loyalty.Invalid("image", "The image is empty.")
+	case len(data) > MaxImageSize:
+		return "", loyalty.Invalid("image", "The image may not be greater than 5 MiB.")
+	}
 	ext, ok := imageTypes[http.DetectContentType(data)]
 	if !ok {
-		return loyalty.Invalid("image", "The image must be a JPEG, PNG, GIF or WebP file.")
+		return "", loyalty.Invalid("image", "The image must be a JPEG, PNG, GIF or WebP file.")
 	}
 	var rnd [8]byte
 	rand.Read(rnd[:])
-	name := uc.userID + "-" + hex.EncodeToString(rnd[:]) + ext
-	if err := writeFileAtomic(u.s.ImageDir, name, data); err != nil {
-		return err
+	name := owner + "-" + hex.EncodeToString(rnd[:]) + ext
+	if !imageName.MatchString(name) {
+		return "", loyalty.Errorf(loyalty.EInternal, "an image's owner is not an id")
 	}
-	old, err := uc.svc.Users.SetPhoto(r.Context(), uc.userID, imagesPrefix+name)
-	if err != nil {
-		os.Remove(filepath.Join(u.s.ImageDir, name))
-		return err
+	if err := writeFileAtomic(s.ImageDir, name, data); err != nil {
+		return "", err
 	}
-	u.removeImage(r, old)
-	writeJSON(w, http.StatusOK, map[string]any{"data": map[string]string{"path": imagesPrefix + name}})
-	return nil
+	return imagesPrefix + name, nil
+}
+
+// DropImage deletes a stored image that no longer belongs to anyone;
+// a path that is not a stored image's (an https:// address) is left.
+func (s *Server) DropImage(ctx context.Context, path string) {
+	name := strings.TrimPrefix(path, imagesPrefix)
+	if name == path || !imageName.MatchString(name) {
+		return
+	}
+	if err := os.Remove(filepath.Join(s.ImageDir, name)); err != nil && !os.IsNotExist(err) {
+		s.Logger.WarnContext(ctx, "could not remove replaced image", "name", name, "err", err)
+	}
 }
 
 // readImagePart returns the bytes of the multipart field "image".
@@ -121,17 +155,6 @@ func writeFileAtomic(dir, name string, data []byte) error {
 		return werr
 	}
 	return os.Rename(tmp.Name(), filepath.Join(dir, name))
-}
-
-// removeImage deletes a stored image that no longer belongs to anyone.
-func (u *users) removeImage(r *http.Request, path string) {
-	name := strings.TrimPrefix(path, imagesPrefix)
-	if name == path || !imageName.MatchString(name) {
-		return
-	}
-	if err := os.Remove(filepath.Join(u.s.ImageDir, name)); err != nil && !os.IsNotExist(err) {
-		u.s.Logger.WarnContext(r.Context(), "could not remove replaced image", "name", name, "err", err)
-	}
 }
 
 // serveImage is GET /images/{name}: a stored profile image, public (its

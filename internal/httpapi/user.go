@@ -112,7 +112,7 @@ func (u *users) updateUser(w http.ResponseWriter, r *http.Request, uc *userCtx) 
 	if err != nil {
 		return err
 	}
-	u.removeImage(r, ch.OldPhoto)
+	u.s.DropImage(r.Context(), ch.OldPhoto)
 	return u.writeUser(w, r, uc, ch.Person, include)
 }
 

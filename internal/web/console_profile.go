@@ -14,6 +14,17 @@ type profilePage struct {
 	Currencies []currencyOption // every ISO 4217 code
 	TimeZones  []zoneGroup
 	Preview    loyalty.BusinessProfile
+	Uploads    bool // the logo and cover may be uploaded
+	Images     []profileImage
+}
+
+// profileImage is the logo's or the cover's field.
+type profileImage struct{ Name, Label, Hint string }
+
+// profileImageFields are the profile's images.
+var profileImageFields = []profileImage{
+	{"logo", "Logo", "A square image, at least 200 pixels wide."},
+	{"cover", "Cover image", "A wide image shown at the top of your referral page."},
 }
 
 // currencyOption is a currency as the profile's choice shows it: its code
@@ -62,22 +73,49 @@ func (s *Server) renderProfile(w http.ResponseWriter, r *http.Request, a loyalty
 	if err != nil {
 		return err
 	}
-	v.Data = profilePage{Categories: loyalty.BusinessCategories, Currencies: currencyOptions(b), TimeZones: zoneGroups(form["time_zone"]), Preview: saved}
+	v.Data = profilePage{Categories: loyalty.BusinessCategories, Currencies: currencyOptions(b), TimeZones: zoneGroups(form["time_zone"]),
+		Preview: saved, Uploads: s.Images != nil, Images: profileImageFields}
 	s.render(w, r, status, "profile", v)
 	return nil
 }
 
 func (s *Server) profileSave(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
-	f := r.PostForm
+	f, stored, err := s.profileUpload(r, a)
+	if err != nil {
+		return err
+	}
 	in := loyalty.BusinessProfile{Name: f.Get("name"), About: f.Get("about"), Logo: f.Get("logo"), Cover: f.Get("cover"),
 		Category: f.Get("category"), Currency: f.Get("currency"), TimeZone: f.Get("time_zone"), BrandColor: f.Get("brand_color")}
-	_, err := s.Console.Profiles.Update(r.Context(), a, in)
+	before, err := s.Console.Profiles.Get(r.Context(), a)
+	if err == nil {
+		err = stored.refused
+	}
+	if err == nil {
+		if path, ok := stored.paths["logo"]; ok {
+			in.Logo = path
+		}
+		if path, ok := stored.paths["cover"]; ok {
+			in.Cover = path
+		}
+		_, err = s.Console.Profiles.Update(r.Context(), a, in)
+	}
+	if err != nil {
+		stored.drop(r, s.Images)
+	} else {
+		// The images replaced belong to no one now.
+		for _, old := range []string{before.Logo, before.Cover} {
+			if old != in.Logo && old != in.Cover && s.Images != nil {
+				s.Images.DropImage(r.Context(), old)
+			}
+		}
+	}
 	if e, ok := err.(*loyalty.Error); ok && (e.Code == loyalty.EInvalid || e.Code == loyalty.EConflict) {
 		saved, gerr := s.Console.Profiles.Get(r.Context(), a)
 		if gerr != nil {
 			return gerr
 		}
 		form := profileForm(in)
+		form["logo"], form["cover"] = f.Get("logo"), f.Get("cover")
 		msg := "Please correct the fields marked below."
 		if e.Code == loyalty.EConflict {
 			msg, form = e.Message, profileForm(saved)

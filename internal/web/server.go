@@ -43,6 +43,7 @@ type Config struct {
 	Console   *console.Services        // the merchant console's staff, access and audit log
 	Desk      *console.CustomerDesk    // the console's customers and counter
 	Program   *console.ProgramDesk     // the console's program setup
+	Images    ImageStore               // the business's uploaded logo and cover; nil: addresses only
 	// PublicURL is the service's address as people reach it
 	// (https://loyalty.example.com), for links in e-mails. Without it an
 	// invitation links to the host the owner's browser used, and a
