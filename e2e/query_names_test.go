@@ -217,6 +217,9 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/users/{user_id}/businesses/{business_id}": {u, "/users/me/businesses/" + e.biz.ID},
 			"/users/{user_id}/preferences":              {u, "/users/me/preferences"},
 			"/users/{user_id}/redemptions":              {u, "/users/me/redemptions"},
+			"/users/{user_id}/consents":                 {u, "/users/me/consents"},
+			"/users/{user_id}/notification-preferences": {u, "/users/me/notification-preferences"},
+			"/customers/{id}/consents":                  {a, "/customers/" + c.ID + "/consents"},
 			"/vouchers/{code}":                          {a, "/vouchers/" + voucher.Code},
 		}
 		// Routes that are not reads of either API: operations, OAuth, files.

@@ -1,6 +1,10 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
 
 // routes registers every route of the service on s.mux: operations, the
 // OAuth endpoints, the business API, the user API and, when set, the pages.
@@ -42,6 +46,8 @@ func (s *Server) routes() {
 	m.Handle("GET /customers/{id}/claimable-offers", s.business(s.claimableOffers))
 	m.Handle("GET /customers/{id}/available-coupons", s.business(s.availableCoupons))
 	m.Handle("GET /customers/{id}/rewards", s.business(s.customerRewards))
+	m.Handle("GET /customers/{id}/consents", s.business(s.customerConsents))
+	m.Handle("POST /customers/{id}/consents", s.business(s.createConsent))
 
 	// Business API: the ledger.
 	m.Handle("POST /transactions", s.withBusiness(s.createTransaction))
@@ -140,6 +146,10 @@ func (s *Server) routes() {
 	m.Handle("POST /users/{user_id}/offers/{offer_id}/claim", s.userAPI(u.claimOffer))
 	m.Handle("POST /users/{user_id}/redemptions", s.userAPI(u.redeem))
 	m.Handle("GET /users/{user_id}/redemptions", s.userAPI(u.redemptions))
+	m.Handle("GET /users/{user_id}/consents", s.userAPI(u.userChoices(loyalty.ConsentMarketing)))
+	m.Handle("PATCH /users/{user_id}/consents", s.userAPI(u.changeUserChoice(loyalty.ConsentMarketing)))
+	m.Handle("GET /users/{user_id}/notification-preferences", s.userAPI(u.userChoices(loyalty.ConsentNotifications)))
+	m.Handle("PATCH /users/{user_id}/notification-preferences", s.userAPI(u.changeUserChoice(loyalty.ConsentNotifications)))
 	m.Handle("GET /users/{user_id}/giftcards", s.userAPI(u.giftcards))
 	m.Handle("GET /users/{user_id}/giftcards/{giftcard_id}", s.userAPI(u.giftcard))
 	m.Handle("GET /users/{user_id}/businesses", s.userAPI(u.businesses))

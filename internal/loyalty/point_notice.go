@@ -92,7 +92,16 @@ func notifyCustomer(ctx context.Context, st Store, k CustomerKey, at time.Time, 
 			if c.Deleted {
 				continue // who left the program is not written to
 			}
-			m, ok := expiringMessage(l, c, points[exp], exp)
+			// A notice of the customer's own points: it goes on the
+			// channels their notification preferences allow.
+			pref, found, err := tx.CurrentConsent(ctx, k.BusinessID, k.CustomerID, ConsentNotifications)
+			if err != nil {
+				return err
+			}
+			if !found {
+				pref.ContactChannels = defaultChannels(ConsentNotifications)
+			}
+			m, ok := expiringMessage(l, c, pref.ContactChannels, points[exp], exp)
 			if !ok {
 				continue
 			}
@@ -119,14 +128,11 @@ var expiringTexts = map[string][5]string{
 }
 
 // expiringMessage words the notice of points expiring at expires for a
-// customer, by e-mail when it has one, else by SMS; false when it has
-// neither.
-func expiringMessage(l noticeLocal, c Customer, points int64, expires time.Time) (Message, bool) {
-	kind, to := ContactEmail, c.Email
-	if to == "" {
-		kind, to = ContactPhone, c.Phone
-	}
-	if to == "" {
+// customer, by e-mail when ch allows it and the customer has an address,
+// else by SMS (Reach); false when neither.
+func expiringMessage(l noticeLocal, c Customer, ch ContactChannels, points int64, expires time.Time) (Message, bool) {
+	kind, to, ok := Reach(ch, c)
+	if !ok {
 		return Message{}, false
 	}
 	lang := strings.ToLower(c.Language)

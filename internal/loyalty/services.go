@@ -23,6 +23,7 @@ type Services struct {
 	Webhooks         *WebhookService
 	Points           *PointsService
 	Vouchers         *VoucherService
+	Consents         *ConsentService
 	// offset is the clock the services run on (ClockedBy): how far ahead
 	// of the real one.
 	offset time.Duration
@@ -52,6 +53,7 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		Customers:        customers,
 		Transactions:     transactions,
 		Vouchers:         &VoucherService{Store: store, Transactions: transactions},
+		Consents:         &ConsentService{Store: store},
 		Tiers:            &TierService{Store: store},
 		ReferralPrograms: &ReferralProgramService{Store: store},
 		Branches:         &BranchService{Store: store},
@@ -122,6 +124,9 @@ func (s Services) viewed(v storeView) Services {
 	}
 	if s.Transactions != nil {
 		out.Transactions = &TransactionService{Store: viewOf(s.Transactions.Store, v), Customers: out.Customers}
+	}
+	if s.Consents != nil {
+		out.Consents = &ConsentService{Store: viewOf(s.Consents.Store, v)}
 	}
 	if s.Vouchers != nil {
 		out.Vouchers = &VoucherService{Store: viewOf(s.Vouchers.Store, v), Transactions: out.Transactions}

@@ -26,6 +26,7 @@ type Store interface {
 	NoticeStore
 	TierRollStore
 	VoucherReader
+	ConsentReader
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -67,4 +68,5 @@ type Tx interface {
 	LotTx
 	NoticeTx
 	VoucherTx
+	ConsentTx
 }

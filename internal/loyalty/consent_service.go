@@ -1,0 +1,61 @@
+package loyalty
+
+import "context"
+
+// ConsentService keeps the customers' choices of what they hear.
+type ConsentService struct {
+	Store Store
+}
+
+// ConsentState is a customer's choice of a kind in force, with the
+// records that made it, newest first (none while it is the default).
+type ConsentState struct {
+	BusinessID string
+	ContactChannels
+	History []Consent
+}
+
+// State returns a customer's choice of a kind and its history; a
+// customer the business does not have is ENotFound.
+func (s *ConsentService) State(ctx context.Context, b Business, customerID, kind string) (ConsentState, error) {
+	if _, err := s.Store.Customer(ctx, b.ID, customerID); err != nil {
+		return ConsentState{}, notFoundField(err, "Customer not found.")
+	}
+	list, err := s.Store.Consents(ctx, b.ID, customerID, kind)
+	if err != nil {
+		return ConsentState{}, err
+	}
+	out := ConsentState{BusinessID: b.ID, ContactChannels: defaultChannels(kind), History: list}
+	if len(list) > 0 {
+		out.ContactChannels = list[0].ContactChannels
+	}
+	return out, nil
+}
+
+// Change records a customer's new choice of a kind, made through source
+// by who: the channels in gives are changed, the others kept (all of them
+// must be given when all is set). A change that changes nothing records
+// nothing. It returns the choice in force after it.
+func (s *ConsentService) Change(ctx context.Context, b Business, customerID, kind string, in ConsentInput, source, by string, all bool) (Consent, error) {
+	var out Consent
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
+		cur, found, err := tx.LatestConsent(ctx, b.ID, customerID, kind)
+		if err != nil {
+			return notFoundField(err, "Customer not found.")
+		}
+		if !found {
+			cur = Consent{BusinessID: b.ID, CustomerID: customerID, Kind: kind, ContactChannels: defaultChannels(kind)}
+		}
+		ch, err := in.apply(cur.ContactChannels, all)
+		if err != nil {
+			return err
+		}
+		if found && ch == cur.ContactChannels {
+			out = cur
+			return nil
+		}
+		out = Consent{BusinessID: b.ID, CustomerID: customerID, Kind: kind, ContactChannels: ch, Source: source, By: by, CreatedAt: tx.Now()}
+		return tx.InsertConsent(ctx, &out)
+	})
+	return out, err
+}
