@@ -738,6 +738,7 @@ const (
 	CustomerDeleted      EventType = "customer.deleted"
 	CustomerDisabled     EventType = "customer.disabled"
 	CustomerEnabled      EventType = "customer.enabled"
+	CustomerErased       EventType = "customer.erased"
 	CustomerUpdated      EventType = "customer.updated"
 	PointsActivated      EventType = "points.activated"
 	PointsExpired        EventType = "points.expired"
@@ -768,6 +769,8 @@ func (e EventType) Valid() bool {
 	case CustomerDisabled:
 		return true
 	case CustomerEnabled:
+		return true
+	case CustomerErased:
 		return true
 	case CustomerUpdated:
 		return true
@@ -1526,13 +1529,13 @@ func (e RewardWriteTypeId) Valid() bool {
 
 // Defines values for RulesResponseDataEarningTiersEarningOverride.
 const (
-	False RulesResponseDataEarningTiersEarningOverride = false
+	RulesResponseDataEarningTiersEarningOverrideFalse RulesResponseDataEarningTiersEarningOverride = false
 )
 
 // Valid indicates whether the value is a known member of the RulesResponseDataEarningTiersEarningOverride enum.
 func (e RulesResponseDataEarningTiersEarningOverride) Valid() bool {
 	switch e {
-	case False:
+	case RulesResponseDataEarningTiersEarningOverrideFalse:
 		return true
 	default:
 		return false
@@ -2037,6 +2040,24 @@ func (e WebhookWithSecretDisabledReason) Valid() bool {
 	case WebhookWithSecretDisabledReasonFailing:
 		return true
 	case WebhookWithSecretDisabledReasonGone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeleteCustomerParamsErase.
+const (
+	DeleteCustomerParamsEraseFalse DeleteCustomerParamsErase = "false"
+	DeleteCustomerParamsEraseTrue  DeleteCustomerParamsErase = "true"
+)
+
+// Valid indicates whether the value is a known member of the DeleteCustomerParamsErase enum.
+func (e DeleteCustomerParamsErase) Valid() bool {
+	switch e {
+	case DeleteCustomerParamsEraseFalse:
+		return true
+	case DeleteCustomerParamsEraseTrue:
 		return true
 	default:
 		return false
@@ -5528,6 +5549,14 @@ type ListCustomersParams struct {
 	Phone *string `form:"phone,omitempty" json:"phone,omitempty"`
 }
 
+// DeleteCustomerParams defines parameters for DeleteCustomer.
+type DeleteCustomerParams struct {
+	Erase *DeleteCustomerParamsErase `form:"erase,omitempty" json:"erase,omitempty"`
+}
+
+// DeleteCustomerParamsErase defines parameters for DeleteCustomer.
+type DeleteCustomerParamsErase string
+
 // GetCustomerParams defines parameters for GetCustomer.
 type GetCustomerParams struct {
 	// Include Comma-separated: balance, tier_level, tier_progress, tiers, referral_programs, punch_cards.
@@ -6047,6 +6076,40 @@ type GetUserConsents200JSONResponseBody struct {
 // UpdateUserConsents200JSONResponseBody defines parameters for UpdateUserConsents.
 type UpdateUserConsents200JSONResponseBody struct {
 	Data MemberChoice `json:"data"`
+}
+
+// ExportUser200JSONResponseBody_Data_Businesses defines parameters for ExportUser.
+type ExportUser200JSONResponseBody_Data_Businesses struct {
+	Business                map[string]interface{}   `json:"business"`
+	Consents                []ConsentRecord          `json:"consents"`
+	Coupons                 []map[string]interface{} `json:"coupons"`
+	Customer                map[string]interface{}   `json:"customer"`
+	NotificationPreferences []ConsentRecord          `json:"notification_preferences"`
+	Transactions            []map[string]interface{} `json:"transactions"`
+	Vouchers                []Voucher                `json:"vouchers"`
+}
+
+// ExportUser200JSONResponseBody_Data_Messages defines parameters for ExportUser.
+type ExportUser200JSONResponseBody_Data_Messages struct {
+	Channel   string     `json:"channel"`
+	CreatedAt time.Time  `json:"created_at"`
+	SentAt    *time.Time `json:"sent_at"`
+	Status    string     `json:"status"`
+	Subject   string     `json:"subject"`
+	To        string     `json:"to"`
+}
+
+// ExportUser200JSONResponseBody_Data defines parameters for ExportUser.
+type ExportUser200JSONResponseBody_Data struct {
+	Businesses []ExportUser200JSONResponseBody_Data_Businesses `json:"businesses"`
+	ExportedAt time.Time                                       `json:"exported_at"`
+	Messages   []ExportUser200JSONResponseBody_Data_Messages   `json:"messages"`
+	Person     map[string]interface{}                          `json:"person"`
+}
+
+// ExportUser200JSONResponseBody defines parameters for ExportUser.
+type ExportUser200JSONResponseBody struct {
+	Data ExportUser200JSONResponseBody_Data `json:"data"`
 }
 
 // GetUserGiftcardsParams defines parameters for GetUserGiftcards.
@@ -6731,10 +6794,16 @@ type ClientInterface interface {
 	// Corresponds with POST /customers (the `CreateCustomer` operationId).
 	CreateCustomer(ctx context.Context, body CreateCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteCustomer Delete a customer.
+	// DeleteCustomer Delete a customer, or erase their personal data (erase=true).
+	//
+	// Without erase the customer is deleted (hidden, its data kept). With erase=true their personal data in
+	// this business is replaced by a tombstone: the balance is forfeited by ledger entries (the ledger is
+	// never rewritten; waiting vouchers give their points back first), a gift-card balance must be spent or
+	// refunded first (422 naming giftcard), and the event customer.erased names the customer by id only. The
+	// person's own record is erased too when no other business has them and they never set a PIN.
 	//
 	// Corresponds with DELETE /customers/{id} (the `DeleteCustomer` operationId).
-	DeleteCustomer(ctx context.Context, id CustomerId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteCustomer(ctx context.Context, id CustomerId, params *DeleteCustomerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetCustomer Read a customer, with the related resources named in `include`.
 	//
@@ -6898,6 +6967,7 @@ type ClientInterface interface {
 	//
 	// Every change an integrator cares about is an event, written in the database transaction that makes
 	// the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
+	// customer.erased (data: the customer's id only),
 	// customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
 	// coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 	// is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
@@ -7838,6 +7908,17 @@ type ClientInterface interface {
 	// Corresponds with POST /users/pincode/reset-request (the `RequestPinReset` operationId).
 	RequestPinReset(ctx context.Context, body RequestPinResetJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// EraseUser The member erases their account in the key's businesses.
+	//
+	// Their profile in each of the key's businesses becomes a tombstone, their balances are forfeited by
+	// ledger entries (waiting vouchers give their points back first; a gift-card balance must be spent or
+	// refunded first: 422 naming giftcard), each business gets customer.erased, and messages not sent yet
+	// are dropped. Their own record (e-mail, phone, name, PIN, picture) is erased too, and their tokens
+	// revoked, unless a business outside the key's program still has them as a customer.
+	//
+	// Corresponds with DELETE /users/{user_id} (the `EraseUser` operationId).
+	EraseUser(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetUser Read the user of the token.
 	//
 	// Corresponds with GET /users/{user_id} (the `GetUser` operationId).
@@ -7901,6 +7982,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /users/{user_id}/consents (the `UpdateUserConsents` operationId).
 	UpdateUserConsents(ctx context.Context, userId UserId, body UpdateUserConsentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExportUser Everything the service holds about the member in the key's businesses, as one JSON document.
+	//
+	// The person's record; in each business the profile with its balance, consents and notification
+	// preferences with their history, every ledger entry, coupons and vouchers; and the messages sent to
+	// the member's addresses (channel, address, subject, status and dates, not their text, which holds codes
+	// still valid).
+	//
+	// Corresponds with GET /users/{user_id}/export (the `ExportUser` operationId).
+	ExportUser(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetUserGiftcards Gift cards on sale now in the user's businesses.
 	//
@@ -8374,11 +8465,17 @@ func (c *Client) CreateCustomer(ctx context.Context, body CreateCustomerJSONRequ
 	return c.Client.Do(req)
 }
 
-// DeleteCustomer Delete a customer.
+// DeleteCustomer Delete a customer, or erase their personal data (erase=true).
+//
+// Without erase the customer is deleted (hidden, its data kept). With erase=true their personal data in
+// this business is replaced by a tombstone: the balance is forfeited by ledger entries (the ledger is
+// never rewritten; waiting vouchers give their points back first), a gift-card balance must be spent or
+// refunded first (422 naming giftcard), and the event customer.erased names the customer by id only. The
+// person's own record is erased too when no other business has them and they never set a PIN.
 //
 // Corresponds with DELETE /customers/{id} (the `DeleteCustomer` operationId).
-func (c *Client) DeleteCustomer(ctx context.Context, id CustomerId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteCustomerRequest(c.Server, id)
+func (c *Client) DeleteCustomer(ctx context.Context, id CustomerId, params *DeleteCustomerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteCustomerRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8751,6 +8848,7 @@ func (c *Client) UpdateEarningRule(ctx context.Context, id string, body UpdateEa
 //
 // Every change an integrator cares about is an event, written in the database transaction that makes
 // the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
+// customer.erased (data: the customer's id only),
 // customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
 // coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 // is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
@@ -10691,6 +10789,27 @@ func (c *Client) RequestPinReset(ctx context.Context, body RequestPinResetJSONRe
 	return c.Client.Do(req)
 }
 
+// EraseUser The member erases their account in the key's businesses.
+//
+// Their profile in each of the key's businesses becomes a tombstone, their balances are forfeited by
+// ledger entries (waiting vouchers give their points back first; a gift-card balance must be spent or
+// refunded first: 422 naming giftcard), each business gets customer.erased, and messages not sent yet
+// are dropped. Their own record (e-mail, phone, name, PIN, picture) is erased too, and their tokens
+// revoked, unless a business outside the key's program still has them as a customer.
+//
+// Corresponds with DELETE /users/{user_id} (the `EraseUser` operationId).
+func (c *Client) EraseUser(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEraseUserRequest(c.Server, userId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetUser Read the user of the token.
 //
 // Corresponds with GET /users/{user_id} (the `GetUser` operationId).
@@ -10825,6 +10944,26 @@ func (c *Client) UpdateUserConsentsWithBody(ctx context.Context, userId UserId, 
 // Corresponds with PATCH /users/{user_id}/consents (the `UpdateUserConsents` operationId).
 func (c *Client) UpdateUserConsents(ctx context.Context, userId UserId, body UpdateUserConsentsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateUserConsentsRequest(c.Server, userId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportUser Everything the service holds about the member in the key's businesses, as one JSON document.
+//
+// The person's record; in each business the profile with its balance, consents and notification
+// preferences with their history, every ledger entry, coupons and vouchers; and the messages sent to
+// the member's addresses (channel, address, subject, status and dates, not their text, which holds codes
+// still valid).
+//
+// Corresponds with GET /users/{user_id}/export (the `ExportUser` operationId).
+func (c *Client) ExportUser(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportUserRequest(c.Server, userId)
 	if err != nil {
 		return nil, err
 	}
@@ -11829,7 +11968,7 @@ func NewCreateCustomerRequestWithBody(server string, contentType string, body io
 }
 
 // NewDeleteCustomerRequest constructs an http.Request for the DeleteCustomer method
-func NewDeleteCustomerRequest(server string, id CustomerId) (*http.Request, error) {
+func NewDeleteCustomerRequest(server string, id CustomerId, params *DeleteCustomerParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -11852,6 +11991,33 @@ func NewDeleteCustomerRequest(server string, id CustomerId) (*http.Request, erro
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Erase != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "erase", *params.Erase, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
@@ -16578,6 +16744,40 @@ func NewRequestPinResetRequestWithBody(server string, contentType string, body i
 	return req, nil
 }
 
+// NewEraseUserRequest constructs an http.Request for the EraseUser method
+func NewEraseUserRequest(server string, userId UserId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "user_id", userId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetUserRequest constructs an http.Request for the GetUser method
 func NewGetUserRequest(server string, userId UserId, params *GetUserParams) (*http.Request, error) {
 	var err error
@@ -16892,6 +17092,40 @@ func NewUpdateUserConsentsRequestWithBody(server string, userId UserId, contentT
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewExportUserRequest constructs an http.Request for the ExportUser method
+func NewExportUserRequest(server string, userId UserId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "user_id", userId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s/export", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -18122,12 +18356,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /customers (the `CreateCustomer` operationId).
 	CreateCustomerWithResponse(ctx context.Context, body CreateCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCustomerResponse, error)
 
-	// DeleteCustomerWithResponse Delete a customer.
+	// DeleteCustomerWithResponse Delete a customer, or erase their personal data (erase=true).
+	//
+	// Without erase the customer is deleted (hidden, its data kept). With erase=true their personal data in
+	// this business is replaced by a tombstone: the balance is forfeited by ledger entries (the ledger is
+	// never rewritten; waiting vouchers give their points back first), a gift-card balance must be spent or
+	// refunded first (422 naming giftcard), and the event customer.erased names the customer by id only. The
+	// person's own record is erased too when no other business has them and they never set a PIN.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /customers/{id} (the `DeleteCustomer` operationId).
-	DeleteCustomerWithResponse(ctx context.Context, id CustomerId, reqEditors ...RequestEditorFn) (*DeleteCustomerResponse, error)
+	DeleteCustomerWithResponse(ctx context.Context, id CustomerId, params *DeleteCustomerParams, reqEditors ...RequestEditorFn) (*DeleteCustomerResponse, error)
 
 	// GetCustomerWithResponse Read a customer, with the related resources named in `include`.
 	//
@@ -18315,6 +18555,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Every change an integrator cares about is an event, written in the database transaction that makes
 	// the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
+	// customer.erased (data: the customer's id only),
 	// customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
 	// coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 	// is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
@@ -19333,6 +19574,19 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /users/pincode/reset-request (the `RequestPinReset` operationId).
 	RequestPinResetWithResponse(ctx context.Context, body RequestPinResetJSONRequestBody, reqEditors ...RequestEditorFn) (*RequestPinResetResponse, error)
 
+	// EraseUserWithResponse The member erases their account in the key's businesses.
+	//
+	// Their profile in each of the key's businesses becomes a tombstone, their balances are forfeited by
+	// ledger entries (waiting vouchers give their points back first; a gift-card balance must be spent or
+	// refunded first: 422 naming giftcard), each business gets customer.erased, and messages not sent yet
+	// are dropped. Their own record (e-mail, phone, name, PIN, picture) is erased too, and their tokens
+	// revoked, unless a business outside the key's program still has them as a customer.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /users/{user_id} (the `EraseUser` operationId).
+	EraseUserWithResponse(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*EraseUserResponse, error)
+
 	// GetUserWithResponse Read the user of the token.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -19404,6 +19658,18 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /users/{user_id}/consents (the `UpdateUserConsents` operationId).
 	UpdateUserConsentsWithResponse(ctx context.Context, userId UserId, body UpdateUserConsentsJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateUserConsentsResponse, error)
+
+	// ExportUserWithResponse Everything the service holds about the member in the key's businesses, as one JSON document.
+	//
+	// The person's record; in each business the profile with its balance, consents and notification
+	// preferences with their history, every ledger entry, coupons and vouchers; and the messages sent to
+	// the member's addresses (channel, address, subject, status and dates, not their text, which holds codes
+	// still valid).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /users/{user_id}/export (the `ExportUser` operationId).
+	ExportUserWithResponse(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*ExportUserResponse, error)
 
 	// GetUserGiftcardsWithResponse Gift cards on sale now in the user's businesses.
 	//
@@ -20904,6 +21170,12 @@ type DeleteCustomerResponse406Headers struct {
 	XRateLimitRemaining *int
 }
 
+// DeleteCustomerResponse422Headers the declared response headers of an HTTP 422 response for DeleteCustomer
+type DeleteCustomerResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
 // DeleteCustomerResponse429Headers the declared response headers of an HTTP 429 response for DeleteCustomer
 type DeleteCustomerResponse429Headers struct {
 	RetryAfter          int
@@ -20938,6 +21210,8 @@ type DeleteCustomerResponse struct {
 	JSON404 *NotFound
 	// JSON406 the response for an HTTP 406 `application/json` response
 	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -20956,6 +21230,8 @@ type DeleteCustomerResponse struct {
 	Headers404 *DeleteCustomerResponse404Headers
 	// Headers406 the parsed response headers for an HTTP 406 response
 	Headers406 *DeleteCustomerResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DeleteCustomerResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteCustomerResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -20987,6 +21263,11 @@ func (r DeleteCustomerResponse) GetJSON404() *NotFound {
 // GetJSON406 returns the response for an HTTP 406 `application/json` response
 func (r DeleteCustomerResponse) GetJSON406() *NotAcceptable {
 	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteCustomerResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -35490,6 +35771,187 @@ func (r RequestPinResetResponse) ContentType() string {
 	return ""
 }
 
+// EraseUserResponse204Headers the declared response headers of an HTTP 204 response for EraseUser
+type EraseUserResponse204Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EraseUserResponse400Headers the declared response headers of an HTTP 400 response for EraseUser
+type EraseUserResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EraseUserResponse401Headers the declared response headers of an HTTP 401 response for EraseUser
+type EraseUserResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EraseUserResponse403Headers the declared response headers of an HTTP 403 response for EraseUser
+type EraseUserResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EraseUserResponse404Headers the declared response headers of an HTTP 404 response for EraseUser
+type EraseUserResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EraseUserResponse406Headers the declared response headers of an HTTP 406 response for EraseUser
+type EraseUserResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EraseUserResponse422Headers the declared response headers of an HTTP 422 response for EraseUser
+type EraseUserResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EraseUserResponse429Headers the declared response headers of an HTTP 429 response for EraseUser
+type EraseUserResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// EraseUserResponse500Headers the declared response headers of an HTTP 500 response for EraseUser
+type EraseUserResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// EraseUserResponse503Headers the declared response headers of an HTTP 503 response for EraseUser
+type EraseUserResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type EraseUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UserBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *EraseUserResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *EraseUserResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *EraseUserResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *EraseUserResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *EraseUserResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *EraseUserResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *EraseUserResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EraseUserResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *EraseUserResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EraseUserResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r EraseUserResponse) GetJSON400() *UserBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r EraseUserResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r EraseUserResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r EraseUserResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r EraseUserResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r EraseUserResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r EraseUserResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r EraseUserResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r EraseUserResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r EraseUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EraseUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EraseUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EraseUserResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetUserResponse200Headers the declared response headers of an HTTP 200 response for GetUser
 type GetUserResponse200Headers struct {
 	XRateLimitLimit     *int
@@ -36559,6 +37021,194 @@ func (r UpdateUserConsentsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateUserConsentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ExportUserResponse200Headers the declared response headers of an HTTP 200 response for ExportUser
+type ExportUserResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ExportUserResponse400Headers the declared response headers of an HTTP 400 response for ExportUser
+type ExportUserResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ExportUserResponse401Headers the declared response headers of an HTTP 401 response for ExportUser
+type ExportUserResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ExportUserResponse403Headers the declared response headers of an HTTP 403 response for ExportUser
+type ExportUserResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ExportUserResponse404Headers the declared response headers of an HTTP 404 response for ExportUser
+type ExportUserResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ExportUserResponse406Headers the declared response headers of an HTTP 406 response for ExportUser
+type ExportUserResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ExportUserResponse422Headers the declared response headers of an HTTP 422 response for ExportUser
+type ExportUserResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ExportUserResponse429Headers the declared response headers of an HTTP 429 response for ExportUser
+type ExportUserResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ExportUserResponse500Headers the declared response headers of an HTTP 500 response for ExportUser
+type ExportUserResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ExportUserResponse503Headers the declared response headers of an HTTP 503 response for ExportUser
+type ExportUserResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type ExportUserResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ExportUser200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UserBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ExportUserResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ExportUserResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ExportUserResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ExportUserResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ExportUserResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *ExportUserResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ExportUserResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExportUserResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ExportUserResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportUserResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ExportUserResponse) GetJSON200() *ExportUser200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ExportUserResponse) GetJSON400() *UserBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ExportUserResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ExportUserResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ExportUserResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r ExportUserResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ExportUserResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ExportUserResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ExportUserResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ExportUserResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportUserResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportUserResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportUserResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportUserResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -40847,13 +41497,19 @@ func (c *ClientWithResponses) CreateCustomerWithResponse(ctx context.Context, bo
 	return ParseCreateCustomerResponse(rsp)
 }
 
-// DeleteCustomerWithResponse Delete a customer.
+// DeleteCustomerWithResponse Delete a customer, or erase their personal data (erase=true).
+//
+// Without erase the customer is deleted (hidden, its data kept). With erase=true their personal data in
+// this business is replaced by a tombstone: the balance is forfeited by ledger entries (the ledger is
+// never rewritten; waiting vouchers give their points back first), a gift-card balance must be spent or
+// refunded first (422 naming giftcard), and the event customer.erased names the customer by id only. The
+// person's own record is erased too when no other business has them and they never set a PIN.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /customers/{id} (the `DeleteCustomer` operationId).
-func (c *ClientWithResponses) DeleteCustomerWithResponse(ctx context.Context, id CustomerId, reqEditors ...RequestEditorFn) (*DeleteCustomerResponse, error) {
-	rsp, err := c.DeleteCustomer(ctx, id, reqEditors...)
+func (c *ClientWithResponses) DeleteCustomerWithResponse(ctx context.Context, id CustomerId, params *DeleteCustomerParams, reqEditors ...RequestEditorFn) (*DeleteCustomerResponse, error) {
+	rsp, err := c.DeleteCustomer(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -41166,6 +41822,7 @@ func (c *ClientWithResponses) UpdateEarningRuleWithResponse(ctx context.Context,
 //
 // Every change an integrator cares about is an event, written in the database transaction that makes
 // the change: a change that fails writes none. Types: customer.created, customer.updated, customer.deleted,
+// customer.erased (data: the customer's id only),
 // customer.enabled, customer.disabled, transaction.created, transaction.cancelled, coupon.issued,
 // coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 // is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
@@ -42784,6 +43441,25 @@ func (c *ClientWithResponses) RequestPinResetWithResponse(ctx context.Context, b
 	return ParseRequestPinResetResponse(rsp)
 }
 
+// EraseUserWithResponse The member erases their account in the key's businesses.
+//
+// Their profile in each of the key's businesses becomes a tombstone, their balances are forfeited by
+// ledger entries (waiting vouchers give their points back first; a gift-card balance must be spent or
+// refunded first: 422 naming giftcard), each business gets customer.erased, and messages not sent yet
+// are dropped. Their own record (e-mail, phone, name, PIN, picture) is erased too, and their tokens
+// revoked, unless a business outside the key's program still has them as a customer.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /users/{user_id} (the `EraseUser` operationId).
+func (c *ClientWithResponses) EraseUserWithResponse(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*EraseUserResponse, error) {
+	rsp, err := c.EraseUser(ctx, userId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEraseUserResponse(rsp)
+}
+
 // GetUserWithResponse Read the user of the token.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -42902,6 +43578,24 @@ func (c *ClientWithResponses) UpdateUserConsentsWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseUpdateUserConsentsResponse(rsp)
+}
+
+// ExportUserWithResponse Everything the service holds about the member in the key's businesses, as one JSON document.
+//
+// The person's record; in each business the profile with its balance, consents and notification
+// preferences with their history, every ledger entry, coupons and vouchers; and the messages sent to
+// the member's addresses (channel, address, subject, status and dates, not their text, which holds codes
+// still valid).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /users/{user_id}/export (the `ExportUser` operationId).
+func (c *ClientWithResponses) ExportUserWithResponse(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*ExportUserResponse, error) {
+	rsp, err := c.ExportUser(ctx, userId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportUserResponse(rsp)
 }
 
 // GetUserGiftcardsWithResponse Gift cards on sale now in the user's businesses.
@@ -45197,6 +45891,13 @@ func ParseDeleteCustomerResponse(rsp *http.Response) (*DeleteCustomerResponse, e
 		}
 		response.JSON406 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45330,6 +46031,23 @@ func ParseDeleteCustomerResponse(rsp *http.Response) (*DeleteCustomerResponse, e
 			headers.XRateLimitRemaining = &value
 		}
 		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers DeleteCustomerResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeleteCustomerResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -67427,6 +68145,292 @@ func ParseRequestPinResetResponse(rsp *http.Response) (*RequestPinResetResponse,
 	return response, nil
 }
 
+// ParseEraseUserResponse parses an HTTP response from a EraseUserWithResponse call
+func ParseEraseUserResponse(rsp *http.Response) (*EraseUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EraseUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UserBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers EraseUserResponse204Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers EraseUserResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers EraseUserResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers EraseUserResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers EraseUserResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers EraseUserResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers EraseUserResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers EraseUserResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers EraseUserResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers EraseUserResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetUserResponse parses an HTTP response from a GetUserWithResponse call
 func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -69051,6 +70055,296 @@ func ParseUpdateUserConsentsResponse(rsp *http.Response) (*UpdateUserConsentsRes
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateUserConsentsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExportUserResponse parses an HTTP response from a ExportUserWithResponse call
+func ParseExportUserResponse(rsp *http.Response) (*ExportUserResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportUserResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ExportUser200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UserBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ExportUserResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ExportUserResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ExportUserResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ExportUserResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ExportUserResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers ExportUserResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers ExportUserResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ExportUserResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ExportUserResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportUserResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

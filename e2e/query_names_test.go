@@ -218,6 +218,7 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/users/{user_id}/preferences":              {u, "/users/me/preferences"},
 			"/users/{user_id}/redemptions":              {u, "/users/me/redemptions"},
 			"/users/{user_id}/consents":                 {u, "/users/me/consents"},
+			"/users/{user_id}/export":                   {u, "/users/me/export"},
 			"/users/{user_id}/notification-preferences": {u, "/users/me/notification-preferences"},
 			"/customers/{id}/consents":                  {a, "/customers/" + c.ID + "/consents"},
 			"/vouchers/{code}":                          {a, "/vouchers/" + voucher.Code},

@@ -103,6 +103,24 @@ func (s *Server) updateCustomer(w http.ResponseWriter, r *http.Request, rc *reqC
 
 func (s *Server) deleteCustomer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
 	b := loyalty.Business{ID: rc.businessID}
+	erase := false
+	for k, v := range r.URL.Query() {
+		switch {
+		case k == "erase" && len(v) == 1 && (v[0] == "true" || v[0] == "false"):
+			erase = v[0] == "true"
+		case k == "erase":
+			return loyalty.Errorf(loyalty.EBadRequest, "erase must be true or false.")
+		default:
+			return loyalty.Errorf(loyalty.EBadRequest, "DELETE /customers/{id} takes no %s.", k)
+		}
+	}
+	if erase {
+		if err := rc.svc.Customers.EraseCustomer(r.Context(), b, r.PathValue("id")); err != nil {
+			return notFoundAs(err, "Customer not found.")
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
 	if err := rc.svc.Customers.Delete(r.Context(), b, r.PathValue("id")); err != nil {
 		return notFoundAs(err, "Customer not found.")
 	}

@@ -139,6 +139,8 @@ func (s *Server) routes() {
 	m.Handle("POST /users/pincode/reset", s.userOpen(u.reset))
 	m.Handle("GET /users/{user_id}", s.userAPI(u.getUser))
 	m.Handle("PATCH /users/{user_id}", s.userAPI(u.updateUser))
+	m.Handle("DELETE /users/{user_id}", s.userAPI(u.erase))
+	m.Handle("GET /users/{user_id}/export", s.userAPI(u.export))
 	m.Handle("POST /users/{user_id}/images", s.userAPI(u.uploadImage))
 	m.Handle("GET /users/{user_id}/rewards", s.userAPI(u.rewards))
 	m.Handle("GET /users/{user_id}/offers", s.userAPI(u.offers))

@@ -12,6 +12,7 @@ const (
 	EventCustomerCreated      = "customer.created"
 	EventCustomerUpdated      = "customer.updated"
 	EventCustomerDeleted      = "customer.deleted"
+	EventCustomerErased       = "customer.erased" // a customer's personal data was erased (data: {customer: {id}})
 	EventCustomerEnabled      = "customer.enabled"
 	EventCustomerDisabled     = "customer.disabled"
 	EventTransactionCreated   = "transaction.created"
@@ -31,7 +32,7 @@ const (
 )
 
 // EventTypes lists every event type, for the type filter of GET /events.
-var EventTypes = []string{EventCustomerCreated, EventCustomerUpdated, EventCustomerDeleted, EventCustomerEnabled,
+var EventTypes = []string{EventCustomerCreated, EventCustomerUpdated, EventCustomerDeleted, EventCustomerErased, EventCustomerEnabled,
 	EventCustomerDisabled, EventTransactionCreated, EventTransactionCancelled, EventCouponIssued, EventCouponClaimed, EventCouponTakenBack,
 	EventReferralPaid, EventUserCreated, EventUserVerified, EventPointsActivated, EventPointsExpired, EventTierChanged,
 	EventVoucherIssued, EventVoucherHandedOver, EventVoucherReturned}

@@ -27,6 +27,7 @@ type Store interface {
 	TierRollStore
 	VoucherReader
 	ConsentReader
+	ExportReader
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -69,4 +70,5 @@ type Tx interface {
 	NoticeTx
 	VoucherTx
 	ConsentTx
+	ErasureTx
 }

@@ -158,14 +158,13 @@ func (s *VoucherService) Voucher(ctx context.Context, b Business, code string) (
 }
 
 // returnVoucher gives back the points of a voucher not handed over, dated
-// when it expired: an entry reversing its redemption (the lots it spent
-// get their points back), and the voucher marked returned. The
-// redemption is reversed once whatever reverses it (the store refuses a
-// second reversal).
-func returnVoucher(ctx context.Context, tx Tx, b Business, v Voucher) error {
-	at := v.ExpiresAt
+// at (its expiry, or now when the member's account is erased): an entry
+// named name reversing its redemption (the lots it spent get their points
+// back), and the voucher marked returned. The redemption is reversed once
+// whatever reverses it (the store refuses a second reversal).
+func returnVoucher(ctx context.Context, tx Tx, b Business, v Voucher, at time.Time, name string) error {
 	e := newEntry(b, v.CustomerID, IntentRefund, at)
-	e.Name = "Voucher expired"
+	e.Name = name
 	e.ReversesID, e.Points = v.EntryID, v.Points
 	rules, err := rulesOf(ctx, tx, b)
 	if err != nil {
@@ -230,7 +229,7 @@ func ReturnDueVouchers(ctx context.Context, st Store, businessID string, at time
 		if err != nil {
 			return n, err
 		}
-		err = st.WithTx(ctx, func(tx Tx) error { return returnVoucher(ctx, tx, b, v) })
+		err = st.WithTx(ctx, func(tx Tx) error { return returnVoucher(ctx, tx, b, v, v.ExpiresAt, "Voucher expired") })
 		switch {
 		case err == errVoucherMoved || RefusalOf(err) == RefusedReversed:
 			// Handed over, or its redemption cancelled, meanwhile.
