@@ -64,6 +64,9 @@ type Config struct {
 	EventsNATSStream, EventsNATSPrefix string
 	// Webhooks configures webhook deliveries.
 	Webhooks WebhookConfig
+	// Passes names the keys of the members' wallet passes; none offered
+	// when empty.
+	Passes PassConfig
 	// PasswordCost, when set, is the argon2id cost of the password and PIN
 	// hashes this process makes (oauth.DefaultCost otherwise). No command
 	// line flag sets it: tests lower it, since a hash records its cost and
@@ -272,6 +275,12 @@ func (a *App) init(ctx context.Context) error {
 		ImageDir: filepath.Join(a.Config.dataDir(), "images"),
 	}
 	a.API.WakeWebhooks = a.Webhooks.Wake
+	if a.API.Passes, err = a.Config.passes(); err != nil {
+		return err
+	}
+	if a.API.Passes != nil {
+		a.API.Passes.Profiles = a.DB
+	}
 	if err := a.initWeb(); err != nil {
 		return err
 	}

@@ -41,6 +41,14 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			&ucli.BoolFlag{Name: "webhooks-allow-private", Usage: "let webhook endpoints be on loopback, private and link-local addresses, and on plain http (development and tests only: it opens the service's own network to anyone who can create an endpoint)", Sources: ucli.EnvVars("LOYALTY_WEBHOOKS_ALLOW_PRIVATE")},
 			&ucli.StringFlag{Name: "db-listen", Usage: "PostgreSQL: a direct postgres:// URL (several hosts allowed; the writable one is used) for the two connections that need a session (the one that listens for other instances' changes, and the rewards' group writer, whose statement stays prepared), needed when --db goes through a pooler in transaction mode such as pgbouncer (default: --db)", Sources: ucli.EnvVars("LOYALTY_DB_LISTEN")},
 			&ucli.DurationFlag{Name: "token-cache", Value: app.DefaultTokenCache, Usage: "how long an access token's lookup is reused while this instance cannot hear other instances' changes (PostgreSQL's listening connection down, or SQLite's count of changes unreadable; while it hears them, a minute): the longest a revocation or rules change made elsewhere goes unseen here (0: look up every request)", Sources: ucli.EnvVars("LOYALTY_TOKEN_CACHE")},
+			&ucli.StringFlag{Name: "apple-pass-cert", Usage: "PEM certificate of an Apple Wallet pass type: members may add their card to Apple Wallet (with --apple-pass-key, --apple-pass-wwdr, --apple-pass-type-id and --apple-team-id; default: no Apple pass)", Sources: ucli.EnvVars("LOYALTY_APPLE_PASS_CERT")},
+			&ucli.StringFlag{Name: "apple-pass-key", Usage: "PEM private key (unencrypted) of --apple-pass-cert", Sources: ucli.EnvVars("LOYALTY_APPLE_PASS_KEY")},
+			&ucli.StringFlag{Name: "apple-pass-wwdr", Usage: "Apple's WWDR intermediate certificate (PEM or DER) that issued --apple-pass-cert", Sources: ucli.EnvVars("LOYALTY_APPLE_PASS_WWDR")},
+			&ucli.StringFlag{Name: "apple-pass-type-id", Usage: "the pass type identifier of --apple-pass-cert (pass.com.example.loyalty)", Sources: ucli.EnvVars("LOYALTY_APPLE_PASS_TYPE_ID")},
+			&ucli.StringFlag{Name: "apple-team-id", Usage: "the Apple developer team identifier of --apple-pass-cert", Sources: ucli.EnvVars("LOYALTY_APPLE_TEAM_ID")},
+			&ucli.StringFlag{Name: "google-wallet-issuer-id", Usage: "Google Wallet issuer id: members may save their card to Google Wallet (with --google-wallet-class-id and --google-wallet-key; default: no Google pass)", Sources: ucli.EnvVars("LOYALTY_GOOGLE_WALLET_ISSUER_ID")},
+			&ucli.StringFlag{Name: "google-wallet-class-id", Usage: "the issuer's loyalty class the cards belong to (its id after \"<issuer id>.\")", Sources: ucli.EnvVars("LOYALTY_GOOGLE_WALLET_CLASS_ID")},
+			&ucli.StringFlag{Name: "google-wallet-key", Usage: "JSON key file of the Google service account that signs the Save to Google Wallet links", Sources: ucli.EnvVars("LOYALTY_GOOGLE_WALLET_KEY")},
 		},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			cfg, err := config(cmd, stderr)
@@ -54,6 +62,10 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			cfg.ResetURL, cfg.PublicURL = cmd.String("reset-url"), strings.TrimRight(cmd.String("public-url"), "/")
 			cfg.Program, cfg.EventsNATS = program, cmd.String("events-nats")
 			cfg.Webhooks.AllowPrivate = cmd.Bool("webhooks-allow-private")
+			cfg.Passes = app.PassConfig{AppleCert: cmd.String("apple-pass-cert"), AppleKey: cmd.String("apple-pass-key"),
+				AppleWWDR: cmd.String("apple-pass-wwdr"), ApplePassTypeID: cmd.String("apple-pass-type-id"),
+				AppleTeamID: cmd.String("apple-team-id"), GoogleIssuerID: cmd.String("google-wallet-issuer-id"),
+				GoogleClassID: cmd.String("google-wallet-class-id"), GoogleKey: cmd.String("google-wallet-key")}
 			if u, err := url.Parse(cfg.EventsNATS); cfg.EventsNATS != "" && (err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "") {
 				return usagef("--events-nats must be a nats:// or tls:// URL, got %q", cfg.EventsNATS)
 			}

@@ -157,6 +157,8 @@ func (s *Server) routes() {
 	m.Handle("GET /users/{user_id}/businesses", s.userAPI(u.businesses))
 	m.Handle("GET /users/{user_id}/businesses/{business_id}", s.userAPI(u.business))
 	m.Handle("GET /users/{user_id}/preferences", s.userAPI(u.preferences))
+	m.Handle("GET /users/{user_id}/passes/apple", s.userAPI(u.applePass))
+	m.Handle("GET /users/{user_id}/passes/google", s.userAPI(u.googlePass))
 	m.Handle("PATCH /users/{user_id}/preferences", s.userAPI(u.setPreferences))
 	m.Handle("GET /images/{name}", http.HandlerFunc(u.serveImage))
 

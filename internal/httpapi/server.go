@@ -77,6 +77,8 @@ type Server struct {
 	// ImageDir is where the user API keeps profile images; default
 	// data/images.
 	ImageDir string
+	// Passes signs the members' wallet passes; nil: none offered.
+	Passes *Passes
 
 	metrics *metrics
 	mux     *http.ServeMux
