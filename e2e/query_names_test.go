@@ -220,6 +220,8 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/users/{user_id}/consents":                 {u, "/users/me/consents"},
 			"/users/{user_id}/export":                   {u, "/users/me/export"},
 			"/users/{user_id}/notification-preferences": {u, "/users/me/notification-preferences"},
+			"/users/{user_id}/passes/apple":             {u, "/users/me/passes/apple"},
+			"/users/{user_id}/passes/google":            {u, "/users/me/passes/google"},
 			"/customers/{id}/consents":                  {a, "/customers/" + c.ID + "/consents"},
 			"/vouchers/{code}":                          {a, "/vouchers/" + voucher.Code},
 		}

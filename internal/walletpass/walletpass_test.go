@@ -6,6 +6,8 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"image"
+	"image/color"
+	"image/jpeg"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -314,4 +316,33 @@ func manifestWith(t *testing.T, files map[string][]byte) []byte {
 func sha1hex(b []byte) string {
 	s := sha1.Sum(b)
 	return hex.EncodeToString(s[:])
+}
+
+// TestLogo: a JPEG logo larger than the pass's logo area comes back as a
+// PNG that fits it, its colour kept; what is not an image comes back nil.
+func TestLogo(t *testing.T) {
+	img := image.NewNRGBA(image.Rect(0, 0, 1000, 500))
+	for y := 0; y < 500; y++ {
+		for x := 0; x < 1000; x++ {
+			img.SetNRGBA(x, y, color.NRGBA{R: 200, G: 10, B: 10, A: 255})
+		}
+	}
+	var src bytes.Buffer
+	if err := jpeg.Encode(&src, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := walletpass.Logo(src.Bytes())
+	got, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		t.Fatalf("not a PNG: %v", err)
+	}
+	if b := got.Bounds(); b.Dx() != 200 || b.Dy() != 100 {
+		t.Errorf("logo %v, want 200x100", b)
+	}
+	if r, g, _, _ := got.At(100, 50).RGBA(); r>>8 < 180 || g>>8 > 40 {
+		t.Errorf("logo colour %v, want the red kept", got.At(100, 50))
+	}
+	if walletpass.Logo([]byte("RIFF....WEBP")) != nil {
+		t.Error("a logo from bytes that are no image")
+	}
 }
