@@ -23,6 +23,15 @@ type Passes struct {
 	}
 }
 
+// Offers tells which wallets are configured, for a page to show only
+// their buttons; none on a nil Passes.
+func (p *Passes) Offers() (apple, google bool) {
+	if p == nil {
+		return false, false
+	}
+	return p.Apple != nil, p.Google != nil
+}
+
 // applePass is GET /users/{user_id}/passes/apple: the member's card of
 // one business as an Apple Wallet pass (.pkpass).
 func (u *users) applePass(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
