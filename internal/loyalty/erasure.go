@@ -142,7 +142,7 @@ func eraseProfile(ctx context.Context, st Store, tx Tx, businessID, userID strin
 	}
 	if held := c.Balance.Points + c.Balance.Pending; held > 0 {
 		e := newEntry(b, userID, IntentAdjust, now)
-		e.Name = "Forfeited: account erased"
+		e.Comments = "Forfeited: account erased"
 		e.Points, e.TakePending = -held, true
 		if err := appendEntry(ctx, tx, &e); err != nil {
 			return Customer{}, err

@@ -159,12 +159,13 @@ func (s *VoucherService) Voucher(ctx context.Context, b Business, code string) (
 
 // returnVoucher gives back the points of a voucher not handed over, dated
 // at (its expiry, or now when the member's account is erased): an entry
-// named name reversing its redemption (the lots it spent get their points
-// back), and the voucher marked returned. The redemption is reversed once
-// whatever reverses it (the store refuses a second reversal).
-func returnVoucher(ctx context.Context, tx Tx, b Business, v Voucher, at time.Time, name string) error {
+// reversing its redemption (the lots it spent get their points back; why,
+// in its comments), and the voucher marked returned. The redemption is
+// reversed once whatever reverses it (the store refuses a second
+// reversal).
+func returnVoucher(ctx context.Context, tx Tx, b Business, v Voucher, at time.Time, why string) error {
 	e := newEntry(b, v.CustomerID, IntentRefund, at)
-	e.Name = name
+	e.Comments = why
 	e.ReversesID, e.Points = v.EntryID, v.Points
 	rules, err := rulesOf(ctx, tx, b)
 	if err != nil {
