@@ -69,8 +69,8 @@ func TestReferenceTransactionDetails(t *testing.T) {
 				mine = append(mine, s)
 			}
 		}
-		if len(mine) != 2 || !strings.Contains(mine[0], fmt.Sprintf("Transaction #%s by API app", id)) {
-			t.Errorf("audit log of the details: %q, want the two changes by the API app", mine)
+		if len(mine) != 2 || !strings.Contains(mine[0], fmt.Sprintf("Transaction #%s by POS", id)) {
+			t.Errorf("audit log of the details: %q, want the two changes by the app (POS)", mine)
 		}
 	})
 }

@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 var auditRow = regexp.MustCompile(`<td data-label="What">([^<]+)</td>`)
@@ -66,5 +68,83 @@ func TestAuditLogPage(t *testing.T) {
 		if strings.Contains(string(second.Body), `rel="next"`) {
 			t.Error("the last page links to an older one")
 		}
+	})
+}
+
+// TestAuditLogReadable: what a business's app changes through the API is
+// in the console's audit log beside what its staff do, with the app's
+// name as the actor; actions read as words, an offer named by id is
+// written with its title, and the log narrows to one person or app, one
+// action and a range of dates, on the server and in pages.
+func TestAuditLogReadable(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		api := e.owner(t, e.biz)
+		owner := e.ownerConsole(t)
+
+		// The app's writes: a customer, an offer changed and a webhook
+		// removed, a ledger entry cancelled. The sale itself is the ledger's
+		// record, not the log's.
+		ann := api.createCustomer(t, map[string]any{"email": "ann@friends.example", "first_name": "Ann", "last_name": "Lee"})
+		pastry := api.catOffer(t, map[string]any{"type_id": 8, "title": "Free pastry"})
+		api.do(t, http.MethodPut, "/offers/"+pastry, map[string]any{"type_id": 8, "title": "Free pastry", "description": "Any pastry"}).
+			want(t, http.StatusOK)
+		sale := api.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "amount": 12.50,
+			"customer": map[string]any{"id": ann.ID}}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
+		api.do(t, http.MethodDelete, fmt.Sprintf("/transactions/%v", sale["id"]), nil).want(t, http.StatusNoContent)
+		api.do(t, http.MethodPut, "/customers/"+ann.ID, map[string]any{"language": "fr"}).want(t, http.StatusOK)
+		// A refused write is no entry.
+		api.do(t, http.MethodDelete, "/offers/999999", nil).want(t, http.StatusNotFound)
+
+		// The console's: a coupon of the offer issued to Ann.
+		owner.post(t, "/business/customers/"+ann.ID+"/coupons", url.Values{"offer": {pastry}}).want(t, http.StatusSeeOther)
+
+		got := e.auditActions(t, e.biz.ID)
+		want := []string{"coupon.issued Ann Lee <ann@friends.example> by " + e.biz.Email,
+			"customer.updated Ann Lee <ann@friends.example> by POS", "transaction.cancelled Transaction #" + fmt.Sprint(sale["id"]) + " by POS",
+			"program.updated Offer: Free pastry by POS", "program.created Offer: Free pastry by POS",
+			"customer.created Ann Lee <ann@friends.example> by POS"}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("audit log\n%q\nwant\n%q", got, want)
+		}
+
+		page := owner.get(t, "/business/audit").want(t, http.StatusOK)
+		page.has(t, "POS", "App, through the API", "Added a customer", "Changed the program", "Cancelled a transaction",
+			"Issued a coupon", "Free pastry (#"+pastry+")", "Language", "<ins>fr</ins>")
+		for _, raw := range []string{"coupon.issued", "customer.created", "program.updated", ">offer<", "(none)"} {
+			if body := string(page.Body); strings.Contains(body[strings.Index(body, `id="log-title"`):], raw) {
+				t.Errorf("the audit page shows %q", raw)
+			}
+		}
+
+		// Filters: the app alone, one action, a range of dates.
+		who := regexp.MustCompile(`<option value="(app:[^"]+)">POS \(app\)</option>`).FindSubmatch(page.Body)
+		if who == nil {
+			t.Fatalf("no app among the people to filter by: %s", page.Body)
+		}
+		rows := func(r *result) []string {
+			var out []string
+			for _, m := range auditRow.FindAllSubmatch(r.Body, -1) {
+				out = append(out, string(m[1]))
+			}
+			return out
+		}
+		byApp := owner.get(t, "/business/audit?"+url.Values{"who": {string(who[1])}}.Encode()).want(t, http.StatusOK)
+		if got := rows(byApp); len(got) != 5 || slices.Contains(got, "Issued a coupon") {
+			t.Errorf("the app's entries: %q", got)
+		}
+		byApp.has(t, `value="`+string(who[1])+`" selected`, "Clear")
+		cancels := owner.get(t, "/business/audit?action=transaction.cancelled").want(t, http.StatusOK)
+		if got := rows(cancels); fmt.Sprint(got) != "[Cancelled a transaction]" {
+			t.Errorf("cancellations: %q", got)
+		}
+		today := time.Now().UTC()
+		inRange := owner.get(t, "/business/audit?from="+today.AddDate(0, 0, -1).Format(time.DateOnly)+"&to="+today.AddDate(0, 0, 1).Format(time.DateOnly))
+		if got := rows(inRange.want(t, http.StatusOK)); len(got) != 6 {
+			t.Errorf("entries of these days: %q", got)
+		}
+		before := owner.get(t, "/business/audit?to="+today.AddDate(0, 0, -2).Format(time.DateOnly)).want(t, http.StatusOK)
+		before.has(t, "No entries match")
+		owner.get(t, "/business/audit?from=2026-05-02&to=2026-05-01").want(t, http.StatusOK).has(t, "The end date must be on or after the start date.")
 	})
 }

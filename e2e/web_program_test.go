@@ -46,7 +46,7 @@ func TestProgramSetup(t *testing.T) {
 		if sale.Data.Points != 20 {
 			t.Errorf("a sale of 10 after 2 points per 1.00: %d points, want 20", sale.Data.Points)
 		}
-		m.get(t, "/business/audit").want(t, http.StatusOK).has(t, "Changed the earning rules", "reward_ratio")
+		m.get(t, "/business/audit").want(t, http.StatusOK).has(t, "Changed the earning rules", "Points per unit spent")
 
 		// The life of a point: usable after some days, expiring after some
 		// months, with a notice before; never again when emptied.

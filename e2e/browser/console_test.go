@@ -64,6 +64,16 @@ func TestInviteCashier(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The business's till app changes a customer through the API: the
+		// log names it beside the staff.
+		till := loyalty.AppActor(b.ID, loyalty.NewID(), "Till Sync")
+		err = loyalty.Audited(till, loyalty.AuditCustomerUpdated, "Ann Lee <ann@friends.example>", nil, nil, func(r *loyalty.AuditRecord) error {
+			_, err := s.app.Services.AuditedBy(r).Customers.Update(ctx, b, ann.ID, loyalty.CustomerInput{Language: loyalty.Some("fr")})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			email := "cash-" + sc.name + "@cafe.example"
 			owner := newTabOn(t, "owner", sc)
@@ -125,8 +135,17 @@ func TestInviteCashier(t *testing.T) {
 			// The owner reads it all in the audit log.
 			owner.follow("/business/audit", "audit")
 			owner.check("audit")
-			if got := owner.text("main table"); !strings.Contains(got, "Joined the team") || !strings.Contains(got, email) {
-				t.Errorf("the audit log does not show the cashier joining:\n%s", got)
+			if got := owner.text("main table"); !strings.Contains(got, "Joined the team") || !strings.Contains(got, email) ||
+				!strings.Contains(got, "Till Sync") {
+				t.Errorf("the audit log does not show the cashier joining and the app's change:\n%s", got)
+			}
+			// Narrowed to the app: its change alone, in words.
+			owner.fill("#audit-who", "app:"+till.ID)
+			owner.submit("#audit-filter", "audit")
+			owner.check("audit-filtered")
+			if got := owner.text("main table"); !strings.Contains(got, "Edited a customer's details") || strings.Contains(got, "Joined the team") ||
+				!strings.Contains(got, "Language") {
+				t.Errorf("the log narrowed to the app:\n%s", got)
 			}
 		})
 	})

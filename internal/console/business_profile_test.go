@@ -64,7 +64,7 @@ func TestBusinessProfile(t *testing.T) {
 			if _, err := cs.Profiles.Update(ctx, manager, saved); err != nil {
 				t.Fatal(err)
 			}
-			page, err := cs.Audit.Page(ctx, manager, 0)
+			page, err := cs.Audit.Page(ctx, manager, loyalty.AuditFilter{})
 			if err != nil || len(page.Entries) != 1 {
 				t.Fatalf("audit log %+v, %v; want one entry", page.Entries, err)
 			}
@@ -77,7 +77,7 @@ func TestBusinessProfile(t *testing.T) {
 			if _, err := cs.Profiles.Update(ctx, manager, saved); err != nil {
 				t.Fatal(err)
 			}
-			page, _ = cs.Audit.Page(ctx, manager, 0)
+			page, _ = cs.Audit.Page(ctx, manager, loyalty.AuditFilter{})
 			if e := page.Entries[0]; len(e.Before) != 1 || e.Before["about"] != "Coffee since 1999." || e.After["about"] != "Tea too." {
 				t.Errorf("second entry records %v → %v, want only the about text", e.Before, e.After)
 			}

@@ -72,7 +72,7 @@ func TestEnrol(t *testing.T) {
 			if c.FirstName != "Ann" || c.Email != "ann@friends.example" || c.Phone != "+16045550142" || c.BirthDate != "1990-04-02" || !c.Enabled {
 				t.Errorf("the new customer is %+v", c)
 			}
-			page, err := cs.Audit.Page(ctx, owner, 0)
+			page, err := cs.Audit.Page(ctx, owner, loyalty.AuditFilter{})
 			if err != nil || len(page.Entries) != 1 {
 				t.Fatalf("audit log %+v, %v; want one entry", page.Entries, err)
 			}
@@ -87,7 +87,7 @@ func TestEnrol(t *testing.T) {
 					t.Errorf("Enrol(%+v) = %+v, %v; want Ann as she was", again, got, err)
 				}
 			}
-			if page, _ := cs.Audit.Page(ctx, owner, 0); len(page.Entries) != 1 {
+			if page, _ := cs.Audit.Page(ctx, owner, loyalty.AuditFilter{}); len(page.Entries) != 1 {
 				t.Errorf("finding Ann again logged %d entries", len(page.Entries)-1)
 			}
 

@@ -89,7 +89,7 @@ func TestProgramCatalog(t *testing.T) {
 			if err := desk.DeleteProduct(ctx, manager, fmt.Sprint(p.ID), p.Title); err != nil {
 				t.Fatal(err)
 			}
-			log, err := (&loyalty.AuditService{Store: db}).Page(ctx, loyalty.Actor{Kind: oauth.KindOwner, BusinessID: nb.BusinessID, Role: loyalty.RoleOwner}, 0)
+			log, err := (&loyalty.AuditService{Store: db}).Page(ctx, loyalty.Actor{Kind: oauth.KindOwner, BusinessID: nb.BusinessID, Role: loyalty.RoleOwner}, loyalty.AuditFilter{})
 			if err != nil || len(log.Entries) == 0 || log.Entries[0].Action != loyalty.AuditProgramDeleted ||
 				!strings.Contains(log.Entries[0].Target, p.Title) {
 				t.Errorf("the audit log's newest entry after a deletion: %+v, %v", log.Entries[:min(1, len(log.Entries))], err)

@@ -132,7 +132,7 @@ func TestStaffInvitation(t *testing.T) {
 				t.Errorf("a removed member still acts: %v", err)
 			}
 
-			page, err := cs.Audit.Page(ctx, owner, 0)
+			page, err := cs.Audit.Page(ctx, owner, loyalty.AuditFilter{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +160,7 @@ func TestStaffInvitation(t *testing.T) {
 			if e := page.Entries[1]; e.Before["role"] != "cashier" || e.After["role"] != "manager" {
 				t.Errorf("role change recorded before %v after %v", e.Before, e.After)
 			}
-			if _, err := cs.Audit.Page(ctx, cashier, 0); loyalty.ErrorCode(err) != loyalty.EForbidden {
+			if _, err := cs.Audit.Page(ctx, cashier, loyalty.AuditFilter{}); loyalty.ErrorCode(err) != loyalty.EForbidden {
 				t.Errorf("a cashier read the audit log: %v", err)
 			}
 		})
@@ -192,7 +192,7 @@ func TestAuditLogIsAppendOnly(t *testing.T) {
 			if _, err := db.SQL().ExecContext(ctx, `DELETE FROM audit_log`); err == nil {
 				t.Error("DELETE FROM audit_log succeeded")
 			}
-			page, err := cs.Audit.Page(ctx, owner, 0)
+			page, err := cs.Audit.Page(ctx, owner, loyalty.AuditFilter{})
 			if err != nil || len(page.Entries) != 1 || page.Entries[0].Action != loyalty.AuditKeyRotated {
 				t.Errorf("audit log after the attempts: %+v, %v", page.Entries, err)
 			}

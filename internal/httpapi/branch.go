@@ -102,7 +102,9 @@ func (s *Server) createBranch(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	b, err := rc.svc.Branches.Create(r.Context(), tenant(rc), in)
+	b, err := auditedOf(s, r, rc, loyalty.AuditProgramCreated, named("Branch", in.Name, ""), func(svc loyalty.Services) (loyalty.Branch, error) {
+		return svc.Branches.Create(r.Context(), tenant(rc), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -115,7 +117,9 @@ func (s *Server) updateBranch(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	b, err := rc.svc.Branches.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	b, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Branch", in.Name, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Branch, error) {
+		return svc.Branches.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	})
 	if err != nil {
 		return err
 	}

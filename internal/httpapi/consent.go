@@ -35,8 +35,10 @@ func (s *Server) createConsent(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err != nil {
 		return err
 	}
-	c, err := rc.svc.Consents.Change(r.Context(), loyalty.Business{ID: rc.businessID}, r.PathValue("id"), loyalty.ConsentMarketing, in,
-		loyalty.ConsentFromAPI, by, true)
+	c, err := auditedOf(s, r, rc, loyalty.AuditConsentChanged, s.customerTarget(r, rc, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Consent, error) {
+		return svc.Consents.Change(r.Context(), loyalty.Business{ID: rc.businessID}, r.PathValue("id"), loyalty.ConsentMarketing, in,
+			loyalty.ConsentFromAPI, by, true)
+	})
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,9 @@ func (s *Server) createCustomer(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err != nil {
 		return err
 	}
-	c, err := rc.svc.Customers.Create(r.Context(), b, in)
+	c, err := auditedOf(s, r, rc, loyalty.AuditCustomerCreated, inputCustomer(in, ""), func(svc loyalty.Services) (loyalty.Customer, error) {
+		return svc.Customers.Create(r.Context(), b, in)
+	})
 	if err != nil {
 		return err
 	}
@@ -93,7 +95,9 @@ func (s *Server) updateCustomer(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err != nil {
 		return err
 	}
-	c, err := rc.svc.Customers.Update(r.Context(), b, r.PathValue("id"), in)
+	c, err := auditedOf(s, r, rc, loyalty.AuditCustomerUpdated, s.customerTarget(r, rc, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Customer, error) {
+		return svc.Customers.Update(r.Context(), b, r.PathValue("id"), in)
+	})
 	if err != nil {
 		return notFoundAs(err, "Customer not found.")
 	}
@@ -115,13 +119,18 @@ func (s *Server) deleteCustomer(w http.ResponseWriter, r *http.Request, rc *reqC
 		}
 	}
 	if erase {
-		if err := rc.svc.Customers.EraseCustomer(r.Context(), b, r.PathValue("id")); err != nil {
+		// The log keeps no personal data of an erased customer: the id only.
+		if err := s.audited(r, rc, loyalty.AuditCustomerErased, "Customer #"+r.PathValue("id"), func(svc loyalty.Services) error {
+			return svc.Customers.EraseCustomer(r.Context(), b, r.PathValue("id"))
+		}); err != nil {
 			return notFoundAs(err, "Customer not found.")
 		}
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	if err := rc.svc.Customers.Delete(r.Context(), b, r.PathValue("id")); err != nil {
+	if err := s.audited(r, rc, loyalty.AuditCustomerDeleted, s.customerTarget(r, rc, r.PathValue("id")), func(svc loyalty.Services) error {
+		return svc.Customers.Delete(r.Context(), b, r.PathValue("id"))
+	}); err != nil {
 		return notFoundAs(err, "Customer not found.")
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -131,13 +131,13 @@ func (s *Server) saveEarningRule(w http.ResponseWriter, r *http.Request, rc *req
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	var e loyalty.EarningRule
-	var err error
-	if id := r.PathValue("id"); id != "" {
-		e, err = rc.svc.EarningRules.Update(r.Context(), tenant(rc), id, in)
-	} else {
-		e, err = rc.svc.EarningRules.Create(r.Context(), tenant(rc), in)
-	}
+	id := r.PathValue("id")
+	e, err := auditedOf(s, r, rc, saved(id), named("Earning rule", in.Name, id), func(svc loyalty.Services) (loyalty.EarningRule, error) {
+		if id != "" {
+			return svc.EarningRules.Update(r.Context(), tenant(rc), id, in)
+		}
+		return svc.EarningRules.Create(r.Context(), tenant(rc), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,9 @@ func (s *Server) saveEarningRule(w http.ResponseWriter, r *http.Request, rc *req
 }
 
 func (s *Server) deleteEarningRule(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := rc.svc.EarningRules.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Earning rule", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+		return svc.EarningRules.Delete(r.Context(), tenant(rc), r.PathValue("id"))
+	}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -95,7 +95,9 @@ func (s *Server) createGiftcard(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	g, err := rc.svc.Giftcards.Create(r.Context(), tenant(rc), in)
+	g, err := auditedOf(s, r, rc, loyalty.AuditProgramCreated, named("Gift card", in.Title, ""), func(svc loyalty.Services) (loyalty.Giftcard, error) {
+		return svc.Giftcards.Create(r.Context(), tenant(rc), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -111,7 +113,9 @@ func (s *Server) updateGiftcard(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	g, err := rc.svc.Giftcards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	g, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Gift card", in.Title, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Giftcard, error) {
+		return svc.Giftcards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -119,7 +123,9 @@ func (s *Server) updateGiftcard(w http.ResponseWriter, r *http.Request, rc *reqC
 }
 
 func (s *Server) deleteGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := rc.svc.Giftcards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Gift card", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+		return svc.Giftcards.Delete(r.Context(), tenant(rc), r.PathValue("id"))
+	}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -169,7 +169,9 @@ func (s *Server) createOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	o, err := rc.svc.Offers.Create(r.Context(), tenant(rc), in)
+	o, err := auditedOf(s, r, rc, loyalty.AuditProgramCreated, named("Offer", in.Title, ""), func(svc loyalty.Services) (loyalty.Offer, error) {
+		return svc.Offers.Create(r.Context(), tenant(rc), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -185,7 +187,9 @@ func (s *Server) updateOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	o, err := rc.svc.Offers.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	o, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Offer", in.Title, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Offer, error) {
+		return svc.Offers.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -193,7 +197,9 @@ func (s *Server) updateOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 }
 
 func (s *Server) deleteOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := rc.svc.Offers.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Offer", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+		return svc.Offers.Delete(r.Context(), tenant(rc), r.PathValue("id"))
+	}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

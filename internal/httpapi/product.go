@@ -114,7 +114,9 @@ func (s *Server) createProduct(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := rc.svc.Products.Create(r.Context(), tenant(rc), in)
+	p, err := auditedOf(s, r, rc, loyalty.AuditProgramCreated, named("Product", in.Title, ""), func(svc loyalty.Services) (loyalty.Product, error) {
+		return svc.Products.Create(r.Context(), tenant(rc), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -127,7 +129,9 @@ func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := rc.svc.Products.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	p, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Product", in.Title, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Product, error) {
+		return svc.Products.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -136,7 +140,9 @@ func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request, rc *reqCt
 }
 
 func (s *Server) deleteProduct(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := rc.svc.Products.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Product", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+		return svc.Products.Delete(r.Context(), tenant(rc), r.PathValue("id"))
+	}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -179,7 +185,9 @@ func (s *Server) batchProducts(w http.ResponseWriter, r *http.Request, rc *reqCt
 			return err
 		}
 	}
-	res, err := rc.svc.Products.Batch(r.Context(), tenant(rc), in)
+	res, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, "Products: a batch of "+strconv.Itoa(len(in)), func(svc loyalty.Services) (loyalty.BatchResult, error) {
+		return svc.Products.Batch(r.Context(), tenant(rc), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -244,7 +252,9 @@ func (s *Server) saveCategory(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	c, err := rc.svc.Products.SaveCategory(r.Context(), tenant(rc), r.PathValue("id"), in)
+	c, err := auditedOf(s, r, rc, saved(r.PathValue("id")), named("Product category", in.Name, r.PathValue("id")), func(svc loyalty.Services) (loyalty.ProductCategory, error) {
+		return svc.Products.SaveCategory(r.Context(), tenant(rc), r.PathValue("id"), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -253,7 +263,9 @@ func (s *Server) saveCategory(w http.ResponseWriter, r *http.Request, rc *reqCtx
 }
 
 func (s *Server) deleteCategory(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := rc.svc.Products.DeleteCategory(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Product category", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+		return svc.Products.DeleteCategory(r.Context(), tenant(rc), r.PathValue("id"))
+	}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -87,7 +87,9 @@ func (s *Server) savePunchCard(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	c, err := rc.svc.PunchCards.Save(r.Context(), tenant(rc), r.PathValue("id"), in)
+	c, err := auditedOf(s, r, rc, saved(r.PathValue("id")), named("Punch card", in.Name, r.PathValue("id")), func(svc loyalty.Services) (loyalty.PunchCard, error) {
+		return svc.PunchCards.Save(r.Context(), tenant(rc), r.PathValue("id"), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -96,7 +98,9 @@ func (s *Server) savePunchCard(w http.ResponseWriter, r *http.Request, rc *reqCt
 }
 
 func (s *Server) deletePunchCard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := rc.svc.PunchCards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Punch card", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+		return svc.PunchCards.Delete(r.Context(), tenant(rc), r.PathValue("id"))
+	}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

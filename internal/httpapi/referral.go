@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -75,7 +76,9 @@ func (s *Server) createReferralProgram(w http.ResponseWriter, r *http.Request, r
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := rc.svc.ReferralPrograms.Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
+	p, err := auditedOf(s, r, rc, loyalty.AuditProgramCreated, named("Referral program", in.RuleName, ""), func(svc loyalty.Services) (loyalty.ReferralProgram, error) {
+		return svc.ReferralPrograms.Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
+	})
 	if err != nil {
 		return err
 	}
@@ -92,7 +95,9 @@ func (s *Server) updateReferralProgram(w http.ResponseWriter, r *http.Request, r
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := rc.svc.ReferralPrograms.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
+	p, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Referral program", in.RuleName, strconv.FormatInt(id, 10)), func(svc loyalty.Services) (loyalty.ReferralProgram, error) {
+		return svc.ReferralPrograms.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
+	})
 	if err != nil {
 		return err
 	}

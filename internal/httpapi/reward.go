@@ -133,7 +133,9 @@ func (s *Server) createReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	rw, err := rc.svc.Rewards.Create(r.Context(), tenant(rc), in)
+	rw, err := auditedOf(s, r, rc, loyalty.AuditProgramCreated, named("Reward", in.Title, ""), func(svc loyalty.Services) (loyalty.Reward, error) {
+		return svc.Rewards.Create(r.Context(), tenant(rc), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -146,7 +148,9 @@ func (s *Server) updateReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	rw, err := rc.svc.Rewards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	rw, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Reward", in.Title, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Reward, error) {
+		return svc.Rewards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -155,7 +159,9 @@ func (s *Server) updateReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 }
 
 func (s *Server) deleteReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := rc.svc.Rewards.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Reward", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+		return svc.Rewards.Delete(r.Context(), tenant(rc), r.PathValue("id"))
+	}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -85,7 +85,9 @@ func (s *Server) patchRules(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err != nil {
 		return err
 	}
-	rules, err := rc.svc.Transactions.UpdateRules(r.Context(), b, in)
+	rules, err := auditedOf(s, r, rc, loyalty.AuditRulesUpdated, "Earning rules", func(svc loyalty.Services) (loyalty.Rules, error) {
+		return svc.Transactions.UpdateRules(r.Context(), b, in)
+	})
 	if err != nil {
 		return err
 	}

@@ -148,7 +148,9 @@ func (s *Server) createTier(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	t, err := rc.svc.Tiers.Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
+	t, err := auditedOf(s, r, rc, loyalty.AuditProgramCreated, "Tier program", func(svc loyalty.Services) (loyalty.Tier, error) {
+		return svc.Tiers.Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
+	})
 	if err != nil {
 		return err
 	}
@@ -165,7 +167,9 @@ func (s *Server) updateTier(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	t, err := rc.svc.Tiers.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
+	t, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, "Tier program #"+strconv.FormatInt(id, 10), func(svc loyalty.Services) (loyalty.Tier, error) {
+		return svc.Tiers.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
+	})
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,10 @@ func (s *Server) cancelTransaction(w http.ResponseWriter, r *http.Request, rc *r
 	if err != nil || id <= 0 {
 		return loyalty.Errorf(loyalty.EBadRequest, "Invalid transaction id supplied.")
 	}
-	if _, err := rc.svc.Transactions.Cancel(r.Context(), loyalty.Business{ID: rc.businessID}, id); err != nil {
+	if err := s.audited(r, rc, loyalty.AuditTransactionCancel, "Transaction #"+strconv.FormatInt(id, 10), func(svc loyalty.Services) error {
+		_, err := svc.Transactions.Cancel(r.Context(), loyalty.Business{ID: rc.businessID}, id)
+		return err
+	}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -296,7 +299,11 @@ func (s *Server) updateTransactionDetails(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return err
 	}
-	d, err := rc.svc.Transactions.UpdateDetails(r.Context(), loyalty.APIActor(rc.businessID, rc.token.AppID), id, p)
+	a, err := s.appActor(r, rc)
+	if err != nil {
+		return err
+	}
+	d, err := rc.svc.Transactions.UpdateDetails(r.Context(), a, id, p)
 	if err != nil {
 		return err
 	}

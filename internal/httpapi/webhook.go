@@ -98,7 +98,9 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	e, err := rc.svc.Webhooks.Create(r.Context(), tenant(rc), in)
+	e, err := auditedOf(s, r, rc, loyalty.AuditWebhookCreated, named("Webhook", in.URL, ""), func(svc loyalty.Services) (loyalty.WebhookEndpoint, error) {
+		return svc.Webhooks.Create(r.Context(), tenant(rc), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -123,7 +125,9 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	e, err := rc.svc.Webhooks.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	e, err := auditedOf(s, r, rc, loyalty.AuditWebhookUpdated, named("Webhook", in.URL, r.PathValue("id")), func(svc loyalty.Services) (loyalty.WebhookEndpoint, error) {
+		return svc.Webhooks.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
+	})
 	if err != nil {
 		return err
 	}
@@ -132,7 +136,9 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, rc *reqCt
 }
 
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := rc.svc.Webhooks.Delete(r.Context(), tenant(rc), r.PathValue("id")); err != nil {
+	if err := s.audited(r, rc, loyalty.AuditWebhookDeleted, named("Webhook", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+		return svc.Webhooks.Delete(r.Context(), tenant(rc), r.PathValue("id"))
+	}); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -146,7 +152,9 @@ func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, rc 
 			return err
 		}
 	}
-	e, err := rc.svc.Webhooks.RotateSecret(r.Context(), tenant(rc), r.PathValue("id"), in)
+	e, err := auditedOf(s, r, rc, loyalty.AuditWebhookRotated, named("Webhook", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) (loyalty.WebhookEndpoint, error) {
+		return svc.Webhooks.RotateSecret(r.Context(), tenant(rc), r.PathValue("id"), in)
+	})
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ type AuditEntry struct {
 	BusinessID string
 	ActorKind  string
 	ActorID    string
-	ActorEmail string
+	ActorEmail string // a person's e-mail, or an app's name (ActorApp)
 	ActorRole  string
 	Action     string
 	Target     string            // what the action was on: an e-mail, an app's name
@@ -57,9 +57,12 @@ type AuditPage struct {
 // AuditStore reads the audit log; entries are written by the
 // transactions they record (TxOptions.Audit).
 type AuditStore interface {
-	// AuditEntries returns up to limit entries of a business with ids
-	// below before (all when before is 0), newest first.
-	AuditEntries(ctx context.Context, businessID string, before int64, limit int) ([]AuditEntry, error)
+	// AuditEntries returns up to limit entries of a business that f
+	// keeps, newest first.
+	AuditEntries(ctx context.Context, businessID string, f AuditFilter, limit int) ([]AuditEntry, error)
+	// AuditActors lists who has entries in a business's log: each
+	// person or app once, by the name of their latest entry.
+	AuditActors(ctx context.Context, businessID string) ([]AuditActor, error)
 }
 
 // AuditService reads the audit log.
@@ -67,16 +70,16 @@ type AuditService struct {
 	Store AuditStore
 }
 
-// Page returns the page of the log older than the cursor before (0: the
-// newest page) to an actor allowed to read it.
-func (s *AuditService) Page(ctx context.Context, a Actor, before int64) (AuditPage, error) {
+// Page returns the page of the log that f keeps, older than its cursor
+// (f.Before, 0 for the newest page), to an actor allowed to read it.
+func (s *AuditService) Page(ctx context.Context, a Actor, f AuditFilter) (AuditPage, error) {
 	if err := a.Require(PermManage); err != nil {
 		return AuditPage{}, err
 	}
-	if before < 0 {
-		before = 0
+	if err := f.check(); err != nil {
+		return AuditPage{}, err
 	}
-	list, err := s.Store.AuditEntries(ctx, a.BusinessID, before, AuditPageSize+1)
+	list, err := s.Store.AuditEntries(ctx, a.BusinessID, f, AuditPageSize+1)
 	if err != nil {
 		return AuditPage{}, err
 	}
@@ -86,6 +89,14 @@ func (s *AuditService) Page(ctx context.Context, a Actor, before int64) (AuditPa
 		p.Older = p.Entries[AuditPageSize-1].ID
 	}
 	return p, nil
+}
+
+// Actors lists who has entries in the log, for choosing whose to read.
+func (s *AuditService) Actors(ctx context.Context, a Actor) ([]AuditActor, error) {
+	if err := a.Require(PermManage); err != nil {
+		return nil, err
+	}
+	return s.Store.AuditActors(ctx, a.BusinessID)
 }
 
 // AuditRecord is the audit entry of one console action, waiting for the

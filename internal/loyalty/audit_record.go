@@ -12,6 +12,8 @@ const (
 	AuditCustomerDisabled  = "customer.disabled"
 	AuditCustomerDeleted   = "customer.deleted"
 	AuditCustomerWelcomed  = "customer.welcome_resent"
+	AuditCustomerErased    = "customer.erased"
+	AuditConsentChanged    = "customer.consent_changed"
 	AuditPointsAdjusted    = "points.adjusted"
 	AuditTransactionCancel = "transaction.cancelled"
 	AuditCouponIssued      = "coupon.issued"
@@ -84,3 +86,11 @@ func changed(before, after map[string]string) (map[string]string, map[string]str
 	}
 	return before, after
 }
+
+// Audit actions only the business API makes: its webhook endpoints.
+const (
+	AuditWebhookCreated = "webhook.created"
+	AuditWebhookUpdated = "webhook.updated"
+	AuditWebhookDeleted = "webhook.deleted"
+	AuditWebhookRotated = "webhook.secret_rotated"
+)

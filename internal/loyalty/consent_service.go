@@ -52,6 +52,7 @@ func (s *ConsentService) Change(ctx context.Context, b Business, customerID, kin
 		}
 		if found && ch == cur.ContactChannels {
 			out = cur
+			dropAudit(s.Store) // nothing changed: nothing for the audit log either
 			return nil
 		}
 		out = Consent{BusinessID: b.ID, CustomerID: customerID, Kind: kind, ContactChannels: ch, Source: source, By: by, CreatedAt: tx.Now()}

@@ -14,16 +14,6 @@ import (
 // entry are never changed (a correction is a new entry), but an order id
 // known only after the sale may be added to it.
 
-// ActorAPI is the kind of an audit entry's actor when the change came
-// through the API with a business's token rather than from the console.
-const ActorAPI = "api"
-
-// APIActor is the actor of a change made through the API by the app appID
-// with a token of the business.
-func APIActor(businessID, appID string) Actor {
-	return Actor{Kind: ActorAPI, ID: appID, BusinessID: businessID, Email: "API app " + appID, Role: ActorAPI}
-}
-
 // DetailsFields are the fields of transaction_details, in the reference's order.
 var DetailsFields = []string{"external_order_id", "custom_field_1", "custom_field_2", "custom_field_3", "custom_field_4", "custom_field_5"}
 

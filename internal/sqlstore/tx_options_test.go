@@ -34,7 +34,7 @@ func TestWithTxOptions(t *testing.T) {
 		if err := db.WithTxOptions(ctx, loyalty.TxOptions{Audit: entry("undone")}, func(loyalty.Tx) error { return sentinel }); err != sentinel {
 			t.Fatalf("WithTxOptions returned %v, want fn's error", err)
 		}
-		list, err := db.AuditEntries(ctx, b.BusinessID, 0, 10)
+		list, err := db.AuditEntries(ctx, b.BusinessID, loyalty.AuditFilter{}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}

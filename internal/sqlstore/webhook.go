@@ -54,13 +54,16 @@ func (d *DB) InsertWebhook(ctx context.Context, w *loyalty.WebhookEndpoint) erro
 	if err != nil {
 		return err
 	}
-	_, err = d.wdb.ExecContext(ctx, `INSERT INTO webhook_endpoints (id, business_id, url, description, event_types, enabled,
-		disabled_reason, secret, previous_secret, previous_secret_until, failing_since, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-		w.ID, w.BusinessID, w.URL, w.Description, strings.Join(w.EventTypes, ","), w.Enabled, w.DisabledReason,
-		c.seal(w.ID, w.Secret), c.seal(w.ID, w.PreviousSecret), nullTime(w.PreviousSecretUntil), nullTime(w.FailingSince),
-		w.CreatedAt.UTC(), w.UpdatedAt.UTC())
-	return dbError(err)
+	// A transaction of its own, so a view's audit entry commits with it.
+	return d.runTx(ctx, func(t *tx) error {
+		_, err := t.ExecContext(ctx, `INSERT INTO webhook_endpoints (id, business_id, url, description, event_types, enabled,
+			disabled_reason, secret, previous_secret, previous_secret_until, failing_since, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			w.ID, w.BusinessID, w.URL, w.Description, strings.Join(w.EventTypes, ","), w.Enabled, w.DisabledReason,
+			c.seal(w.ID, w.Secret), c.seal(w.ID, w.PreviousSecret), nullTime(w.PreviousSecretUntil), nullTime(w.FailingSince),
+			w.CreatedAt.UTC(), w.UpdatedAt.UTC())
+		return err
+	})
 }
 
 // Webhook returns an endpoint of the business.
@@ -137,14 +140,18 @@ func (d *DB) ChangeWebhook(ctx context.Context, businessID, id string,
 
 // DeleteWebhook removes an endpoint; its deliveries go with it.
 func (d *DB) DeleteWebhook(ctx context.Context, businessID, id string) error {
-	res, err := d.wdb.ExecContext(ctx, `DELETE FROM webhook_endpoints WHERE business_id = $1 AND id = $2`, businessID, id)
-	if err != nil {
-		return dbError(err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return webhookError(orNoRows(err))
-	}
-	return nil
+	// A transaction of its own, so a view's audit entry commits with it.
+	err := d.runTx(ctx, func(t *tx) error {
+		res, err := t.ExecContext(ctx, `DELETE FROM webhook_endpoints WHERE business_id = $1 AND id = $2`, businessID, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return webhookError(orNoRows(err))
+		}
+		return nil
+	})
+	return err
 }
 
 // orNoRows is err, or sql.ErrNoRows when there is none.
