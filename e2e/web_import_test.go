@@ -73,6 +73,18 @@ func TestConsoleImport(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 		m.get(t, path).has(t, "Rows refused", "Download the rows in error")
+		// Where it stands, for the page's script: the same figures in JSON.
+		var progress struct {
+			Status                        string
+			Running                       bool
+			Total, Done, Failed, Progress int
+		}
+		m.get(t, path+"/progress").want(t, http.StatusOK).decode(t, &progress)
+		if progress.Status != "Finished with errors" || progress.Running || progress.Total != 2 || progress.Done != 1 ||
+			progress.Failed != 1 || progress.Progress != 100 {
+			t.Errorf("progress %+v", progress)
+		}
+		cashier.get(t, path+"/progress").want(t, http.StatusForbidden)
 		rows := csvRows(t, m.get(t, path+"/errors").want(t, http.StatusOK))
 		if len(rows) != 2 || rows[1][0] != "3" || rows[1][1] != "email" {
 			t.Errorf("report %q", rows)

@@ -53,6 +53,15 @@ func (d *CustomerDesk) PreviewImport(ctx context.Context, a loyalty.Actor, id in
 	return d.on(b).Imports.Preview(ctx, b, id)
 }
 
+// GetImport returns an import, without its preview: where it stands.
+func (d *CustomerDesk) GetImport(ctx context.Context, a loyalty.Actor, id int64) (loyalty.Import, error) {
+	b, err := d.importer(ctx, a)
+	if err != nil {
+		return loyalty.Import{}, err
+	}
+	return d.on(b).Imports.Get(ctx, b, id)
+}
+
 // StartImport starts an uploaded import.
 func (d *CustomerDesk) StartImport(ctx context.Context, a loyalty.Actor, id int64) (loyalty.Import, error) {
 	b, err := d.importer(ctx, a)

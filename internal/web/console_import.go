@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -12,8 +13,10 @@ import (
 )
 
 // The imports pages: upload a CSV of customers or past transactions, see
-// its preview (first rows, every row in error), start it, follow it (a
-// refresh link: the pages run no script) and download its report.
+// its preview (first rows, every row in error), start it, follow it and
+// download its report. A running import's page follows its progress by
+// itself (import.js reads /progress every two seconds); without the
+// script its refresh link does the same, a page load at a time.
 
 func (s *Server) importRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business/imports", s.console(loyalty.PermManage, s.imports))
@@ -21,6 +24,7 @@ func (s *Server) importRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business/imports/{id}", s.console(loyalty.PermManage, s.importPage))
 	mux.Handle("POST /business/imports/{id}/start", s.console(loyalty.PermManage, s.importStart))
 	mux.Handle("GET /business/imports/{id}/errors", s.console(loyalty.PermManage, s.importReport))
+	mux.Handle("GET /business/imports/{id}/progress", s.console(loyalty.PermManage, s.importProgress))
 }
 
 // importsPage is the body of the imports template.
@@ -165,6 +169,9 @@ func (s *Server) importPage(w http.ResponseWriter, r *http.Request, a loyalty.Ac
 	}
 	v := s.consoleView(r, a, "Import #"+strconv.FormatInt(im.ID, 10))
 	v.Data = d
+	if d.Running {
+		v.Script = "import.js"
+	}
 	s.render(w, r, http.StatusOK, "import", v)
 	return nil
 }
@@ -198,4 +205,36 @@ func (s *Server) importReport(w http.ResponseWriter, r *http.Request, a loyalty.
 		return out.row([]string{strconv.FormatInt(e.Row, 10), strings.Join(e.Fields, " "), text(e.Message)})
 	})
 	return s.endCSV(w, r, out, err, file, header)
+}
+
+// importProgressJSON is where a running import stands, for its page's
+// script.
+type importProgressJSON struct {
+	Status   string `json:"status"`
+	Running  bool   `json:"running"`
+	Total    int64  `json:"total"`
+	Done     int64  `json:"done"`
+	Failed   int64  `json:"failed"`
+	Skipped  int64  `json:"skipped"`
+	Progress int    `json:"progress"` // per cent of the rows settled
+}
+
+// importProgress answers where an import stands, in JSON.
+func (s *Server) importProgress(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	im, err := s.Desk.GetImport(r.Context(), a, id)
+	if err != nil {
+		return err
+	}
+	out := importProgressJSON{Status: im.StatusText(), Running: im.Status == loyalty.ImportQueued || im.Status == loyalty.ImportRunning,
+		Total: im.TotalRows, Done: im.Done, Failed: im.Failed, Skipped: im.Skipped}
+	if im.TotalRows > 0 {
+		out.Progress = int((im.Done + im.Failed + im.Skipped) * 100 / im.TotalRows)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	return json.NewEncoder(w).Encode(out)
 }
