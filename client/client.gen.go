@@ -746,6 +746,10 @@ const (
 	TierChanged          EventType = "tier.changed"
 	TransactionCancelled EventType = "transaction.cancelled"
 	TransactionCreated   EventType = "transaction.created"
+	TransferRecalled     EventType = "transfer.recalled"
+	TransferReceived     EventType = "transfer.received"
+	TransferReturned     EventType = "transfer.returned"
+	TransferSent         EventType = "transfer.sent"
 	UserCreated          EventType = "user.created"
 	UserVerified         EventType = "user.verified"
 	VoucherHandedOver    EventType = "voucher.handed_over"
@@ -785,6 +789,14 @@ func (e EventType) Valid() bool {
 	case TransactionCancelled:
 		return true
 	case TransactionCreated:
+		return true
+	case TransferRecalled:
+		return true
+	case TransferReceived:
+		return true
+	case TransferReturned:
+		return true
+	case TransferSent:
 		return true
 	case UserCreated:
 		return true
@@ -1731,6 +1743,48 @@ func (e TransactionCreateIntent) Valid() bool {
 	case TransactionCreateIntentRewardReferral:
 		return true
 	case TransactionCreateIntentRewardStoreCredit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransferDirection.
+const (
+	Received TransferDirection = "received"
+	Sent     TransferDirection = "sent"
+)
+
+// Valid indicates whether the value is a known member of the TransferDirection enum.
+func (e TransferDirection) Valid() bool {
+	switch e {
+	case Received:
+		return true
+	case Sent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransferState.
+const (
+	TransferStateCompleted TransferState = "completed"
+	TransferStatePending   TransferState = "pending"
+	TransferStateRecalled  TransferState = "recalled"
+	TransferStateReturned  TransferState = "returned"
+)
+
+// Valid indicates whether the value is a known member of the TransferState enum.
+func (e TransferState) Valid() bool {
+	switch e {
+	case TransferStateCompleted:
+		return true
+	case TransferStatePending:
+		return true
+	case TransferStateRecalled:
+		return true
+	case TransferStateReturned:
 		return true
 	default:
 		return false
@@ -4358,8 +4412,11 @@ type RulesResponse_Data struct {
 	Redeeming *RulesResponse_Data_Redeeming `json:"redeeming"`
 
 	// TimeZone The business's IANA time zone, in which days and months end (the time zone of its profile).
-	TimeZone *string                   `json:"time_zone,omitempty"`
-	Visits   RulesResponse_Data_Visits `json:"visits"`
+	TimeZone *string `json:"time_zone,omitempty"`
+
+	// TransferMaxPointsPerDay The most points a member may send others a day, in the business's time zone; 0 for no limit.
+	TransferMaxPointsPerDay *int                      `json:"transfer_max_points_per_day,omitempty"`
+	Visits                  RulesResponse_Data_Visits `json:"visits"`
 }
 
 // RulesResponse_Meta On PATCH only.
@@ -4407,9 +4464,12 @@ type RulesUpdate struct {
 	TiersEarningRules *[]interface{} `json:"tiers_earning_rules,omitempty"`
 
 	// TimeZone An IANA name such as America/Montreal; also the time zone of the business's profile.
-	TimeZone      *string             `json:"time_zone,omitempty"`
-	Visits        *RulesUpdate_Visits `json:"visits,omitempty"`
-	WelcomePoints *int                `json:"welcome_points,omitempty"`
+	TimeZone *string `json:"time_zone,omitempty"`
+
+	// TransferMaxPointsPerDay The most points a member may send others a day (POST /users/{id}/transfers); 0 or null for no limit.
+	TransferMaxPointsPerDay *int                `json:"transfer_max_points_per_day,omitempty"`
+	Visits                  *RulesUpdate_Visits `json:"visits,omitempty"`
+	WelcomePoints           *int                `json:"welcome_points,omitempty"`
 }
 
 // RulesUpdateCurrency0 defines model for RulesUpdate.Currency.0.
@@ -5016,6 +5076,32 @@ type TransactionList struct {
 type TransactionResponse struct {
 	Data Transaction `json:"data"`
 }
+
+// Transfer defines model for Transfer.
+type Transfer struct {
+	Business  IdRef             `json:"business"`
+	CreatedAt time.Time         `json:"created_at"`
+	Direction TransferDirection `json:"direction"`
+
+	// ExpiresAt When held points go back to the sender, while pending.
+	ExpiresAt *time.Time    `json:"expires_at"`
+	Id        string        `json:"id"`
+	Message   string        `json:"message"`
+	Points    int           `json:"points"`
+	Receiver  *IdRef        `json:"receiver"`
+	Sender    IdRef         `json:"sender"`
+	SettledAt *time.Time    `json:"settled_at"`
+	State     TransferState `json:"state"`
+
+	// To The e-mail or phone it was sent to; shown to its sender only.
+	To *string `json:"to"`
+}
+
+// TransferDirection defines model for Transfer.Direction.
+type TransferDirection string
+
+// TransferState defines model for Transfer.State.
+type TransferState string
 
 // User defines model for User.
 type User struct {
@@ -6234,6 +6320,40 @@ type CreateUserRedemption200JSONResponseBody struct {
 	Data Redemption `json:"data"`
 }
 
+// ListUserTransfers200JSONResponseBody defines parameters for ListUserTransfers.
+type ListUserTransfers200JSONResponseBody struct {
+	Data []Transfer `json:"data"`
+}
+
+// SendUserTransferJSONBody defines parameters for SendUserTransfer.
+type SendUserTransferJSONBody struct {
+	// BusinessId Required when the key opens several businesses.
+	BusinessId *string                     `json:"business_id,omitempty"`
+	Message    *string                     `json:"message,omitempty"`
+	Points     int                         `json:"points"`
+	To         SendUserTransferJSONBody_To `json:"to"`
+}
+
+// SendUserTransferJSONBody_To defines parameters for SendUserTransfer.
+type SendUserTransferJSONBody_To struct {
+	CountryCode *string `json:"country_code,omitempty"`
+	Email       *string `json:"email,omitempty"`
+	Phone       *string `json:"phone,omitempty"`
+}
+
+// SendUserTransfer200JSONResponseBody defines parameters for SendUserTransfer.
+type SendUserTransfer200JSONResponseBody struct {
+	Data Transfer `json:"data"`
+}
+
+// RecallUserTransferJSONBody defines parameters for RecallUserTransfer.
+type RecallUserTransferJSONBody = map[string]interface{}
+
+// RecallUserTransfer200JSONResponseBody defines parameters for RecallUserTransfer.
+type RecallUserTransfer200JSONResponseBody struct {
+	Data Transfer `json:"data"`
+}
+
 // GetVoucher200JSONResponseBody defines parameters for GetVoucher.
 type GetVoucher200JSONResponseBody struct {
 	Data Voucher `json:"data"`
@@ -6471,6 +6591,12 @@ type UpdateUserPreferencesJSONRequestBody UpdateUserPreferencesJSONBody
 
 // CreateUserRedemptionJSONRequestBody defines body for CreateUserRedemption for application/json ContentType.
 type CreateUserRedemptionJSONRequestBody = MemberRedemptionRequest
+
+// SendUserTransferJSONRequestBody defines body for SendUserTransfer for application/json ContentType.
+type SendUserTransferJSONRequestBody SendUserTransferJSONBody
+
+// RecallUserTransferJSONRequestBody defines body for RecallUserTransfer for application/json ContentType.
+type RecallUserTransferJSONRequestBody = RecallUserTransferJSONBody
 
 // HandOverVoucherJSONRequestBody defines body for HandOverVoucher for application/json ContentType.
 type HandOverVoucherJSONRequestBody HandOverVoucherJSONBody
@@ -6998,7 +7124,9 @@ type ClientInterface interface {
 	// coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 	// is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
 	// tier.changed, voucher.issued, voucher.handed_over, voucher.returned (a member's voucher: its
-	// data is the voucher as GET /vouchers/{code} shows it). `data` is
+	// data is the voucher as GET /vouchers/{code} shows it), transfer.sent, transfer.received,
+	// transfer.recalled, transfer.returned (points a member sent another; data is the transfer as the user
+	// API shows it to its sender, or to its receiver for transfer.received). `data` is
 	// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 	// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 	// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
@@ -8178,6 +8306,59 @@ type ClientInterface interface {
 	// Corresponds with GET /users/{user_id}/rewards (the `GetUserRewards` operationId).
 	GetUserRewards(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListUserTransfers The points the member sent and received in the key's businesses, newest first in each.
+	//
+	// Corresponds with GET /users/{user_id}/transfers (the `ListUserTransfers` operationId).
+	ListUserTransfers(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SendUserTransferWithBody The member sends points to someone, by e-mail or phone.
+	//
+	// To a member of the business the points move at once (the sender's entry 58 and the receiver's 59, one
+	// transaction; state completed). To someone who is not a member yet they wait, held (spendable by
+	// neither): an invitation goes to them, they receive the points when they join the business with that
+	// e-mail or phone, the sender may recall them until then, and after 30 days they go back to the sender by
+	// themselves (state pending, then completed, recalled or returned). Beyond the balance it is a 422 naming
+	// points; to oneself a 422 naming to; over the business's transfer_max_points_per_day (PATCH /rules) a
+	// 422 naming points. Events transfer.sent, transfer.received, transfer.recalled, transfer.returned.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /users/{user_id}/transfers (the `SendUserTransfer` operationId).
+	SendUserTransferWithBody(ctx context.Context, userId UserId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SendUserTransfer The member sends points to someone, by e-mail or phone.
+	//
+	// To a member of the business the points move at once (the sender's entry 58 and the receiver's 59, one
+	// transaction; state completed). To someone who is not a member yet they wait, held (spendable by
+	// neither): an invitation goes to them, they receive the points when they join the business with that
+	// e-mail or phone, the sender may recall them until then, and after 30 days they go back to the sender by
+	// themselves (state pending, then completed, recalled or returned). Beyond the balance it is a 422 naming
+	// points; to oneself a 422 naming to; over the business's transfer_max_points_per_day (PATCH /rules) a
+	// 422 naming points. Events transfer.sent, transfer.received, transfer.recalled, transfer.returned.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /users/{user_id}/transfers (the `SendUserTransfer` operationId).
+	SendUserTransfer(ctx context.Context, userId UserId, body SendUserTransferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RecallUserTransferWithBody The sender takes back points still waiting for their receiver.
+	//
+	// Only a pending transfer is recalled (else a 422 naming id); its points come back by an entry reversing the sender's, the lots it spent restored.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /users/{user_id}/transfers/{transfer_id}/recall (the `RecallUserTransfer` operationId).
+	RecallUserTransferWithBody(ctx context.Context, userId UserId, transferId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RecallUserTransfer The sender takes back points still waiting for their receiver.
+	//
+	// Only a pending transfer is recalled (else a 422 naming id); its points come back by an entry reversing the sender's, the lots it spent restored.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /users/{user_id}/transfers/{transfer_id}/recall (the `RecallUserTransfer` operationId).
+	RecallUserTransfer(ctx context.Context, userId UserId, transferId string, body RecallUserTransferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetVoucher A member's voucher, as the counter would find it; changes nothing.
 	//
 	// Corresponds with GET /vouchers/{code} (the `GetVoucher` operationId).
@@ -8899,7 +9080,9 @@ func (c *Client) UpdateEarningRule(ctx context.Context, id string, body UpdateEa
 // coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 // is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
 // tier.changed, voucher.issued, voucher.handed_over, voucher.returned (a member's voucher: its
-// data is the voucher as GET /vouchers/{code} shows it). `data` is
+// data is the voucher as GET /vouchers/{code} shows it), transfer.sent, transfer.received,
+// transfer.recalled, transfer.returned (points a member sent another; data is the transfer as the user
+// API shows it to its sender, or to its receiver for transfer.received). `data` is
 // the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 // /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 // coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
@@ -11359,6 +11542,109 @@ func (c *Client) CreateUserRedemption(ctx context.Context, userId UserId, body C
 // Corresponds with GET /users/{user_id}/rewards (the `GetUserRewards` operationId).
 func (c *Client) GetUserRewards(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetUserRewardsRequest(c.Server, userId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListUserTransfers The points the member sent and received in the key's businesses, newest first in each.
+//
+// Corresponds with GET /users/{user_id}/transfers (the `ListUserTransfers` operationId).
+func (c *Client) ListUserTransfers(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListUserTransfersRequest(c.Server, userId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SendUserTransferWithBody The member sends points to someone, by e-mail or phone.
+//
+// To a member of the business the points move at once (the sender's entry 58 and the receiver's 59, one
+// transaction; state completed). To someone who is not a member yet they wait, held (spendable by
+// neither): an invitation goes to them, they receive the points when they join the business with that
+// e-mail or phone, the sender may recall them until then, and after 30 days they go back to the sender by
+// themselves (state pending, then completed, recalled or returned). Beyond the balance it is a 422 naming
+// points; to oneself a 422 naming to; over the business's transfer_max_points_per_day (PATCH /rules) a
+// 422 naming points. Events transfer.sent, transfer.received, transfer.recalled, transfer.returned.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /users/{user_id}/transfers (the `SendUserTransfer` operationId).
+func (c *Client) SendUserTransferWithBody(ctx context.Context, userId UserId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSendUserTransferRequestWithBody(c.Server, userId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SendUserTransfer The member sends points to someone, by e-mail or phone.
+//
+// To a member of the business the points move at once (the sender's entry 58 and the receiver's 59, one
+// transaction; state completed). To someone who is not a member yet they wait, held (spendable by
+// neither): an invitation goes to them, they receive the points when they join the business with that
+// e-mail or phone, the sender may recall them until then, and after 30 days they go back to the sender by
+// themselves (state pending, then completed, recalled or returned). Beyond the balance it is a 422 naming
+// points; to oneself a 422 naming to; over the business's transfer_max_points_per_day (PATCH /rules) a
+// 422 naming points. Events transfer.sent, transfer.received, transfer.recalled, transfer.returned.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /users/{user_id}/transfers (the `SendUserTransfer` operationId).
+func (c *Client) SendUserTransfer(ctx context.Context, userId UserId, body SendUserTransferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSendUserTransferRequest(c.Server, userId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RecallUserTransferWithBody The sender takes back points still waiting for their receiver.
+//
+// Only a pending transfer is recalled (else a 422 naming id); its points come back by an entry reversing the sender's, the lots it spent restored.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /users/{user_id}/transfers/{transfer_id}/recall (the `RecallUserTransfer` operationId).
+func (c *Client) RecallUserTransferWithBody(ctx context.Context, userId UserId, transferId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRecallUserTransferRequestWithBody(c.Server, userId, transferId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RecallUserTransfer The sender takes back points still waiting for their receiver.
+//
+// Only a pending transfer is recalled (else a 422 naming id); its points come back by an entry reversing the sender's, the lots it spent restored.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /users/{user_id}/transfers/{transfer_id}/recall (the `RecallUserTransfer` operationId).
+func (c *Client) RecallUserTransfer(ctx context.Context, userId UserId, transferId string, body RecallUserTransferJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRecallUserTransferRequest(c.Server, userId, transferId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -17963,6 +18249,141 @@ func NewGetUserRewardsRequest(server string, userId UserId) (*http.Request, erro
 	return req, nil
 }
 
+// NewListUserTransfersRequest constructs an http.Request for the ListUserTransfers method
+func NewListUserTransfersRequest(server string, userId UserId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "user_id", userId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s/transfers", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSendUserTransferRequest calls the generic SendUserTransfer builder with application/json body
+func NewSendUserTransferRequest(server string, userId UserId, body SendUserTransferJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSendUserTransferRequestWithBody(server, userId, "application/json", bodyReader)
+}
+
+// NewSendUserTransferRequestWithBody constructs an http.Request for the SendUserTransfer method, with any body, and a specified content type
+func NewSendUserTransferRequestWithBody(server string, userId UserId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "user_id", userId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s/transfers", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRecallUserTransferRequest calls the generic RecallUserTransfer builder with application/json body
+func NewRecallUserTransferRequest(server string, userId UserId, transferId string, body RecallUserTransferJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRecallUserTransferRequestWithBody(server, userId, transferId, "application/json", bodyReader)
+}
+
+// NewRecallUserTransferRequestWithBody constructs an http.Request for the RecallUserTransfer method, with any body, and a specified content type
+func NewRecallUserTransferRequestWithBody(server string, userId UserId, transferId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "user_id", userId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "transfer_id", transferId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/users/%s/transfers/%s/recall", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetVoucherRequest constructs an http.Request for the GetVoucher method
 func NewGetVoucherRequest(server string, code VoucherCode) (*http.Request, error) {
 	var err error
@@ -18768,7 +19189,9 @@ type ClientWithResponsesInterface interface {
 	// coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 	// is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
 	// tier.changed, voucher.issued, voucher.handed_over, voucher.returned (a member's voucher: its
-	// data is the voucher as GET /vouchers/{code} shows it). `data` is
+	// data is the voucher as GET /vouchers/{code} shows it), transfer.sent, transfer.received,
+	// transfer.recalled, transfer.returned (points a member sent another; data is the transfer as the user
+	// API shows it to its sender, or to its receiver for transfer.received). `data` is
 	// the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 	// /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 	// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
@@ -20057,6 +20480,61 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /users/{user_id}/rewards (the `GetUserRewards` operationId).
 	GetUserRewardsWithResponse(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*GetUserRewardsResponse, error)
+
+	// ListUserTransfersWithResponse The points the member sent and received in the key's businesses, newest first in each.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /users/{user_id}/transfers (the `ListUserTransfers` operationId).
+	ListUserTransfersWithResponse(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*ListUserTransfersResponse, error)
+
+	// SendUserTransferWithBodyWithResponse The member sends points to someone, by e-mail or phone.
+	//
+	// To a member of the business the points move at once (the sender's entry 58 and the receiver's 59, one
+	// transaction; state completed). To someone who is not a member yet they wait, held (spendable by
+	// neither): an invitation goes to them, they receive the points when they join the business with that
+	// e-mail or phone, the sender may recall them until then, and after 30 days they go back to the sender by
+	// themselves (state pending, then completed, recalled or returned). Beyond the balance it is a 422 naming
+	// points; to oneself a 422 naming to; over the business's transfer_max_points_per_day (PATCH /rules) a
+	// 422 naming points. Events transfer.sent, transfer.received, transfer.recalled, transfer.returned.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /users/{user_id}/transfers (the `SendUserTransfer` operationId).
+	SendUserTransferWithBodyWithResponse(ctx context.Context, userId UserId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendUserTransferResponse, error)
+
+	// SendUserTransferWithResponse The member sends points to someone, by e-mail or phone.
+	//
+	// To a member of the business the points move at once (the sender's entry 58 and the receiver's 59, one
+	// transaction; state completed). To someone who is not a member yet they wait, held (spendable by
+	// neither): an invitation goes to them, they receive the points when they join the business with that
+	// e-mail or phone, the sender may recall them until then, and after 30 days they go back to the sender by
+	// themselves (state pending, then completed, recalled or returned). Beyond the balance it is a 422 naming
+	// points; to oneself a 422 naming to; over the business's transfer_max_points_per_day (PATCH /rules) a
+	// 422 naming points. Events transfer.sent, transfer.received, transfer.recalled, transfer.returned.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /users/{user_id}/transfers (the `SendUserTransfer` operationId).
+	SendUserTransferWithResponse(ctx context.Context, userId UserId, body SendUserTransferJSONRequestBody, reqEditors ...RequestEditorFn) (*SendUserTransferResponse, error)
+
+	// RecallUserTransferWithBodyWithResponse The sender takes back points still waiting for their receiver.
+	//
+	// Only a pending transfer is recalled (else a 422 naming id); its points come back by an entry reversing the sender's, the lots it spent restored.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /users/{user_id}/transfers/{transfer_id}/recall (the `RecallUserTransfer` operationId).
+	RecallUserTransferWithBodyWithResponse(ctx context.Context, userId UserId, transferId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RecallUserTransferResponse, error)
+
+	// RecallUserTransferWithResponse The sender takes back points still waiting for their receiver.
+	//
+	// Only a pending transfer is recalled (else a 422 naming id); its points come back by an entry reversing the sender's, the lots it spent restored.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /users/{user_id}/transfers/{transfer_id}/recall (the `RecallUserTransfer` operationId).
+	RecallUserTransferWithResponse(ctx context.Context, userId UserId, transferId string, body RecallUserTransferJSONRequestBody, reqEditors ...RequestEditorFn) (*RecallUserTransferResponse, error)
 
 	// GetVoucherWithResponse A member's voucher, as the counter would find it; changes nothing.
 	//
@@ -40117,6 +40595,570 @@ func (r GetUserRewardsResponse) ContentType() string {
 	return ""
 }
 
+// ListUserTransfersResponse200Headers the declared response headers of an HTTP 200 response for ListUserTransfers
+type ListUserTransfersResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserTransfersResponse400Headers the declared response headers of an HTTP 400 response for ListUserTransfers
+type ListUserTransfersResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserTransfersResponse401Headers the declared response headers of an HTTP 401 response for ListUserTransfers
+type ListUserTransfersResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserTransfersResponse403Headers the declared response headers of an HTTP 403 response for ListUserTransfers
+type ListUserTransfersResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserTransfersResponse404Headers the declared response headers of an HTTP 404 response for ListUserTransfers
+type ListUserTransfersResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserTransfersResponse406Headers the declared response headers of an HTTP 406 response for ListUserTransfers
+type ListUserTransfersResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserTransfersResponse422Headers the declared response headers of an HTTP 422 response for ListUserTransfers
+type ListUserTransfersResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserTransfersResponse429Headers the declared response headers of an HTTP 429 response for ListUserTransfers
+type ListUserTransfersResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListUserTransfersResponse500Headers the declared response headers of an HTTP 500 response for ListUserTransfers
+type ListUserTransfersResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// ListUserTransfersResponse503Headers the declared response headers of an HTTP 503 response for ListUserTransfers
+type ListUserTransfersResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type ListUserTransfersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ListUserTransfers200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UserBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListUserTransfersResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListUserTransfersResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListUserTransfersResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListUserTransfersResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListUserTransfersResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *ListUserTransfersResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListUserTransfersResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListUserTransfersResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListUserTransfersResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListUserTransfersResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListUserTransfersResponse) GetJSON200() *ListUserTransfers200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListUserTransfersResponse) GetJSON400() *UserBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListUserTransfersResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListUserTransfersResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListUserTransfersResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r ListUserTransfersResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListUserTransfersResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListUserTransfersResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListUserTransfersResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListUserTransfersResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListUserTransfersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListUserTransfersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListUserTransfersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListUserTransfersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SendUserTransferResponse200Headers the declared response headers of an HTTP 200 response for SendUserTransfer
+type SendUserTransferResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// SendUserTransferResponse400Headers the declared response headers of an HTTP 400 response for SendUserTransfer
+type SendUserTransferResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// SendUserTransferResponse401Headers the declared response headers of an HTTP 401 response for SendUserTransfer
+type SendUserTransferResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// SendUserTransferResponse403Headers the declared response headers of an HTTP 403 response for SendUserTransfer
+type SendUserTransferResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// SendUserTransferResponse404Headers the declared response headers of an HTTP 404 response for SendUserTransfer
+type SendUserTransferResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// SendUserTransferResponse406Headers the declared response headers of an HTTP 406 response for SendUserTransfer
+type SendUserTransferResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// SendUserTransferResponse422Headers the declared response headers of an HTTP 422 response for SendUserTransfer
+type SendUserTransferResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// SendUserTransferResponse429Headers the declared response headers of an HTTP 429 response for SendUserTransfer
+type SendUserTransferResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// SendUserTransferResponse500Headers the declared response headers of an HTTP 500 response for SendUserTransfer
+type SendUserTransferResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// SendUserTransferResponse503Headers the declared response headers of an HTTP 503 response for SendUserTransfer
+type SendUserTransferResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type SendUserTransferResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SendUserTransfer200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UserBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *SendUserTransferResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *SendUserTransferResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SendUserTransferResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *SendUserTransferResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *SendUserTransferResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *SendUserTransferResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *SendUserTransferResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SendUserTransferResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *SendUserTransferResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SendUserTransferResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SendUserTransferResponse) GetJSON200() *SendUserTransfer200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SendUserTransferResponse) GetJSON400() *UserBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SendUserTransferResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SendUserTransferResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SendUserTransferResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r SendUserTransferResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r SendUserTransferResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SendUserTransferResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SendUserTransferResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SendUserTransferResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SendUserTransferResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SendUserTransferResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SendUserTransferResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SendUserTransferResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RecallUserTransferResponse200Headers the declared response headers of an HTTP 200 response for RecallUserTransfer
+type RecallUserTransferResponse200Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// RecallUserTransferResponse400Headers the declared response headers of an HTTP 400 response for RecallUserTransfer
+type RecallUserTransferResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// RecallUserTransferResponse401Headers the declared response headers of an HTTP 401 response for RecallUserTransfer
+type RecallUserTransferResponse401Headers struct {
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// RecallUserTransferResponse403Headers the declared response headers of an HTTP 403 response for RecallUserTransfer
+type RecallUserTransferResponse403Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// RecallUserTransferResponse404Headers the declared response headers of an HTTP 404 response for RecallUserTransfer
+type RecallUserTransferResponse404Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// RecallUserTransferResponse406Headers the declared response headers of an HTTP 406 response for RecallUserTransfer
+type RecallUserTransferResponse406Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// RecallUserTransferResponse422Headers the declared response headers of an HTTP 422 response for RecallUserTransfer
+type RecallUserTransferResponse422Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// RecallUserTransferResponse429Headers the declared response headers of an HTTP 429 response for RecallUserTransfer
+type RecallUserTransferResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// RecallUserTransferResponse500Headers the declared response headers of an HTTP 500 response for RecallUserTransfer
+type RecallUserTransferResponse500Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+// RecallUserTransferResponse503Headers the declared response headers of an HTTP 503 response for RecallUserTransfer
+type RecallUserTransferResponse503Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+}
+
+type RecallUserTransferResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RecallUserTransfer200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *UserBadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON406 the response for an HTTP 406 `application/json` response
+	JSON406 *NotAcceptable
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Unavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RecallUserTransferResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RecallUserTransferResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RecallUserTransferResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RecallUserTransferResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RecallUserTransferResponse404Headers
+	// Headers406 the parsed response headers for an HTTP 406 response
+	Headers406 *RecallUserTransferResponse406Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RecallUserTransferResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RecallUserTransferResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RecallUserTransferResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RecallUserTransferResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RecallUserTransferResponse) GetJSON200() *RecallUserTransfer200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RecallUserTransferResponse) GetJSON400() *UserBadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RecallUserTransferResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RecallUserTransferResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RecallUserTransferResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON406 returns the response for an HTTP 406 `application/json` response
+func (r RecallUserTransferResponse) GetJSON406() *NotAcceptable {
+	return r.JSON406
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RecallUserTransferResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RecallUserTransferResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r RecallUserTransferResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RecallUserTransferResponse) GetJSON503() *Unavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RecallUserTransferResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RecallUserTransferResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RecallUserTransferResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RecallUserTransferResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetVoucherResponse200Headers the declared response headers of an HTTP 200 response for GetVoucher
 type GetVoucherResponse200Headers struct {
 	XRateLimitLimit     *int
@@ -42428,7 +43470,9 @@ func (c *ClientWithResponses) UpdateEarningRuleWithResponse(ctx context.Context,
 // coupon.claimed, coupon.taken_back (an unused coupon a reward issued, when all of the reward is returned or it
 // is cancelled), referral.paid, user.created, user.verified, points.activated, points.expired,
 // tier.changed, voucher.issued, voucher.handed_over, voucher.returned (a member's voucher: its
-// data is the voucher as GET /vouchers/{code} shows it). `data` is
+// data is the voucher as GET /vouchers/{code} shows it), transfer.sent, transfer.received,
+// transfer.recalled, transfer.returned (points a member sent another; data is the transfer as the user
+// API shows it to its sender, or to its receiver for transfer.received). `data` is
 // the resource as the API shows it (the customer as POST/PUT /customers reply, the entry as GET
 // /transactions lists it — for points.activated and points.expired the activation or expiry entry —, the
 // coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
@@ -44490,6 +45534,91 @@ func (c *ClientWithResponses) GetUserRewardsWithResponse(ctx context.Context, us
 		return nil, err
 	}
 	return ParseGetUserRewardsResponse(rsp)
+}
+
+// ListUserTransfersWithResponse The points the member sent and received in the key's businesses, newest first in each.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /users/{user_id}/transfers (the `ListUserTransfers` operationId).
+func (c *ClientWithResponses) ListUserTransfersWithResponse(ctx context.Context, userId UserId, reqEditors ...RequestEditorFn) (*ListUserTransfersResponse, error) {
+	rsp, err := c.ListUserTransfers(ctx, userId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListUserTransfersResponse(rsp)
+}
+
+// SendUserTransferWithBodyWithResponse The member sends points to someone, by e-mail or phone.
+//
+// To a member of the business the points move at once (the sender's entry 58 and the receiver's 59, one
+// transaction; state completed). To someone who is not a member yet they wait, held (spendable by
+// neither): an invitation goes to them, they receive the points when they join the business with that
+// e-mail or phone, the sender may recall them until then, and after 30 days they go back to the sender by
+// themselves (state pending, then completed, recalled or returned). Beyond the balance it is a 422 naming
+// points; to oneself a 422 naming to; over the business's transfer_max_points_per_day (PATCH /rules) a
+// 422 naming points. Events transfer.sent, transfer.received, transfer.recalled, transfer.returned.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /users/{user_id}/transfers (the `SendUserTransfer` operationId).
+func (c *ClientWithResponses) SendUserTransferWithBodyWithResponse(ctx context.Context, userId UserId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SendUserTransferResponse, error) {
+	rsp, err := c.SendUserTransferWithBody(ctx, userId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSendUserTransferResponse(rsp)
+}
+
+// SendUserTransferWithResponse The member sends points to someone, by e-mail or phone.
+//
+// To a member of the business the points move at once (the sender's entry 58 and the receiver's 59, one
+// transaction; state completed). To someone who is not a member yet they wait, held (spendable by
+// neither): an invitation goes to them, they receive the points when they join the business with that
+// e-mail or phone, the sender may recall them until then, and after 30 days they go back to the sender by
+// themselves (state pending, then completed, recalled or returned). Beyond the balance it is a 422 naming
+// points; to oneself a 422 naming to; over the business's transfer_max_points_per_day (PATCH /rules) a
+// 422 naming points. Events transfer.sent, transfer.received, transfer.recalled, transfer.returned.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /users/{user_id}/transfers (the `SendUserTransfer` operationId).
+func (c *ClientWithResponses) SendUserTransferWithResponse(ctx context.Context, userId UserId, body SendUserTransferJSONRequestBody, reqEditors ...RequestEditorFn) (*SendUserTransferResponse, error) {
+	rsp, err := c.SendUserTransfer(ctx, userId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSendUserTransferResponse(rsp)
+}
+
+// RecallUserTransferWithBodyWithResponse The sender takes back points still waiting for their receiver.
+//
+// Only a pending transfer is recalled (else a 422 naming id); its points come back by an entry reversing the sender's, the lots it spent restored.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /users/{user_id}/transfers/{transfer_id}/recall (the `RecallUserTransfer` operationId).
+func (c *ClientWithResponses) RecallUserTransferWithBodyWithResponse(ctx context.Context, userId UserId, transferId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RecallUserTransferResponse, error) {
+	rsp, err := c.RecallUserTransferWithBody(ctx, userId, transferId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRecallUserTransferResponse(rsp)
+}
+
+// RecallUserTransferWithResponse The sender takes back points still waiting for their receiver.
+//
+// Only a pending transfer is recalled (else a 422 naming id); its points come back by an entry reversing the sender's, the lots it spent restored.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /users/{user_id}/transfers/{transfer_id}/recall (the `RecallUserTransfer` operationId).
+func (c *ClientWithResponses) RecallUserTransferWithResponse(ctx context.Context, userId UserId, transferId string, body RecallUserTransferJSONRequestBody, reqEditors ...RequestEditorFn) (*RecallUserTransferResponse, error) {
+	rsp, err := c.RecallUserTransfer(ctx, userId, transferId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRecallUserTransferResponse(rsp)
 }
 
 // GetVoucherWithResponse A member's voucher, as the counter would find it; changes nothing.
@@ -75092,6 +76221,876 @@ func ParseGetUserRewardsResponse(rsp *http.Response) (*GetUserRewardsResponse, e
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetUserRewardsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListUserTransfersResponse parses an HTTP response from a ListUserTransfersWithResponse call
+func ParseListUserTransfersResponse(rsp *http.Response) (*ListUserTransfersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListUserTransfersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ListUserTransfers200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UserBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListUserTransfersResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListUserTransfersResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListUserTransfersResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListUserTransfersResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListUserTransfersResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers ListUserTransfersResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListUserTransfersResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListUserTransfersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListUserTransfersResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListUserTransfersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSendUserTransferResponse parses an HTTP response from a SendUserTransferWithResponse call
+func ParseSendUserTransferResponse(rsp *http.Response) (*SendUserTransferResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SendUserTransferResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SendUserTransfer200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UserBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers SendUserTransferResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers SendUserTransferResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers SendUserTransferResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers SendUserTransferResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers SendUserTransferResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers SendUserTransferResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers SendUserTransferResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers SendUserTransferResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers SendUserTransferResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SendUserTransferResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRecallUserTransferResponse parses an HTTP response from a RecallUserTransferWithResponse call
+func ParseRecallUserTransferResponse(rsp *http.Response) (*RecallUserTransferResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RecallUserTransferResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RecallUserTransfer200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest UserBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 406:
+		var dest NotAcceptable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON406 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RecallUserTransferResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RecallUserTransferResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RecallUserTransferResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RecallUserTransferResponse403Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RecallUserTransferResponse404Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 406:
+		var headers RecallUserTransferResponse406Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers406 = &headers
+	case rsp.StatusCode == 422:
+		var headers RecallUserTransferResponse422Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers RecallUserTransferResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers RecallUserTransferResponse500Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RecallUserTransferResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

@@ -219,6 +219,7 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/users/{user_id}/redemptions":              {u, "/users/me/redemptions"},
 			"/users/{user_id}/consents":                 {u, "/users/me/consents"},
 			"/users/{user_id}/export":                   {u, "/users/me/export"},
+			"/users/{user_id}/transfers":                {u, "/users/me/transfers"},
 			"/users/{user_id}/notification-preferences": {u, "/users/me/notification-preferences"},
 			"/users/{user_id}/passes/apple":             {u, "/users/me/passes/apple"},
 			"/users/{user_id}/passes/google":            {u, "/users/me/passes/google"},

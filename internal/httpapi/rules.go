@@ -22,13 +22,14 @@ func rulesJSON(r loyalty.Rules, b loyalty.Business) map[string]any {
 			"tiers_earning_override": false, "tiers_earning_rules": []any{},
 			"exclude": map[string]any{"tax": r.Exclude.Tax, "shipping": r.Exclude.Shipping, "discounts": r.Exclude.Discounts,
 				"giftcards": r.Exclude.GiftCards, "categories": intsOrEmpty(r.Exclude.Categories)}},
-		"visits":              map[string]any{"points_per_visit": r.PointsPerVisit},
-		"redeeming":           redeemingJSON(r.Redemption),
-		"currency":            currencyJSON(b),
-		"points_expire_after": expiryJSON(r.PointsExpireAfter),
-		"pending_days":        r.PendingDays,
-		"time_zone":           r.TimeZone,
-		"expiry_notice_days":  r.ExpiryNoticeDays,
+		"visits":                      map[string]any{"points_per_visit": r.PointsPerVisit},
+		"redeeming":                   redeemingJSON(r.Redemption),
+		"currency":                    currencyJSON(b),
+		"points_expire_after":         expiryJSON(r.PointsExpireAfter),
+		"pending_days":                r.PendingDays,
+		"time_zone":                   r.TimeZone,
+		"expiry_notice_days":          r.ExpiryNoticeDays,
+		"transfer_max_points_per_day": r.TransferMaxPointsPerDay,
 	}}
 }
 

@@ -165,6 +165,10 @@ func (s *CustomerService) createTx(ctx context.Context, tx Tx, b Business, u Use
 	if err := record(ctx, tx, b.ID, EventCustomerCreated, NewCustomerJSON(c, false, nil)); err != nil {
 		return Customer{}, false, err
 	}
+	// Points a member sent to this e-mail or phone before they joined.
+	if err := claimTransfers(ctx, tx, b, c); err != nil {
+		return Customer{}, false, err
+	}
 	if ref != nil {
 		if err := s.linkReferral(ctx, tx, b.ID, c.ID, *ref); err != nil {
 			return Customer{}, false, err

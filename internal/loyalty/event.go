@@ -35,7 +35,8 @@ const (
 var EventTypes = []string{EventCustomerCreated, EventCustomerUpdated, EventCustomerDeleted, EventCustomerErased, EventCustomerEnabled,
 	EventCustomerDisabled, EventTransactionCreated, EventTransactionCancelled, EventCouponIssued, EventCouponClaimed, EventCouponTakenBack,
 	EventReferralPaid, EventUserCreated, EventUserVerified, EventPointsActivated, EventPointsExpired, EventTierChanged,
-	EventVoucherIssued, EventVoucherHandedOver, EventVoucherReturned}
+	EventVoucherIssued, EventVoucherHandedOver, EventVoucherReturned,
+	EventTransferSent, EventTransferReceived, EventTransferRecalled, EventTransferReturned}
 
 // EventRetention is how long events are kept at least: a reader (or a
 // delivery) that falls further behind loses the oldest.

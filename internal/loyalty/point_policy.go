@@ -88,6 +88,9 @@ type PointsPolicyInput struct {
 	PendingDays       Opt[int]         `json:"pending_days"`
 	TimeZone          Opt[string]      `json:"time_zone"`
 	ExpiryNoticeDays  Opt[int]         `json:"expiry_notice_days"`
+	// TransferMaxPointsPerDay limits what a member may send others a day
+	// (0 or null: no limit).
+	TransferMaxPointsPerDay Opt[int64] `json:"transfer_max_points_per_day"`
 }
 
 // apply validates the policy fields sent and merges them into r.
@@ -127,6 +130,15 @@ func (in PointsPolicyInput) apply(v Validation, r *Rules) {
 		}
 	} else if in.ExpiryNoticeDays.Null {
 		v.Add("expiry_notice_days", "The expiry notice days may not be null; 0 sends no notice.")
+	}
+	if n, ok := in.TransferMaxPointsPerDay.Value(); ok {
+		if n < 0 || n > maxPoints {
+			v.Add("transfer_max_points_per_day", "The daily transfer limit must be a whole number of points, 0 for none.")
+		} else {
+			r.TransferMaxPointsPerDay = n
+		}
+	} else if in.TransferMaxPointsPerDay.Null {
+		r.TransferMaxPointsPerDay = 0
 	}
 	if tz, ok := in.TimeZone.Value(); ok {
 		tz = strings.TrimSpace(tz)

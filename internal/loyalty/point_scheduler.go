@@ -10,7 +10,8 @@ import (
 
 // PointsScheduler activates and expires lots when they fall due, writing
 // their ledger entries, ends tier periods (RollTiers) and gives back the
-// points of vouchers not handed over by their expiry (ReturnDueVouchers).
+// points of vouchers not handed over by their expiry (ReturnDueVouchers)
+// and of transfers nobody joined to receive (ReturnDueTransfers).
 // One instance at a time runs it (a lease in the
 // database, renewed between batches; another instance takes over once it
 // runs out); each lot's entry is written at most once whatever runs it
@@ -64,6 +65,11 @@ func (s *PointsScheduler) RunOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return total, err
 	}
+	n, err = ReturnDueTransfers(ctx, s.Store, "", now, batch)
+	total += n
+	if err != nil {
+		return total, err
+	}
 	sandboxes, err := s.Store.SandboxBusinesses(ctx)
 	if err != nil {
 		return total, err
@@ -81,6 +87,11 @@ func (s *PointsScheduler) RunOnce(ctx context.Context) (int, error) {
 			return total, err
 		}
 		n, err = ReturnDueVouchers(ctx, s.Store, b.ID, now.Add(b.ClockOffset), batch)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		n, err = ReturnDueTransfers(ctx, s.Store, b.ID, now.Add(b.ClockOffset), batch)
 		total += n
 		if err != nil {
 			return total, err

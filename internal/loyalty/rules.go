@@ -47,6 +47,9 @@ type Rules struct {
 	Redemption PointValue
 	// Exclude is what no rule earns on (PATCH /rules earning.exclude).
 	Exclude EarningExclusions
+	// TransferMaxPointsPerDay is the most points a member may send others
+	// in a day of the business's time zone; 0 for no limit.
+	TransferMaxPointsPerDay int64
 }
 
 // EarningExclusions are what no earning rule earns on, for the whole

@@ -82,6 +82,11 @@ func (s *PointsService) MoveClock(ctx context.Context, businessID string, in Clo
 	if err != nil {
 		return SandboxClock{}, err
 	}
+	returned, err = ReturnDueTransfers(ctx, s.Store, b.ID, to, 10000)
+	n += returned
+	if err != nil {
+		return SandboxClock{}, err
+	}
 	offset := to.Sub(wall).Truncate(time.Second)
 	if err := s.Store.SetClockOffset(ctx, b.ID, b.ClockOffset, offset); err != nil {
 		return SandboxClock{}, err

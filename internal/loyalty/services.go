@@ -24,6 +24,7 @@ type Services struct {
 	Points           *PointsService
 	Vouchers         *VoucherService
 	Consents         *ConsentService
+	Transfers        *TransferService
 	// offset is the clock the services run on (ClockedBy): how far ahead
 	// of the real one.
 	offset time.Duration
@@ -54,6 +55,7 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		Transactions:     transactions,
 		Vouchers:         &VoucherService{Store: store, Transactions: transactions},
 		Consents:         &ConsentService{Store: store},
+		Transfers:        &TransferService{Store: store},
 		Tiers:            &TierService{Store: store},
 		ReferralPrograms: &ReferralProgramService{Store: store},
 		Branches:         &BranchService{Store: store},
@@ -124,6 +126,9 @@ func (s Services) viewed(v storeView) Services {
 	}
 	if s.Transactions != nil {
 		out.Transactions = &TransactionService{Store: viewOf(s.Transactions.Store, v), Customers: out.Customers}
+	}
+	if s.Transfers != nil {
+		out.Transfers = &TransferService{Store: viewOf(s.Transfers.Store, v)}
 	}
 	if s.Consents != nil {
 		out.Consents = &ConsentService{Store: viewOf(s.Consents.Store, v)}

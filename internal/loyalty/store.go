@@ -28,6 +28,7 @@ type Store interface {
 	VoucherReader
 	ConsentReader
 	ExportReader
+	TransferReader
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -71,4 +72,5 @@ type Tx interface {
 	VoucherTx
 	ConsentTx
 	ErasureTx
+	TransferTx
 }

@@ -23,6 +23,8 @@ const (
 	IntentCancellation = "cancellation"
 	IntentActivation   = "points_activation"
 	IntentExpiry       = "points_expiry"
+	IntentTransferOut  = "points_transfer_sent"     // a member sent points (internal: the user API's transfers)
+	IntentTransferIn   = "points_transfer_received" // a member received points, or got back points they sent
 )
 
 // Intents lists what a client may ask POST /transactions to do.

@@ -34,6 +34,12 @@ const (
 	TypeCodeReferredRewarded = 76
 	// TypeCodeReferrerRewarded pays the referrer of a referral.
 	TypeCodeReferrerRewarded = 77
+	// TypeCodeTransferSent is points a member sent another (the user
+	// API's transfers).
+	TypeCodeTransferSent = 58
+	// TypeCodeTransferReceived is points a member received from another,
+	// or got back from a transfer recalled or not received in time.
+	TypeCodeTransferReceived = 59
 	// TypeCodeAdjustUp adds points by hand (adjust_points_balance > 0).
 	TypeCodeAdjustUp = 80
 	// TypeCodeAdjustDown takes points by hand (adjust_points_balance < 0).
@@ -79,6 +85,8 @@ var typeNames = map[int]string{
 	TypeCodeCouponClaimed:      "Coupon claimed",
 	TypeCodeReferredRewarded:   "Referred rewarded",
 	TypeCodeReferrerRewarded:   "Referrer rewarded",
+	TypeCodeTransferSent:       "Points Transfer - Sender",
+	TypeCodeTransferReceived:   "Points Transfer - Receiver",
 	TypeCodeAdjustUp:           "Adjust Increase Points",
 	TypeCodeAdjustDown:         "Adjust Decrease Points",
 	TypeCodeGiftcardBuy:        "Giftcard Purchase - At Store",
@@ -112,6 +120,7 @@ var intentTypes = map[string]int{
 	IntentGiftcardBuy: TypeCodeGiftcardBuy, IntentGiftcardPay: TypeCodeGiftcardPay, IntentStoreCredit: TypeCodeStoreCredit,
 	IntentReferral: TypeCodeReferredRewarded, IntentWelcome: TypeCodeSignupBonus, IntentCancellation: TypeCodeCancellation,
 	IntentRefund: TypeCodeRefundRedeemed, IntentActivation: TypeCodeActivation, IntentExpiry: TypeCodeExpiry,
+	IntentTransferOut: TypeCodeTransferSent, IntentTransferIn: TypeCodeTransferReceived,
 }
 
 // setType gives the entry a type code and that code's name.

@@ -17,7 +17,7 @@ func TestTransactionTypesDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reference := map[int]bool{4: true, 5: true, 33: true, 43: true, 44: true, 64: true, 74: true, 75: true, 76: true,
+	reference := map[int]bool{4: true, 5: true, 33: true, 43: true, 44: true, 58: true, 59: true, 64: true, 74: true, 75: true, 76: true,
 		77: true, 80: true, 82: true, 85: true, 88: true, 91: true, 92: true, 107: true}
 	for _, code := range loyalty.TypeCodes() {
 		name := loyalty.TypeName(code)

@@ -23,19 +23,19 @@ func (d *DB) Rules(ctx context.Context, b loyalty.Business) (loyalty.Rules, erro
 // b); rulesDest scans them.
 const rulesColumns = `br.reward_ratio, br.reward_milestone_amount, br.round_up_points, br.welcome_points, br.points_per_visit,
 	br.points_expire_unit, br.points_expire_count, br.pending_days, br.expiry_notice_days, br.redemption_ratio, br.redemption_amount,
-	br.earning_exclude, b.time_zone, b.currency_code`
+	br.earning_exclude, br.transfer_max_points_per_day, b.time_zone, b.currency_code`
 
 // storedRules receives rulesColumns.
 type storedRules struct {
 	ratio, milestone, welcome, perVisit, expireCount, pendingDays, noticeDays sql.NullInt64
-	redemptionRatio, redemptionAmount                                         sql.NullInt64
+	redemptionRatio, redemptionAmount, transferMax                            sql.NullInt64
 	roundUp                                                                   sql.NullBool
 	expireUnit, timeZone, currency, exclude                                   sql.NullString
 }
 
 func (s *storedRules) dest() []any {
 	return []any{&s.ratio, &s.milestone, &s.roundUp, &s.welcome, &s.perVisit, &s.expireUnit, &s.expireCount, &s.pendingDays, &s.noticeDays,
-		&s.redemptionRatio, &s.redemptionAmount, &s.exclude, &s.timeZone, &s.currency}
+		&s.redemptionRatio, &s.redemptionAmount, &s.exclude, &s.transferMax, &s.timeZone, &s.currency}
 }
 
 // into sets what was read on r, which holds the defaults.
@@ -52,6 +52,7 @@ func (s *storedRules) into(r *loyalty.Rules) {
 	r.PointsExpireAfter = loyalty.PointsExpiry{Unit: s.expireUnit.String, Count: int(s.expireCount.Int64)}
 	r.PendingDays, r.ExpiryNoticeDays = int(s.pendingDays.Int64), int(s.noticeDays.Int64)
 	r.Redemption = loyalty.PointValue{Points: s.redemptionRatio.Int64, Value: loyalty.Money(s.redemptionAmount.Int64)}
+	r.TransferMaxPointsPerDay = s.transferMax.Int64
 	if s.exclude.Valid {
 		// Written by SaveRules from the same type; a row it did not write is NULL.
 		_ = json.Unmarshal([]byte(s.exclude.String), &r.Exclude)
@@ -75,18 +76,18 @@ func (t *tx) SaveRules(ctx context.Context, r loyalty.Rules) error {
 	t.accessChanged()
 	_, err := t.ExecContext(ctx, `INSERT INTO business_rules (business_id, reward_ratio, reward_milestone_amount, round_up_points,
 		welcome_points, points_per_visit, points_expire_unit, points_expire_count, pending_days, updated_at, expiry_notice_days,
-		redemption_ratio, redemption_amount, earning_exclude)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		redemption_ratio, redemption_amount, earning_exclude, transfer_max_points_per_day)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 		ON CONFLICT (business_id) DO UPDATE SET reward_ratio = excluded.reward_ratio,
 		reward_milestone_amount = excluded.reward_milestone_amount, round_up_points = excluded.round_up_points,
 		welcome_points = excluded.welcome_points, points_per_visit = excluded.points_per_visit,
 		points_expire_unit = excluded.points_expire_unit, points_expire_count = excluded.points_expire_count,
 		pending_days = excluded.pending_days, updated_at = excluded.updated_at, expiry_notice_days = excluded.expiry_notice_days,
 		redemption_ratio = excluded.redemption_ratio, redemption_amount = excluded.redemption_amount,
-		earning_exclude = excluded.earning_exclude`,
+		earning_exclude = excluded.earning_exclude, transfer_max_points_per_day = excluded.transfer_max_points_per_day`,
 		r.BusinessID, r.RewardRatio, r.RewardMilestoneAmount, r.RoundUpPoints, r.WelcomePoints, r.PointsPerVisit,
 		r.PointsExpireAfter.Unit, r.PointsExpireAfter.Count, r.PendingDays, t.now, r.ExpiryNoticeDays,
-		r.Redemption.Points, r.Redemption.Value, encodeExclusions(r.Exclude))
+		r.Redemption.Points, r.Redemption.Value, encodeExclusions(r.Exclude), r.TransferMaxPointsPerDay)
 	if err != nil {
 		return dbError(err)
 	}

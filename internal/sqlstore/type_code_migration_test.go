@@ -170,7 +170,11 @@ func TestReferenceTypeCodesMigration(t *testing.T) {
 				codes = append(codes, e.Code)
 			}
 		}
-		all := loyalty.TypeCodes()
+		// Kinds added after 00033 (transfers, 00051) never were in a ledger
+		// at 32, whose codes this test takes down and up again.
+		all := slices.DeleteFunc(loyalty.TypeCodes(), func(c int) bool {
+			return c == loyalty.TypeCodeTransferSent || c == loyalty.TypeCodeTransferReceived
+		})
 		slices.Sort(codes)
 		slices.Sort(all)
 		if !slices.Equal(codes, all) {
