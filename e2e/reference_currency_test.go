@@ -81,7 +81,7 @@ func TestReferenceCurrency(t *testing.T) {
 		a.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "points": 250,
 			"customer": map[string]any{"id": ann.ID}}).want(t, http.StatusOK)
 		owner.get(t, "/business/dashboard").want(t, http.StatusOK).
-			has(t, `id="kpi-liability">€12.50<`, "at €1.00 for 20 points, your redemption value")
+			has(t, `id="kpi-liability"><dt>Points liability</dt><dd class="value">€12.50<`, "at €1.00 for 20 points (your redemption value)")
 
 		// A Canadian business has Canadian dollars, written "$" in en-CA;
 		// US dollars are "US$" there; yen have no minor unit.
