@@ -254,8 +254,14 @@ func (a *App) init(ctx context.Context) error {
 			Stream: a.Config.EventsNATSStream, Prefix: a.Config.EventsNATSPrefix}
 	}
 	a.initWebhooks()
+	// The members' rotating codes are keyed by a secret of their own, so
+	// no other use of a key can forge one.
+	codeKey, err := a.DB.Secret(ctx, "member_code")
+	if err != nil {
+		return err
+	}
 	a.Services = loyalty.NewServices(a.DB, loyalty.ServiceOptions{Hash: a.Hasher, Notify: a.Outbox.Wake,
-		ResetURL: a.Config.ResetURL, WebhookGuard: a.webhookGuard})
+		ResetURL: a.Config.ResetURL, WebhookGuard: a.webhookGuard, MemberCodeKey: codeKey})
 	a.Imports = &loyalty.ImportWorker{Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Services.Imports = &loyalty.ImportService{Services: a.Services, Store: a.DB, Wake: a.Imports.Wake}
 	a.Imports.Imports = a.Services.Imports

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/loyalty/loyalty/internal/console"
+	"github.com/loyalty/loyalty/internal/wallet"
 	"github.com/loyalty/loyalty/internal/web"
 )
 
@@ -34,6 +35,7 @@ func (a *App) initWeb() error {
 		Customers: a.Services.Customers,
 		Desk:      &console.CustomerDesk{Services: a.Services, Store: a.DB},
 		Program:   &console.ProgramDesk{Services: a.Services, Store: a.DB},
+		Wallet:    &wallet.Desk{Services: a.Services, Store: a.DB},
 		Images:    a.API,
 		Console: console.New(a.DB, console.Options{Admin: a.Admin, Apps: a.OAuth, Hash: a.Hasher,
 			Notify: a.Outbox.Wake, Verify: func(ctx context.Context, kind, email, password string) error {

@@ -34,7 +34,8 @@ const CounterNames = 10
 
 // Find looks up what a cashier typed or scanned: an e-mail address, a
 // phone number, a customer code (the customer's id, as the customer's app
-// shows it), a member's voucher, a coupon's qrcode, or else the start of
+// shows it), a member's rotating code (their wallet's QR code), a
+// member's voucher, a coupon's qrcode, or else the start of
 // a customer's name.
 func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (CounterMatch, error) {
 	if err := a.Require(loyalty.PermCounter); err != nil {
@@ -52,6 +53,15 @@ func (d *CustomerDesk) Find(ctx context.Context, a loyalty.Actor, code string) (
 	case strings.Contains(code, "@") || isPhoneLike(code):
 		m.Customers, err = d.on(b).Customers.Lookup(ctx, b, code)
 		return m, fieldsAs(err, map[string]string{"q": "code"})
+	case loyalty.IsMemberCode(code):
+		// The rotating code of a member's wallet: this minute's or the
+		// last; an older one (a screenshot) finds no one.
+		c, err := d.on(b).MemberCodes.Customer(ctx, b, code)
+		if loyalty.ErrorCode(err) == loyalty.ENotFound {
+			return m, nil
+		}
+		m.Customers = []loyalty.Customer{c}
+		return m, err
 	case loyalty.ValidID(strings.ToLower(code)):
 		c, err := d.on(b).Customers.Get(ctx, b, code)
 		if loyalty.ErrorCode(err) == loyalty.ENotFound {

@@ -25,6 +25,7 @@ type Services struct {
 	Vouchers         *VoucherService
 	Consents         *ConsentService
 	Transfers        *TransferService
+	MemberCodes      *MemberCodeService
 	// offset is the clock the services run on (ClockedBy): how far ahead
 	// of the real one.
 	offset time.Duration
@@ -42,6 +43,9 @@ type ServiceOptions struct {
 	ResetURL string
 	// WebhookGuard refuses the webhook URLs deliveries must not go to.
 	WebhookGuard URLGuard
+	// MemberCodeKey is the server key of the members' rotating codes;
+	// without it no code is issued or resolved.
+	MemberCodeKey []byte
 }
 
 // NewServices builds every service over store. The customer service is
@@ -56,6 +60,7 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		Vouchers:         &VoucherService{Store: store, Transactions: transactions},
 		Consents:         &ConsentService{Store: store},
 		Transfers:        &TransferService{Store: store},
+		MemberCodes:      &MemberCodeService{Store: store, Codes: MemberCodes{Key: opt.MemberCodeKey}},
 		Tiers:            &TierService{Store: store},
 		ReferralPrograms: &ReferralProgramService{Store: store},
 		Branches:         &BranchService{Store: store},
@@ -132,6 +137,9 @@ func (s Services) viewed(v storeView) Services {
 	}
 	if s.Consents != nil {
 		out.Consents = &ConsentService{Store: viewOf(s.Consents.Store, v)}
+	}
+	if s.MemberCodes != nil {
+		out.MemberCodes = &MemberCodeService{Store: viewOf(s.MemberCodes.Store, v), Codes: s.MemberCodes.Codes}
 	}
 	if s.Vouchers != nil {
 		out.Vouchers = &VoucherService{Store: viewOf(s.Vouchers.Store, v), Transactions: out.Transactions}

@@ -120,7 +120,7 @@ func (s *UserService) newSecret(ctx context.Context, tx Tx, userID, purpose, tar
 func newSecret(ctx context.Context, tx Tx, hash Hasher, userID, purpose, target string, ttl time.Duration) (string, error) {
 	secret := NewToken()
 	sum := hash.Token(secret)
-	if purpose == SecretResetCode {
+	if purpose == SecretResetCode || purpose == SecretSignInCode {
 		secret = randomDigits(CodeDigits)
 		sum = hash.Token(codeSecret(userID, secret))
 	}

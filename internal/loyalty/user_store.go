@@ -72,7 +72,8 @@ type UserTx interface {
 	IsMember(ctx context.Context, userID string, businessIDs []string) (bool, error)
 	// SetUserPIN stores a PIN hash and lifts any sign-in lock.
 	SetUserPIN(ctx context.Context, userID, hash string) error
-	// RevokeUserTokens revokes every access and refresh token of a person.
+	// RevokeUserTokens revokes every access and refresh token of a person
+	// and ends their wallet sessions.
 	RevokeUserTokens(ctx context.Context, userID string) error
 	// SetContactVerified marks the person's e-mail or phone verified at at,
 	// or unverified when at is zero.
@@ -86,6 +87,8 @@ type UserTx interface {
 	LatestUserSecret(ctx context.Context, userID, purpose string) (UserSecret, error)
 	// CountResetSecrets counts the PIN-reset secrets a person was sent since.
 	CountResetSecrets(ctx context.Context, userID string, since time.Time) (int, error)
+	// CountSignInCodes counts the sign-in codes a person was sent since.
+	CountSignInCodes(ctx context.Context, userID string, since time.Time) (int, error)
 	// SpendUserSecret marks a secret used; it reports false when it already was.
 	SpendUserSecret(ctx context.Context, id int64, at time.Time) (bool, error)
 	// AddSecretTry counts one try of a code and returns the count.

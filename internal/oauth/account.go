@@ -14,6 +14,7 @@ const (
 	KindOwner     = "owner"     // a business owner: the business portal and the consent page
 	KindDeveloper = "developer" // a third-party developer: the developer portal
 	KindSupport   = "support"   // the service's support staff: app approval
+	KindMember    = "member"    // a business's member: its wallet pages
 )
 
 // A browser stays signed in for SessionTTL after signing in, unless it
@@ -112,6 +113,34 @@ func (s *Server) SignIn(ctx context.Context, kind, email, password string) (Logi
 		return Login{}, loyalty.Errorf(loyalty.EUnauthorized, "The e-mail address or password is incorrect.")
 	}
 	return login, err
+}
+
+// SignInMember checks the PIN of a member of businessID, named by e-mail
+// or phone (read with country), as the user API's password grant does,
+// under its lockout. Wrong credentials, or a person who is not a member,
+// are EUnauthorized; a locked account is ETooMany with RetryAfter. The
+// login's kind is KindMember, bound to businessID, for StartSession.
+func (s *Server) SignInMember(ctx context.Context, businessID, username, country, pin string) (Login, error) {
+	login, err := s.userLogin(ctx, TokenRequest{Username: username, Country: country, BusinessIDs: []string{businessID}})
+	err = s.verifyLogin(ctx, login, err, pin, s.now())
+	if oe, ok := err.(*Error); ok {
+		if oe.Status == http.StatusTooManyRequests {
+			return Login{}, &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: oe.RetryAfter,
+				Message: "Too many wrong PINs. Try again later, or sign in with a code."}
+		}
+		return Login{}, loyalty.Errorf(loyalty.EUnauthorized, "The e-mail address, phone number or PIN is incorrect.")
+	}
+	if err != nil {
+		return Login{}, err
+	}
+	login.Kind, login.BusinessID = KindMember, businessID
+	return login, nil
+}
+
+// MemberLogin is the login of a member of businessID whose identity was
+// proved another way (a one-time code), for StartSession.
+func MemberLogin(businessID, userID string) Login {
+	return Login{Kind: KindMember, ID: userID, BusinessID: businessID}
 }
 
 // verifyLogin checks password against a sign-in candidate (lookupErr is

@@ -125,11 +125,16 @@ func (t *tx) SetUserPIN(ctx context.Context, userID, hash string) error {
 	return dbError(err)
 }
 
-// RevokeUserTokens revokes every access and refresh token of a person.
+// RevokeUserTokens revokes every access and refresh token of a person
+// and ends their wallet sessions.
 func (t *tx) RevokeUserTokens(ctx context.Context, userID string) error {
 	t.accessChanged()
-	_, err := t.ExecContext(ctx, `UPDATE oauth_tokens SET revoked_at = $1 WHERE subject_kind = 'user' AND subject_id = $2
-		AND revoked_at IS NULL`, t.now, userID)
+	if _, err := t.ExecContext(ctx, `UPDATE oauth_tokens SET revoked_at = $1 WHERE subject_kind = 'user' AND subject_id = $2
+		AND revoked_at IS NULL`, t.now, userID); err != nil {
+		return dbError(err)
+	}
+	// The member's wallet sessions end with them.
+	_, err := t.ExecContext(ctx, `DELETE FROM web_sessions WHERE kind = 'member' AND subject_id = $1`, userID)
 	return dbError(err)
 }
 
@@ -192,6 +197,14 @@ func (t *tx) CountResetSecrets(ctx context.Context, userID string, since time.Ti
 	var n int
 	err := t.QueryRowContext(ctx, `SELECT COUNT(*) FROM user_secrets WHERE user_id = $1
 		AND purpose IN ('reset_token', 'reset_code') AND created_at >= $2`, userID, since.UTC()).Scan(&n)
+	return n, dbError(err)
+}
+
+// CountSignInCodes counts the sign-in codes a person was sent since.
+func (t *tx) CountSignInCodes(ctx context.Context, userID string, since time.Time) (int, error) {
+	var n int
+	err := t.QueryRowContext(ctx, `SELECT COUNT(*) FROM user_secrets WHERE user_id = $1
+		AND purpose = 'signin_code' AND created_at >= $2`, userID, since.UTC()).Scan(&n)
 	return n, dbError(err)
 }
 

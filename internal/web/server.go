@@ -24,6 +24,7 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
 	"github.com/loyalty/loyalty/internal/ratelimit"
+	"github.com/loyalty/loyalty/internal/wallet"
 )
 
 //go:embed templates/*.html static
@@ -43,6 +44,7 @@ type Config struct {
 	Console   *console.Services        // the merchant console's staff, access and audit log
 	Desk      *console.CustomerDesk    // the console's customers and counter
 	Program   *console.ProgramDesk     // the console's program setup
+	Wallet    *wallet.Desk             // the members' wallet pages; nil: none
 	Images    ImageStore               // the business's uploaded logo and cover; nil: addresses only
 	// PublicURL is the service's address as people reach it
 	// (https://loyalty.example.com), for links in e-mails. Without it an
@@ -98,6 +100,7 @@ var parsePages = sync.OnceValues(func() (map[string]*template.Template, error) {
 		"api":    func(a string) string { return labels["api:"+a] },
 		"status": func(st string) string { return labels[st] },
 		"add":    func(a, b int) int { return a + b },
+		"sub":    func(a, b int64) int64 { return a - b },
 		// count writes a count with thousands separators.
 		"count": thousands,
 		// money writes an amount in the business's currency, by its locale.
@@ -107,6 +110,13 @@ var parsePages = sync.OnceValues(func() (map[string]*template.Template, error) {
 		// sample is an amount as a field takes it, with the currency's
 		// decimals: "12.50", or "1250" in yen.
 		"sample": format.Sample,
+		// initial is the first letter of a name, for a mark in its place.
+		"initial": func(s string) string {
+			for _, r := range strings.TrimSpace(s) {
+				return strings.ToUpper(string(r))
+			}
+			return ""
+		},
 		"dict": func(kv ...any) map[string]any {
 			m := map[string]any{}
 			for i := 0; i+1 < len(kv); i += 2 {
@@ -143,6 +153,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.businessRoutes(mux)
 	s.referralRoutes(mux)
 	s.passwordRoutes(mux)
+	s.walletRoutes(mux)
 	mux.Handle("GET /oauth/authorize", s.page(s.authorize))
 	mux.Handle("POST /oauth/authorize", s.page(s.authorizePost))
 }
@@ -190,6 +201,9 @@ type view struct {
 	// Console is the merchant console's bar: the business, the role and
 	// the sections the role may open; nil outside the console.
 	Console *consoleBar
+	// Wallet is a member wallet's bar: the business, and the member's
+	// sections once signed in; nil outside the wallet.
+	Wallet *walletBar
 	// Brand is a business's colours, on the pages that wear them; Images
 	// the origins of the business's logo and cover.
 	Brand  *brandStyle
@@ -255,6 +269,7 @@ type policy struct {
 	styleNonce string   // the nonce of the page's own <style> (a brand's colours)
 	images     []string // origins images may come from (a business's logo)
 	scripts    bool     // the page runs a script of this site, which may post to it
+	manifest   bool     // the page links a web app manifest of this site
 }
 
 // String writes the policy as the header's value.
@@ -274,6 +289,9 @@ func (p policy) String() string {
 	scripts := ""
 	if p.scripts {
 		scripts = "; script-src 'self'; connect-src 'self'"
+	}
+	if p.manifest {
+		scripts += "; manifest-src 'self'"
 	}
 	return "default-src 'none'; style-src " + styles + "; img-src " + images + scripts + "; form-action " + forms +
 		"; frame-ancestors 'none'; base-uri 'none'"
@@ -322,8 +340,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 		panic("web: no template " + name)
 	}
 	v.Page, v.CSRF = name, s.csrfToken(w, r)
-	if v.Brand != nil || len(v.Images) > 0 || v.Script != "" {
-		p := policy{images: v.Images, scripts: v.Script != ""}
+	if v.Brand != nil || len(v.Images) > 0 || v.Script != "" || v.Wallet != nil {
+		p := policy{images: v.Images, scripts: v.Script != "", manifest: v.Wallet != nil}
 		if v.Brand != nil {
 			p.styleNonce = v.Brand.Nonce
 		}
