@@ -3711,6 +3711,9 @@ type PointFlows struct {
 	OutstandingActive  int `json:"outstanding_active"`
 	OutstandingPending int `json:"outstanding_pending"`
 	Redeemed           int `json:"redeemed"`
+
+	// Reversed Taken back by reversals of earnings, less given back by reversals of redemptions; may be negative.
+	Reversed int `json:"reversed"`
 }
 
 // PointLot defines model for PointLot.
@@ -3775,7 +3778,10 @@ type PointsReport_Data struct {
 	OutstandingActive  int       `json:"outstanding_active"`
 	OutstandingPending int       `json:"outstanding_pending"`
 	Redeemed           int       `json:"redeemed"`
-	Start              time.Time `json:"start"`
+
+	// Reversed Taken back by reversals of earnings, less given back by reversals of redemptions; may be negative.
+	Reversed int       `json:"reversed"`
+	Start    time.Time `json:"start"`
 }
 
 // PointsReportMetaGroup defines model for PointsReport.Meta.Group.
@@ -7714,10 +7720,12 @@ type ClientInterface interface {
 	// PointsReport The liability of the business's points, by day or month.
 	//
 	// From the ledger, per period of the business's time zone: points issued (every entry that added
-	// points: rewards, even pending, adjustments up, welcome and referral points, refunds, cancelled
-	// spending), activated (moved from pending to active), redeemed (every entry that took points:
-	// redemptions, coupons, returns, adjustments down, cancelled earnings), expired (breakage), and
-	// what was outstanding (active and pending) at the period's end. With branch.id, only the entries
+	// points: rewards, even pending, adjustments up, welcome and referral points, transfers received),
+	// activated (moved from pending to active), redeemed (every entry that took points: redemptions,
+	// coupons, adjustments down, transfers sent), reversed (what cancellations and returns of earnings took
+	// back, less what cancelled or refunded redemptions and expired vouchers gave back: a reversal is
+	// neither issuing nor redeeming), expired (breakage), and what was outstanding (active and pending) at
+	// the period's end: issued − redeemed − reversed − expired is its change. With branch.id, only the entries
 	// recorded at that branch (an activation or expiry is recorded at the branch of the earning).
 	//
 	// Corresponds with GET /reports/points (the `PointsReport` operationId).
@@ -10310,10 +10318,12 @@ func (c *Client) UpdateReferralProgram(ctx context.Context, id ProgramId, body U
 // PointsReport The liability of the business's points, by day or month.
 //
 // From the ledger, per period of the business's time zone: points issued (every entry that added
-// points: rewards, even pending, adjustments up, welcome and referral points, refunds, cancelled
-// spending), activated (moved from pending to active), redeemed (every entry that took points:
-// redemptions, coupons, returns, adjustments down, cancelled earnings), expired (breakage), and
-// what was outstanding (active and pending) at the period's end. With branch.id, only the entries
+// points: rewards, even pending, adjustments up, welcome and referral points, transfers received),
+// activated (moved from pending to active), redeemed (every entry that took points: redemptions,
+// coupons, adjustments down, transfers sent), reversed (what cancellations and returns of earnings took
+// back, less what cancelled or refunded redemptions and expired vouchers gave back: a reversal is
+// neither issuing nor redeeming), expired (breakage), and what was outstanding (active and pending) at
+// the period's end: issued − redeemed − reversed − expired is its change. With branch.id, only the entries
 // recorded at that branch (an activation or expiry is recorded at the branch of the earning).
 //
 // Corresponds with GET /reports/points (the `PointsReport` operationId).
@@ -19835,10 +19845,12 @@ type ClientWithResponsesInterface interface {
 	// PointsReportWithResponse The liability of the business's points, by day or month.
 	//
 	// From the ledger, per period of the business's time zone: points issued (every entry that added
-	// points: rewards, even pending, adjustments up, welcome and referral points, refunds, cancelled
-	// spending), activated (moved from pending to active), redeemed (every entry that took points:
-	// redemptions, coupons, returns, adjustments down, cancelled earnings), expired (breakage), and
-	// what was outstanding (active and pending) at the period's end. With branch.id, only the entries
+	// points: rewards, even pending, adjustments up, welcome and referral points, transfers received),
+	// activated (moved from pending to active), redeemed (every entry that took points: redemptions,
+	// coupons, adjustments down, transfers sent), reversed (what cancellations and returns of earnings took
+	// back, less what cancelled or refunded redemptions and expired vouchers gave back: a reversal is
+	// neither issuing nor redeeming), expired (breakage), and what was outstanding (active and pending) at
+	// the period's end: issued − redeemed − reversed − expired is its change. With branch.id, only the entries
 	// recorded at that branch (an activation or expiry is recorded at the branch of the earning).
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -44500,10 +44512,12 @@ func (c *ClientWithResponses) UpdateReferralProgramWithResponse(ctx context.Cont
 // PointsReportWithResponse The liability of the business's points, by day or month.
 //
 // From the ledger, per period of the business's time zone: points issued (every entry that added
-// points: rewards, even pending, adjustments up, welcome and referral points, refunds, cancelled
-// spending), activated (moved from pending to active), redeemed (every entry that took points:
-// redemptions, coupons, returns, adjustments down, cancelled earnings), expired (breakage), and
-// what was outstanding (active and pending) at the period's end. With branch.id, only the entries
+// points: rewards, even pending, adjustments up, welcome and referral points, transfers received),
+// activated (moved from pending to active), redeemed (every entry that took points: redemptions,
+// coupons, adjustments down, transfers sent), reversed (what cancellations and returns of earnings took
+// back, less what cancelled or refunded redemptions and expired vouchers gave back: a reversal is
+// neither issuing nor redeeming), expired (breakage), and what was outstanding (active and pending) at
+// the period's end: issued − redeemed − reversed − expired is its change. With branch.id, only the entries
 // recorded at that branch (an activation or expiry is recorded at the branch of the earning).
 //
 // Returns a wrapper object for the known response body format(s).

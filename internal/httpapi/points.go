@@ -96,7 +96,7 @@ func (s *Server) moveSandboxClock(w http.ResponseWriter, r *http.Request, rc *re
 
 // flowsJSON is one row of the points report on the wire.
 func flowsJSON(f loyalty.PointFlows) map[string]any {
-	return map[string]any{"issued": f.Issued, "activated": f.Activated, "redeemed": f.Spent, "expired": f.Expired,
+	return map[string]any{"issued": f.Issued, "activated": f.Activated, "redeemed": f.Spent, "reversed": f.Reversed, "expired": f.Expired,
 		"outstanding_active": f.Active, "outstanding_pending": f.Pending}
 }
 

@@ -9,8 +9,9 @@ import (
 // TestReportFlowCodes: each kind of entry goes to the flow the points
 // report names for it: points added are issued, points taken spent, an
 // expiry's points expired and an activation's pending points activated
-// (neither of those two issued nor spent); every entry changes the
-// usable and pending points by what it moved.
+// (neither of those two issued nor spent), and what a reversal takes or
+// gives back reversed (neither issued nor redeemed); every entry changes
+// the usable and pending points by what it moved.
 func TestReportFlowCodes(t *testing.T) {
 	codes := loyalty.ReportFlowCodes()
 	for _, c := range []struct {
@@ -24,8 +25,12 @@ func TestReportFlowCodes(t *testing.T) {
 		{"redemption", loyalty.TypeCodeRedeem, -50, 0, loyalty.PointFlows{Spent: 50, Active: -50}},
 		{"adjustment up", loyalty.TypeCodeAdjustUp, 9, 0, loyalty.PointFlows{Issued: 9, Active: 9}},
 		{"adjustment down", loyalty.TypeCodeAdjustDown, -9, 0, loyalty.PointFlows{Spent: 9, Active: -9}},
-		{"return of pending points", loyalty.TypeCodeReturn, -30, -30, loyalty.PointFlows{Spent: 30, Pending: -30}},
-		{"cancellation", loyalty.TypeCodeCancellation, -120, 0, loyalty.PointFlows{Spent: 120, Active: -120}},
+		{"return of pending points", loyalty.TypeCodeReturn, -30, -30, loyalty.PointFlows{Reversed: 30, Pending: -30}},
+		{"cancellation", loyalty.TypeCodeCancellation, -120, 0, loyalty.PointFlows{Reversed: 120, Active: -120}},
+		{"cancellation of a pending reward", loyalty.TypeCodeCancellation, -120, -120, loyalty.PointFlows{Reversed: 120, Pending: -120}},
+		{"cancellation of a redemption", loyalty.TypeCodeCancellation, 50, 0, loyalty.PointFlows{Reversed: -50, Active: 50}},
+		{"voucher given back", loyalty.TypeCodeRefundRedeemed, 30, 0, loyalty.PointFlows{Reversed: -30, Active: 30}},
+		{"transfer sent", loyalty.TypeCodeTransferSent, -20, 0, loyalty.PointFlows{Spent: 20, Active: -20}},
 		{"expiry", loyalty.TypeCodeExpiry, -40, 0, loyalty.PointFlows{Expired: 40, Active: -40}},
 		{"expiry of pending points", loyalty.TypeCodeExpiry, -40, -40, loyalty.PointFlows{Expired: 40, Pending: -40}},
 		{"activation", loyalty.TypeCodeActivation, 0, -70, loyalty.PointFlows{Activated: 70, Active: 70, Pending: -70}},

@@ -9,12 +9,16 @@ import (
 )
 
 // PointFlows are the movements of points in a span of time, from the
-// ledger: issued (every entry that added points, activations and expiries
-// aside), activated (moved from pending to active), spent (every entry
-// that took points: redemptions, returns, adjustments down,
-// cancellations of earnings) and expired (breakage).
+// ledger: issued (every entry that added points, activations, expiries
+// and reversals aside), activated (moved from pending to active), spent
+// (every other entry that took points: redemptions, coupons, adjustments
+// down, transfers sent), reversed (what reversals took back — a cancelled
+// or returned reward — less what they gave back — a cancelled or
+// refunded redemption: a reversal is neither issuing nor redeeming) and
+// expired (breakage). Issued − Spent − Reversed − Expired is the change
+// of the points outstanding.
 type PointFlows struct {
-	Issued, Activated, Spent, Expired int64
+	Issued, Activated, Spent, Reversed, Expired int64
 	// The points the entries left outstanding: usable, and pending.
 	Active, Pending int64
 }
@@ -31,13 +35,16 @@ type PointFlowCodes struct {
 	Expired []int
 	// Activated sums the pending points its entries made usable.
 	Activated []int
+	// Reversals are the codes of entries that undo another: Reversed sums
+	// what they took less what they gave back.
+	Reversals []int
 }
 
 // ReportFlowCodes are the points report's codes: activations and expiries
 // are moves, the one expiring and the other activating points.
 func ReportFlowCodes() PointFlowCodes {
 	return PointFlowCodes{Moves: []int{TypeCodeActivation, TypeCodeExpiry}, Expired: []int{TypeCodeExpiry},
-		Activated: []int{TypeCodeActivation}}
+		Activated: []int{TypeCodeActivation}, Reversals: []int{TypeCodeCancellation, TypeCodeReturn, TypeCodeRefundRedeemed}}
 }
 
 // Flows returns what one entry of typeCode, changing the balance by points
@@ -45,7 +52,10 @@ func ReportFlowCodes() PointFlowCodes {
 // its change of the usable and pending points.
 func (c PointFlowCodes) Flows(typeCode int, points, pending int64) PointFlows {
 	f := PointFlows{Active: points - pending, Pending: pending}
-	if !slices.Contains(c.Moves, typeCode) {
+	switch {
+	case slices.Contains(c.Reversals, typeCode):
+		f.Reversed = -points
+	case !slices.Contains(c.Moves, typeCode):
 		if points > 0 {
 			f.Issued = points
 		} else {
@@ -167,6 +177,7 @@ func (s *PointsService) Report(ctx context.Context, b Business, q url.Values) (P
 		r.Totals.Issued += f.Issued
 		r.Totals.Activated += f.Activated
 		r.Totals.Spent += f.Spent
+		r.Totals.Reversed += f.Reversed
 		r.Totals.Expired += f.Expired
 	}
 	r.Totals.Active, r.Totals.Pending = active, pending

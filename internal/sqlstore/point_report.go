@@ -12,7 +12,7 @@ import (
 // PointFlows sums a business's ledger for the points report: before
 // bounds[0], and within each [bounds[i], bounds[i+1]), in one pass over
 // the entries before the last bound, each entry counted in the flows of
-// codes as loyalty.PointFlowCodes.Flows counts it.
+// codes as loyalty.PointFlowCodes.Flows counts it (TestPointFlowsSumByTheGivenCodes).
 func (d *DB) PointFlows(ctx context.Context, businessID, branchID string, bounds []time.Time, codes loyalty.PointFlowCodes) (loyalty.PointFlows, []loyalty.PointFlows, error) {
 	args := []any{businessID}
 	var bucket strings.Builder
@@ -31,10 +31,13 @@ func (d *DB) PointFlows(ctx context.Context, businessID, branchID string, bounds
 	moves, args := codeIn("t.type_code", args, codes.Moves)
 	expired, args := codeIn("t.type_code", args, codes.Expired)
 	activated, args := codeIn("t.type_code", args, codes.Activated)
-	rows, err := d.db.QueryContext(ctx, `SELECT k, SUM(issued), SUM(spent), SUM(expired), SUM(activated), SUM(active), SUM(pending)
+	reversals, args := codeIn("t.type_code", args, codes.Reversals)
+	rows, err := d.db.QueryContext(ctx, `SELECT k, SUM(issued), SUM(spent), SUM(reversed), SUM(expired), SUM(activated), SUM(active),
+		SUM(pending)
 		FROM (SELECT `+bucket.String()+` AS k,
-			CASE WHEN NOT (`+moves+`) AND t.points > 0 THEN t.points ELSE 0 END AS issued,
-			CASE WHEN NOT (`+moves+`) AND t.points < 0 THEN -t.points ELSE 0 END AS spent,
+			CASE WHEN NOT (`+moves+`) AND NOT (`+reversals+`) AND t.points > 0 THEN t.points ELSE 0 END AS issued,
+			CASE WHEN NOT (`+moves+`) AND NOT (`+reversals+`) AND t.points < 0 THEN -t.points ELSE 0 END AS spent,
+			CASE WHEN `+reversals+` THEN -t.points ELSE 0 END AS reversed,
 			CASE WHEN `+expired+` THEN -t.points ELSE 0 END AS expired,
 			CASE WHEN `+activated+` THEN -t.pending_points ELSE 0 END AS activated,
 			t.points - t.pending_points AS active, t.pending_points AS pending
@@ -48,7 +51,7 @@ func (d *DB) PointFlows(ctx context.Context, businessID, branchID string, bounds
 	for rows.Next() {
 		var k int
 		var f loyalty.PointFlows
-		if err := rows.Scan(&k, &f.Issued, &f.Spent, &f.Expired, &f.Activated, &f.Active, &f.Pending); err != nil {
+		if err := rows.Scan(&k, &f.Issued, &f.Spent, &f.Reversed, &f.Expired, &f.Activated, &f.Active, &f.Pending); err != nil {
 			return opening, nil, dbError(err)
 		}
 		if k < 0 {

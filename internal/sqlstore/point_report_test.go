@@ -24,12 +24,14 @@ func TestPointFlowsSumByTheGivenCodes(t *testing.T) {
 			return loyalty.TransactionInput{Intent: loyalty.Some(loyalty.IntentAdjust), Points: loyalty.Some(points)}
 		}
 		redeem := loyalty.TransactionInput{Intent: loyalty.Some(loyalty.IntentRedeem), Points: loyalty.Some(int64(7))}
+		refund := loyalty.TransactionInput{Intent: loyalty.Some(loyalty.IntentRefund), Points: loyalty.Some(int64(2))}
 		for d := range 3 {
 			at := day.AddDate(0, 0, d)
 			l.at(at.Add(1*time.Hour), c.ID, tierReward(5000))
 			l.at(at.Add(2*time.Hour), c.ID, redeem)
 			l.at(at.Add(3*time.Hour), c.ID, adjust(-3))
 			l.at(at.Add(4*time.Hour), c.ID, adjust(11))
+			l.at(at.Add(5*time.Hour), c.ID, refund)
 		}
 		rows, err := db.SQL().QueryContext(ctx, `SELECT type_code, points, pending_points, created_at FROM transactions WHERE business_id = $1`,
 			biz.BusinessID)
@@ -58,7 +60,8 @@ func TestPointFlowsSumByTheGivenCodes(t *testing.T) {
 			"the report's": loyalty.ReportFlowCodes(),
 			"redemptions as moves and expiries, adjustments down as activations": {
 				Moves: []int{loyalty.TypeCodeRedeem}, Expired: []int{loyalty.TypeCodeRedeem}, Activated: []int{loyalty.TypeCodeAdjustDown}},
-			"none": {},
+			"refunds as the reversals": {Reversals: []int{loyalty.TypeCodeRefundRedeemed}},
+			"none":                     {},
 		} {
 			var wantOpening loyalty.PointFlows
 			wantPer := make([]loyalty.PointFlows, len(bounds)-1)
@@ -88,5 +91,5 @@ func TestPointFlowsSumByTheGivenCodes(t *testing.T) {
 // addFlows adds the flows of b to a.
 func addFlows(a, b loyalty.PointFlows) loyalty.PointFlows {
 	return loyalty.PointFlows{Issued: a.Issued + b.Issued, Activated: a.Activated + b.Activated, Spent: a.Spent + b.Spent,
-		Expired: a.Expired + b.Expired, Active: a.Active + b.Active, Pending: a.Pending + b.Pending}
+		Reversed: a.Reversed + b.Reversed, Expired: a.Expired + b.Expired, Active: a.Active + b.Active, Pending: a.Pending + b.Pending}
 }
