@@ -120,30 +120,9 @@ func (s *UserService) ResetPIN(ctx context.Context, p Program, in ResetInput) er
 	}
 	var refused error
 	err = s.Store.WithTx(ctx, func(tx Tx) error {
-		u, err := personByContact(ctx, tx, kind, value)
-		if ErrorCode(err) == ENotFound {
+		_, sec, ok, err := s.matchCode(ctx, tx, kind, value, SecretResetCode, code)
+		if err != nil || !ok {
 			refused = invalidCode()
-			return nil
-		} else if err != nil {
-			return err
-		}
-		sec, err := tx.LatestUserSecret(ctx, u.ID, SecretResetCode)
-		if ErrorCode(err) == ENotFound || (err == nil && (!sec.Usable(tx.Now()) || sec.Target != value)) {
-			refused = invalidCode()
-			return nil
-		} else if err != nil {
-			return err
-		}
-		tries, err := tx.AddSecretTry(ctx, sec.ID)
-		if err != nil {
-			return err
-		}
-		if !constantEqual(sec.Hash, s.Hash.Token(codeSecret(u.ID, code))) {
-			// Committed, so the try counts; the last one voids the code.
-			refused = invalidCode()
-			if tries >= MaxCodeTries {
-				_, err = tx.SpendUserSecret(ctx, sec.ID, tx.Now())
-			}
 			return err
 		}
 		return s.spendAndSetPIN(ctx, tx, p, sec, hash, invalidCode)
@@ -174,4 +153,35 @@ func (s *UserService) spendAndSetPIN(ctx context.Context, tx Tx, p Program, sec 
 	}
 	// Whoever knew the old PIN may hold tokens from it: they stop now.
 	return tx.RevokeUserTokens(ctx, sec.UserID)
+}
+
+// matchCode finds the person a contact names and checks a code they were
+// sent for purpose (a PIN reset, a sign-in): the try counts (it commits
+// with the transaction) and the last wrong one voids the code. ok is
+// false when the code does not open: nobody has the contact, they have no
+// usable code of purpose sent to it, or the code is wrong.
+func (s *UserService) matchCode(ctx context.Context, tx Tx, kind, value, purpose, code string) (User, UserSecret, bool, error) {
+	u, err := personByContact(ctx, tx, kind, value)
+	if ErrorCode(err) == ENotFound {
+		return User{}, UserSecret{}, false, nil
+	} else if err != nil {
+		return User{}, UserSecret{}, false, err
+	}
+	sec, err := tx.LatestUserSecret(ctx, u.ID, purpose)
+	if ErrorCode(err) == ENotFound || (err == nil && (!sec.Usable(tx.Now()) || sec.Target != value)) {
+		return u, sec, false, nil
+	} else if err != nil {
+		return u, sec, false, err
+	}
+	tries, err := tx.AddSecretTry(ctx, sec.ID)
+	if err != nil {
+		return u, sec, false, err
+	}
+	if !constantEqual(sec.Hash, s.Hash.Token(codeSecret(u.ID, code))) {
+		if tries >= MaxCodeTries {
+			_, err = tx.SpendUserSecret(ctx, sec.ID, tx.Now())
+		}
+		return u, sec, false, err
+	}
+	return u, sec, true, nil
 }

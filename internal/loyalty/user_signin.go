@@ -86,30 +86,9 @@ func (s *UserService) SignInWithCode(ctx context.Context, p Program, in SignInCo
 	var id string
 	var refused error
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
-		u, err := personByContact(ctx, tx, kind, value)
-		if ErrorCode(err) == ENotFound {
+		u, sec, ok, err := s.matchCode(ctx, tx, kind, value, SecretSignInCode, code)
+		if err != nil || !ok {
 			refused = wrongSignInCode()
-			return nil
-		} else if err != nil {
-			return err
-		}
-		sec, err := tx.LatestUserSecret(ctx, u.ID, SecretSignInCode)
-		if ErrorCode(err) == ENotFound || (err == nil && (!sec.Usable(tx.Now()) || sec.Target != value)) {
-			refused = wrongSignInCode()
-			return nil
-		} else if err != nil {
-			return err
-		}
-		tries, err := tx.AddSecretTry(ctx, sec.ID)
-		if err != nil {
-			return err
-		}
-		if !constantEqual(sec.Hash, s.Hash.Token(codeSecret(u.ID, code))) {
-			// Committed, so the try counts; the last one voids the code.
-			refused = wrongSignInCode()
-			if tries >= MaxCodeTries {
-				_, err = tx.SpendUserSecret(ctx, sec.ID, tx.Now())
-			}
 			return err
 		}
 		member, err := tx.IsMember(ctx, u.ID, p.BusinessIDs())
