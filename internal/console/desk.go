@@ -48,6 +48,7 @@ type CustomerProfile struct {
 	Offers    []loyalty.CustomerOffer // offers open to the customer
 	Referrer  *loyalty.Customer       // who referred the customer; nil when nobody did or they left
 	Referrals []ReferralOf            // whom the customer referred
+	Consent   loyalty.ConsentState    // the marketing consent in force, with its history
 }
 
 // ReferralOf is a referral the customer made, with the customer referred.
@@ -86,6 +87,9 @@ func (d *CustomerDesk) Profile(ctx context.Context, a loyalty.Actor, id string, 
 		return p, err
 	}
 	if p.Offers, _, err = svc.Offers.CustomerOffers(ctx, b, c.ID, all); err != nil {
+		return p, err
+	}
+	if p.Consent, err = svc.Consents.State(ctx, b, c.ID, loyalty.ConsentMarketing); err != nil {
 		return p, err
 	}
 	by, made, err := d.Store.CustomerReferrals(ctx, b.ID, c.ID)

@@ -53,6 +53,7 @@ var notices = map[string]string{
 	"customer_disabled": "The customer is disabled.",
 	"customer_deleted":  "The customer was deleted. The ledger keeps their entries.",
 	"points_adjusted":   "The points balance was adjusted.",
+	"consent_saved":     "What the customer agrees to hear was recorded.",
 	"coupon_issued":     "The coupon was issued.",
 	"coupon_gifted":     "The coupon was given as a gift: no points were taken.",
 	"welcome_sent":      "The welcome message is on its way, with new confirmation links.",

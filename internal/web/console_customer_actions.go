@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/loyalty/loyalty/internal/console"
 	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -227,5 +228,17 @@ func (s *Server) customerCancel(w http.ResponseWriter, r *http.Request, a loyalt
 		return s.customerFailed(w, r, a, err, nil)
 	}
 	redirect(w, customerPath(r)+"?notice=cancelled")
+	return nil
+}
+
+// customerConsent records the marketing consent the customer gave the
+// staff member.
+func (s *Server) customerConsent(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	f := r.PostForm
+	ch := console.ConsentChoice{Email: f.Get("allow_email") == "on", SMS: f.Get("allow_sms") == "on", Push: f.Get("allow_push") == "on"}
+	if _, err := s.Desk.SetConsent(r.Context(), a, r.PathValue("id"), ch); err != nil {
+		return s.customerFailed(w, r, a, err, nil)
+	}
+	redirect(w, customerPath(r)+"?notice=consent_saved")
 	return nil
 }

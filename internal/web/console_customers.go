@@ -29,6 +29,7 @@ func (s *Server) customerRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /business/customers/{id}/points", s.console(loyalty.PermManage, s.customerPoints))
 	mux.Handle("POST /business/customers/{id}/coupons", s.console(loyalty.PermManage, s.customerCoupon))
 	mux.Handle("POST /business/customers/{id}/welcome", s.console(loyalty.PermManage, s.customerWelcome))
+	mux.Handle("POST /business/customers/{id}/consent", s.console(loyalty.PermCounter, s.customerConsent))
 	mux.Handle("GET /business/customers/{id}/transactions/{tx}/cancel", s.console(loyalty.PermManage, s.customerCancelConfirm))
 	mux.Handle("POST /business/customers/{id}/transactions/{tx}/cancel", s.console(loyalty.PermManage, s.customerCancel))
 }
