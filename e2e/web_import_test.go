@@ -33,9 +33,11 @@ func (w *webClient) uploadForm(t *testing.T, csrf *string, fields map[string]str
 }
 
 // TestConsoleImport: a manager uploads a customers file, sees its rows in
-// error, starts it and follows it to its report; the upload and the start
-// are in the audit log; a cashier is refused every page; an upload or a
-// start without the form's CSRF token is refused.
+// error, starts it and follows it to its report; a file with a column the
+// import has no field for cannot start until the column is matched or
+// ignored; the upload, the mapping and the start are in the audit log; a
+// cashier is refused every page; an upload, a mapping or a start without
+// the form's CSRF token is refused.
 func TestConsoleImport(t *testing.T) {
 	engines(t, func(t *testing.T, engine string) {
 		e := start(t, engine, roomy)
@@ -50,8 +52,19 @@ func TestConsoleImport(t *testing.T) {
 		bad := ""
 		m.uploadForm(t, &bad, map[string]string{"type": "customers"}, "email\nx@y.example\n").want(t, http.StatusForbidden)
 		m.get(t, "/business/imports").want(t, http.StatusOK)
-		m.uploadForm(t, nil, map[string]string{"type": "customers"}, "email,shoe\nx@y.example,9\n").
-			want(t, http.StatusUnprocessableEntity).has(t, `The column "shoe" is not one a customers import reads`)
+		// A column the import has no field for is asked about, not
+		// refused: the import starts once it is matched or ignored.
+		shoe := m.uploadForm(t, nil, map[string]string{"type": "customers"}, "E-mail,shoe\nx@y.example,9\n").want(t, http.StatusSeeOther)
+		shoePath := strings.TrimSuffix(shoe.Header.Get("Location"), "?notice=import_uploaded")
+		m.get(t, shoePath).want(t, http.StatusOK).has(t, `id="mapping-needed"`, "“shoe”", `<option value="email" selected>E-mail</option>`)
+		m.post(t, shoePath+"/start", nil).want(t, http.StatusUnprocessableEntity).has(t, "The import did not start", "shoe")
+		cashier.post(t, shoePath+"/mapping", url.Values{"columns": {"2"}, "column.0": {"email"}, "column.1": {"-"}}).want(t, http.StatusForbidden)
+		m.post(t, shoePath+"/mapping", url.Values{"csrf_token": {""}, "columns": {"2"}, "column.0": {"email"}, "column.1": {"-"}}).
+			want(t, http.StatusForbidden)
+		m.post(t, shoePath+"/mapping", url.Values{"columns": {"2"}, "column.0": {"email"}, "column.1": {"email"}}).
+			want(t, http.StatusUnprocessableEntity).has(t, `id="column-1-error"`, "fills this field already")
+		m.post(t, shoePath+"/mapping", url.Values{"columns": {"2"}, "column.0": {"email"}, "column.1": {"-"}}).want(t, http.StatusSeeOther)
+		m.get(t, shoePath).want(t, http.StatusOK).has(t, `id="mapping-done"`, "shoe → ignored", "Start the import")
 
 		file := "email,first_name,balance.points\nann@imp.example,Ann,30\nnot-an-email,Bob,5\n"
 		r := m.uploadForm(t, nil, map[string]string{"type": "customers"}, file).want(t, http.StatusSeeOther)
@@ -92,7 +105,7 @@ func TestConsoleImport(t *testing.T) {
 		m.post(t, path+"/start", nil).want(t, http.StatusSeeOther) // a second click changes nothing
 		actions := strings.Join(e.auditActions(t, e.biz.ID), "\n")
 		if !strings.Contains(actions, "import.uploaded customers.csv by mgr@cafe.example") ||
-			!strings.Contains(actions, "import.started Import #") {
+			!strings.Contains(actions, "import.started Import #") || !strings.Contains(actions, "import.mapped Import #") {
 			t.Errorf("audit log:\n%s", actions)
 		}
 	})

@@ -69,6 +69,7 @@ func consoleRoutes(appID, pendingID, customerID, txID string) []consoleRoute {
 		{"GET", "/business/imports", nil, managers, 0},
 		{"POST", "/business/imports", url.Values{"type": {"customers"}}, managers, http.StatusBadRequest}, // not multipart
 		{"GET", "/business/imports/999999", nil, managers, http.StatusNotFound},
+		{"POST", "/business/imports/999999/mapping", url.Values{"columns": {"1"}, "column.0": {"email"}}, managers, http.StatusNotFound},
 		{"POST", "/business/imports/999999/start", nil, managers, http.StatusNotFound},
 		{"GET", "/business/imports/999999/errors", nil, managers, http.StatusNotFound},
 		// The customer pages: cashiers read, managers act.

@@ -34,7 +34,7 @@ var postRoutes = []string{
 	"/business/counter/0123456789abcdef0123456789abcdef/giftcard_pay",
 	"/business/program/rules", "/business/program/offers", "/business/program/offers/1",
 	"/business/program/offers/1/disable", "/business/program/offers/1/enable",
-	"/business/imports", "/business/imports/1/start",
+	"/business/imports", "/business/imports/1/start", "/business/imports/1/mapping",
 }
 
 // TestPagesCSRF: every form post without the page's CSRF token, with a

@@ -34,7 +34,7 @@ func (d *CustomerDesk) UploadImport(ctx context.Context, a loyalty.Actor, in loy
 	if err != nil {
 		return loyalty.Import{}, err
 	}
-	in.By = a.Email
+	in.By, in.Guess = a.Email, true
 	var im loyalty.Import
 	err = loyalty.Audited(a, loyalty.AuditImportUploaded, in.FileName, nil, map[string]string{"type": in.Kind}, func(r *loyalty.AuditRecord) error {
 		var err error
@@ -60,6 +60,32 @@ func (d *CustomerDesk) GetImport(ctx context.Context, a loyalty.Actor, id int64)
 		return loyalty.Import{}, err
 	}
 	return d.on(b).Imports.Get(ctx, b, id)
+}
+
+// MapImport reads an uploaded import again through the columns' fields
+// chosen (ImportService.Map), with the choice in the audit log.
+func (d *CustomerDesk) MapImport(ctx context.Context, a loyalty.Actor, id int64, chosen []string) (loyalty.Import, error) {
+	b, err := d.importer(ctx, a)
+	if err != nil {
+		return loyalty.Import{}, err
+	}
+	p, err := d.on(b).Imports.Preview(ctx, b, id)
+	if err != nil {
+		return loyalty.Import{}, err
+	}
+	after := loyalty.ImportMapping{}
+	for i, h := range p.Header {
+		if i < len(chosen) {
+			after[loyalty.ImportColumnKey(h)] = chosen[i]
+		}
+	}
+	var im loyalty.Import
+	err = loyalty.Audited(a, loyalty.AuditImportMapped, "Import #"+strconv.FormatInt(id, 10), nil, loyalty.MappingText(p.Header, after), func(r *loyalty.AuditRecord) error {
+		var err error
+		im, err = d.on(b).AuditedBy(r).Imports.Map(ctx, b, id, chosen)
+		return err
+	})
+	return im, err
 }
 
 // StartImport starts an uploaded import.

@@ -43,6 +43,7 @@ const (
 const (
 	AuditImportUploaded = "import.uploaded"
 	AuditImportStarted  = "import.started"
+	AuditImportMapped   = "import.mapped"
 )
 
 // Limits of an import.
@@ -69,6 +70,9 @@ type Import struct {
 	Chunks      int
 	BranchID    string // the branch of rows that name none
 	CountryCode string // the country of phone numbers written without one
+	// Mapping reads the file's columns as fields (the console's); nil
+	// reads them by the API's names.
+	Mapping     ImportMapping
 	TotalRows   int64  // data rows in the file
 	InvalidRows int64  // rows the preview found in error
 	NextRow     int64  // the last row the run settled (done, failed or skipped)
@@ -118,6 +122,11 @@ type ImportPreview struct {
 	Rows    [][]string           // the first rows, as read
 	Errors  []ImportRowError     // the first rows in error (at most a page)
 	Known   map[string]ImportCol // the file's columns the import reads, by name
+	// Header is the file's first row as written; Unmapped the columns
+	// of it the mapping has no field or Ignore for (the import cannot
+	// start while there are any).
+	Header   []string
+	Unmapped []string
 }
 
 // ImportService uploads, previews, starts and reports imports, and runs

@@ -14,6 +14,7 @@ import (
 // Column names are matched without regard to case or surrounding spaces;
 // an empty cell leaves its field out; columns with an empty name are
 // ignored; any other column is refused, so no data is silently dropped.
+// The console reads other names through a mapping (import_mapping.go).
 
 // ImportCol is a column an import file may have.
 type ImportCol struct {
@@ -201,34 +202,57 @@ func importColumns(kind string) []ImportCol {
 	return TransactionColumns
 }
 
-// importHeader maps a file's header to the columns it names: nil for a
-// column with no name, which is ignored. It refuses a column it does not
-// know, or one named twice.
-func importHeader(kind string, header []string) ([]*ImportCol, error) {
+// importHeader maps a file's header to the columns it fills: nil for a
+// column with no name, or one ignored. Without a mapping (m nil) a column
+// is read as the API's field of its name, and a column the import does
+// not know is refused. Through a mapping, a column is read as the field
+// the mapping gives it; the columns nobody chose a field for are returned
+// (unmapped) and read as ignored, for a preview only. It refuses a column
+// named twice, a field filled twice, and a header that fills nothing.
+func importHeader(kind string, header []string, m ImportMapping) (cols []*ImportCol, unmapped []string, err error) {
 	all := importColumns(kind)
 	out := make([]*ImportCol, len(header))
 	seen := map[string]bool{}
-	known := false
+	filled := map[string]bool{}
 	for i, h := range header {
-		name := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		name := ImportColumnKey(h)
 		if name == "" {
 			continue
 		}
-		j := slices.IndexFunc(all, func(c ImportCol) bool { return c.Name == name })
-		if j < 0 {
-			h = strings.ToValidUTF8(strings.ReplaceAll(h, "\x00", ""), "?")
-			return nil, Invalid("file", "The column \""+h+"\" is not one a "+kind+" import reads; name the columns as the API names its fields: "+columnNames(all)+".")
-		}
 		if seen[name] {
-			return nil, Invalid("file", "The column \""+name+"\" appears twice.")
+			return nil, nil, Invalid("file", "The column \""+storable(h)+"\" appears twice.")
 		}
-		seen[name], out[i], known = true, &all[j], true
+		seen[name] = true
+		field := name
+		if m != nil {
+			field = m[name]
+			if field == "" {
+				unmapped = append(unmapped, strings.TrimSpace(storable(h)))
+				continue
+			}
+			if field == ImportIgnore {
+				continue
+			}
+		}
+		j := slices.IndexFunc(all, func(c ImportCol) bool { return c.Name == field })
+		if j < 0 && m == nil {
+			return nil, nil, Invalid("file", "The column \""+storable(h)+"\" is not one a "+kind+" import reads; name the columns as the API names its fields: "+columnNames(all)+".")
+		} else if j < 0 {
+			return nil, nil, Invalid("mapping", "The column \""+storable(h)+"\" is mapped to "+field+", which a "+kind+" import does not read.")
+		}
+		if filled[field] {
+			return nil, nil, Invalid("file", "Two columns fill "+field+"; keep one.")
+		}
+		filled[field], out[i] = true, &all[j]
 	}
-	if !known {
-		return nil, Invalid("file", "The first row must name the columns: "+columnNames(all)+".")
+	if len(filled) == 0 && len(unmapped) == 0 {
+		return nil, nil, Invalid("file", "The first row must name the columns: "+columnNames(all)+".")
 	}
-	return out, nil
+	return out, unmapped, nil
 }
+
+// storable is a header cell as an error may quote it.
+func storable(h string) string { return strings.ToValidUTF8(strings.ReplaceAll(h, "\x00", ""), "?") }
 
 func columnNames(cols []ImportCol) string {
 	names := make([]string, len(cols))

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"hash"
 	"io"
+	"slices"
 )
 
 // chunkWriter stores a file as it is received, one chunk at a time, and
@@ -100,13 +101,25 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 // read a file through it alike, so a row's number (and its key) is the
 // same in both.
 type rowReader struct {
-	csv  *csv.Reader
-	cols []*ImportCol
-	num  int64
+	csv      *csv.Reader
+	header   []string     // the first row, as written
+	cols     []*ImportCol // the field each column fills, nil when none
+	unmapped []string     // the columns the mapping has no choice for
+	num      int64
 }
 
-// newRowReader reads the header of src and checks its columns.
-func newRowReader(kind string, src io.Reader) (*rowReader, error) {
+// newRowReader reads the header of src and maps its columns through m
+// (nil: the API's names; see importHeader).
+func newRowReader(kind string, m ImportMapping, src io.Reader) (*rowReader, error) {
+	r, err := openRows(src)
+	if err != nil {
+		return nil, err
+	}
+	return r, r.mapHeader(kind, m)
+}
+
+// openRows reads the header of src, leaving its columns unmapped.
+func openRows(src io.Reader) (*rowReader, error) {
 	r := csv.NewReader(src)
 	r.FieldsPerRecord = -1 // a row's cells are counted against the header by readRow
 	r.ReuseRecord = true
@@ -120,11 +133,14 @@ func newRowReader(kind string, src io.Reader) (*rowReader, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	cols, err := importHeader(kind, header)
-	if err != nil {
-		return nil, err
-	}
-	return &rowReader{csv: r, cols: cols, num: 1}, nil
+	return &rowReader{csv: r, header: slices.Clone(header), num: 1}, nil
+}
+
+// mapHeader maps the header's columns to fields through m.
+func (r *rowReader) mapHeader(kind string, m ImportMapping) error {
+	var err error
+	r.cols, r.unmapped, err = importHeader(kind, r.header, m)
+	return err
 }
 
 // next returns the next record and its number, with the row's error

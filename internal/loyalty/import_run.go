@@ -110,9 +110,12 @@ func (w *ImportWorker) run(ctx context.Context, im Import, claim string) error {
 	if err != nil {
 		return err
 	}
-	rows, err := newRowReader(im.Kind, newChunkReader(ctx, s.Store, im))
+	rows, err := newRowReader(im.Kind, im.Mapping, newChunkReader(ctx, s.Store, im))
 	if err != nil {
 		return err
+	}
+	if len(rows.unmapped) > 0 {
+		return fmt.Errorf("the columns %q were started unmapped", rows.unmapped)
 	}
 	for ctx.Err() == nil {
 		rec, num, rowErr, err := rows.next()

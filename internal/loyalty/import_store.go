@@ -49,6 +49,18 @@ type ImportStore interface {
 	// (nil), moving the import's progress to it and its lease on, if
 	// claim still holds it (else ErrImportLeaseLost).
 	SettleImportRow(ctx context.Context, r ImportRowMark, rowErr *ImportRowError) error
+	// ImportMappings returns the mapping a business chose for its files
+	// of a kind, by column key (ImportColumnKey): its latest choice for
+	// each column it mapped.
+	ImportMappings(ctx context.Context, businessID, kind string) (map[string]string, error)
+	// RemapImport gives an uploaded import the mapping m, in one
+	// transaction that writes the audit entry ctx carries: it drops the
+	// preview's rows in error, calls fill to check the file again (fill
+	// hands the rows in error to add, and sets im's counts), then
+	// records m and im's counts on the import, if it is still uploaded
+	// (else EConflict), and remembers each column's choice in m for the
+	// business and kind.
+	RemapImport(ctx context.Context, im *Import, m ImportMapping, fill func(add func([]ImportRowError) error) error) error
 	// FinishImport ends a run (status ImportFinished), if claim still holds it.
 	FinishImport(ctx context.Context, id int64, claim string) error
 }

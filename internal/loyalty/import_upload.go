@@ -15,6 +15,9 @@ type ImportUpload struct {
 	BranchID    string // the branch of transactions that name none
 	CountryCode string // the country of phones written without one
 	By          string // who uploads it (an e-mail), for the list
+	// Guess reads the file's columns through a guessed mapping (the
+	// console's upload) instead of refusing those the API does not name.
+	Guess bool
 }
 
 // importErrorBatch is how many rows in error are written at once.
@@ -56,8 +59,22 @@ func (s *ImportService) Upload(ctx context.Context, b Business, in ImportUpload,
 	if err := s.Store.CreateImport(ctx, &im); err != nil {
 		return Import{}, err
 	}
+	var remembered map[string]string
+	if in.Guess {
+		var err error
+		if remembered, err = s.Store.ImportMappings(ctx, b.ID, in.Kind); err != nil {
+			return Import{}, err
+		}
+	}
 	w := newChunkWriter(ctx, s.Store, im.ID)
-	err := s.preview(ctx, b, &im, io.TeeReader(file, w))
+	err := s.preview(ctx, b, &im, io.TeeReader(file, w), func(header []string) ImportMapping {
+		if !in.Guess {
+			return nil
+		}
+		return GuessImportMapping(in.Kind, header, remembered)
+	}, func(errs []ImportRowError) error {
+		return s.Store.AddImportErrors(ctx, im.ID, ImportStagePreview, errs)
+	})
 	if err == nil {
 		err = w.flush()
 	}
@@ -103,16 +120,23 @@ func (s *ImportService) hasBranch(ctx context.Context, b Business, id string) (b
 	return slices.ContainsFunc(list, func(br Branch) bool { return br.ID == id }), nil
 }
 
-// preview reads the whole file from src, checking each row, counting the
-// rows and recording those in error. A file error (header, size) is
-// returned as EInvalid naming "file".
-func (s *ImportService) preview(ctx context.Context, b Business, im *Import, src io.Reader) error {
-	rows, err := newRowReader(im.Kind, src)
+// preview reads the whole file from src, mapping its header through the
+// mapping mapping gives for it, checking each row, counting the rows and
+// handing those in error to add a batch at a time. A file error (header,
+// size) is returned as EInvalid naming "file".
+func (s *ImportService) preview(ctx context.Context, b Business, im *Import, src io.Reader,
+	mapping func(header []string) ImportMapping, add func([]ImportRowError) error) error {
+	rows, err := openRows(src)
 	if err != nil {
+		return err
+	}
+	im.Mapping = mapping(rows.header)
+	if err := rows.mapHeader(im.Kind, im.Mapping); err != nil {
 		return err
 	}
 	now := s.Store.Now()
 	var batch []ImportRowError
+	im.TotalRows, im.InvalidRows = 0, 0
 	for {
 		rec, num, rowErr, err := rows.next()
 		if err == io.EOF {
@@ -129,7 +153,7 @@ func (s *ImportService) preview(ctx context.Context, b Business, im *Import, src
 		}
 		im.InvalidRows++
 		if batch = append(batch, rowError(num, rowErr)); len(batch) == importErrorBatch {
-			if err := s.Store.AddImportErrors(ctx, im.ID, ImportStagePreview, batch); err != nil {
+			if err := add(batch); err != nil {
 				return err
 			}
 			batch = batch[:0]
@@ -138,7 +162,10 @@ func (s *ImportService) preview(ctx context.Context, b Business, im *Import, src
 	if im.TotalRows == 0 {
 		return Invalid("file", "The file has no rows to import below its first row.")
 	}
-	return s.Store.AddImportErrors(ctx, im.ID, ImportStagePreview, batch)
+	if len(batch) == 0 {
+		return nil
+	}
+	return add(batch)
 }
 
 // ImportErrorsPage is how many rows in error a preview or a report shows.
@@ -156,13 +183,20 @@ func (s *ImportService) Preview(ctx context.Context, b Business, id int64) (Impo
 	if im.Status == ImportFailed {
 		return p, nil
 	}
-	if p.Columns, p.Rows, err = s.firstRows(ctx, im); err != nil {
+	rows, err := newRowReader(im.Kind, im.Mapping, newChunkReader(ctx, s.Store, im))
+	if err != nil {
 		return p, err
 	}
-	for _, c := range importColumns(im.Kind) {
-		if slices.Contains(p.Columns, c.Name) {
-			p.Known[c.Name] = c
+	p.Header, p.Unmapped = rows.header, rows.unmapped
+	for _, c := range rows.cols {
+		name := ""
+		if c != nil {
+			name, p.Known[c.Name] = c.Name, *c
 		}
+		p.Columns = append(p.Columns, name)
+	}
+	if p.Rows, err = firstRows(rows); err != nil {
+		return p, err
 	}
 	p.Errors, err = s.Store.ImportErrors(ctx, im.ID, errorStage(im), 0, ImportErrorsPage)
 	return p, err
@@ -177,34 +211,22 @@ func errorStage(im Import) string {
 	return ImportStageRun
 }
 
-// firstRows reads the header and the first rows of an import's file.
-func (s *ImportService) firstRows(ctx context.Context, im Import) ([]string, [][]string, error) {
-	rows, err := newRowReader(im.Kind, newChunkReader(ctx, s.Store, im))
-	if err != nil {
-		return nil, nil, err
-	}
-	var cols []string
-	for _, c := range rows.cols {
-		name := ""
-		if c != nil {
-			name = c.Name
-		}
-		cols = append(cols, name)
-	}
+// firstRows reads the first rows of a file after its header.
+func firstRows(rows *rowReader) ([][]string, error) {
 	var out [][]string
 	for len(out) < ImportPreviewRows {
 		rec, _, rowErr, err := rows.next()
 		if err == io.EOF {
 			break
 		} else if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if rowErr != nil {
 			rec = nil
 		}
 		out = append(out, slices.Clone(rec))
 	}
-	return cols, out, nil
+	return out, nil
 }
 
 // Get returns an import of the business.
@@ -245,7 +267,16 @@ func (s *ImportService) EachError(ctx context.Context, b Business, id int64, fn 
 // Start queues an uploaded import for the worker; a second start is
 // EConflict.
 func (s *ImportService) Start(ctx context.Context, b Business, id int64) (Import, error) {
-	im, err := s.Store.StartImport(ctx, b.ID, id)
+	im, err := s.Store.Import(ctx, b.ID, id)
+	if err != nil {
+		return im, asNotFound(err, importNotFound)
+	}
+	// A mapping only ever becomes complete (Map refuses one that is
+	// not), so this check cannot be overtaken by a concurrent change.
+	if open := im.Mapping.Open(); len(open) > 0 && im.Status == ImportUploaded {
+		return im, Invalid("mapping", "Choose the field each column holds, or Ignore, before starting: "+strings.Join(open, ", ")+".")
+	}
+	im, err = s.Store.StartImport(ctx, b.ID, id)
 	if err != nil {
 		return im, asNotFound(err, importNotFound)
 	}

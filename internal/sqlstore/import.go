@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -15,14 +16,18 @@ import (
 
 const importColumns = `id, business_id, file_id, kind, status, file_name, file_hash, file_size, chunks, branch_id,
 	country_code, total_rows, invalid_rows, next_row, rows_done, rows_failed, rows_skipped, failure, created_by,
-	created_at, started_at, finished_at`
+	created_at, started_at, finished_at, mapping`
 
 func scanImport(row interface{ Scan(...any) error }) (loyalty.Import, error) {
 	var im loyalty.Import
 	var started, finished sql.NullTime
+	var mapping string
 	err := row.Scan(&im.ID, &im.BusinessID, &im.FileID, &im.Kind, &im.Status, &im.FileName, &im.FileHash, &im.FileSize,
 		&im.Chunks, &im.BranchID, &im.CountryCode, &im.TotalRows, &im.InvalidRows, &im.NextRow, &im.Done, &im.Failed,
-		&im.Skipped, &im.Failure, &im.CreatedBy, &im.CreatedAt, &started, &finished)
+		&im.Skipped, &im.Failure, &im.CreatedBy, &im.CreatedAt, &started, &finished, &mapping)
+	if err == nil && mapping != "" {
+		err = json.Unmarshal([]byte(mapping), &im.Mapping)
+	}
 	if started.Valid {
 		t := started.Time.UTC()
 		im.StartedAt = &t
@@ -84,10 +89,90 @@ func (t *tx) addImportError(ctx context.Context, importID int64, stage string, e
 
 // ImportUploaded ends an upload.
 func (d *DB) ImportUploaded(ctx context.Context, im loyalty.Import) error {
-	_, err := d.wdb.ExecContext(ctx, `UPDATE imports SET status = $1, file_hash = $2, file_size = $3, chunks = $4,
-		total_rows = $5, invalid_rows = $6 WHERE id = $7 AND status = $8`,
-		loyalty.ImportUploaded, im.FileHash, im.FileSize, im.Chunks, im.TotalRows, im.InvalidRows, im.ID, loyalty.ImportUploading)
+	mapping, err := mappingText(im.Mapping)
+	if err != nil {
+		return err
+	}
+	_, err = d.wdb.ExecContext(ctx, `UPDATE imports SET status = $1, file_hash = $2, file_size = $3, chunks = $4,
+		total_rows = $5, invalid_rows = $6, mapping = $7 WHERE id = $8 AND status = $9`,
+		loyalty.ImportUploaded, im.FileHash, im.FileSize, im.Chunks, im.TotalRows, im.InvalidRows, mapping, im.ID, loyalty.ImportUploading)
 	return dbError(err)
+}
+
+// mappingText is how an import keeps its mapping: JSON, or empty for none.
+func mappingText(m loyalty.ImportMapping) (string, error) {
+	if m == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+// ImportMappings returns a business's remembered mapping for a kind.
+func (d *DB) ImportMappings(ctx context.Context, businessID, kind string) (map[string]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT column_key, field FROM import_mappings WHERE business_id = $1 AND kind = $2`,
+		businessID, kind)
+	if err != nil {
+		return nil, dbError(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k, f string
+		if err := rows.Scan(&k, &f); err != nil {
+			return nil, dbError(err)
+		}
+		out[k] = f
+	}
+	return out, dbError(rows.Err())
+}
+
+// RemapImport gives an uploaded import a new mapping and preview, and
+// remembers the mapping, in one transaction.
+func (d *DB) RemapImport(ctx context.Context, im *loyalty.Import, m loyalty.ImportMapping, fill func(add func([]loyalty.ImportRowError) error) error) error {
+	return d.runTx(ctx, func(t *tx) error {
+		if _, err := t.ExecContext(ctx, `DELETE FROM import_errors WHERE import_id = $1 AND stage = $2`,
+			im.ID, loyalty.ImportStagePreview); err != nil {
+			return err
+		}
+		err := fill(func(errs []loyalty.ImportRowError) error {
+			for _, e := range errs {
+				if err := t.addImportError(ctx, im.ID, loyalty.ImportStagePreview, e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		mapping, err := mappingText(m)
+		if err != nil {
+			return err
+		}
+		res, err := t.ExecContext(ctx, `UPDATE imports SET mapping = $1, total_rows = $2, invalid_rows = $3
+			WHERE id = $4 AND business_id = $5 AND status = $6`, mapping, im.TotalRows, im.InvalidRows, im.ID, im.BusinessID, loyalty.ImportUploaded)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return loyalty.Errorf(loyalty.EConflict, "The import has started; its columns can no longer change.")
+		}
+		for k, f := range m {
+			if f == "" {
+				continue
+			}
+			if _, err := t.ExecContext(ctx, `INSERT INTO import_mappings (business_id, kind, column_key, field, updated_at)
+				VALUES ($1, $2, $3, $4, $5) ON CONFLICT (business_id, kind, column_key) DO UPDATE SET field = excluded.field, updated_at = excluded.updated_at`,
+				im.BusinessID, im.Kind, k, f, t.now); err != nil {
+				return err
+			}
+		}
+		im.Mapping = m
+		return nil
+	})
 }
 
 // ImportRefused ends an upload that cannot be imported, and forgets its

@@ -43,6 +43,7 @@ var notices = map[string]string{
 	"reset":           "Your password was reset and every browser signed out. Sign in with the new password.",
 	"profile":         "The profile was saved. Your referral page and your customers' e-mails use it from now on.",
 	"import_uploaded": "The file was uploaded and checked. Nothing is imported until you start it.",
+	"import_mapped":   "The columns were matched and every row checked again. Nothing is imported until you start it.",
 	"import_started":  "The import has started. It runs in the background; this page follows it.",
 	// The customer pages and the counter.
 	"customer_saved":    "The customer's details were saved.",

@@ -56,6 +56,7 @@ var auditGroups = []auditGroup{
 	}},
 	{"Imports and exports", []option{
 		{loyalty.AuditImportUploaded, "Uploaded a file to import"},
+		{loyalty.AuditImportMapped, "Matched an import's columns"},
 		{loyalty.AuditImportStarted, "Started an import"},
 		{loyalty.AuditCustomersExported, "Downloaded the customers"},
 		{loyalty.AuditLedgerExported, "Downloaded the ledger"},

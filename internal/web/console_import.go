@@ -22,6 +22,7 @@ func (s *Server) importRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /business/imports", s.console(loyalty.PermManage, s.imports))
 	mux.Handle("POST /business/imports", s.console(loyalty.PermManage, s.importUpload))
 	mux.Handle("GET /business/imports/{id}", s.console(loyalty.PermManage, s.importPage))
+	mux.Handle("POST /business/imports/{id}/mapping", s.console(loyalty.PermManage, s.importMap))
 	mux.Handle("POST /business/imports/{id}/start", s.console(loyalty.PermManage, s.importStart))
 	mux.Handle("GET /business/imports/{id}/errors", s.console(loyalty.PermManage, s.importReport))
 	mux.Handle("GET /business/imports/{id}/progress", s.console(loyalty.PermManage, s.importProgress))
@@ -141,6 +142,90 @@ type importPageData struct {
 	Status   string // as the API words it
 	Running  bool   // started and not finished: the page offers a refresh
 	Progress int    // per cent of the rows settled
+	// Mapping is the form matching the file's columns to fields, while
+	// the import is not started and reads the file through a mapping.
+	Mapping []mappedColumn
+	Choices []fieldChoice
+}
+
+// mappedColumn is a column of the file in the mapping form.
+type mappedColumn struct {
+	Index  int
+	Name   string // as the file writes it
+	Sample string // its cell in the first row
+	Field  string // the field chosen or guessed, ImportIgnore, or ""
+	Errors []string
+}
+
+// fieldChoice is a field of the kind, as the mapping form offers it.
+type fieldChoice struct{ Name, Label string }
+
+// importFieldLabels are the import's fields in the merchant's words;
+// the others are named after their last part.
+var importFieldLabels = map[string]string{
+	"email": "E-mail", "phone": "Phone", "country_code": "Phone's country", "first_name": "First name",
+	"last_name": "Last name", "birth_date": "Birthday", "language": "Language", "gender": "Gender",
+	"enabled": "Enabled (true/false)", "balance.points": "Points balance", "balance.giftcard": "Gift-card balance",
+	"address.street": "Street", "address.city": "City", "address.region": "Region", "address.country": "Country",
+	"address.country_code": "Country code", "address.zip_code": "Postcode", "address.lat": "Latitude",
+	"address.long": "Longitude", "intent": "What it is (intent)", "type": "Type", "customer.id": "Customer id",
+	"customer.email": "Customer's e-mail", "customer.phone": "Customer's phone", "customer.country_code": "Customer's phone country",
+	"amount": "Amount", "points": "Points", "visits": "Visits", "created_at": "Date", "branch.id": "Branch id",
+	"offer.id": "Offer id", "coupon.id": "Coupon id", "giftcard.id": "Gift card id", "receipt.number": "Receipt number",
+	"comments": "Comments", "transaction_details.external_order_id": "Order id", "product_sku": "SKU",
+	"title": "Name", "description": "Description", "product_actual_price": "Price", "product_real_price": "List price",
+	"category_id": "Category id", "tags": "Tags",
+}
+
+// importFieldLabel is an import field in words.
+func importFieldLabel(name string) string {
+	if l, ok := importFieldLabels[name]; ok {
+		return l
+	}
+	last := name[strings.LastIndex(name, ".")+1:]
+	last = strings.ReplaceAll(last, "_", " ")
+	return strings.ToUpper(last[:1]) + last[1:]
+}
+
+// mappingForm is the mapping form of an import read through a mapping,
+// with chosen (by column) and fields (errors by "column.N") when a
+// choice was refused.
+func mappingForm(p loyalty.ImportPreview, chosen []string, fields map[string][]string) ([]mappedColumn, []fieldChoice) {
+	im := p.Import
+	if im.Mapping == nil || im.Status != loyalty.ImportUploaded {
+		return nil, nil
+	}
+	var cols []mappedColumn
+	for i, h := range p.Header {
+		k := loyalty.ImportColumnKey(h)
+		if k == "" {
+			continue
+		}
+		c := mappedColumn{Index: i, Name: strings.TrimSpace(h), Field: im.Mapping[k], Errors: fields["column."+strconv.Itoa(i)]}
+		if chosen != nil && i < len(chosen) {
+			c.Field = chosen[i]
+		}
+		if len(p.Rows) > 0 && i < len(p.Rows[0]) {
+			c.Sample = p.Rows[0][i]
+		}
+		cols = append(cols, c)
+	}
+	var choices []fieldChoice
+	for _, c := range importFields(im.Kind) {
+		choices = append(choices, fieldChoice{c.Name, importFieldLabel(c.Name)})
+	}
+	return cols, choices
+}
+
+// importFields are the fields of an import kind.
+func importFields(kind string) []loyalty.ImportCol {
+	switch kind {
+	case loyalty.ImportCustomers:
+		return loyalty.CustomerColumns
+	case loyalty.ImportProducts:
+		return loyalty.ProductColumns
+	}
+	return loyalty.TransactionColumns
 }
 
 // pathID reads the {id} of an import page.
@@ -157,6 +242,13 @@ func (s *Server) importPage(w http.ResponseWriter, r *http.Request, a loyalty.Ac
 	if err != nil {
 		return err
 	}
+	return s.renderImport(w, r, a, id, http.StatusOK, nil, nil, "")
+}
+
+// renderImport renders an import's page, with the mapping chosen and its
+// errors when a choice was refused.
+func (s *Server) renderImport(w http.ResponseWriter, r *http.Request, a loyalty.Actor, id int64, status int,
+	chosen []string, fields map[string][]string, msg string) error {
 	p, err := s.Desk.PreviewImport(r.Context(), a, id)
 	if err != nil {
 		return err
@@ -167,12 +259,41 @@ func (s *Server) importPage(w http.ResponseWriter, r *http.Request, a loyalty.Ac
 	if im.TotalRows > 0 {
 		d.Progress = int((im.Done + im.Failed + im.Skipped) * 100 / im.TotalRows)
 	}
+	d.Mapping, d.Choices = mappingForm(p, chosen, fields)
 	v := s.consoleView(r, a, "Import #"+strconv.FormatInt(im.ID, 10))
-	v.Data = d
+	v.Data, v.Fields, v.Error = d, fields, msg
 	if d.Running {
 		v.Script = "import.js"
 	}
-	s.render(w, r, http.StatusOK, "import", v)
+	s.render(w, r, status, "import", v)
+	return nil
+}
+
+// importMap reads an uploaded import again through the columns' fields
+// the mapping form chose.
+func (s *Server) importMap(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := r.ParseForm(); err != nil {
+		return loyalty.Errorf(loyalty.EBadRequest, "The form could not be read.")
+	}
+	n, _ := strconv.Atoi(r.PostForm.Get("columns"))
+	if n < 0 || n > 1000 {
+		n = 0
+	}
+	chosen := make([]string, n)
+	for i := range chosen {
+		chosen[i] = r.PostForm.Get("column." + strconv.Itoa(i))
+	}
+	_, err = s.Desk.MapImport(r.Context(), a, id, chosen)
+	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
+		return s.renderImport(w, r, a, id, httpapi.StatusOf(e.Code), chosen, e.Fields, "The columns were not matched: see below.")
+	} else if err != nil {
+		return err
+	}
+	redirect(w, "/business/imports/"+strconv.FormatInt(id, 10)+"?notice=import_mapped#mapping-title")
 	return nil
 }
 
@@ -181,7 +302,10 @@ func (s *Server) importStart(w http.ResponseWriter, r *http.Request, a loyalty.A
 	if err != nil {
 		return err
 	}
-	if _, err := s.Desk.StartImport(r.Context(), a, id); err != nil && loyalty.ErrorCode(err) != loyalty.EConflict {
+	_, err = s.Desk.StartImport(r.Context(), a, id)
+	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
+		return s.renderImport(w, r, a, id, httpapi.StatusOf(e.Code), nil, e.Fields, "The import did not start: "+strings.Join(e.Fields["mapping"], " "))
+	} else if err != nil && loyalty.ErrorCode(err) != loyalty.EConflict {
 		return err
 	}
 	// Started already (a second click): the page shows where it stands.

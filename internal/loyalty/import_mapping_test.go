@@ -1,0 +1,156 @@
+package loyalty_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/testenv"
+)
+
+// TestGuessImportMapping: a file's columns are matched by the API's name
+// first, then by the business's remembered choices, then by name
+// similarity; a field is guessed once; a column with no good guess stays
+// unchosen ("").
+func TestGuessImportMapping(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		kind       string
+		header     []string
+		remembered map[string]string
+		want       map[string]string
+	}{
+		{"the merchant's words", loyalty.ImportCustomers,
+			[]string{"E-mail address", "First", "Points balance", "Card no"}, nil,
+			map[string]string{"e-mail address": "email", "first": "first_name", "points balance": "balance.points", "card no": ""}},
+		{"more words", loyalty.ImportCustomers,
+			[]string{"Surname", "Given name", "Mobile", "Date of birth", "Postcode", "Gift card balance"}, nil,
+			map[string]string{"surname": "last_name", "given name": "first_name", "mobile": "phone", "date of birth": "birth_date",
+				"postcode": "address.zip_code", "gift card balance": "balance.giftcard"}},
+		{"the API's names first", loyalty.ImportCustomers,
+			[]string{"E-mail", " EMAIL ", "balance.points"}, nil,
+			map[string]string{"e-mail": "", "email": "email", "balance.points": "balance.points"}},
+		{"remembered before similar", loyalty.ImportCustomers,
+			[]string{"Nom", "Card no", "Mail", "Email"}, map[string]string{"nom": "first_name", "card no": "-", "mail": "phone"},
+			map[string]string{"nom": "first_name", "card no": "-", "mail": "phone", "email": "email"}},
+		{"a remembered field the API's name took", loyalty.ImportCustomers,
+			[]string{"email", "Mail"}, map[string]string{"mail": "email"},
+			map[string]string{"email": "email", "mail": ""}},
+		{"a remembered field that no longer exists", loyalty.ImportCustomers,
+			[]string{"Loyalty tier"}, map[string]string{"loyalty tier": "tier"},
+			map[string]string{"loyalty tier": ""}},
+		{"each field once, the best first", loyalty.ImportCustomers,
+			[]string{"Points", "Points balance"}, nil,
+			map[string]string{"points": "balance.points", "points balance": ""}},
+		{"transactions", loyalty.ImportTransactions,
+			[]string{"Customer e-mail", "Total", "Date", "Receipt no"}, nil,
+			map[string]string{"customer e-mail": "customer.email", "total": "amount", "date": "created_at", "receipt no": "receipt.number"}},
+		{"products", loyalty.ImportProducts,
+			[]string{"SKU", "Product name", "Price"}, nil,
+			map[string]string{"sku": "product_sku", "product name": "title", "price": "product_actual_price"}},
+		{"nothing alike", loyalty.ImportCustomers,
+			[]string{"Favourite drink", ""}, nil,
+			map[string]string{"favourite drink": ""}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := loyalty.GuessImportMapping(c.kind, c.header, c.remembered)
+			if len(got) != len(c.want) {
+				t.Errorf("guessed %v, want %v", got, c.want)
+			}
+			for k, f := range c.want {
+				if g, ok := got[k]; !ok || g != f {
+					t.Errorf("%q: guessed %q, want %q (all: %v)", k, g, f, got)
+				}
+			}
+		})
+	}
+}
+
+// TestImportMap: the console's upload guesses the columns instead of
+// refusing the file; an import with a column nobody matched cannot start;
+// Map checks the choice (every column, each field once), checks every
+// row again and remembers the choice, which the next upload of the kind
+// starts from; the import then runs through the mapping. The API's upload
+// (no guess) still refuses a column it does not name.
+func TestImportMap(t *testing.T) {
+	eachEngine(t, func(t *testing.T, w *world) {
+		b := w.business(t, "CA")
+		s, wk := w.importer()
+		file := "E-mail address,First,Points balance,Card no\n" +
+			"nina@example.com,Nina,40,A-17\n" +
+			"omar@example.com,Omar,15,A-18\n"
+		_, err := s.Upload(w.ctx, b, loyalty.ImportUpload{Kind: loyalty.ImportCustomers}, strings.NewReader(file))
+		testenv.WantField(t, err, "file")
+
+		im, err := s.Upload(w.ctx, b, loyalty.ImportUpload{Kind: loyalty.ImportCustomers, Guess: true}, strings.NewReader(file))
+		if err != nil {
+			t.Fatalf("Upload: %v", err)
+		}
+		p, err := s.Preview(w.ctx, b, im.ID)
+		if err != nil || strings.Join(p.Unmapped, "|") != "Card no" || strings.Join(p.Columns, "|") != "email|first_name|balance.points|" ||
+			strings.Join(p.Header, "|") != "E-mail address|First|Points balance|Card no" || p.Import.InvalidRows != 0 {
+			t.Fatalf("preview: unmapped %q, columns %q, header %q, %d invalid, %v", p.Unmapped, p.Columns, p.Header, p.Import.InvalidRows, err)
+		}
+		_, err = s.Start(w.ctx, b, im.ID)
+		testenv.WantField(t, err, "mapping")
+
+		for name, c := range map[string]struct {
+			chosen []string
+			field  string
+		}{
+			"a column unchosen": {[]string{"email", "first_name", "balance.points", ""}, "column.3"},
+			"a field twice":     {[]string{"email", "first_name", "first_name", "-"}, "column.2"},
+			"an unknown field":  {[]string{"email", "tier", "balance.points", "-"}, "column.1"},
+			"nothing read":      {[]string{"-", "-", "-", "-"}, "mapping"},
+		} {
+			_, err := s.Map(w.ctx, b, im.ID, c.chosen)
+			if e, ok := err.(*loyalty.Error); !ok || len(e.Fields[c.field]) == 0 {
+				t.Errorf("%s: %v, want invalid %s", name, err, c.field)
+			}
+		}
+		// A choice that makes every row wrong is checked again, row by row.
+		mapped, err := s.Map(w.ctx, b, im.ID, []string{"phone", "first_name", "balance.points", "-"})
+		if err != nil || mapped.InvalidRows != 2 || mapped.TotalRows != 2 {
+			t.Fatalf("Map (phone): %+v, %v", mapped, err)
+		}
+		if p, _ := s.Preview(w.ctx, b, im.ID); errorRows(p.Errors) != "2 country_code; 3 country_code" {
+			t.Errorf("rows in error with e-mails read as phones: %q", errorRows(p.Errors))
+		}
+		mapped, err = s.Map(w.ctx, b, im.ID, []string{"email", "first_name", "balance.points", "-"})
+		if err != nil || mapped.InvalidRows != 0 || len(mapped.Mapping.Open()) != 0 {
+			t.Fatalf("Map: %+v, %v", mapped, err)
+		}
+		if p, _ := s.Preview(w.ctx, b, im.ID); len(p.Errors) != 0 || len(p.Unmapped) != 0 {
+			t.Errorf("after the mapping: errors %q, unmapped %q", errorRows(p.Errors), p.Unmapped)
+		}
+		if _, err := s.Start(w.ctx, b, im.ID); err != nil {
+			t.Fatalf("Start: %v", err)
+		}
+		if _, err := s.Map(w.ctx, b, im.ID, []string{"email", "first_name", "balance.points", "-"}); loyalty.ErrorCode(err) != loyalty.EConflict {
+			t.Errorf("Map after the start: %v, want a conflict", err)
+		}
+		if n, err := wk.Drain(w.ctx); err != nil || n != 1 {
+			t.Fatalf("Drain = %d, %v", n, err)
+		}
+		c, err := w.byEmail(b, "nina@example.com")
+		if err != nil || c.FirstName != "Nina" || c.Balance.Points != 40 {
+			t.Fatalf("nina %+v, %v", c, err)
+		}
+
+		// The next file of the kind starts from the business's choices;
+		// another business's does not.
+		next := "Card no,E-mail address,First\nB-1,pia@example.com,Pia\n"
+		im2, err := s.Upload(w.ctx, b, loyalty.ImportUpload{Kind: loyalty.ImportCustomers, Guess: true}, strings.NewReader(next))
+		if err != nil || im2.Mapping["card no"] != loyalty.ImportIgnore || len(im2.Mapping.Open()) != 0 {
+			t.Fatalf("second upload: %v, %v", im2.Mapping, err)
+		}
+		other := w.business(t, "CA")
+		im3, err := s.Upload(w.ctx, other, loyalty.ImportUpload{Kind: loyalty.ImportCustomers, Guess: true}, strings.NewReader(next))
+		if err != nil || strings.Join(im3.Mapping.Open(), "|") != "card no" {
+			t.Fatalf("another business's upload: %v, %v", im3.Mapping, err)
+		}
+		if _, err := s.Map(w.ctx, other, im.ID, []string{"email", "first_name", "balance.points", "-"}); loyalty.ErrorCode(err) != loyalty.ENotFound {
+			t.Errorf("another business maps the import: %v", err)
+		}
+	})
+}
