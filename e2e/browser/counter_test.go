@@ -24,8 +24,10 @@ func decodeInput(t *testing.T, body string, v any) {
 // TestCounterSale: a cashier scans (types, ending with Enter) the
 // customer's e-mail at the counter, enters a purchase, sees the points it
 // earns with the double-points offer, confirms, and sees them added; a
-// reload repeats nothing; redeems a reward of the catalogue and sees the
-// points taken; a manager's page typed in is refused. On a desktop, a
+// reload repeats nothing; goes back to the counter, finds the customer by
+// name and redeems a reward of the catalogue (a core job: at most 4 page
+// loads from the counter) and sees the points taken; a manager's page
+// typed in is refused. On a desktop, a
 // counter tablet (768 px) and a phone, every page checked for sideways
 // scrolling and accessibility.
 func TestCounterSale(t *testing.T) {
@@ -91,7 +93,18 @@ func TestCounterSale(t *testing.T) {
 				t.Errorf("balance %s after a reload, want %s still", got, sold)
 			}
 
+			// A core job, counted from the cashier's landing page: find
+			// the customer by name and redeem a reward.
+			c.do(chromedp.Click(chromedp.CSS("#next-customer"), poll), waitPage("counter"))
+			loads := c.loads()
+			c.do(chromedp.SendKeys(chromedp.CSS("#code"), "Ann\r", poll), chromedp.WaitVisible(chromedp.CSS("#found"), poll))
+			c.do(chromedp.Click(chromedp.CSS("#found a.person-link"), poll), waitPage("counter_customer"))
 			c.submitTo("#redeem", "counter_customer", "action=redeem")
+			if n := loads(); n > 4 {
+				t.Errorf("finding a customer by name and redeeming a reward took %d page loads from the counter, want 4 at most", n)
+			} else {
+				t.Logf("find a customer by name and redeem a reward: %d page loads from the counter (%s)", n, sc.name)
+			}
 			if got := c.text("#done"); !strings.Contains(got, "-20 points") {
 				t.Errorf("after redeeming the page says %q", got)
 			}

@@ -116,8 +116,9 @@ func programFixture(t *testing.T, s *site) (loyalty.Business, loyalty.Customer) 
 // without its points (the domain's message beside the field), picks a
 // product through the filtered picker, sees the live preview give the
 // rule's points on a sample basket before saving, saves, and reads the
-// rule in words in the list; a multiplier with days and hours reads as
-// its schedule; the Preview button works with scripts off. On a desktop
+// rule in words in the list; a multiplier with days and hours (double
+// points on Tuesdays 2–5 pm, a core job: at most 4 page loads from the
+// dashboard) reads as its schedule; the Preview button works with scripts off. On a desktop
 // and on a phone, every page checked for sideways scrolling and
 // accessibility.
 func TestEarningRuleForm(t *testing.T) {
@@ -167,12 +168,23 @@ func TestEarningRuleForm(t *testing.T) {
 				t.Errorf("the rules list:\n%s", got)
 			}
 
-			// A multiplier on Tuesday mornings, read back as its schedule.
-			o.open(s.url+"/business/program/earning-rules/new?type=multiplier", "setup_form")
-			o.fill("#f-name", "Double Tuesdays "+sc.name, `[id="f-effect.factor"]`, "2", `[id="f-schedule.from"]`, "07:00", `[id="f-schedule.to"]`, "11:00")
+			// A core job, counted from the owner's landing page: double
+			// points on Tuesdays 2–5 pm, read back as its schedule.
+			o.open(s.url+"/business/dashboard", "dashboard")
+			loads := o.loads()
+			o.follow("/business/program/earning-rules", "setup_list")
+			o.do(chromedp.Click(chromedp.CSS("#new"), poll), waitPage("setup_form"))
+			o.do(chromedp.Click(chromedp.CSS(`#types a[href="?type=multiplier"]`), poll))
+			o.do(chromedp.WaitVisible(chromedp.CSS(`[id="f-effect.factor"]`), poll))
+			o.fill("#f-name", "Double Tuesdays "+sc.name, `[id="f-effect.factor"]`, "2", `[id="f-schedule.from"]`, "14:00", `[id="f-schedule.to"]`, "17:00")
 			o.pick("f-schedule.days", "Tue")
 			o.submitTo("#save", "setup_list", "notice=program_saved")
-			if got := o.text("main table"); !strings.Contains(got, "×2 points") || !strings.Contains(got, "Tue 07:00–11:00") {
+			if n := loads(); n > 4 {
+				t.Errorf("creating a double-points-on-Tuesday-afternoons rule took %d page loads from the dashboard, want 4 at most", n)
+			} else {
+				t.Logf("create a double points on Tuesdays 2-5 pm rule: %d page loads from the dashboard (%s)", n, sc.name)
+			}
+			if got := o.text("main table"); !strings.Contains(got, "×2 points") || !strings.Contains(got, "Tue 14:00–17:00") {
 				t.Errorf("the rules list with the multiplier:\n%s", got)
 			}
 
