@@ -64,7 +64,7 @@ func TestConsoleImport(t *testing.T) {
 		m.post(t, shoePath+"/mapping", url.Values{"columns": {"2"}, "column.0": {"email"}, "column.1": {"email"}}).
 			want(t, http.StatusUnprocessableEntity).has(t, `id="column-1-error"`, "fills this field already")
 		m.post(t, shoePath+"/mapping", url.Values{"columns": {"2"}, "column.0": {"email"}, "column.1": {"-"}}).want(t, http.StatusSeeOther)
-		m.get(t, shoePath).want(t, http.StatusOK).has(t, `id="mapping-done"`, "shoe → ignored", "Start the import")
+		m.get(t, shoePath).want(t, http.StatusOK).has(t, `id="mapping-done"`, `shoe → <span class="muted">ignored</span>`, "Start the import")
 
 		file := "email,first_name,balance.points\nann@imp.example,Ann,30\nnot-an-email,Bob,5\n"
 		r := m.uploadForm(t, nil, map[string]string{"type": "customers"}, file).want(t, http.StatusSeeOther)

@@ -82,7 +82,8 @@ func TestImportCustomers(t *testing.T) {
 
 			o.do(chromedp.SetValue(chromedp.CSS("#column-4"), "-", poll))
 			o.submitTo("#map", "import", "notice=import_mapped")
-			if got := o.text("#row-errors"); !strings.Contains(got, "The email must be a valid email address.") || !strings.Contains(got, "3") {
+			if got := o.text("#row-errors"); !strings.Contains(got, "The email must be a valid email address.") || !strings.Contains(got, "3") ||
+				!strings.Contains(got, "E-mail address") {
 				t.Errorf("the preview's rows in error:\n%s", got)
 			}
 			if got := o.text("#first-rows"); !strings.Contains(got, "ann."+who+"@import.example") || !strings.Contains(strings.ToLower(got), "e-mail address") {

@@ -260,6 +260,24 @@ func (s *Server) renderImport(w http.ResponseWriter, r *http.Request, a loyalty.
 		d.Progress = int((im.Done + im.Failed + im.Skipped) * 100 / im.TotalRows)
 	}
 	d.Mapping, d.Choices = mappingForm(p, chosen, fields)
+	// Rows in error name the file's columns, as the merchant wrote them.
+	if im.Mapping != nil {
+		column := map[string]string{}
+		for i, f := range p.Columns {
+			if f != "" && i < len(p.Header) {
+				column[f] = strings.TrimSpace(p.Header[i])
+			}
+		}
+		for i, e := range d.Errors {
+			fields := make([]string, len(e.Fields))
+			for j, f := range e.Fields {
+				if fields[j] = column[f]; fields[j] == "" {
+					fields[j] = f
+				}
+			}
+			d.Errors[i].Fields = fields
+		}
+	}
 	v := s.consoleView(r, a, "Import #"+strconv.FormatInt(im.ID, 10))
 	v.Data, v.Fields, v.Error = d, fields, msg
 	if d.Running {
