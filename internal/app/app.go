@@ -44,6 +44,10 @@ type Config struct {
 	// IPs; loopback when empty) to tell HTTPS from plain HTTP.
 	BehindProxy    bool
 	TrustedProxies []string
+	// TrustedNetworks (CIDRs or IPs) have no per-address budget of failed
+	// sign-ins (ratelimit.Guesses.Trusted): an app's backend, the
+	// business's own network. Each account's limits still hold.
+	TrustedNetworks []string
 	// SMTP and SMSGateway name the outbox senders: "" or "file:" writes
 	// under <DataDir>/outbox, smtp://host:port sends e-mail by SMTP, an
 	// http(s) URL posts text messages to a gateway.
@@ -269,6 +273,11 @@ func (a *App) init(ctx context.Context) error {
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	if p, ok := a.Limiter.(ratelimit.Peeker); ok {
 		a.Guesses = &ratelimit.Guesses{Limiter: p, Limit: a.Config.Limits.Guesses}
+		if len(a.Config.TrustedNetworks) > 0 {
+			if a.Guesses.Trusted, err = web.ParseProxies(a.Config.TrustedNetworks); err != nil {
+				return fmt.Errorf("trusted networks: %w", err)
+			}
+		}
 	}
 	a.API = &httpapi.Server{
 		Guesses:  a.Guesses,

@@ -30,6 +30,7 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			&ucli.StringFlag{Name: "tls-cert", Usage: "PEM certificate (chain) file: serve HTTPS", Sources: ucli.EnvVars("LOYALTY_TLS_CERT")},
 			&ucli.StringFlag{Name: "tls-key", Usage: "PEM private key file of --tls-cert", Sources: ucli.EnvVars("LOYALTY_TLS_KEY")},
 			&ucli.BoolFlag{Name: "behind-proxy", Usage: "TLS ends at a proxy: trust its X-Forwarded-Proto and X-Forwarded-For", Sources: ucli.EnvVars("LOYALTY_BEHIND_PROXY")},
+			&ucli.StringSliceFlag{Name: "trusted-networks", Usage: "networks (CIDRs or IPs, comma-separated) with no per-address budget of failed sign-ins, such as an app backend's", Sources: ucli.EnvVars("LOYALTY_TRUSTED_NETWORKS")},
 			&ucli.StringSliceFlag{Name: "trusted-proxies", Usage: "proxy addresses (CIDRs or IPs, comma-separated) trusted with --behind-proxy (default loopback)", Sources: ucli.EnvVars("LOYALTY_TRUSTED_PROXIES")},
 			&ucli.StringFlag{Name: "redis", Usage: "redis:// URL to share rate limits between instances", Sources: ucli.EnvVars("LOYALTY_REDIS")},
 			&ucli.StringFlag{Name: "smtp", Usage: "smtp://[user:pass@]host:port[?from=ADDR] (STARTTLS when offered) or smtps://... (implicit TLS, port 465) for e-mail (default file: writes .eml files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMTP")},
@@ -58,6 +59,7 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			cfg.Addr, cfg.Redis, cfg.DBListen = cmd.String("addr"), cmd.String("redis"), cmd.String("db-listen")
 			cfg.TLSCert, cfg.TLSKey = cmd.String("tls-cert"), cmd.String("tls-key")
 			cfg.BehindProxy, cfg.TrustedProxies = cmd.Bool("behind-proxy"), cmd.StringSlice("trusted-proxies")
+			cfg.TrustedNetworks = cmd.StringSlice("trusted-networks")
 			cfg.SMTP, cfg.SMSGateway = cmd.String("smtp"), cmd.String("sms-gateway")
 			cfg.ResetURL, cfg.PublicURL = cmd.String("reset-url"), strings.TrimRight(cmd.String("public-url"), "/")
 			cfg.Program, cfg.EventsNATS = program, cmd.String("events-nats")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
+	"github.com/loyalty/loyalty/internal/ratelimit"
 )
 
 // tokenEndpoint serves POST /oauth/token (RFC 6749, form-encoded). It
@@ -46,9 +47,14 @@ func (s *Server) tokenEndpoint() http.Handler {
 			return
 		}
 		password := req.GrantType == oauth.GrantPassword
-		addr := s.clientIP(r)
+		// A client that sends its secret has a budget of its own: a wrong
+		// secret fails before any PIN or password is checked.
+		try := ratelimit.Attempt{Addr: s.clientIP(r), Account: req.Username}
+		if req.ClientSecret != "" {
+			try.Client = req.ClientID
+		}
 		if password {
-			if ok, retry := s.Guesses.Check(r.Context(), addr); !ok {
+			if ok, retry := s.Guesses.Check(r.Context(), try); !ok {
 				s.metrics.refused.Inc()
 				writeOAuthError(w, &oauth.Error{Status: http.StatusTooManyRequests, Code: "invalid_grant",
 					Description: "Too many failed sign-ins from this address; try again later.", RetryAfter: retry})
@@ -56,8 +62,11 @@ func (s *Server) tokenEndpoint() http.Handler {
 			}
 		}
 		resp, err := s.OAuth.Token(r.Context(), req)
+		if password && err == nil {
+			s.Guesses.Succeeded(r.Context(), try)
+		}
 		if password && errors.As(err, &oe) && oe.Code == "invalid_grant" && oe.Status != http.StatusTooManyRequests {
-			s.Guesses.Failed(r.Context(), addr)
+			s.Guesses.Failed(r.Context(), try)
 			s.metrics.guesses.WithLabelValues(guessLabel(req)).Inc()
 		}
 		switch {

@@ -8,6 +8,7 @@ import (
 	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
+	"github.com/loyalty/loyalty/internal/ratelimit"
 )
 
 // hidden is a hidden form field.
@@ -98,18 +99,19 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request, p portal, staff 
 			return "", err
 		}
 	}
-	addr := s.Transport.ClientIP(r)
-	if ok, retry := s.Guesses.Check(r.Context(), addr); !ok {
+	try := ratelimit.Attempt{Addr: s.Transport.ClientIP(r), Account: kind + ":" + email}
+	if ok, retry := s.Guesses.Check(r.Context(), try); !ok {
 		return "", &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: retry,
 			Message: "Too many failed sign-ins from your network. Try again later."}
 	}
 	login, err := s.OAuth.SignIn(r.Context(), kind, email, r.PostForm.Get("password"))
 	if loyalty.ErrorCode(err) == loyalty.EUnauthorized {
-		s.Guesses.Failed(r.Context(), addr)
+		s.Guesses.Failed(r.Context(), try)
 	}
 	if err != nil {
 		return "", err
 	}
+	s.Guesses.Succeeded(r.Context(), try)
 	return kind, s.startSession(w, r, p, login, email)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/loyalty/loyalty/internal/httpapi"
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
+	"github.com/loyalty/loyalty/internal/ratelimit"
 	"github.com/loyalty/loyalty/internal/wallet"
 )
 
@@ -50,14 +51,14 @@ func (s *Server) renderWalletSignIn(w http.ResponseWriter, r *http.Request, b wa
 	s.render(w, r, status, "wallet_signin", v)
 }
 
-// guessBudget refuses a credential check from an address whose guess
-// budget is spent.
-func (s *Server) guessBudget(r *http.Request) error {
+// guessBudget refuses a credential check whose guess budget is spent
+// (ratelimit.Guesses: the address's, and the address's on the account).
+func (s *Server) guessBudget(r *http.Request, try ratelimit.Attempt) error {
 	if ok, retry := s.allowPost(r); !ok {
 		return &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: retry,
 			Message: "Too many attempts from your network. Wait a minute and try again."}
 	}
-	if ok, retry := s.Guesses.Check(r.Context(), s.Transport.ClientIP(r)); !ok {
+	if ok, retry := s.Guesses.Check(r.Context(), try); !ok {
 		return &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: retry,
 			Message: "Too many failed sign-ins from your network. Try again later."}
 	}
@@ -71,12 +72,15 @@ func (s *Server) walletSignIn(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	name := strings.TrimSpace(r.PostForm.Get("username"))
-	err = s.guessBudget(r)
+	try := ratelimit.Attempt{Addr: s.Transport.ClientIP(r), Account: name}
+	err = s.guessBudget(r, try)
 	var login oauth.Login
 	if err == nil {
 		login, err = s.OAuth.SignInMember(r.Context(), b.ID, name, b.Country, r.PostForm.Get("pin"))
 		if loyalty.ErrorCode(err) == loyalty.EUnauthorized {
-			s.Guesses.Failed(r.Context(), s.Transport.ClientIP(r))
+			s.Guesses.Failed(r.Context(), try)
+		} else if err == nil {
+			s.Guesses.Succeeded(r.Context(), try)
 		}
 	}
 	if err == nil {
@@ -171,14 +175,17 @@ func (s *Server) walletCodeCheck(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	name := strings.TrimSpace(r.PostForm.Get("username"))
-	err = s.guessBudget(r)
+	try := ratelimit.Attempt{Addr: s.Transport.ClientIP(r), Account: name}
+	err = s.guessBudget(r, try)
 	var id string
 	if err == nil {
 		in := memberContact(b, name)
 		in.Code = loyalty.Some(r.PostForm.Get("code"))
 		id, err = s.Wallet.Services.Users.SignInWithCode(r.Context(), b.Program(), in)
 		if loyalty.ErrorCode(err) == loyalty.EInvalid {
-			s.Guesses.Failed(r.Context(), s.Transport.ClientIP(r))
+			s.Guesses.Failed(r.Context(), try)
+		} else if err == nil {
+			s.Guesses.Succeeded(r.Context(), try)
 		}
 	}
 	if err == nil {
