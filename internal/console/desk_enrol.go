@@ -18,6 +18,9 @@ type Enrolment struct {
 	FirstName, LastName string
 	Email, Phone        string
 	BirthDate           string // YYYY-MM-DD or empty
+	// OffersByEmail and OffersBySMS are the marketing consent the customer
+	// gives as they join (both off unless they say yes).
+	OffersByEmail, OffersBySMS bool
 }
 
 // Enrolled is what an enrolment came to: the new customer, or the
@@ -78,6 +81,10 @@ func (d *CustomerDesk) Enrol(ctx context.Context, a loyalty.Actor, e Enrolment) 
 		return Enrolled{}, v.Err()
 	}
 	in := e.input(b.Country)
+	if e.OffersByEmail || e.OffersBySMS {
+		in.Consent = &loyalty.ConsentGiven{ContactChannels: loyalty.ContactChannels{Email: e.OffersByEmail, SMS: e.OffersBySMS},
+			Source: loyalty.ConsentFromConsole, By: a.Email}
+	}
 	target := customerName(loyalty.Customer{User: loyalty.User{FirstName: in.FirstName.V, LastName: in.LastName.V,
 		Email: strings.ToLower(in.Email.V), Phone: in.Phone.V}})
 	var out loyalty.Customer

@@ -81,14 +81,29 @@ func TestEnrol(t *testing.T) {
 				t.Errorf("audit entry %+v", e)
 			}
 
+			svc := loyalty.NewServices(db, loyalty.ServiceOptions{})
+			b, _ := db.Business(ctx, created.BusinessID)
+			if st, err := svc.Consents.State(ctx, b, c.ID, loyalty.ConsentMarketing); err != nil || st.Email || len(st.History) != 0 {
+				t.Errorf("consent of Ann, who said nothing: %+v, %v; want none", st, err)
+			}
+			cid, err := desk.Enrol(ctx, cashier, console.Enrolment{FirstName: "Cid", Email: "cid@friends.example", OffersByEmail: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := svc.Consents.State(ctx, b, cid.Customer.ID, loyalty.ConsentMarketing)
+			if err != nil || !st.Email || st.SMS || len(st.History) != 1 || st.History[0].Source != loyalty.ConsentFromConsole ||
+				st.History[0].By != "till@cafe.example" {
+				t.Errorf("consent of Cid, who said yes to e-mail as he joined: %+v, %v", st, err)
+			}
+
 			for _, again := range []console.Enrolment{{FirstName: "Annie", Email: "ANN@friends.example"}, {Phone: "604 555 0142"}} {
 				got, err := desk.Enrol(ctx, cashier, again)
 				if err != nil || !got.Existing || got.Customer.ID != c.ID || got.Customer.FirstName != "Ann" {
 					t.Errorf("Enrol(%+v) = %+v, %v; want Ann as she was", again, got, err)
 				}
 			}
-			if page, _ := cs.Audit.Page(ctx, owner, loyalty.AuditFilter{}); len(page.Entries) != 1 {
-				t.Errorf("finding Ann again logged %d entries", len(page.Entries)-1)
+			if page, _ := cs.Audit.Page(ctx, owner, loyalty.AuditFilter{}); len(page.Entries) != 2 {
+				t.Errorf("finding Ann again logged %d entries", len(page.Entries)-2)
 			}
 
 			for i, name := range []string{"Anna", "Andy", "Bo"} {

@@ -99,6 +99,17 @@ type CustomerInput struct {
 	Enabled     Opt[bool]          `json:"enabled"`
 	Address     Opt[AddressInput]  `json:"address"`
 	Referral    Opt[ReferralInput] `json:"referral"`
+	// Consent, when set, is the marketing consent the new customer gave
+	// where they joined (the console's enrolment), recorded with the
+	// customer in its transaction. No body sets it.
+	Consent *ConsentGiven `json:"-"`
+}
+
+// ConsentGiven is a consent given with the customer's creation: what it
+// allows, where it was given and by whom it was recorded.
+type ConsentGiven struct {
+	ContactChannels
+	Source, By string
 }
 
 // validateProfile checks the person fields of in and applies them to u,

@@ -66,8 +66,18 @@ func (s *CustomerService) Create(ctx context.Context, b Business, in CustomerInp
 	err = s.Store.WithTx(ctx, func(tx Tx) error {
 		var err error
 		var created bool
-		if out, created, err = s.createTx(ctx, tx, b, nc.user, nc.addr, nc.enabled, nc.ref); err != nil || !created {
+		if out, created, err = s.createTx(ctx, tx, b, nc.user, nc.addr, nc.enabled, nc.ref); err != nil {
 			return err
+		}
+		if g := in.Consent; g != nil {
+			c := Consent{BusinessID: b.ID, CustomerID: out.ID, Kind: ConsentMarketing, ContactChannels: g.ContactChannels,
+				Source: g.Source, By: g.By, CreatedAt: tx.Now()}
+			if err := tx.InsertConsent(ctx, &c); err != nil {
+				return err
+			}
+		}
+		if !created {
+			return nil
 		}
 		return s.welcome(ctx, tx, b, out.User)
 	})

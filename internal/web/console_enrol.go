@@ -52,8 +52,10 @@ func postedEnrolment(r *http.Request) (console.Enrolment, map[string]string) {
 	for _, k := range enrolFields {
 		form[k] = f.Get(k)
 	}
+	form["offers_email"], form["offers_sms"] = f.Get("offers_email"), f.Get("offers_sms")
 	return console.Enrolment{FirstName: f.Get("first_name"), LastName: f.Get("last_name"), Email: f.Get("email"),
-		Phone: f.Get("phone"), BirthDate: f.Get("birth_date")}, form
+		Phone: f.Get("phone"), BirthDate: f.Get("birth_date"), OffersByEmail: f.Get("offers_email") == "on",
+		OffersBySMS: f.Get("offers_sms") == "on"}, form
 }
 
 // enrolRefusal is the message above a refused form, with what the form
