@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,9 +14,9 @@ import (
 // forfeits the balance by an entry (a waiting voucher's points first),
 // leaves the business's ledger summing to its balance, writes
 // customer.erased with the id only, blanks the person and the messages,
-// and the member's token stops working. A gift-card balance refuses the
-// erasure until spent. The business erases a customer of its own the
-// same way.
+// deletes the profile photo's file, and the member's token stops
+// working. A gift-card balance refuses the erasure until spent. The
+// business erases a customer of its own the same way.
 func TestMemberExportAndErasure(t *testing.T) {
 	engines(t, func(t *testing.T, engine string) {
 		e := start(t, engine, roomy)
@@ -73,8 +74,12 @@ func TestMemberExportAndErasure(t *testing.T) {
 				"customer": map[string]any{"id": u.ID}}).want(t, http.StatusOK)
 		})
 
+		member.upload(t, "me", "image", "lea.png", "image/png", testImage(t, "png")).want(t, http.StatusOK)
 		member.do(t, http.MethodDelete, "/users/me", nil).want(t, http.StatusNoContent)
 		member.get(t, "/users/me").want(t, http.StatusUnauthorized)
+		if names, _ := filepath.Glob(filepath.Join(e.app.Config.DataDir, "images", "*")); len(names) != 0 {
+			t.Errorf("the profile photo's file is left after erasure: %v", names)
+		}
 		// The erased customer is no longer listed; the ledger is read as it is stored.
 		rows, err := e.app.DB.SQL().QueryContext(context.Background(), `SELECT points FROM transactions
 			WHERE business_id = $1 AND customer_id = $2 ORDER BY id`, e.biz.ID, u.ID)

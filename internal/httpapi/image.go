@@ -94,7 +94,7 @@ func (s *Server) DropImage(ctx context.Context, path string) {
 		return
 	}
 	if err := os.Remove(filepath.Join(s.ImageDir, name)); err != nil && !os.IsNotExist(err) {
-		s.Logger.WarnContext(ctx, "could not remove replaced image", "name", name, "err", err)
+		s.Logger.WarnContext(ctx, "could not remove an image no longer used", "name", name, "err", err)
 	}
 }
 

@@ -1,11 +1,6 @@
 package httpapi
 
-import (
-	"net/http"
-	"os"
-	"path/filepath"
-	"strings"
-)
+import "net/http"
 
 // export is GET /users/{user_id}/export: one JSON document of everything
 // the service holds about the member in the key's businesses.
@@ -25,25 +20,17 @@ func (u *users) export(w http.ResponseWriter, r *http.Request, uc *userCtx) erro
 // erase is DELETE /users/{user_id}: the member's personal data in the
 // key's businesses is erased (their balances forfeited by entries), and
 // with it their account unless a business outside the key's program still
-// has them; their tokens stop working.
+// has them; their tokens stop working, and the profile photo's file goes
+// with the record that named it.
 func (u *users) erase(w http.ResponseWriter, r *http.Request, uc *userCtx) error {
 	if _, _, err := queryNames(r, nil, nil); err != nil {
 		return err
 	}
-	p, err := uc.svc.Users.Person(r.Context(), uc.userID)
+	photo, err := uc.svc.Users.EraseMember(r.Context(), uc.program, uc.userID)
 	if err != nil {
 		return err
 	}
-	if err := uc.svc.Users.EraseMember(r.Context(), uc.program, uc.userID); err != nil {
-		return err
-	}
-	after, err := uc.svc.Users.Person(r.Context(), uc.userID)
-	if err == nil && after.ProfilePhoto == "" && strings.HasPrefix(p.ProfilePhoto, imagesPrefix) {
-		// The picture's file goes with the record that named it.
-		if name := strings.TrimPrefix(p.ProfilePhoto, imagesPrefix); imageName.MatchString(name) {
-			os.Remove(filepath.Join(u.s.ImageDir, name))
-		}
-	}
+	u.s.DropImage(r.Context(), photo)
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

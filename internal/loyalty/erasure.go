@@ -26,8 +26,10 @@ type erasedJSON struct {
 // EraseMember erases a member of the program's businesses at their own
 // request: each of those businesses' profiles, and the person's own
 // record unless a business outside the program still has them as a
-// customer (whose data is not the program's to erase).
-func (s *UserService) EraseMember(ctx context.Context, p Program, userID string) error {
+// customer (whose data is not the program's to erase). It returns the
+// path of the profile photo the erasure left to no record ("" when none),
+// for the caller to delete its file once the erasure is committed.
+func (s *UserService) EraseMember(ctx context.Context, p Program, userID string) (string, error) {
 	ids := p.BusinessIDs()
 	return s.erase(ctx, userID, func(all []string) []string {
 		return slices.DeleteFunc(slices.Clone(all), func(id string) bool { return !slices.Contains(ids, id) })
@@ -44,19 +46,21 @@ func (s *CustomerService) EraseCustomer(ctx context.Context, b Business, id stri
 		return err
 	}
 	u := &UserService{Store: s.Store}
-	return u.erase(ctx, id, func(all []string) []string {
+	_, err = u.erase(ctx, id, func(all []string) []string {
 		if slices.Contains(all, b.ID) {
 			return []string{b.ID}
 		}
 		return nil
 	})
+	return err
 }
 
 // erase erases the person's profiles in the businesses pick chooses among
 // those that have them, in one transaction; ENotFound when it chooses
-// none.
-func (s *UserService) erase(ctx context.Context, userID string, pick func(all []string) []string) error {
-	return s.Store.WithTx(ctx, func(tx Tx) error {
+// none. It returns the profile photo of a person's record it erased.
+func (s *UserService) erase(ctx context.Context, userID string, pick func(all []string) []string) (string, error) {
+	var photo string
+	err := s.Store.WithTx(ctx, func(tx Tx) error {
 		all, err := tx.PersonBusinesses(ctx, userID)
 		if err != nil {
 			return err
@@ -98,8 +102,13 @@ func (s *UserService) erase(ctx context.Context, userID string, pick func(all []
 		if err := tx.ErasePerson(ctx, tomb); err != nil {
 			return err
 		}
+		photo = person.ProfilePhoto
 		return tx.EraseMessagesTo(ctx, slices.DeleteFunc(addresses, func(a string) bool { return a == "" }))
 	})
+	if err != nil {
+		return "", err
+	}
+	return photo, nil
 }
 
 // erased reports whether a profile is a tombstone.
