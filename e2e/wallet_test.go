@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loyalty/loyalty/internal/httpapi"
+	"github.com/loyalty/loyalty/internal/oauth"
 )
 
 // Tests of the member wallet (/wallet/{business}, issue 31 items 5 and 7)
@@ -285,7 +286,11 @@ func TestWalletSignInCode(t *testing.T) {
 // guess budget on accounts it never signed in to: once spent, even the
 // right PIN on a fresh account is refused (429 with Retry-After); a code
 // sign-in is held to the same budget. The user API's password grant
-// through a confidential client has a budget of its own.
+// through a confidential client has a budget of its own. Confirming an
+// account's deletion checks the PIN as signing in does: the member,
+// signed in before the spraying, is not refused for the address's
+// failures elsewhere, but wrong PINs lock the account, and then even the
+// right one is refused.
 func TestWalletGuessBudget(t *testing.T) {
 	engines(t, func(t *testing.T, engine string) {
 		const budget = 4
@@ -294,7 +299,10 @@ func TestWalletGuessBudget(t *testing.T) {
 		for i := range budget + 1 {
 			e.register(t, e.biz.Key, map[string]any{"email": "m" + strconv.Itoa(i) + "@example.com", "pin_code": 2468})
 		}
+		e.register(t, e.biz.Key, map[string]any{"email": "leaving@example.com", "pin_code": 8642})
 		base := "/wallet/" + e.biz.ID
+		leaving := e.web(t)
+		leaving.walletSignIn(t, e.biz.ID, "leaving@example.com", "8642")
 		w := e.web(t)
 		w.get(t, base).want(t, http.StatusOK)
 		for i := range budget {
@@ -310,6 +318,16 @@ func TestWalletGuessBudget(t *testing.T) {
 		}
 		w.post(t, base+"/signin/code/check", url.Values{"username": {"m0@example.com"}, "code": {"123456"}}).want(t, http.StatusTooManyRequests)
 		e.userLogin(t, app, e.biz.Key, "m"+strconv.Itoa(budget)+"@example.com", "2468").want(t, http.StatusOK)
+
+		leaving.get(t, base+"/delete").want(t, http.StatusOK)
+		for range oauth.MaxFailures {
+			leaving.post(t, base+"/delete", url.Values{"pin": {"1111"}}).want(t, http.StatusUnauthorized).has(t, "The PIN is incorrect")
+		}
+		r = leaving.post(t, base+"/delete", url.Values{"pin": {"8642"}})
+		if s, _ := strconv.Atoi(r.Header.Get("Retry-After")); r.Status != http.StatusTooManyRequests || s < 1 {
+			t.Errorf("deleting with the right PIN after %d wrong ones: %d (Retry-After %q), want 429", oauth.MaxFailures, r.Status, r.Header.Get("Retry-After"))
+		}
+		leaving.get(t, base).want(t, http.StatusOK).has(t, "member-code") // not deleted, still signed in
 	})
 }
 
@@ -320,7 +338,8 @@ func TestWalletGuessBudget(t *testing.T) {
 // other business cannot be redeemed through one's own wallet; a staff
 // session is no member session and a member session no staff session;
 // every post without the CSRF token is refused; neither member's pages
-// show anything of the other.
+// (their data's download among them) show anything of the other, and
+// neither can erase the other.
 func TestWalletIsolation(t *testing.T) {
 	engines(t, func(t *testing.T, engine string) {
 		e := start(t, engine, roomy)
@@ -348,11 +367,13 @@ func TestWalletIsolation(t *testing.T) {
 			}
 		})
 
-		pages := []string{"", "/rewards", "/rewards/" + bread, "/vouchers", "/history", "/settings", "/code"}
+		pages := []string{"", "/rewards", "/rewards/" + bread, "/vouchers", "/history", "/settings", "/code", "/export", "/delete"}
 		posts := map[string]url.Values{
 			"/rewards/" + bread + "/redeem": {},
 			"/settings":                     {"kind": {"marketing"}, "email": {"on"}, "sms": {"on"}},
 			"/pin":                          {"pin": {"0000"}, "pin_again": {"0000"}},
+			// Bo's own PIN, with Ann's session: nothing is erased.
+			"/delete": {"pin": {"1357"}},
 		}
 		boPoints := func() any { return bakeryOwner.pointsBalance(t, bo.ID)["points"] }
 		boBefore := boPoints()
@@ -443,7 +464,7 @@ func TestWalletIsolation(t *testing.T) {
 			all := map[string]url.Values{"/signin": {"username": {"ann@example.com"}, "pin": {"2468"}},
 				"/signin/code": {"username": {"ann@example.com"}}, "/signin/code/check": {"username": {"ann@example.com"}, "code": {"123456"}},
 				"/signout": {}, "/rewards/" + mug + "/redeem": {}, "/settings": {"kind": {"marketing"}, "email": {"on"}},
-				"/pin": {"pin": {"0000"}, "pin_again": {"0000"}}}
+				"/pin": {"pin": {"0000"}, "pin_again": {"0000"}}, "/delete": {"pin": {"2468"}}}
 			for p, form := range all {
 				f := url.Values{"csrf_token": {""}}
 				for k, v := range form {

@@ -21,8 +21,9 @@ var walletScreens = []screen{{"phone", 360, 740, true}, {"desktop", 1280, 900, f
 // QR code the counter scans (two page loads from opening the wallet);
 // redeems a reward after seeing what it takes and finds its voucher with
 // its QR code (three page loads from the card); and chooses to hear
-// offers by e-mail. Every page fits the screen and passes axe-core. The
-// HTTP tests (e2e's TestWallet*) cover the rest.
+// offers by e-mail; and deletes the account after a page saying what
+// happens, and is signed out. Every page fits the screen and passes
+// axe-core. The HTTP tests (e2e's TestWallet*) cover the rest.
 func TestWallet(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
@@ -145,6 +146,20 @@ func TestWallet(t *testing.T) {
 			}
 			m.submit(`.wallet-nav a[href$="/history"]`, "wallet_history")
 			m.check("wallet-history")
+
+			// Delete the account: what happens, the PIN, then signed out.
+			m.submit(`.wallet-nav a[href$="/settings"]`, "wallet_settings")
+			m.submit("#delete", "wallet_delete")
+			m.check("wallet-delete")
+			if !strings.Contains(m.text("main"), "90 points") {
+				t.Error("the deletion's page does not say which points are lost")
+			}
+			m.fill("#delete-pin", "2468")
+			m.submitTo("#delete-account", "wallet_erased", "notice=erased")
+			m.check("wallet-erased")
+			if _, err := s.app.Services.Customers.Get(ctx, b, p.ID); loyalty.ErrorCode(err) != loyalty.ENotFound {
+				t.Errorf("the member after deleting the account: %v, want not found", err)
+			}
 		})
 	})
 }

@@ -137,6 +137,23 @@ func (s *Server) SignInMember(ctx context.Context, businessID, username, country
 	return login, nil
 }
 
+// CheckMemberPIN checks the PIN of userID, a member of businessID signed
+// in already, before an action that asks for it again (erasing the
+// account), under the same lockout as SignInMember. A wrong PIN is
+// EUnauthorized; a locked account is ETooMany with RetryAfter.
+func (s *Server) CheckMemberPIN(ctx context.Context, businessID, userID, pin string) error {
+	login, err := s.Store.UserLoginByID(ctx, userID, []string{businessID})
+	err = s.verifyLogin(ctx, login, err, pin, s.now())
+	if oe, ok := err.(*Error); ok {
+		if oe.Status == http.StatusTooManyRequests {
+			return &loyalty.Error{Code: loyalty.ETooMany, RetryAfter: oe.RetryAfter,
+				Message: "Too many wrong PINs. Try again later."}
+		}
+		return loyalty.Errorf(loyalty.EUnauthorized, "The PIN is incorrect.")
+	}
+	return err
+}
+
 // MemberLogin is the login of a member of businessID whose identity was
 // proved another way (a one-time code), for StartSession.
 func MemberLogin(businessID, userID string) Login {

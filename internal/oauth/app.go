@@ -111,6 +111,9 @@ type Store interface {
 	// UserLogin finds a person who is a customer of one of businessIDs, by
 	// e-mail or E.164 phone.
 	UserLogin(ctx context.Context, emailOrPhone string, businessIDs []string) (Login, error)
+	// UserLoginByID finds a person by id who is a customer of one of
+	// businessIDs.
+	UserLoginByID(ctx context.Context, id string, businessIDs []string) (Login, error)
 	// RecordLogin counts a failed sign-in, locking the account at the limit,
 	// or clears the count after a good one.
 	RecordLogin(ctx context.Context, kind, id string, ok bool, now time.Time) error

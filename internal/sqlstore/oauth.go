@@ -74,14 +74,29 @@ func (d *DB) UserLogin(ctx context.Context, emailOrPhone string, businessIDs []s
 	if strings.HasPrefix(emailOrPhone, "+") {
 		col = "phone"
 	}
-	args := []any{emailOrPhone}
+	return d.userLogin(ctx, "u."+col, emailOrPhone, businessIDs)
+}
+
+// UserLoginByID finds a person by id who is a customer of one of
+// businessIDs.
+func (d *DB) UserLoginByID(ctx context.Context, id string, businessIDs []string) (oauth.Login, error) {
+	if len(businessIDs) == 0 {
+		return oauth.Login{}, loyalty.Errorf(loyalty.ENotFound, "Account not found.")
+	}
+	return d.userLogin(ctx, "u.id", id, businessIDs)
+}
+
+// userLogin finds the person whose col is value among the customers of
+// businessIDs.
+func (d *DB) userLogin(ctx context.Context, col, value string, businessIDs []string) (oauth.Login, error) {
+	args := []any{value}
 	marks := make([]string, len(businessIDs))
 	for i, id := range businessIDs {
 		args = append(args, id)
 		marks[i] = fmt.Sprintf("$%d", i+2)
 	}
 	return scanLogin(d.db.QueryRowContext(ctx, `SELECT u.id, '', u.pin_hash, u.locked_until FROM users u
-		WHERE u.`+col+` = $1 AND EXISTS (SELECT 1 FROM customers c WHERE c.user_id = u.id AND c.deleted_at IS NULL
+		WHERE `+col+` = $1 AND EXISTS (SELECT 1 FROM customers c WHERE c.user_id = u.id AND c.deleted_at IS NULL
 		AND c.business_id IN (`+strings.Join(marks, ", ")+`))`, args...), "user")
 }
 

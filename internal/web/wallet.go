@@ -44,6 +44,9 @@ func (s *Server) walletRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /wallet/{business}/settings", s.page(s.walletSettings))
 	mux.Handle("POST /wallet/{business}/settings", s.page(s.walletSettingsSave))
 	mux.Handle("POST /wallet/{business}/pin", s.page(s.walletPIN))
+	mux.Handle("GET /wallet/{business}/export", s.page(s.walletExport))
+	mux.Handle("GET /wallet/{business}/delete", s.page(s.walletDeleteForm))
+	mux.Handle("POST /wallet/{business}/delete", s.page(s.walletDelete))
 	mux.Handle("GET /wallet/{business}/manifest.webmanifest", http.HandlerFunc(s.walletManifest))
 	mux.Handle("GET /wallet/{business}/icons/{size}", http.HandlerFunc(s.walletIcon))
 }

@@ -215,6 +215,7 @@ func (s *Server) walletHistory(w http.ResponseWriter, r *http.Request) error {
 // walletSettingsPage is the body of the settings template.
 type walletSettingsPage struct {
 	Base    string
+	Name    string // the business's
 	Choices wallet.Choices
 }
 
@@ -235,7 +236,7 @@ func (s *Server) renderWalletSettings(w http.ResponseWriter, r *http.Request, m 
 	}
 	v := s.walletView(r, m.Business, &m, "Settings", "/settings")
 	v.Error, v.Fields = msg, fields
-	v.Data = walletSettingsPage{Base: walletBase(m.Business), Choices: ch}
+	v.Data = walletSettingsPage{Base: walletBase(m.Business), Name: m.Business.Name(), Choices: ch}
 	s.render(w, r, status, "wallet_settings", v)
 	return nil
 }

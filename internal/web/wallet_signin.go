@@ -37,6 +37,13 @@ func (s *Server) walletHome(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if !ok && r.URL.Query().Get("notice") == "erased" {
+		// Just after deleting the account: say so, rather than ask to sign in.
+		v := s.walletView(r, b, nil, "Account deleted", "")
+		v.Data = walletSignInPage{Base: walletBase(b), Name: b.Name()}
+		s.render(w, r, http.StatusOK, "wallet_erased", v)
+		return nil
+	}
 	if !ok {
 		s.renderWalletSignIn(w, r, b, http.StatusOK, "", "")
 		return nil
