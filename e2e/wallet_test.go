@@ -309,6 +309,8 @@ func TestWalletGuessBudget(t *testing.T) {
 			w.post(t, base+"/signin", url.Values{"username": {"m" + strconv.Itoa(i) + "@example.com"}, "pin": {"1111"}}).
 				want(t, http.StatusUnauthorized).has(t, "incorrect")
 		}
+		// The member's sign-in above earned the address one more.
+		w.post(t, base+"/signin", url.Values{"username": {"nobody@example.com"}, "pin": {"1111"}}).want(t, http.StatusUnauthorized)
 		r := w.post(t, base+"/signin", url.Values{"username": {"m" + strconv.Itoa(budget) + "@example.com"}, "pin": {"2468"}})
 		if s, _ := strconv.Atoi(r.Header.Get("Retry-After")); r.Status != http.StatusTooManyRequests || s < 1 {
 			t.Errorf("the right PIN after the budget: %d (Retry-After %q), want 429", r.Status, r.Header.Get("Retry-After"))
