@@ -100,6 +100,23 @@ func TestProgramSetup(t *testing.T) {
 		m.get(t, "/business/program/offers").want(t, http.StatusOK).has(t, "Triple points", "Disabled")
 		saved(m.post(t, "/business/program/offers/"+id+"/enable", nil), "/business/program/offers")
 
+		// Days and hours are set on the form: Tuesdays and Thursdays, 2 to 5 pm.
+		saved(m.post(t, "/business/program/offers/"+id, url.Values{"type_id": {"1"}, "title": {"Triple points"}, "multip_factor": {"3"},
+			"enabled": {"true"}, "offer_frequency_id": {"3"}, "freq_details": {"2", "4"}, "peak_from": {"14:00"}, "peak_to": {"17:00"}}),
+			"/business/program/offers")
+		var window struct{ Data map[string]any }
+		a.get(t, "/offers/"+id).want(t, http.StatusOK).decode(t, &window)
+		if d := window.Data; d["offer_frequency_id"] != 3.0 || fmt.Sprint(d["freq_details"]) != "[2 4]" || d["peak_from"] != "14:00" ||
+			d["peak_to"] != "17:00" {
+			t.Errorf("the offer's window after the console's save: %v %v %v %v", d["offer_frequency_id"], d["freq_details"], d["peak_from"], d["peak_to"])
+		}
+		m.get(t, "/business/program/offers/"+id).want(t, http.StatusOK).has(t, `value="14:00"`, `value="17:00"`)
+		m.post(t, "/business/program/offers/"+id, url.Values{"type_id": {"1"}, "title": {"Triple points"}, "multip_factor": {"3"},
+			"offer_frequency_id": {"3"}, "peak_from": {"14:00"}, "peak_to": {"17:00"}}).want(t, http.StatusUnprocessableEntity).
+			has(t, `id="f-freq_details-error"`)
+		saved(m.post(t, "/business/program/offers/"+id, url.Values{"type_id": {"1"}, "title": {"Triple points"}, "multip_factor": {"3"},
+			"enabled": {"true"}}), "/business/program/offers")
+
 		// A coupon offer for one customer, once each, until a day; its end
 		// cleared by emptying the field.
 		m.post(t, "/business/program/offers", url.Values{"type_id": {"8"}, "title": {"Muffin for Ann"}, "targeted": {"true"},
@@ -173,6 +190,8 @@ func TestProgramSetup(t *testing.T) {
 			"program.created Referral program: Friends", "program.created Gift card: Card", "program.created Reward: Mug",
 			"program.updated Offer: Muffin for Ann", "program.created Offer: Muffin for Ann",
 			"program.updated Offer: Triple points", "program.updated Offer: Triple points", "program.updated Offer: Triple points",
+			// The window set, then cleared (the refused save in between is not an entry).
+			"program.updated Offer: Triple points", "program.updated Offer: Triple points",
 			"program.created Offer: Double points", "rules.updated Earning rules", "rules.updated Earning rules", "rules.updated Earning rules",
 			"staff.joined mgr@cafe.example"}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {

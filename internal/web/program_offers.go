@@ -70,8 +70,11 @@ func offerFields(typ string) []setupField {
 		setupField{Name: "offer_frequency_id", Label: "How often a customer may have it", Kind: kindIntSelect, Clear: true,
 			Options: []option{{"", "Whenever it applies"}, {"1", "Once a day"},
 				{"2", "Once a week (Monday to Sunday)"}, {"4", "Once"},
-				// Its days and hours are set through the API; the form keeps them.
-				{"3", "On its days and hours"}}})
+				{"3", "On its days and hours, below"}}},
+		setupField{Name: "freq_details", Label: "Its days", Kind: kindPick, Source: "weekdays", Clear: true,
+			Hint: "With “On its days and hours” only."},
+		setupField{Name: "peak_from", Label: "From", Kind: kindTime, Row: "h", Clear: true},
+		setupField{Name: "peak_to", Label: "Until", Kind: kindTime, Row: "h", Clear: true, Hint: "Not included."})
 	if typ != "1" && typ != "3" {
 		fields = append(fields, setupField{Name: "coupon_expires_in", Label: "A coupon lasts", Kind: kindInt, Unit: "days", Clear: true,
 			Hint: "From when it is issued. Empty: as long as the offer."})
@@ -113,7 +116,8 @@ var offerKind = &setupKind{Path: "offers", Title: "Offers", One: "offer", Toggle
 			"real_value": moneyText(o.RealValue), "min_purchase": moneyText(o.MinPurchase), "max_purchase": moneyText(o.MaxPurchase),
 			"starts_at": dateText(o.StartsAt, loc), "expires_at": dateText(o.ExpiresAt, loc), "enabled": boolText(o.Enabled),
 			"offer_frequency_id": frequencyText(o.Frequency), "coupon_expires_in": zeroless(o.CouponExpiresIn),
-			"targeted": boolText(o.Targeted), "customers": strings.Join(o.TargetIDs, "\n")}, o.BranchIDs, err
+			"targeted": boolText(o.Targeted), "customers": strings.Join(o.TargetIDs, "\n"),
+			"freq_details": weekdaysText(o.Days), "peak_from": o.PeakFrom, "peak_to": o.PeakTo}, o.BranchIDs, err
 	},
 	save: func(ctx context.Context, s *Server, a loyalty.Actor, id, name string, body []byte) error {
 		in, err := decodeAs[loyalty.OfferInput](body)
@@ -130,4 +134,17 @@ func frequencyText(f int) string {
 		return ""
 	}
 	return strconv.Itoa(f)
+}
+
+// weekdayOptions are the days of an offer's window, as the API numbers
+// them (1 Monday to 7 Sunday).
+var weekdayOptions = []option{{"1", "Mon"}, {"2", "Tue"}, {"3", "Wed"}, {"4", "Thu"}, {"5", "Fri"}, {"6", "Sat"}, {"7", "Sun"}}
+
+// weekdaysText is an offer's days as its picks hold them.
+func weekdaysText(days []int) string {
+	var out []string
+	for _, d := range days {
+		out = append(out, strconv.Itoa(d))
+	}
+	return strings.Join(out, "\n")
 }

@@ -131,6 +131,8 @@ func (s *Server) sourceOptions(r *http.Request, a loyalty.Actor, b loyalty.Busin
 			opts = channelOptions
 		case "days":
 			opts = dayOptions
+		case "weekdays":
+			opts = weekdayOptions
 		case "categories":
 			var all []loyalty.ProductCategory
 			all, err = s.Program.Categories(ctx, a)
