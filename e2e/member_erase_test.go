@@ -133,6 +133,24 @@ func TestMemberExportAndErasure(t *testing.T) {
 			if s.Points != 0 {
 				t.Errorf("the erased customer's entries sum to %d, want 0", s.Points)
 			}
+			personEmail := func(id string) string {
+				var email string
+				if err := e.app.DB.SQL().QueryRowContext(context.Background(), `SELECT email FROM users WHERE id = $1`, id).Scan(&email); err != nil {
+					t.Fatal(err)
+				}
+				return email
+			}
+			// Known to this business alone, never claimed: the person's record goes too.
+			if got := personEmail(c.ID); !strings.HasSuffix(got, "@erased.invalid") {
+				t.Errorf("an unclaimed person known to one business alone keeps %q after the business erased them", got)
+			}
+			// A person who claimed the account with a PIN keeps it: the business erases its profile only.
+			claimed := e.register(t, e.biz.Key, map[string]any{"email": "keeps@example.com", "pin_code": 1357})
+			owner.do(t, http.MethodDelete, "/customers/"+claimed.ID+"?erase=true", nil).want(t, http.StatusNoContent)
+			if got := personEmail(claimed.ID); got != "keeps@example.com" {
+				t.Errorf("a claimed person's record after the business erased its profile: %q, want it kept", got)
+			}
+			owner.get(t, "/customers/"+claimed.ID).want(t, http.StatusNotFound)
 		})
 	})
 }

@@ -120,11 +120,15 @@ func (s *Server) deleteCustomer(w http.ResponseWriter, r *http.Request, rc *reqC
 	}
 	if erase {
 		// The log keeps no personal data of an erased customer: the id only.
+		var photo string
 		if err := s.audited(r, rc, loyalty.AuditCustomerErased, "Customer #"+r.PathValue("id"), func(svc loyalty.Services) error {
-			return svc.Customers.EraseCustomer(r.Context(), b, r.PathValue("id"))
+			var err error
+			photo, err = svc.Customers.EraseCustomer(r.Context(), b, r.PathValue("id"))
+			return err
 		}); err != nil {
 			return notFoundAs(err, "Customer not found.")
 		}
+		s.DropImage(r.Context(), photo)
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}

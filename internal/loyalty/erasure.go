@@ -31,7 +31,7 @@ type erasedJSON struct {
 // for the caller to delete its file once the erasure is committed.
 func (s *UserService) EraseMember(ctx context.Context, p Program, userID string) (string, error) {
 	ids := p.BusinessIDs()
-	return s.erase(ctx, userID, func(all []string) []string {
+	return s.erase(ctx, userID, false, func(all []string) []string {
 		return slices.DeleteFunc(slices.Clone(all), func(id string) bool { return !slices.Contains(ids, id) })
 	})
 }
@@ -40,39 +40,49 @@ func (s *UserService) EraseMember(ctx context.Context, p Program, userID string)
 // its profile there, and the person's own record when no other business
 // has them as a customer and they never claimed the account with a PIN
 // (the rule by which a business edits the person's record).
-func (s *CustomerService) EraseCustomer(ctx context.Context, b Business, id string) error {
+// It returns the profile photo of the person's record it erased, for the
+// caller to delete the file.
+func (s *CustomerService) EraseCustomer(ctx context.Context, b Business, id string) (string, error) {
 	id, err := customerIDOf(id)
 	if err != nil {
-		return err
+		return "", err
 	}
 	u := &UserService{Store: s.Store}
-	_, err = u.erase(ctx, id, func(all []string) []string {
+	return u.erase(ctx, id, true, func(all []string) []string {
 		if slices.Contains(all, b.ID) {
 			return []string{b.ID}
 		}
 		return nil
 	})
-	return err
 }
 
 // erase erases the person's profiles in the businesses pick chooses among
 // those that have them, in one transaction; ENotFound when it chooses
-// none. It returns the profile photo of a person's record it erased.
-func (s *UserService) erase(ctx context.Context, userID string, pick func(all []string) []string) (string, error) {
+// none. The person's own record goes too when no other business still
+// has them (a profile not erased), unless keepClaimed and the person
+// claimed the account with a PIN. It returns the profile photo of a
+// person's record it erased.
+func (s *UserService) erase(ctx context.Context, userID string, keepClaimed bool, pick func(all []string) []string) (string, error) {
 	var photo string
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
 		all, err := tx.PersonBusinesses(ctx, userID)
 		if err != nil {
 			return err
 		}
+		picked := pick(all)
 		var chosen []string
-		for _, bid := range pick(all) {
+		others := 0
+		for _, bid := range all {
 			c, err := tx.CustomerAny(ctx, bid, userID)
 			if err != nil {
 				return err
 			}
-			if !c.erased() {
+			switch {
+			case c.erased():
+			case slices.Contains(picked, bid):
 				chosen = append(chosen, bid)
+			default:
+				others++
 			}
 		}
 		if len(chosen) == 0 {
@@ -91,8 +101,7 @@ func (s *UserService) erase(ctx context.Context, userID string, pick func(all []
 			}
 			addresses = append(addresses, c.Email, c.Phone)
 		}
-		others := len(all) - len(chosen)
-		if others > 0 {
+		if others > 0 || (keepClaimed && person.HasPIN) {
 			return nil
 		}
 		if err := tx.RevokeUserTokens(ctx, userID); err != nil {
