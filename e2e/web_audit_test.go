@@ -89,6 +89,9 @@ func TestAuditLogReadable(t *testing.T) {
 		pastry := api.catOffer(t, map[string]any{"type_id": 8, "title": "Free pastry"})
 		api.do(t, http.MethodPut, "/offers/"+pastry, map[string]any{"type_id": 8, "title": "Free pastry", "description": "Any pastry"}).
 			want(t, http.StatusOK)
+		// A deletion names what it deleted, read before it went.
+		muffin := api.catOffer(t, map[string]any{"type_id": 8, "title": "Old muffin"})
+		api.do(t, http.MethodDelete, "/offers/"+muffin, nil).want(t, http.StatusNoContent)
 		sale := api.do(t, http.MethodPost, "/transactions", map[string]any{"intent": "reward", "amount": 12.50,
 			"customer": map[string]any{"id": ann.ID}}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
 		api.do(t, http.MethodDelete, fmt.Sprintf("/transactions/%v", sale["id"]), nil).want(t, http.StatusNoContent)
@@ -102,6 +105,7 @@ func TestAuditLogReadable(t *testing.T) {
 		got := e.auditActions(t, e.biz.ID)
 		want := []string{"coupon.issued Ann Lee <ann@friends.example> by " + e.biz.Email,
 			"customer.updated Ann Lee <ann@friends.example> by POS", "transaction.cancelled Transaction #" + fmt.Sprint(sale["id"]) + " by POS",
+			"program.deleted Offer: Old muffin by POS", "program.created Offer: Old muffin by POS",
 			"program.updated Offer: Free pastry by POS", "program.created Offer: Free pastry by POS",
 			"customer.created Ann Lee <ann@friends.example> by POS"}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -130,7 +134,7 @@ func TestAuditLogReadable(t *testing.T) {
 			return out
 		}
 		byApp := owner.get(t, "/business/audit?"+url.Values{"who": {string(who[1])}}.Encode()).want(t, http.StatusOK)
-		if got := rows(byApp); len(got) != 5 || slices.Contains(got, "Issued a coupon") {
+		if got := rows(byApp); len(got) != 7 || slices.Contains(got, "Issued a coupon") {
 			t.Errorf("the app's entries: %q", got)
 		}
 		byApp.has(t, `value="`+string(who[1])+`" selected`, "Clear")
@@ -140,7 +144,7 @@ func TestAuditLogReadable(t *testing.T) {
 		}
 		today := time.Now().UTC()
 		inRange := owner.get(t, "/business/audit?from="+today.AddDate(0, 0, -1).Format(time.DateOnly)+"&to="+today.AddDate(0, 0, 1).Format(time.DateOnly))
-		if got := rows(inRange.want(t, http.StatusOK)); len(got) != 6 {
+		if got := rows(inRange.want(t, http.StatusOK)); len(got) != 8 {
 			t.Errorf("entries of these days: %q", got)
 		}
 		before := owner.get(t, "/business/audit?to="+today.AddDate(0, 0, -2).Format(time.DateOnly)).want(t, http.StatusOK)

@@ -67,6 +67,17 @@ func named(kind string, name loyalty.Opt[string], id string) string {
 	return kind + " #" + id
 }
 
+// nameOf is the name read of an object before a change that removes it,
+// for the log ("Offer: Coffee" rather than "Offer #12"); none when it
+// cannot be read (the change then says why).
+func nameOf(read func() (string, error)) loyalty.Opt[string] {
+	n, err := read()
+	if err != nil || strings.TrimSpace(n) == "" {
+		return loyalty.Opt[string]{}
+	}
+	return loyalty.Some(n)
+}
+
 // customerTarget names the customer id for the log as the console does,
 // by name and e-mail or phone, read before the change (a deleted customer
 // has no name left to read).

@@ -146,7 +146,10 @@ func (s *Server) saveEarningRule(w http.ResponseWriter, r *http.Request, rc *req
 }
 
 func (s *Server) deleteEarningRule(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Earning rule", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Earning rule", nameOf(func() (string, error) {
+		e, err := rc.svc.EarningRules.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return e.Name, err
+	}), r.PathValue("id")), func(svc loyalty.Services) error {
 		return svc.EarningRules.Delete(r.Context(), tenant(rc), r.PathValue("id"))
 	}); err != nil {
 		return err

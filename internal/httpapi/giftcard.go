@@ -123,7 +123,10 @@ func (s *Server) updateGiftcard(w http.ResponseWriter, r *http.Request, rc *reqC
 }
 
 func (s *Server) deleteGiftcard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Gift card", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Gift card", nameOf(func() (string, error) {
+		g, err := rc.svc.Giftcards.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return g.Title, err
+	}), r.PathValue("id")), func(svc loyalty.Services) error {
 		return svc.Giftcards.Delete(r.Context(), tenant(rc), r.PathValue("id"))
 	}); err != nil {
 		return err

@@ -197,7 +197,10 @@ func (s *Server) updateOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 }
 
 func (s *Server) deleteOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Offer", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Offer", nameOf(func() (string, error) {
+		o, err := rc.svc.Offers.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return o.Title, err
+	}), r.PathValue("id")), func(svc loyalty.Services) error {
 		return svc.Offers.Delete(r.Context(), tenant(rc), r.PathValue("id"))
 	}); err != nil {
 		return err

@@ -140,7 +140,10 @@ func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request, rc *reqCt
 }
 
 func (s *Server) deleteProduct(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Product", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Product", nameOf(func() (string, error) {
+		p, err := rc.svc.Products.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return p.Title, err
+	}), r.PathValue("id")), func(svc loyalty.Services) error {
 		return svc.Products.Delete(r.Context(), tenant(rc), r.PathValue("id"))
 	}); err != nil {
 		return err
@@ -263,7 +266,10 @@ func (s *Server) saveCategory(w http.ResponseWriter, r *http.Request, rc *reqCtx
 }
 
 func (s *Server) deleteCategory(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Product category", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Product category", nameOf(func() (string, error) {
+		c, err := rc.svc.Products.Category(r.Context(), tenant(rc), r.PathValue("id"))
+		return c.Name, err
+	}), r.PathValue("id")), func(svc loyalty.Services) error {
 		return svc.Products.DeleteCategory(r.Context(), tenant(rc), r.PathValue("id"))
 	}); err != nil {
 		return err

@@ -98,7 +98,10 @@ func (s *Server) savePunchCard(w http.ResponseWriter, r *http.Request, rc *reqCt
 }
 
 func (s *Server) deletePunchCard(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Punch card", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Punch card", nameOf(func() (string, error) {
+		c, err := rc.svc.PunchCards.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return c.Name, err
+	}), r.PathValue("id")), func(svc loyalty.Services) error {
 		return svc.PunchCards.Delete(r.Context(), tenant(rc), r.PathValue("id"))
 	}); err != nil {
 		return err

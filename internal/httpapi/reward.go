@@ -159,7 +159,10 @@ func (s *Server) updateReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 }
 
 func (s *Server) deleteReward(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Reward", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Reward", nameOf(func() (string, error) {
+		rw, err := rc.svc.Rewards.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return rw.Title, err
+	}), r.PathValue("id")), func(svc loyalty.Services) error {
 		return svc.Rewards.Delete(r.Context(), tenant(rc), r.PathValue("id"))
 	}); err != nil {
 		return err

@@ -136,7 +136,10 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, rc *reqCt
 }
 
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.audited(r, rc, loyalty.AuditWebhookDeleted, named("Webhook", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) error {
+	if err := s.audited(r, rc, loyalty.AuditWebhookDeleted, named("Webhook", nameOf(func() (string, error) {
+		h, err := rc.svc.Webhooks.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return h.URL, err
+	}), r.PathValue("id")), func(svc loyalty.Services) error {
 		return svc.Webhooks.Delete(r.Context(), tenant(rc), r.PathValue("id"))
 	}); err != nil {
 		return err
