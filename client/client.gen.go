@@ -7253,7 +7253,9 @@ type ClientInterface interface {
 	// `first_name`, `last_name`, `birth_date`, `language`, `gender`, `enabled`, `address.street`,
 	// `address.city`, `address.region`, `address.country`, `address.country_code`,
 	// `address.zip_code`, `address.lat`, `address.long`) and the opening balance
-	// (`balance.points`, `balance.giftcard`). Names are matched without regard to case; an empty
+	// (`balance.points`, `balance.giftcard`) and the marketing consent the customer gave
+	// (`consents.allow_email`, `consents.allow_sms`, `consents.allow_push`: true or false, recorded as a
+	// consent of source import; all empty records none). Names are matched without regard to case; an empty
 	// cell leaves its field out; a column of any other name refuses the file (422 naming
 	// `file`). `mapping` is not supported (422): rename the columns instead.
 	// Every row is checked with the API's validation; the reply holds the first rows and the
@@ -9341,7 +9343,9 @@ func (c *Client) StartImport(ctx context.Context, body StartImportJSONRequestBod
 // `first_name`, `last_name`, `birth_date`, `language`, `gender`, `enabled`, `address.street`,
 // `address.city`, `address.region`, `address.country`, `address.country_code`,
 // `address.zip_code`, `address.lat`, `address.long`) and the opening balance
-// (`balance.points`, `balance.giftcard`). Names are matched without regard to case; an empty
+// (`balance.points`, `balance.giftcard`) and the marketing consent the customer gave
+// (`consents.allow_email`, `consents.allow_sms`, `consents.allow_push`: true or false, recorded as a
+// consent of source import; all empty records none). Names are matched without regard to case; an empty
 // cell leaves its field out; a column of any other name refuses the file (422 naming
 // `file`). `mapping` is not supported (422): rename the columns instead.
 // Every row is checked with the API's validation; the reply holds the first rows and the
@@ -19336,7 +19340,9 @@ type ClientWithResponsesInterface interface {
 	// `first_name`, `last_name`, `birth_date`, `language`, `gender`, `enabled`, `address.street`,
 	// `address.city`, `address.region`, `address.country`, `address.country_code`,
 	// `address.zip_code`, `address.lat`, `address.long`) and the opening balance
-	// (`balance.points`, `balance.giftcard`). Names are matched without regard to case; an empty
+	// (`balance.points`, `balance.giftcard`) and the marketing consent the customer gave
+	// (`consents.allow_email`, `consents.allow_sms`, `consents.allow_push`: true or false, recorded as a
+	// consent of source import; all empty records none). Names are matched without regard to case; an empty
 	// cell leaves its field out; a column of any other name refuses the file (422 naming
 	// `file`). `mapping` is not supported (422): rename the columns instead.
 	// Every row is checked with the API's validation; the reply holds the first rows and the
@@ -43697,7 +43703,9 @@ func (c *ClientWithResponses) StartImportWithResponse(ctx context.Context, body 
 // `first_name`, `last_name`, `birth_date`, `language`, `gender`, `enabled`, `address.street`,
 // `address.city`, `address.region`, `address.country`, `address.country_code`,
 // `address.zip_code`, `address.lat`, `address.long`) and the opening balance
-// (`balance.points`, `balance.giftcard`). Names are matched without regard to case; an empty
+// (`balance.points`, `balance.giftcard`) and the marketing consent the customer gave
+// (`consents.allow_email`, `consents.allow_sms`, `consents.allow_push`: true or false, recorded as a
+// consent of source import; all empty records none). Names are matched without regard to case; an empty
 // cell leaves its field out; a column of any other name refuses the file (422 naming
 // `file`). `mapping` is not supported (422): rename the columns instead.
 // Every row is checked with the API's validation; the reply holds the first rows and the

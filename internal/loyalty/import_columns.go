@@ -36,6 +36,25 @@ type importFields struct {
 	points   int64 // opening points balance
 	giftcard Money // opening gift-card balance
 	product  ProductInput
+	// consent is the marketing consent the row's consents.* columns give
+	// (nil when they are all empty: no record).
+	consent *ContactChannels
+}
+
+// consentColumn reads one consents.allow_* cell: true or false, empty for
+// nothing said (a channel not said is not consented).
+func consentColumn(name string, to func(*ContactChannels) *bool) func(*importFields, string, Validation) {
+	return func(r *importFields, cell string, v Validation) {
+		b, err := strconv.ParseBool(strings.ToLower(strings.TrimSpace(cell)))
+		if err != nil {
+			v.Add(name, "The "+name+" field must be true or false (empty: not said).")
+			return
+		}
+		if r.consent == nil {
+			r.consent = &ContactChannels{}
+		}
+		*to(r.consent) = b
+	}
 }
 
 func text(dst func(r *importFields) *Opt[string]) func(*importFields, string, Validation) {
@@ -168,6 +187,10 @@ var CustomerColumns = []ImportCol{
 		}
 	}},
 	{"balance.giftcard", "opening gift-card balance, such as 25.00", money("balance.giftcard", func(r *importFields, m Money) { r.giftcard = m })},
+	{"consents.allow_email", "true when the customer agreed to offers by e-mail; recorded as their marketing consent (source import)",
+		consentColumn("consents.allow_email", func(c *ContactChannels) *bool { return &c.Email })},
+	{"consents.allow_sms", "true when they agreed to offers by text message", consentColumn("consents.allow_sms", func(c *ContactChannels) *bool { return &c.SMS })},
+	{"consents.allow_push", "true when they agreed to offers in the app", consentColumn("consents.allow_push", func(c *ContactChannels) *bool { return &c.Push })},
 }
 
 // ProductColumns are the columns of a products import: the fields of

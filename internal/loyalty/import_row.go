@@ -16,6 +16,7 @@ type importRow struct {
 	product  ProductInput     // a products import's row
 	points   int64
 	giftcard Money
+	consent  *ContactChannels // a customers import's row's marketing consent, when its columns say one
 }
 
 // readRow reads a record into the input of im's kind and checks it with
@@ -53,7 +54,7 @@ func readRow(b Business, im Import, cols []*ImportCol, rec []string, num int64, 
 		if f.hasAddr {
 			f.person.Address = Some(f.address)
 		}
-		r.points, r.giftcard = f.points, f.giftcard
+		r.points, r.giftcard, r.consent = f.points, f.giftcard, f.consent
 		if f.giftcard < 0 {
 			v.Add("balance.giftcard", "The balance.giftcard may not be negative.")
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -212,6 +213,13 @@ func (s *ImportService) importRow(ctx context.Context, b Business, im Import, r 
 			e := newEntry(b, c.ID, IntentAdjust, tx.Now())
 			e.Points, e.Comments = r.points, "Opening balance (import)"
 			if err := appendEntry(ctx, tx, &e); err != nil {
+				return err
+			}
+		}
+		if r.consent != nil {
+			ct := Consent{BusinessID: b.ID, CustomerID: c.ID, Kind: ConsentMarketing, ContactChannels: *r.consent,
+				Source: ConsentFromImport, By: "import #" + strconv.FormatInt(im.ID, 10), CreatedAt: tx.Now()}
+			if err := tx.InsertConsent(ctx, &ct); err != nil {
 				return err
 			}
 		}

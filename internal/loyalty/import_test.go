@@ -42,6 +42,15 @@ func (w *world) byEmail(b loyalty.Business, email string) (c loyalty.Customer, e
 	return c, err
 }
 
+// byPhone finds a customer of b by phone.
+func (w *world) byPhone(b loyalty.Business, phone string) (c loyalty.Customer, err error) {
+	err = w.db.WithTx(w.ctx, func(tx loyalty.Tx) error {
+		c, err = tx.CustomerByContact(w.ctx, b.ID, "", phone)
+		return err
+	})
+	return c, err
+}
+
 // entries counts a business's ledger entries of an intent.
 func (w *world) entries(tb testing.TB, b loyalty.Business, intent string) int {
 	tb.Helper()
@@ -162,23 +171,37 @@ func TestImportCustomers(t *testing.T) {
 	eachEngine(t, func(t *testing.T, w *world) {
 		b := w.business(t, "CA")
 		s, wk := w.importer()
-		file := "Email,phone,first_name,balance.points,balance.giftcard,\n" +
-			"cleo@example.com,,Cleo,120,15.50,\n" +
-			",+15145550199,Dan,,,\n" +
-			"eve@example.com,,Eve,-5,,\n" +
-			"cleo@example.com,,Cleo again,,,\n"
+		file := "Email,phone,first_name,balance.points,balance.giftcard,consents.allow_email,consents.allow_sms\n" +
+			"cleo@example.com,,Cleo,120,15.50,true,false\n" +
+			",+15145550199,Dan,,,,\n" +
+			"eve@example.com,,Eve,-5,,,maybe\n" +
+			"cleo@example.com,,Cleo again,,,,\n"
 		im := uploadAndRun(t, s, wk, b, loyalty.ImportCustomers, file)
 		if im.TotalRows != 4 || im.InvalidRows != 1 || im.Done != 2 || im.Failed != 2 {
 			t.Fatalf("import %+v", im)
 		}
 		var report []loyalty.ImportRowError
 		s.EachError(w.ctx, b, im.ID, func(e loyalty.ImportRowError) error { report = append(report, e); return nil })
-		if got := errorRows(report); got != "4 balance.points; 5 email" {
+		if got := errorRows(report); got != "4 balance.points,consents.allow_sms; 5 email" {
 			t.Errorf("report %q", got)
 		}
 		c, err := w.byEmail(b, "cleo@example.com")
 		if err != nil || c.Balance.Points != 120 || c.Balance.Giftcard != 1550 || c.FirstName != "Cleo" {
 			t.Fatalf("cleo %+v, %v", c, err)
+		}
+		// The consent columns are Cleo's marketing consent, from the import;
+		// Dan's empty cells record nothing.
+		consents := &loyalty.ConsentService{Store: w.db}
+		st, err := consents.State(w.ctx, b, c.ID, loyalty.ConsentMarketing)
+		if err != nil || !st.Email || st.SMS || len(st.History) != 1 || st.History[0].Source != loyalty.ConsentFromImport {
+			t.Errorf("cleo's consent %+v, %v; want e-mail yes from the import", st, err)
+		}
+		dan, err := w.byPhone(b, "+15145550199")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := consents.State(w.ctx, b, dan.ID, loyalty.ConsentMarketing); err != nil || len(st.History) != 0 {
+			t.Errorf("dan's consent %+v, %v; want none", st, err)
 		}
 		again := uploadAndRun(t, s, wk, b, loyalty.ImportCustomers, file)
 		if again.Done != 0 || again.Skipped != 2 {
