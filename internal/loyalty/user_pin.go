@@ -26,6 +26,29 @@ func (s *UserService) RequestReset(ctx context.Context, p Program, in ResetReque
 	if err := v.Err(); err != nil {
 		return err
 	}
+	// However many IPs ask, a person gets a bounded number of reset
+	// messages an hour; past it the request is answered the same and
+	// nothing is sent, so it still reveals nothing.
+	return s.messageMember(ctx, p, kind, value, func(ctx context.Context, tx Tx, id string, since time.Time) (int, error) {
+		return tx.CountResetSecrets(ctx, id, since)
+	}, MaxResetsPerHour, func(tx Tx, u User) (Message, error) {
+		if mode == "token" {
+			token, err := s.newSecret(ctx, tx, u.ID, SecretResetToken, value, ResetTTL)
+			return resetTokenMessage(p.Name, kind, value, u.FirstName, token, s.ResetURL), err
+		}
+		code, err := s.newSecret(ctx, tx, u.ID, SecretResetCode, value, ResetTTL)
+		return resetCodeMessage(p.Name, kind, value, u.FirstName, code), err
+	})
+}
+
+// messageMember sends the person a contact names, when they are a member
+// of the program, the message compose writes in the transaction, unless
+// recent (counting what they were sent in the last hour) has reached
+// max. It answers the same whether or not it sends, so it reveals
+// nothing about who is a member.
+func (s *UserService) messageMember(ctx context.Context, p Program, kind, value string,
+	recent func(ctx context.Context, tx Tx, userID string, since time.Time) (int, error), max int,
+	compose func(tx Tx, u User) (Message, error)) error {
 	sent := false
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
 		u, err := personByContact(ctx, tx, kind, value)
@@ -38,26 +61,13 @@ func (s *UserService) RequestReset(ctx context.Context, p Program, in ResetReque
 		if err != nil || !member {
 			return err
 		}
-		// However many IPs ask, a person gets a bounded number of reset
-		// messages an hour; past it the request is answered the same and
-		// nothing is sent, so it still reveals nothing.
-		recent, err := tx.CountResetSecrets(ctx, u.ID, tx.Now().Add(-time.Hour))
-		if err != nil || recent >= MaxResetsPerHour {
+		n, err := recent(ctx, tx, u.ID, tx.Now().Add(-time.Hour))
+		if err != nil || n >= max {
 			return err
 		}
-		var m Message
-		if mode == "token" {
-			token, err := s.newSecret(ctx, tx, u.ID, SecretResetToken, value, ResetTTL)
-			if err != nil {
-				return err
-			}
-			m = resetTokenMessage(p.Name, kind, value, u.FirstName, token, s.ResetURL)
-		} else {
-			code, err := s.newSecret(ctx, tx, u.ID, SecretResetCode, value, ResetTTL)
-			if err != nil {
-				return err
-			}
-			m = resetCodeMessage(p.Name, kind, value, u.FirstName, code)
+		m, err := compose(tx, u)
+		if err != nil {
+			return err
 		}
 		sent = true
 		return tx.EnqueueMessage(ctx, &m)

@@ -38,34 +38,13 @@ func (s *UserService) RequestSignInCode(ctx context.Context, p Program, in SignI
 	if err := v.Err(); err != nil {
 		return err
 	}
-	sent := false
-	err := s.Store.WithTx(ctx, func(tx Tx) error {
-		u, err := personByContact(ctx, tx, kind, value)
-		if ErrorCode(err) == ENotFound {
-			return nil
-		} else if err != nil {
-			return err
-		}
-		member, err := tx.IsMember(ctx, u.ID, p.BusinessIDs())
-		if err != nil || !member {
-			return err
-		}
-		recent, err := tx.CountSignInCodes(ctx, u.ID, tx.Now().Add(-time.Hour))
-		if err != nil || recent >= MaxSignInCodesPerHour {
-			return err
-		}
-		code, err := newSecret(ctx, tx, s.Hash, u.ID, SecretSignInCode, value, SignInCodeTTL)
-		if err != nil {
-			return err
-		}
-		m := signInCodeMessage(p.Name, kind, value, u.FirstName, code)
-		sent = true
-		return tx.EnqueueMessage(ctx, &m)
-	})
-	if sent && err == nil {
-		s.notify()
+	count := func(ctx context.Context, tx Tx, id string, since time.Time) (int, error) {
+		return tx.CountSignInCodes(ctx, id, since)
 	}
-	return err
+	return s.messageMember(ctx, p, kind, value, count, MaxSignInCodesPerHour, func(tx Tx, u User) (Message, error) {
+		code, err := newSecret(ctx, tx, s.Hash, u.ID, SecretSignInCode, value, SignInCodeTTL)
+		return signInCodeMessage(p.Name, kind, value, u.FirstName, code), err
+	})
 }
 
 // SignInWithCode checks a sign-in code sent to the e-mail or phone given
