@@ -21,10 +21,7 @@ import (
 func TestProductsAndCategories(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
 		for i := range 30 {
 			var in loyalty.ProductInput
 			decodeInput(t, fmt.Sprintf(`{"title": "Bulk item %02d", "product_sku": "BULK-%02d", "product_actual_price": 1}`, i, i), &in)

@@ -50,10 +50,7 @@ func (b *tab) status(url string) int64 {
 func TestInviteCashier(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
 		ann, err := s.app.Services.Customers.Create(ctx, b, loyalty.CustomerInput{Email: loyalty.Some("ann@friends.example"),
 			FirstName: loyalty.Some("Ann"), LastName: loyalty.Some("Lee")})
 		if err != nil {
@@ -199,10 +196,7 @@ func TestPasswordReset(t *testing.T) {
 func TestProfileOnReferralPage(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
 		prog, err := (&loyalty.ReferralProgramService{Store: s.app.DB}).Create(ctx, b, loyalty.ReferralProgramInput{
 			CondMinAmount: loyalty.Some[loyalty.Money](1000), RefereeEarns: loyalty.Some[int64](30),
 			RefererEarns: loyalty.Some[int64](50), ExpiresIn: loyalty.Some[int64](30)})

@@ -33,10 +33,7 @@ func decodeInput(t *testing.T, body string, v any) {
 func TestCounterSale(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
 		var rules loyalty.RulesInput
 		decodeInput(t, `{"reward_ratio": 1, "reward_milestone_amount": 1}`, &rules)
 		var offer loyalty.OfferInput

@@ -24,10 +24,7 @@ import (
 func TestCustomerPages(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
 		ann, err := s.app.Services.Customers.Create(ctx, b, loyalty.CustomerInput{Email: loyalty.Some("ann@friends.example"),
 			FirstName: loyalty.Some("Ann"), LastName: loyalty.Some("Lee"), Phone: loyalty.Some("+16045550142")})
 		if err != nil {

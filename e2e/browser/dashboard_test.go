@@ -75,15 +75,8 @@ func (b *tab) countLoads() *atomic.Int64 {
 func TestDashboard(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rules loyalty.RulesInput
-		decodeInput(t, `{"reward_ratio": 1, "reward_milestone_amount": 1}`, &rules)
-		if _, err := s.app.Services.Transactions.UpdateRules(ctx, b, rules); err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
+		s.pointPerUnit(t, b)
 		var cashback loyalty.RewardInput
 		decodeInput(t, `{"kind": "catalog_item", "title": "Five off", "points": 10, "type_id": 16, "amount": 5, "redeem_for_gift_card": false}`, &cashback)
 		five, err := s.app.Services.Rewards.Create(ctx, b, cashback)

@@ -38,15 +38,8 @@ func (b *tab) loads() func() int64 {
 func TestCounterEnrol(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rules loyalty.RulesInput
-		decodeInput(t, `{"reward_ratio": 1, "reward_milestone_amount": 1}`, &rules)
-		if _, err := s.app.Services.Transactions.UpdateRules(ctx, b, rules); err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
+		s.pointPerUnit(t, b)
 		for _, c := range [][3]string{{"Ann", "Lee", "ann@friends.example"}, {"Anna", "Berg", "anna@friends.example"}, {"Bo", "Wu", "bo@friends.example"}} {
 			if _, err := s.app.Services.Customers.Create(ctx, b, loyalty.CustomerInput{FirstName: loyalty.Some(c[0]),
 				LastName: loyalty.Some(c[1]), Email: loyalty.Some(c[2])}); err != nil {

@@ -399,3 +399,23 @@ func (b *tab) eval(js string) bool {
 	}
 	return v
 }
+
+// business reads the site owner's business.
+func (s *site) business(t *testing.T) loyalty.Business {
+	t.Helper()
+	b, err := s.app.DB.Business(context.Background(), s.owner.BusinessID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// pointPerUnit sets b's rules to one point per unit of currency spent.
+func (s *site) pointPerUnit(t *testing.T, b loyalty.Business) {
+	t.Helper()
+	var rules loyalty.RulesInput
+	decodeInput(t, `{"reward_ratio": 1, "reward_milestone_amount": 1}`, &rules)
+	if _, err := s.app.Services.Transactions.UpdateRules(context.Background(), b, rules); err != nil {
+		t.Fatal(err)
+	}
+}

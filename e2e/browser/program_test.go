@@ -20,10 +20,7 @@ import (
 func TestProgramRules(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
 		if _, err := s.app.Services.Customers.Create(ctx, b, loyalty.CustomerInput{Email: loyalty.Some("ann@friends.example"),
 			FirstName: loyalty.Some("Ann")}); err != nil {
 			t.Fatal(err)

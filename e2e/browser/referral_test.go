@@ -16,10 +16,7 @@ import (
 func TestReferralPage(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
 		prog, err := (&loyalty.ReferralProgramService{Store: s.app.DB}).Create(ctx, b, loyalty.ReferralProgramInput{
 			CondMinAmount: loyalty.Some[loyalty.Money](1000), RefereeEarns: loyalty.Some[int64](30),
 			RefererEarns: loyalty.Some[int64](50), ExpiresIn: loyalty.Some[int64](30)})

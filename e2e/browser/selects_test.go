@@ -17,10 +17,7 @@ import (
 func TestSelectsFit(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
 		var offer loyalty.OfferInput
 		decodeInput(t, `{"type_id": 2, "title": "Free almond croissant with any coffee", "points": 180}`, &offer)
 		pastry, err := s.app.Services.Offers.Create(ctx, b, offer)

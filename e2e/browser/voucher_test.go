@@ -17,10 +17,7 @@ import (
 func TestCounterHandsOverVoucher(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
 		var in loyalty.RewardInput
 		decodeInput(t, `{"kind": "catalog_item", "title": "Mug", "points": 20}`, &in)
 		mug, err := s.app.Services.Rewards.Create(ctx, b, in)

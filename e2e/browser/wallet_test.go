@@ -27,10 +27,7 @@ var walletScreens = []screen{{"phone", 360, 740, true}, {"desktop", 1280, 900, f
 func TestWallet(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		ctx := context.Background()
-		b, err := s.app.DB.Business(ctx, s.owner.BusinessID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := s.business(t)
 		old, err := s.app.DB.BusinessProfile(ctx, b.ID)
 		if err != nil {
 			t.Fatal(err)
