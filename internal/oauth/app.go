@@ -105,6 +105,8 @@ type Store interface {
 	CodeStore
 	InsertApp(ctx context.Context, a *App) error
 	AppByClientID(ctx context.Context, clientID string) (App, error)
+	// AppByID returns an app by its id (a token's AppID), or ENotFound.
+	AppByID(ctx context.Context, id string) (App, error)
 	SetAppStatus(ctx context.Context, clientID, status string) error
 	// OwnerLogin finds a business owner by e-mail.
 	OwnerLogin(ctx context.Context, email string) (Login, error)

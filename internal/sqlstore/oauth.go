@@ -22,9 +22,19 @@ func (d *DB) InsertApp(ctx context.Context, a *oauth.App) error {
 
 // AppByClientID finds an app by its public client id.
 func (d *DB) AppByClientID(ctx context.Context, clientID string) (oauth.App, error) {
+	return d.appWhere(ctx, "client_id", clientID)
+}
+
+// AppByID implements oauth.Store.
+func (d *DB) AppByID(ctx context.Context, id string) (oauth.App, error) {
+	return d.appWhere(ctx, "id", id)
+}
+
+// appWhere reads the app whose column col (client_id or id) is v.
+func (d *DB) appWhere(ctx context.Context, col, v string) (oauth.App, error) {
 	var a oauth.App
 	err := d.db.QueryRowContext(ctx, `SELECT id, client_id, secret_hash, name, description, redirect_uri, grant_type, api, status, created_at
-		FROM apps WHERE client_id = $1`, clientID).Scan(&a.ID, &a.ClientID, &a.SecretHash, &a.Name, &a.Description,
+		FROM apps WHERE `+col+` = $1`, v).Scan(&a.ID, &a.ClientID, &a.SecretHash, &a.Name, &a.Description,
 		&a.RedirectURI, &a.GrantType, &a.API, &a.Status, &a.CreatedAt)
 	if err == sql.ErrNoRows {
 		return a, loyalty.Errorf(loyalty.ENotFound, "App not found.")
