@@ -161,6 +161,9 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 		imp := "/imports/" + itoa64(upload.Data.ID)
 		hook := a.do(t, http.MethodPost, "/webhooks", map[string]any{"url": "https://203.0.113.7/hooks"}).want(t, http.StatusCreated).obj(t)
 		hookID := str(hook["data"].(map[string]any)["id"])
+		var seg struct{ Data struct{ ID int64 } }
+		a.do(t, http.MethodPost, "/segments", map[string]any{"name": "All"}).want(t, http.StatusCreated).decode(t, &seg)
+		segment := "/segments/" + itoa64(seg.Data.ID)
 
 		reads := map[string]struct {
 			c    *client
@@ -225,6 +228,10 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/users/{user_id}/passes/google":            {u, "/users/me/passes/google"},
 			"/customers/{id}/consents":                  {a, "/customers/" + c.ID + "/consents"},
 			"/vouchers/{code}":                          {a, "/vouchers/" + voucher.Code},
+			"/customers/{id}/tags":                      {a, "/customers/" + c.ID + "/tags"},
+			"/segments":                                 {a, "/segments"},
+			"/segments/{id}":                            {a, segment},
+			"/segments/{id}/customers":                  {a, segment + "/customers"},
 		}
 		// Routes that are not reads of either API: operations, OAuth, files.
 		outside := []string{"/healthz", "/readyz", "/metrics", "/openapi.yaml", "/.well-known/oauth-authorization-server", "/images/{name}"}

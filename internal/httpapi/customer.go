@@ -14,6 +14,23 @@ func (s *Server) businessOf(r *http.Request, rc *reqCtx) (loyalty.Business, erro
 }
 
 func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
+	var seg *loyalty.Segment
+	if id := r.URL.Query().Get("segment_id"); id != "" || r.URL.Query().Has("segment_id") {
+		got, err := rc.svc.Segments.Get(r.Context(), tenant(rc), id)
+		if err != nil {
+			if loyalty.ErrorCode(err) == loyalty.ENotFound || loyalty.ErrorCode(err) == loyalty.EBadRequest {
+				return loyalty.Invalid("segment_id", "The segment_id must be the id of one of the business's segments.")
+			}
+			return err
+		}
+		seg = &got
+	}
+	return s.writeCustomers(w, r, rc, "customers", seg)
+}
+
+// writeCustomers answers a page of the business's customers (of seg
+// when it is set), filtered as GET /customers filters them.
+func (s *Server) writeCustomers(w http.ResponseWriter, r *http.Request, rc *reqCtx, path string, seg *loyalty.Segment) error {
 	q := r.URL.Query()
 	include, _, err := queryNames(r, []string{"balance"}, nil)
 	if err != nil {
@@ -23,11 +40,21 @@ func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err != nil {
 		return err
 	}
-	lq, err := loyalty.ParseListQuery(q, loyalty.CustomerListSpec(b.Country))
+	spec := loyalty.CustomerListSpec(b.Country)
+	if path == "customers" {
+		spec.Reserved = append(spec.Reserved, "segment_id")
+	}
+	lq, err := loyalty.ParseListQuery(q, spec)
 	if err != nil {
 		return err
 	}
-	list, total, err := rc.svc.Customers.List(r.Context(), b, lq)
+	var list []loyalty.Customer
+	var total int
+	if seg != nil {
+		list, total, err = rc.svc.Segments.Customers(r.Context(), b, *seg, lq)
+	} else {
+		list, total, err = rc.svc.Customers.List(r.Context(), b, lq)
+	}
 	if err != nil {
 		return err
 	}
@@ -37,7 +64,7 @@ func (s *Server) listCustomers(w http.ResponseWriter, r *http.Request, rc *reqCt
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"data":   data,
-		"cursor": cursorOf("customers", q, lq, len(list), total),
+		"cursor": cursorOf(path, q, lq, len(list), total),
 		"meta":   map[string]int{"total": total},
 	})
 	return nil

@@ -74,9 +74,13 @@ func decodeJSON(body []byte, v any) error {
 		return loyalty.Errorf(loyalty.EBadRequest, "The body must hold one JSON object and nothing after it.")
 	}
 	var te *json.UnmarshalTypeError
+	var le *loyalty.Error
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &le):
+		// A type that decodes itself said what is wrong, naming the field.
+		return le
 	case errors.As(err, &te):
 		field := wireField(te.Field)
 		if field == "" {

@@ -56,7 +56,7 @@ func (s *ConsentService) Change(ctx context.Context, b Business, customerID, kin
 			return nil
 		}
 		out = Consent{BusinessID: b.ID, CustomerID: customerID, Kind: kind, ContactChannels: ch, Source: source, By: by, CreatedAt: tx.Now()}
-		return tx.InsertConsent(ctx, &out)
+		return recordConsent(ctx, tx, &out)
 	})
 	return out, err
 }

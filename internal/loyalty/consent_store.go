@@ -17,7 +17,22 @@ type ConsentTx interface {
 	LatestConsent(ctx context.Context, businessID, customerID, kind string) (c Consent, found bool, err error)
 	// InsertConsent appends a record.
 	InsertConsent(ctx context.Context, c *Consent) error
+	// SetMarketingConsent keeps the marketing channels in force on the
+	// customer's row, for segments to select by.
+	SetMarketingConsent(ctx context.Context, businessID, customerID string, ch ContactChannels) error
 	// CurrentConsent returns the customer's newest record of the kind,
 	// found false when it has none; it locks nothing.
 	CurrentConsent(ctx context.Context, businessID, customerID, kind string) (c Consent, found bool, err error)
+}
+
+// recordConsent appends a choice; a marketing choice is the one in force
+// from now, kept on the customer's row too.
+func recordConsent(ctx context.Context, tx Tx, c *Consent) error {
+	if err := tx.InsertConsent(ctx, c); err != nil {
+		return err
+	}
+	if c.Kind != ConsentMarketing {
+		return nil
+	}
+	return tx.SetMarketingConsent(ctx, c.BusinessID, c.CustomerID, c.ContactChannels)
 }

@@ -39,7 +39,7 @@ func (s *CustomerService) Create(ctx context.Context, b Business, in CustomerInp
 		if g := in.Consent; g != nil {
 			c := Consent{BusinessID: b.ID, CustomerID: out.ID, Kind: ConsentMarketing, ContactChannels: g.ContactChannels,
 				Source: g.Source, By: g.By, CreatedAt: tx.Now()}
-			if err := tx.InsertConsent(ctx, &c); err != nil {
+			if err := recordConsent(ctx, tx, &c); err != nil {
 				return err
 			}
 		}

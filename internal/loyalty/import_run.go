@@ -219,7 +219,7 @@ func (s *ImportService) importRow(ctx context.Context, b Business, im Import, r 
 		if r.consent != nil {
 			ct := Consent{BusinessID: b.ID, CustomerID: c.ID, Kind: ConsentMarketing, ContactChannels: *r.consent,
 				Source: ConsentFromImport, By: "import #" + strconv.FormatInt(im.ID, 10), CreatedAt: tx.Now()}
-			if err := tx.InsertConsent(ctx, &ct); err != nil {
+			if err := recordConsent(ctx, tx, &ct); err != nil {
 				return err
 			}
 		}

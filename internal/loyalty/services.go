@@ -26,6 +26,7 @@ type Services struct {
 	Consents         *ConsentService
 	Transfers        *TransferService
 	MemberCodes      *MemberCodeService
+	Segments         *SegmentService
 	// offset is the clock the services run on (ClockedBy): how far ahead
 	// of the real one.
 	offset time.Duration
@@ -75,6 +76,7 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		Events:   &EventService{Store: store},
 		Webhooks: &WebhookService{Store: store, Guard: opt.WebhookGuard},
 		Points:   &PointsService{Store: store},
+		Segments: &SegmentService{Store: store},
 	}
 }
 
@@ -186,6 +188,9 @@ func (s Services) viewed(v storeView) Services {
 	}
 	if s.Points != nil {
 		out.Points = &PointsService{Store: viewOf(s.Points.Store, v)}
+	}
+	if s.Segments != nil {
+		out.Segments = &SegmentService{Store: viewOf(s.Segments.Store, v)}
 	}
 	if s.Imports != nil {
 		im := *s.Imports

@@ -29,6 +29,8 @@ type Store interface {
 	ConsentReader
 	ExportReader
 	TransferReader
+	SegmentStore
+	CustomerTagReader
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
 	WithTx(ctx context.Context, fn func(Tx) error) error
@@ -73,4 +75,6 @@ type Tx interface {
 	ConsentTx
 	ErasureTx
 	TransferTx
+	SegmentTx
+	CustomerTagTx
 }

@@ -223,7 +223,8 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 	hasDetails, created := make([]bool, n), make([]time.Time, n)
 	pending, activates, expires, notices := make([]int64, n), make([]time.Time, n), make([]*time.Time, n), make([]*time.Time, n)
 	lotState := make([]string, n) // the state of the lot the entry opens, "" for none
-	text := make([][]string, 13)  // business, customer, branch, intent, name, external order, custom fields 1-5, receipt, comments
+	actVisits, actSpend, visitAt, visitBranch := make([]int64, n), make([]int64, n), make([]*time.Time, n), make([]string, n)
+	text := make([][]string, 13) // business, customer, branch, intent, name, external order, custom fields 1-5, receipt, comments
 	for k := range text {
 		text[k] = make([]string, n)
 	}
@@ -247,6 +248,8 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 			lotState[i], activates[i] = l.State, l.ActivatesAt.UTC()
 			expires[i], notices[i] = optionalTime(l.ExpiresAt), optionalTime(l.NotifyAt)
 		}
+		a := loyalty.EntryActivity(e)
+		actVisits[i], actSpend[i], visitAt[i], visitBranch[i] = a.Visits, int64(a.Spend), a.VisitAt, a.VisitBranch
 		for k, v := range []string{e.BusinessID, e.CustomerID, e.BranchID, e.Intent, e.Name, d.ExternalOrderID,
 			d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, e.Receipt, e.Comments} {
 			text[k][i] = v
@@ -264,7 +267,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 			text[5], text[6], text[7], text[8], text[9], text[10], hasDetails, created, ids, text[11], text[12], pending, activates, expires,
 			notices, lotState, ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data, ev.entry,
 			bk.ord, bk.tax, bk.shipping, bk.channel, bk.line.ord, bk.line.n, bk.line.sku, bk.line.product, bk.line.category,
-			bk.line.quantity, bk.line.price, bk.line.discount, bk.line.points}
+			bk.line.quantity, bk.line.price, bk.line.discount, bk.line.points, actVisits, actSpend, visitAt, visitBranch}
 		written, err = b.send(args)
 	}
 	if err == nil && testHookBatch != nil {

@@ -1,7 +1,7 @@
 package sqlstore
 
 // batchSQL writes a batch: the entries arrive as one array per column
-// (ord numbers them) with the ids reserved for them, so the written ones
+// (ord numbers them, and their activity comes last: loyalty.EntryActivity) with the ids reserved for them, so the written ones
 // are known by what the update returns; each earning entry opens its lot
 // of points (l), and a reward's basket is written with it (bk, bl). The entries' events arrive the
 // same way, tied to their entry's ord, and only those of written entries
@@ -27,15 +27,17 @@ var batchSQL = `WITH v AS MATERIALIZED (
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
 		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
 		$24::boolean[], $25::timestamptz[], $26::bigint[], $27::text[], $28::text[], $29::bigint[], $30::timestamptz[],
-		$31::timestamptz[], $32::timestamptz[], $33::text[])
+		$31::timestamptz[], $32::timestamptz[], $33::text[], $54::bigint[], $55::bigint[], $56::timestamptz[], $57::text[])
 	AS v(ord, business_id, customer_id, branch_id, intent, type_code, name, amount, points, giftcard, visits,
 		tier_amount, tier_points, offer_id, coupon_id, giftcard_id, reverses_id, external_order_id,
 		custom_field_1, custom_field_2, custom_field_3, custom_field_4, custom_field_5, has_details, created_at, id,
-		receipt_number, comments, pending_points, activates_at, expires_at, notify_at, lot_state)
+		receipt_number, comments, pending_points, activates_at, expires_at, notify_at, lot_state,
+		act_visits, act_spend, visit_at, visit_branch)
 	ORDER BY v.business_id, v.customer_id
 ), c AS (
 	UPDATE customers cu SET points = cu.points + (v.points - v.pending_points), giftcard = cu.giftcard + v.giftcard,
-		pending_points = cu.pending_points + v.pending_points, tx_count = cu.tx_count + 1
+		pending_points = cu.pending_points + v.pending_points, tx_count = cu.tx_count + 1,
+		` + activitySet("v.act_visits", "v.act_spend", "v.visit_at", "NULLIF(v.visit_branch, '')") + `
 	FROM v
 	WHERE cu.business_id = v.business_id AND cu.user_id = v.customer_id AND ` + aloneGuard("(v.points - v.pending_points)", "v.giftcard", "NULLIF(v.branch_id, '')") + `
 	RETURNING v.ord, v.id, cu.points, cu.giftcard, cu.pending_points

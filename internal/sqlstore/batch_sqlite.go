@@ -37,8 +37,8 @@ func (b *appendBatch) writeSQLite(batch []*pendingAppend) {
 		for i, p := range batch {
 			e := *p.e
 			var bal loyalty.Balance
-			err := t.StmtContext(ctx, update).QueryRowContext(ctx, e.BusinessID, e.CustomerID, nullString(e.BranchID),
-				e.Points-e.Pending, e.Giftcard, e.Pending).Scan(&bal.Points, &bal.Giftcard, &bal.Pending)
+			err := t.StmtContext(ctx, update).QueryRowContext(ctx, append([]any{e.BusinessID, e.CustomerID, nullString(e.BranchID),
+				e.Points - e.Pending, e.Giftcard, e.Pending}, activityArgs(&e)...)...).Scan(&bal.Points, &bal.Giftcard, &bal.Pending)
 			if err == sql.ErrNoRows {
 				continue
 			} else if err != nil {

@@ -63,3 +63,11 @@ func (t *tx) InsertConsent(ctx context.Context, c *loyalty.Consent) error {
 		source, changed_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`, c.BusinessID, c.CustomerID, c.Kind,
 		c.Email, c.SMS, c.Push, c.Source, c.By, c.CreatedAt.UTC()).Scan(&c.ID))
 }
+
+// SetMarketingConsent keeps the channels of the marketing consent in force
+// on the customer's row.
+func (t *tx) SetMarketingConsent(ctx context.Context, businessID, customerID string, ch loyalty.ContactChannels) error {
+	_, err := t.ExecContext(ctx, `UPDATE customers SET consent_email = $1, consent_sms = $2, consent_push = $3
+		WHERE business_id = $4 AND user_id = $5`, ch.Email, ch.SMS, ch.Push, businessID, customerID)
+	return dbError(err)
+}

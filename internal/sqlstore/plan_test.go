@@ -294,7 +294,7 @@ func TestBatchPlanReachesCustomersByKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.ExecContext(ctx, `DEALLOCATE batch`)
-	p := explain(t, conn, `EXPLAIN EXECUTE batch(`+strings.Repeat("NULL, ", 52)+`NULL)`)
+	p := explain(t, conn, `EXPLAIN EXECUTE batch(`+strings.Repeat("NULL, ", 56)+`NULL)`)
 	if strings.Contains(p, "Seq Scan on customers") || !strings.Contains(p, "customers_pkey") {
 		t.Errorf("the generic plan of a batch does not reach the customers by key:\n%s", p)
 	}

@@ -446,11 +446,22 @@ func (r *roadsRun) snapshot() map[string]string {
 			JOIN punch_cards c ON c.id = p.card_id WHERE c.business_id = $1`, labels)),
 		"balances": joinRows(r.rows(`SELECT user_id, points, giftcard, pending_points, expired_points, tx_count, referral_pending
 			FROM customers WHERE business_id = $1`, labels)),
+		"activity": joinRows(r.rows(`SELECT user_id, visits_total, spend_total, last_visit_at, last_visit_branch
+			FROM customers WHERE business_id = $1`, labels)),
 		"tier places": joinRows(r.rows(`SELECT customer_id, level_id, floor_level_id, floor_from, updated_at
 			FROM customer_tiers WHERE business_id = $1`, labels)),
 		"offer uses": joinRows(r.rows(`SELECT u.customer_id, u.offer_id, u.period, u.used_at FROM offer_uses u JOIN offers o ON o.id = u.offer_id
 			WHERE o.business_id = $1`, labels)),
 		"referrals": joinRows(r.rows(`SELECT referrer_id, referee_id, created_at, paid_at FROM referrals WHERE business_id = $1`, labels)),
+	}
+	// Each customer's summary of activity agrees with the ledger it sums.
+	if off := r.rows(`SELECT cu.user_id, cu.visits_total, cu.spend_total, cu.last_visit_at, t.v, t.s, t.lv
+		FROM customers cu LEFT JOIN (SELECT customer_id, SUM(visits) AS v, SUM(tier_amount) AS s,
+			MAX(CASE WHEN visits > 0 THEN created_at END) AS lv FROM transactions WHERE business_id = $1 GROUP BY customer_id) t
+			ON t.customer_id = cu.user_id
+		WHERE cu.business_id = $1 AND (cu.visits_total <> COALESCE(t.v, 0) OR cu.spend_total <> COALESCE(t.s, 0)
+			OR (cu.last_visit_at IS NULL) <> (t.lv IS NULL) OR cu.last_visit_at <> t.lv)`, labels); len(off) > 0 {
+		r.t.Errorf("customers whose activity disagrees with their ledger (customer, visits, spend, last visit, then as summed):\n%s", joinRows(off))
 	}
 	evs, err := loyalty.ReadEvents(ctx, r.db, r.b.ID, loyalty.EventQuery{Limit: 10000})
 	if err != nil {

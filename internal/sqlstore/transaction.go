@@ -35,6 +35,28 @@ func entryArgs(e *loyalty.Transaction) []any {
 		e.CreatedAt.UTC(), e.Receipt, e.Comments, e.Pending}
 }
 
+// activitySet is the SET clauses that add an entry's activity
+// (loyalty.EntryActivity) to the customers row aliased cu: visits and
+// spend added, and the last visit moved to the entry's visit (time at,
+// branch) when that is later. Every write path that moves a balance
+// includes it.
+func activitySet(visits, spend, at, branch string) string {
+	// at is compared with the column first: PostgreSQL types a parameter
+	// by where it first meets it.
+	later := `(cu.last_visit_at < ` + at + ` OR (cu.last_visit_at IS NULL AND ` + at + ` IS NOT NULL))`
+	return `visits_total = cu.visits_total + ` + visits + `, spend_total = cu.spend_total + ` + spend +
+		`, last_visit_at = CASE WHEN ` + later + ` THEN ` + at + ` ELSE cu.last_visit_at END` +
+		`, last_visit_branch = CASE WHEN ` + later + ` THEN ` + branch + ` ELSE cu.last_visit_branch END`
+}
+
+// activityArgs are the values of activitySet's parameters for e: visits,
+// spend, the visit's time (NULL for none) and its branch (NULL for none
+// named).
+func activityArgs(e *loyalty.Transaction) []any {
+	a := loyalty.EntryActivity(e)
+	return []any{a.Visits, int64(a.Spend), a.VisitAt, nullString(a.VisitBranch)}
+}
+
 // balanceGuard is the one rule every balance move obeys, as SQL over the
 // customers row aliased cu: an active customer of the business, the
 // entry's branch (NULL for none) one of the business's, and neither
@@ -54,9 +76,10 @@ func aloneGuard(points, giftcard, branch string) string {
 }
 
 // appendUpdate moves the balance of a transactional Append: $1 active
-// points, $2 gift card, $6 pending points.
+// points, $2 gift card, $6 pending points; $7-$10 the entry's activity
+// (activityArgs).
 var appendUpdate = `UPDATE customers AS cu SET points = cu.points + $1, giftcard = cu.giftcard + $2, tx_count = cu.tx_count + 1,
-	pending_points = cu.pending_points + $6
+	pending_points = cu.pending_points + $6, ` + activitySet("$7", "$8", "$9", "$10") + `
 	WHERE cu.business_id = $3 AND cu.user_id = $4 AND ` + balanceGuard("$1", "$2", "CAST($5 AS TEXT)") + `
 	RETURNING points, giftcard, pending_points, referral_pending`
 
@@ -76,7 +99,8 @@ func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
 	} else {
 		plan = loyalty.PlanLots(e)
 	}
-	err := t.QueryRowContext(ctx, appendUpdate, e.Points-e.Pending, e.Giftcard, e.BusinessID, e.CustomerID, nullString(e.BranchID), e.Pending).
+	err := t.QueryRowContext(ctx, appendUpdate, append([]any{e.Points - e.Pending, e.Giftcard, e.BusinessID, e.CustomerID,
+		nullString(e.BranchID), e.Pending}, activityArgs(e)...)...).
 		Scan(&e.Balance.Points, &e.Balance.Giftcard, &e.Balance.Pending, &e.ReferralPending)
 	if err == sql.ErrNoRows {
 		return t.refusal(ctx, e)
@@ -102,9 +126,9 @@ func (t *tx) Append(ctx context.Context, e *loyalty.Transaction) error {
 // aloneUpdate moves the balance for AppendAlone on SQLite under
 // aloneGuard; batchSQL does the same for PostgreSQL. Its parameters:
 // $1 business, $2 customer, $3 branch or NULL, $4 active points, $5 gift
-// card, $6 pending points.
+// card, $6 pending points, $7-$10 the entry's activity (activityArgs).
 var aloneUpdate = `UPDATE customers AS cu SET points = cu.points + $4, giftcard = cu.giftcard + $5, tx_count = cu.tx_count + 1,
-	pending_points = cu.pending_points + $6
+	pending_points = cu.pending_points + $6, ` + activitySet("$7", "$8", "$9", "$10") + `
 	WHERE cu.business_id = $1 AND cu.user_id = $2 AND ` + aloneGuard("$4", "$5", "$3") + `
 	RETURNING points, giftcard, pending_points`
 

@@ -1,0 +1,292 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
+)
+
+const segmentColumns = `s.id, s.business_id, s.name, s.filter, s.created_at, s.updated_at`
+
+func scanSegment(row scanner) (loyalty.Segment, error) {
+	var s loyalty.Segment
+	var filter string
+	if err := row.Scan(&s.ID, &s.BusinessID, &s.Name, &filter, &s.CreatedAt, &s.UpdatedAt); err != nil {
+		return s, dbError(err)
+	}
+	if err := json.Unmarshal([]byte(filter), &s.Filter); err != nil {
+		return s, fmt.Errorf("sqlstore: segment %d: filter: %w", s.ID, err)
+	}
+	return s, nil
+}
+
+// Segments pages a business's segments, oldest first.
+func (d *DB) Segments(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.Segment, int, error) {
+	from, args, err := listWhere([]string{"s.business_id = $1"}, []any{businessID}, q, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []loyalty.Segment
+	total, err := d.listPage(ctx, segmentColumns, `FROM segments s`+from, `s.id`, args, q, func(rows *sql.Rows) error {
+		s, err := scanSegment(rows)
+		out = append(out, s)
+		return err
+	})
+	return out, total, err
+}
+
+// Segment returns one segment of a business.
+func (d *DB) Segment(ctx context.Context, businessID string, id int64) (loyalty.Segment, error) {
+	return scanSegment(d.db.QueryRowContext(ctx, `SELECT `+segmentColumns+` FROM segments s WHERE s.business_id = $1 AND s.id = $2`,
+		businessID, id))
+}
+
+// InsertSegment stores a new segment.
+func (t *tx) InsertSegment(ctx context.Context, s *loyalty.Segment) error {
+	filter, err := json.Marshal(s.Filter)
+	if err != nil {
+		return err
+	}
+	return dbError(t.QueryRowContext(ctx, `INSERT INTO segments (business_id, name, filter, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5) RETURNING id`, s.BusinessID, s.Name, string(filter), s.CreatedAt.UTC(), s.UpdatedAt.UTC()).Scan(&s.ID))
+}
+
+// UpdateSegment writes a segment's name and filter.
+func (t *tx) UpdateSegment(ctx context.Context, s *loyalty.Segment) error {
+	filter, err := json.Marshal(s.Filter)
+	if err != nil {
+		return err
+	}
+	_, err = t.ExecContext(ctx, `UPDATE segments SET name = $1, filter = $2, updated_at = $3 WHERE business_id = $4 AND id = $5`,
+		s.Name, string(filter), s.UpdatedAt.UTC(), s.BusinessID, s.ID)
+	return dbError(err)
+}
+
+// DeleteSegment removes a segment; ENotFound when the business has none
+// of that id.
+func (t *tx) DeleteSegment(ctx context.Context, businessID string, id int64) error {
+	res, err := t.ExecContext(ctx, `DELETE FROM segments WHERE business_id = $1 AND id = $2`, businessID, id)
+	if err != nil {
+		return dbError(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return dbError(sql.ErrNoRows)
+	}
+	return nil
+}
+
+// CountCustomers counts the active customers of a business c selects.
+func (d *DB) CountCustomers(ctx context.Context, businessID string, c loyalty.CustomerCriteria) (int, error) {
+	where, args := criteriaWhere(d.dialect, businessID, c)
+	var n int
+	err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM customers c WHERE `+where, args...).Scan(&n)
+	return n, dbError(err)
+}
+
+// CustomersWhere pages the active customers of a business c selects, and
+// q's filters, oldest first as GET /customers, with their total.
+func (d *DB) CustomersWhere(ctx context.Context, businessID string, c loyalty.CustomerCriteria, q loyalty.ListQuery) ([]loyalty.Customer, int, error) {
+	where, args := criteriaWhere(d.dialect, businessID, c)
+	from, args, err := listWhere([]string{where}, args, q, customerFilterColumns)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []loyalty.Customer
+	from = `FROM customers c` + from
+	var total int
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) `+from, args...).Scan(&total); err != nil {
+		return nil, 0, dbError(err)
+	}
+	err = d.pageRowsLate(ctx, total, "c", customerColumns(d.dialect), from, "c.created_at, c.user_id", args, q, func(rows *sql.Rows) error {
+		cu, err := scanCustomer(rows)
+		out = append(out, cu)
+		return err
+	})
+	return out, total, err
+}
+
+// criteriaWhere is the condition on the customers row aliased c that
+// selects the active customers of a business c selects, with its
+// arguments. It restates no rule: each criterion is already resolved by
+// the domain to columns and bounds (loyalty.CustomerCriteria).
+func criteriaWhere(dialect, businessID string, cr loyalty.CustomerCriteria) (string, []any) {
+	args := []any{businessID}
+	ph := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	list := func(vals []string) string {
+		out := make([]string, len(vals))
+		for i, v := range vals {
+			out[i] = ph(v)
+		}
+		return strings.Join(out, ", ")
+	}
+	conds := []string{"c.business_id = $1", activeCustomers(dialect)}
+	if t := cr.Tier; t != nil {
+		if len(t.LevelIDs) == 0 {
+			conds = append(conds, "1 = 0")
+		} else {
+			ids := make([]string, len(t.LevelIDs))
+			for i, id := range t.LevelIDs {
+				ids[i] = ph(id)
+			}
+			tier := ph(t.TierID)
+			cond := `EXISTS (SELECT 1 FROM customer_tiers ct WHERE ct.business_id = c.business_id AND ct.tier_id = ` + tier +
+				` AND ct.customer_id = c.user_id AND ct.level_id IN (` + strings.Join(ids, ", ") + `))`
+			if t.Unannounced {
+				cond = `(` + cond + ` OR NOT EXISTS (SELECT 1 FROM customer_tiers ct WHERE ct.business_id = c.business_id AND ct.tier_id = ` +
+					tier + ` AND ct.customer_id = c.user_id))`
+			}
+			conds = append(conds, cond)
+		}
+	}
+	if cr.PointsMin != nil {
+		conds = append(conds, "c.points >= "+ph(*cr.PointsMin))
+	}
+	if cr.PointsMax != nil {
+		conds = append(conds, "c.points <= "+ph(*cr.PointsMax))
+	}
+	if !cr.JoinedFrom.IsZero() {
+		conds = append(conds, "c.created_at >= "+ph(cr.JoinedFrom.UTC()))
+	}
+	if !cr.JoinedBefore.IsZero() {
+		conds = append(conds, "c.created_at < "+ph(cr.JoinedBefore.UTC()))
+	}
+	if !cr.LastVisitFrom.IsZero() {
+		conds = append(conds, "c.last_visit_at >= "+ph(cr.LastVisitFrom.UTC()))
+	}
+	if !cr.LastVisitBefore.IsZero() {
+		conds = append(conds, "c.last_visit_at < "+ph(cr.LastVisitBefore.UTC()))
+	}
+	if !cr.NoVisitSince.IsZero() {
+		conds = append(conds, "(c.last_visit_at IS NULL OR c.last_visit_at < "+ph(cr.NoVisitSince.UTC())+")")
+	}
+	if s := cr.Visits; s != nil {
+		conds = append(conds, ledgerSum("visits", "c.visits_total", s, ph)...)
+	}
+	if s := cr.Spend; s != nil {
+		conds = append(conds, ledgerSum("tier_amount", "c.spend_total", s, ph)...)
+	}
+	if len(cr.BirthMonths) > 0 {
+		conds = append(conds, "substr(c.birth_date, 6, 2) IN ("+list(cr.BirthMonths)+")")
+	}
+	if len(cr.LastVisitBranches) > 0 {
+		cond := "c.last_visit_branch IN (" + list(cr.LastVisitBranches) + ")"
+		if cr.LastVisitMain {
+			cond = "(" + cond + " OR (c.last_visit_at IS NOT NULL AND c.last_visit_branch IS NULL))"
+		}
+		conds = append(conds, cond)
+	}
+	tags := `SELECT 1 FROM customer_tags g WHERE g.business_id = c.business_id AND g.customer_id = c.user_id AND g.tag IN (`
+	if len(cr.TagsAny) > 0 {
+		conds = append(conds, "EXISTS ("+tags+list(cr.TagsAny)+"))")
+	}
+	if len(cr.TagsNone) > 0 {
+		conds = append(conds, "NOT EXISTS ("+tags+list(cr.TagsNone)+"))")
+	}
+	if ch := cr.Consent; ch != nil {
+		var any []string
+		for _, c := range []struct {
+			on  bool
+			col string
+		}{{ch.Email, "c.consent_email"}, {ch.SMS, "c.consent_sms"}, {ch.Push, "c.consent_push"}} {
+			if c.on {
+				any = append(any, c.col)
+			}
+		}
+		if len(any) == 0 {
+			any = []string{"1 = 0"}
+		}
+		conds = append(conds, "("+strings.Join(any, " OR ")+")")
+	}
+	if p := cr.Punch; p != nil && (p.StampsMin > 0 || p.CompletedMin > 0) {
+		conds = append(conds, `EXISTS (SELECT 1 FROM punch_progress pp WHERE pp.card_id = `+ph(p.CardID)+
+			` AND pp.customer_id = c.user_id AND pp.stamps >= `+ph(p.StampsMin)+` AND pp.completed >= `+ph(p.CompletedMin)+`)`)
+	}
+	if cp := cr.Coupon; cp != nil {
+		states := make([]string, len(cp.States))
+		for i, s := range cp.States {
+			states[i] = ph(s)
+		}
+		if len(states) == 0 {
+			states = []string{"NULL"}
+		}
+		cond := `EXISTS (SELECT 1 FROM coupons cp WHERE cp.business_id = c.business_id AND cp.customer_id = c.user_id
+			AND cp.coupon_type_id IN (` + strings.Join(states, ", ") + `) AND cp.taken_back_at IS NULL
+			AND (cp.expires_at IS NULL OR cp.expires_at > ` + ph(cp.At.UTC()) + `)`
+		if cp.OfferID != 0 {
+			cond += ` AND cp.offer_id = ` + ph(cp.OfferID)
+		}
+		cond += `)`
+		if !cp.Has {
+			cond = "NOT " + cond
+		}
+		conds = append(conds, cond)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// ledgerSum bounds the sum of an entry column over a customer's entries:
+// all of them by the running total kept on the row (total), else the
+// entries from s.From on, summed from the ledger by its (business,
+// created_at) index. A customer without entries sums 0: a lower bound
+// above 0 needs entries (IN), otherwise only an upper bound can exclude
+// (NOT IN those above it).
+func ledgerSum(column, total string, s *loyalty.LedgerSum, ph func(any) string) []string {
+	if s.From.IsZero() {
+		var out []string
+		if s.Min != nil {
+			out = append(out, total+" >= "+ph(*s.Min))
+		}
+		if s.Max != nil {
+			out = append(out, total+" <= "+ph(*s.Max))
+		}
+		return out
+	}
+	sums := `SELECT t.customer_id FROM transactions t WHERE t.business_id = $1 AND t.created_at >= ` + ph(s.From.UTC()) +
+		` GROUP BY t.customer_id HAVING `
+	if s.Min != nil && *s.Min > 0 {
+		having := `SUM(t.` + column + `) >= ` + ph(*s.Min)
+		if s.Max != nil {
+			having += ` AND SUM(t.` + column + `) <= ` + ph(*s.Max)
+		}
+		return []string{`c.user_id IN (` + sums + having + `)`}
+	}
+	if s.Max != nil {
+		return []string{`c.user_id NOT IN (` + sums + `SUM(t.` + column + `) > ` + ph(*s.Max) + `)`}
+	}
+	return nil
+}
+
+// CustomerTags returns a customer's tags, sorted.
+func (d *DB) CustomerTags(ctx context.Context, businessID, customerID string) ([]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT tag FROM customer_tags WHERE business_id = $1 AND customer_id = $2 ORDER BY tag`,
+		businessID, customerID)
+	tags := []string{}
+	err = scanAll(rows, err, func(rows *sql.Rows) error {
+		var t string
+		err := rows.Scan(&t)
+		tags = append(tags, t)
+		return err
+	})
+	return tags, err
+}
+
+// SetCustomerTags replaces a customer's tags.
+func (t *tx) SetCustomerTags(ctx context.Context, businessID, customerID string, tags []string) error {
+	if _, err := t.ExecContext(ctx, `DELETE FROM customer_tags WHERE business_id = $1 AND customer_id = $2`, businessID, customerID); err != nil {
+		return dbError(err)
+	}
+	for _, tag := range tags {
+		if _, err := t.ExecContext(ctx, `INSERT INTO customer_tags (business_id, customer_id, tag) VALUES ($1, $2, $3)`,
+			businessID, customerID, tag); err != nil {
+			return dbError(err)
+		}
+	}
+	return nil
+}
