@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Proxy is a TCP proxy on loopback in front of a real server (Redis,
@@ -16,6 +17,7 @@ type Proxy struct {
 
 	mu    sync.Mutex
 	mode  proxyMode
+	delay time.Duration         // before each reply is passed on
 	conns map[net.Conn]struct{} // both ends of every open pair
 	wg    sync.WaitGroup
 }
@@ -54,9 +56,20 @@ func (p *Proxy) Cut() { p.set(refusing, true) }
 // server that hangs or a network that drops packets would.
 func (p *Proxy) Silence() { p.set(silent, false) }
 
-// Restore forwards again: to the server for new connections, and on the
-// connections that stayed open.
-func (p *Proxy) Restore() { p.set(passing, false) }
+// Restore forwards again, without delay: to the server for new
+// connections, and on the connections that stayed open.
+func (p *Proxy) Restore() {
+	p.Delay(0)
+	p.set(passing, false)
+}
+
+// Delay passes each reply of the server on d late, as a slow server or
+// a loaded host would (0: at once).
+func (p *Proxy) Delay(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.delay = d
+}
 
 func (p *Proxy) set(m proxyMode, closeAll bool) {
 	p.mu.Lock()
@@ -98,14 +111,15 @@ func (p *Proxy) accept() {
 		p.conns[c], p.conns[s] = struct{}{}, struct{}{}
 		p.mu.Unlock()
 		p.wg.Add(2)
-		go p.pipe(c, s)
-		go p.pipe(s, c)
+		go p.pipe(c, s, false)
+		go p.pipe(s, c, true)
 	}
 }
 
-// pipe copies from src to dst while passing; in silence it reads and
-// drops. Either side closing closes both.
-func (p *Proxy) pipe(src, dst net.Conn) {
+// pipe copies from src to dst while passing (replies, from the server,
+// after the delay); in silence it reads and drops. Either side closing
+// closes both.
+func (p *Proxy) pipe(src, dst net.Conn, replies bool) {
 	defer p.wg.Done()
 	defer func() {
 		p.mu.Lock()
@@ -120,8 +134,11 @@ func (p *Proxy) pipe(src, dst net.Conn) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
-			pass := p.mode == passing
+			pass, delay := p.mode == passing, p.delay
 			p.mu.Unlock()
+			if pass && replies && delay > 0 {
+				time.Sleep(delay)
+			}
 			if pass {
 				if _, werr := dst.Write(buf[:n]); werr != nil {
 					return
