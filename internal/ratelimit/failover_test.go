@@ -62,25 +62,34 @@ func (l *logLines) count(msg string) int {
 
 // failoverAt returns a Failover on the Redis at addr (the real one, a
 // proxy to it, or a closed port) counting under prefix, closed when tb
-// ends; its log goes to logs when not nil.
+// ends; its log goes to logs when not nil. It heartbeats and probes every
+// 20 ms and opens after failures over 50 ms, so tests need not wait.
 func failoverAt(tb testing.TB, addr, prefix string, logs *logLines) *Failover {
 	tb.Helper()
-	return failoverWith(tb, addr, prefix, logs, 0)
+	return failoverWith(tb, addr, prefix, logs, FailoverConfig{FailWindow: 50 * time.Millisecond})
 }
 
-// failoverWith is failoverAt with a Redis call timeout (0: the default).
-func failoverWith(tb testing.TB, addr, prefix string, logs *logLines, timeout time.Duration) *Failover {
+// failoverWith is failoverAt with cfg (its zero fields: the defaults,
+// but for Interval and Heartbeat, 20 ms). Each Failover has a client of
+// its own, as another instance would.
+func failoverWith(tb testing.TB, addr, prefix string, logs *logLines, cfg FailoverConfig) *Failover {
 	tb.Helper()
 	opts := redisOptions(tb)
 	opts.Addr = addr
 	c := newClient(opts)
 	tb.Cleanup(func() { c.Close() })
 	var out bytes.Buffer
-	logger := slog.New(slog.NewTextHandler(&out, nil))
+	cfg.Logger = slog.New(slog.NewTextHandler(&out, nil))
 	if logs != nil {
-		logger = slog.New(slog.NewTextHandler(logs, nil))
+		cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
-	f := NewFailover(context.Background(), NewRedis(c, prefix), FailoverConfig{Interval: 20 * time.Millisecond, Timeout: timeout, Logger: logger})
+	if cfg.Interval == 0 {
+		cfg.Interval = 20 * time.Millisecond
+	}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = 20 * time.Millisecond
+	}
+	f := NewFailover(context.Background(), NewRedis(c, prefix), cfg)
 	tb.Cleanup(func() { f.Close() })
 	return f
 }
@@ -102,16 +111,40 @@ func sharedPrefix(tb testing.TB) string {
 	return prefix
 }
 
-// waitUp waits until every f has found Redis back.
-func waitUp(t *testing.T, fs ...*Failover) {
+// waitFor waits up to 10 s for cond, failing with what otherwise.
+func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for slices.ContainsFunc(fs, func(f *Failover) bool { return !f.Up() }) {
+	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("Redis is back but a limiter still counts in memory after 10 s")
+			t.Fatal(what)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// waitUp waits until every f has found Redis back.
+func waitUp(t *testing.T, fs ...*Failover) {
+	t.Helper()
+	waitFor(t, "Redis is back but a limiter still counts in memory after 10 s", func() bool {
+		return !slices.ContainsFunc(fs, func(f *Failover) bool { return !f.Up() })
+	})
+}
+
+// waitDown waits until every f has opened its breaker.
+func waitDown(t *testing.T, fs ...*Failover) {
+	t.Helper()
+	waitFor(t, "Redis is gone but a limiter still takes it for up after 10 s", func() bool {
+		return !slices.ContainsFunc(fs, (*Failover).Up)
+	})
+}
+
+// waitInstances waits until every f counts n instances.
+func waitInstances(t *testing.T, n int, fs ...*Failover) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("the limiters do not count %d instances after 10 s", n), func() bool {
+		return !slices.ContainsFunc(fs, func(f *Failover) bool { return f.Instances() != n })
+	})
 }
 
 // TestFailoverBehaviour: the limiter table holds through the breaker, on
@@ -119,10 +152,9 @@ func waitUp(t *testing.T, fs ...*Failover) {
 func TestFailoverBehaviour(t *testing.T) {
 	t.Run("redis up", func(t *testing.T) {
 		runBehaviour(t, func(t *testing.T) Limiter {
-			// Counts are exact only while Redis answers in time: on a busy
-			// test machine a call can take longer than the default 50 ms,
-			// which would rightly (but here needlessly) open the breaker.
-			f := failoverWith(t, redisOptions(t).Addr, sharedPrefix(t), nil, 2*time.Second)
+			// The table's exact counts are Redis's: a deadline no busy
+			// test machine misses keeps every call on Redis.
+			f := failoverWith(t, redisOptions(t).Addr, sharedPrefix(t), nil, FailoverConfig{MinTimeout: 2 * time.Second, MaxTimeout: 2 * time.Second})
 			if !f.Up() {
 				t.Fatal("Failover on the real Redis starts down")
 			}
@@ -132,8 +164,8 @@ func TestFailoverBehaviour(t *testing.T) {
 	t.Run("redis down", func(t *testing.T) {
 		runBehaviour(t, func(t *testing.T) Limiter {
 			f := failoverAt(t, closedPort(t), "k:", nil)
-			if f.Up() {
-				t.Fatal("Failover on a closed port starts up")
+			if f.Up() || f.Instances() != 1 {
+				t.Fatalf("Failover on a closed port: up %v, %d instances; want down, 1 (alone, it enforces the whole limit)", f.Up(), f.Instances())
 			}
 			return f
 		})
@@ -141,52 +173,59 @@ func TestFailoverBehaviour(t *testing.T) {
 }
 
 // TestFailoverOutage: two instances share counts through Redis; while it
-// is cut each enforces the same limit on its own, with no error; when it
-// is back they share Redis's counts again. Each change is logged once.
+// is cut each enforces its share of each limit, with no error, and a
+// window Redis had already spent stays spent; when it is back they share
+// Redis's counts again. Each change is logged once.
 func TestFailoverOutage(t *testing.T) {
 	proxy := testenv.NewProxy(t, redisOptions(t).Addr)
 	prefix := sharedPrefix(t)
 	logs := &logLines{}
 	a, b := failoverAt(t, proxy.Addr(), prefix, logs), failoverAt(t, proxy.Addr(), prefix, logs)
+	waitInstances(t, 2, a, b)
 	ctx := context.Background()
-	allow := func(f *Failover, key string) Result {
+	allow := func(f *Failover, key string, limit int) Result {
 		t.Helper()
-		r, err := f.Allow(ctx, key, 3, time.Minute)
+		r, err := f.Allow(ctx, key, limit, time.Minute)
 		if err != nil {
 			t.Fatalf("Allow: %v, want no error whatever Redis does", err)
 		}
 		return r
 	}
 	for i, f := range []*Failover{a, b, a} {
-		if r := allow(f, "k"); !r.Allowed || r.Remaining != 2-i {
+		if r := allow(f, "k", 3); !r.Allowed || r.Remaining != 2-i {
 			t.Fatalf("shared request %d: %+v, want allowed, Remaining %d", i+1, r, 2-i)
 		}
 	}
-	if r := allow(b, "k"); r.Allowed {
+	if r := allow(b, "k", 3); r.Allowed {
 		t.Fatal("over the shared limit: allowed")
 	}
 
 	proxy.Cut()
-	for _, f := range []*Failover{a, b} { // each from zero, in its own memory
-		for want := 2; want >= 0; want-- {
-			if r := allow(f, "k"); !r.Allowed || r.Remaining != want || r.Limit != 3 || r.Reset.IsZero() {
-				t.Fatalf("during the outage: %+v, want allowed, Remaining %d, Limit 3, a Reset", r, want)
+	for _, f := range []*Failover{a, b} {
+		if r := allow(f, "k", 3); r.Allowed || r.Remaining != 0 || r.Reset.IsZero() {
+			t.Fatalf("the window Redis had spent, during the outage: %+v, want denied with a Reset", r)
+		}
+		// Its share of 5 between two: 2 (the shared count says 2 × 2 = 4).
+		for _, want := range []int{3, 1} {
+			if r := allow(f, "fresh", 5); !r.Allowed || r.Remaining != want || r.Limit != 5 {
+				t.Fatalf("a fresh window during the outage: %+v, want allowed, Remaining %d, Limit 5", r, want)
 			}
 		}
-		if r := allow(f, "k"); r.Allowed || r.Remaining != 0 {
-			t.Fatalf("over the limit during the outage: %+v, want denied", r)
+		if r := allow(f, "fresh", 5); r.Allowed || r.Remaining != 0 {
+			t.Fatalf("over its share during the outage: %+v, want denied", r)
 		}
-		if f.Up() || f.StateChanges() != 1 {
-			t.Errorf("during the outage: Up %v, %d state changes; want false, 1", f.Up(), f.StateChanges())
-		}
+	}
+	waitDown(t, a, b)
+	if a.StateChanges() != 1 || b.StateChanges() != 1 || a.Instances() != 2 {
+		t.Errorf("during the outage: %d, %d state changes, %d instances; want 1, 1 and 2 (the last count)", a.StateChanges(), b.StateChanges(), a.Instances())
 	}
 
 	proxy.Restore()
 	waitUp(t, a, b)
-	if r := allow(a, "other"); !r.Allowed || r.Remaining != 2 {
+	if r := allow(a, "other", 3); !r.Allowed || r.Remaining != 2 {
 		t.Fatalf("fresh key after the outage: %+v, want allowed, Remaining 2", r)
 	}
-	if r := allow(b, "other"); r.Remaining != 1 {
+	if r := allow(b, "other", 3); r.Remaining != 1 {
 		t.Fatalf("fresh key on the other instance: %+v, want the shared count (Remaining 1)", r)
 	}
 	if a.StateChanges() != 2 || b.StateChanges() != 2 {
@@ -197,29 +236,117 @@ func TestFailoverOutage(t *testing.T) {
 	}
 }
 
+// TestFailoverInstances: instances sharing a prefix (and group) count
+// each other through their heartbeats; one that closes is no longer
+// counted; one that starts with Redis down takes the configured number.
+func TestFailoverInstances(t *testing.T) {
+	addr, prefix := redisOptions(t).Addr, sharedPrefix(t)
+	a, b, c := failoverAt(t, addr, prefix, nil), failoverAt(t, addr, prefix, nil), failoverAt(t, addr, prefix, nil)
+	other := failoverAt(t, addr, sharedPrefix(t), nil)
+	grouped := failoverWith(t, addr, prefix, nil, FailoverConfig{Group: "another-installation"})
+	waitInstances(t, 3, a, b, c)
+	c.Close()
+	waitInstances(t, 2, a, b)
+	if n := other.Instances(); n != 1 {
+		t.Errorf("an instance of another prefix counts %d, want 1", n)
+	}
+	if n := grouped.Instances(); n != 1 {
+		t.Errorf("an instance of another group on the prefix counts %d, want 1", n)
+	}
+	alone := failoverWith(t, closedPort(t), "k:", nil, FailoverConfig{Instances: 4})
+	if n := alone.Instances(); alone.Up() || n != 4 {
+		t.Errorf("started with Redis down: up %v, %d instances; want down, 4 (configured)", alone.Up(), n)
+	}
+	if r := allow(t, alone, "k", 8, time.Minute); !r.Allowed || r.Remaining != 4 {
+		t.Errorf("one of 4 instances, limit 8: %+v, want allowed, Remaining 4", r)
+	}
+	if r := allow(t, alone, "k", 8, time.Minute); !r.Allowed || r.Remaining != 0 {
+		t.Errorf("second request: %+v, want allowed, Remaining 0", r)
+	}
+	if r := allow(t, alone, "k", 8, time.Minute); r.Allowed {
+		t.Errorf("third request of one of 4 instances, limit 8: %+v, want denied (its share is 2)", r)
+	}
+}
+
+// TestFailoverSlowRedis: a Redis slower than the deadline is not taken
+// for down: the calls that miss the deadline are decided alone and
+// double it, until Redis's answers fit in it; from then on Redis decides
+// again, and the breaker never opened.
+func TestFailoverSlowRedis(t *testing.T) {
+	proxy := testenv.NewProxy(t, redisOptions(t).Addr)
+	f := failoverWith(t, proxy.Addr(), sharedPrefix(t), nil, FailoverConfig{MinTimeout: 50 * time.Millisecond})
+	proxy.Delay(150 * time.Millisecond) // three times the deadline
+	ctx := context.Background()
+	for i := range 8 {
+		if r, err := f.Allow(ctx, "k", 100, time.Minute); err != nil || !r.Allowed {
+			t.Fatalf("call %d on a slow Redis: %+v, %v; want allowed", i, r, err)
+		}
+	}
+	if f.Failures() == 0 {
+		t.Error("no call missed a 50 ms deadline on a Redis answering 150 ms late")
+	}
+	if d := f.Deadline(); d < 150*time.Millisecond {
+		t.Errorf("deadline %v after answers 150 ms late, want more than 150 ms", d)
+	}
+	missed := f.Failures()
+	for range 4 {
+		f.Allow(ctx, "k", 100, time.Minute)
+	}
+	if n := f.Failures() - missed; n != 0 {
+		t.Errorf("%d calls missed the deadline once it had grown to %v", n, f.Deadline())
+	}
+	if !f.Up() || f.StateChanges() != 0 {
+		t.Errorf("a slow Redis: up %v, %d state changes; want up, none", f.Up(), f.StateChanges())
+	}
+}
+
+// TestFailoverRunOfFailures: a failed call does not open the breaker;
+// failures in a row over FailWindow do.
+func TestFailoverRunOfFailures(t *testing.T) {
+	proxy := testenv.NewProxy(t, redisOptions(t).Addr)
+	const window = 300 * time.Millisecond
+	f := failoverWith(t, proxy.Addr(), sharedPrefix(t), nil, FailoverConfig{FailWindow: window})
+	ctx := context.Background()
+	proxy.Cut()
+	start := time.Now()
+	if r, err := f.Allow(ctx, "k", 10, time.Minute); err != nil || !r.Allowed {
+		t.Fatalf("a call on a cut Redis: %+v, %v; want allowed from memory", r, err)
+	}
+	if f.Failures() == 0 {
+		t.Fatal("a call on a cut Redis did not count as a failure")
+	}
+	if time.Since(start) < window && !f.Up() {
+		t.Fatal("the breaker opened within FailWindow of the first failure")
+	}
+	waitDown(t, f)
+	if d := time.Since(start); d < window {
+		t.Errorf("the breaker opened %v after the first failure, want FailWindow (%v) or more", d, window)
+	}
+}
+
 // TestFailoverSilentRedis: a Redis that stops answering (no error, no
-// reply) holds up at most the calls in flight, for Timeout; after that no
-// call touches it until a probe finds it back.
+// reply) holds up the calls in flight for at most the deadline, and
+// after the run of failures that opens the breaker no call touches it
+// until a probe finds it back.
 func TestFailoverSilentRedis(t *testing.T) {
 	proxy := testenv.NewProxy(t, redisOptions(t).Addr)
-	f := failoverAt(t, proxy.Addr(), sharedPrefix(t), nil)
+	const least, most = 100 * time.Millisecond, 300 * time.Millisecond
+	f := failoverWith(t, proxy.Addr(), sharedPrefix(t), nil, FailoverConfig{MinTimeout: least, MaxTimeout: most, FailWindow: 50 * time.Millisecond})
 	ctx := context.Background()
 	if _, err := f.Allow(ctx, "k", 100, time.Minute); err != nil || !f.Up() {
 		t.Fatalf("Allow through the proxy: %v, up %v", err, f.Up())
 	}
 	proxy.Silence()
 	start := time.Now()
-	if r, err := f.Allow(ctx, "k", 100, time.Minute); err != nil || !r.Allowed || r.Remaining != 99 {
-		t.Fatalf("first call on a silent Redis: %+v, %v; want allowed from memory (Remaining 99)", r, err)
+	if r, err := f.Allow(ctx, "k", 100, time.Minute); err != nil || !r.Allowed || r.Remaining != 98 {
+		t.Fatalf("first call on a silent Redis: %+v, %v; want allowed from memory (Remaining 98, the window carried on)", r, err)
 	}
-	// Without a breaker each call would wait for the client's timeouts
-	// (seconds); these bounds are far above the expected microseconds.
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("first call on a silent Redis took %v, want about the 50 ms timeout", d)
+	// Without a deadline each call would wait for the client's timeouts
+	// (seconds); this bound is MaxTimeout plus a busy machine's slack.
+	if d := time.Since(start); d > most+500*time.Millisecond {
+		t.Errorf("first call on a silent Redis took %v, want at most the deadline", d)
 	}
-	if f.Up() {
-		t.Fatal("a silent Redis is still taken for up")
-	}
+	waitDown(t, f)
 	start = time.Now()
 	for range 200 {
 		if _, err := f.Allow(ctx, "k", 100, time.Minute); err != nil {
@@ -274,8 +401,8 @@ func TestFailoverFlapping(t *testing.T) {
 					t.Errorf("Allow while flapping: %+v, %v", r, err)
 					return
 				}
-				// Requests, not a busy loop: starved of CPU, the probe's
-				// ping would miss its 50 ms.
+				// Requests, not a busy loop, which would starve the
+				// probe of CPU.
 				time.Sleep(200 * time.Microsecond)
 			}
 		})
@@ -283,7 +410,7 @@ func TestFailoverFlapping(t *testing.T) {
 	for range 3 {
 		time.Sleep(30 * time.Millisecond)
 		proxy.Cut()
-		time.Sleep(30 * time.Millisecond)
+		time.Sleep(150 * time.Millisecond) // over FailWindow: the breaker opens
 		proxy.Restore()
 	}
 	waitUp(t, f)

@@ -149,6 +149,59 @@ func TestMemory(t *testing.T) {
 	})
 }
 
+// TestMemoryShare: one of several instances deciding alone allows its
+// share of a limit; a window Redis counted carries on from Redis's count
+// and this instance's own; a window Redis began afresh starts afresh; a
+// mark (limit 1) and a counter read through Peek keep their meaning.
+func TestMemoryShare(t *testing.T) {
+	m := NewMemory()
+	defer m.Close()
+	const win = time.Minute
+	for i, want := range []Result{{Allowed: true, Remaining: 3}, {Allowed: true, Remaining: 1}, {Remaining: 0}} {
+		if r := m.share("fresh", 5, win, 2); r.Allowed != want.Allowed || r.Remaining != want.Remaining {
+			t.Fatalf("request %d of one of 2 instances, limit 5: %+v, want %+v", i+1, r, want)
+		}
+	}
+
+	// Redis counted 3 requests, 1 of them this instance's.
+	reset := time.Now().Add(30 * time.Second)
+	m.mirror("shared", 5, win, 3, reset, true)
+	if r := m.share("shared", 5, win, 2); !r.Allowed || r.Remaining != 1 || r.Reset.Sub(reset).Abs() > time.Millisecond {
+		t.Fatalf("after Redis's count of 3: %+v, want allowed, Remaining 1 (3 + this one), Redis's reset", r)
+	}
+	if r := m.share("shared", 5, win, 2); r.Allowed {
+		t.Fatalf("a third request of this instance: %+v, want denied (its share is 2)", r)
+	}
+	m.mirror("busy", 5, win, 5, reset, true) // the others spent the window
+	if r := m.share("busy", 5, win, 2); r.Allowed {
+		t.Fatalf("a window Redis counted full: %+v, want denied", r)
+	}
+	m.mirror("shared", 5, win, 1, reset.Add(win), true) // Redis's next window
+	if r := m.share("shared", 5, win, 2); !r.Allowed || r.Remaining != 1 {
+		t.Fatalf("in Redis's next window: %+v, want allowed, Remaining 1 (this instance's 2 of 5, times 2)", r)
+	}
+	m.mirror("peeked", 5, win, 2, reset, false)
+	m.mirror("long", 5, 2*maxMirrored, 5, reset, true)
+	if n := m.len(); n != 3 {
+		t.Errorf("%d windows, want 3 (fresh, shared, busy): a peek or a long window starts none", n)
+	}
+
+	// Guesses' marks and counters, through Peek, one of 2 instances.
+	if r := m.peekShare("mark", 1, win, 2); !r.Allowed {
+		t.Error("an unset mark reads as set")
+	}
+	m.share("mark", 1, win, 2)
+	if r := m.peekShare("mark", 1, win, 2); r.Allowed {
+		t.Error("a set mark reads as unset")
+	}
+	for range 3 {
+		m.share("counter", 1<<30, win, 2)
+	}
+	if r := m.peekShare("counter", 1<<30, win, 2); 1<<30-r.Remaining-1 != 6 {
+		t.Errorf("a counter of 3 here, one of 2 instances: Peek gives %d, want 6", 1<<30-r.Remaining-1)
+	}
+}
+
 func TestMemorySweep(t *testing.T) {
 	m := NewMemory()
 	defer m.Close()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // allowScript increments the key's counter, starts its window on the first
@@ -67,11 +68,16 @@ func OpenRedis(url string) (*Redis, error) {
 }
 
 // newClient returns a client that waits no longer than each call's
-// context and never retries.
+// context and never retries. A new connection costs one round trip
+// (HELLO) before its first command, not three: after a call that missed
+// its deadline the connection is dropped, and on a slow Redis the next
+// call must connect within its own deadline.
 func newClient(opts *redis.Options) *redis.Client {
 	opts.ContextTimeoutEnabled = true
 	opts.MaxRetries = -1   // -1: none; a retried INCR could count twice
 	opts.DialerRetries = 1 // one attempt per dial
+	opts.DisableIdentity = true
+	opts.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	opts.DialTimeout = time.Second
 	quietRedisLogs.Do(func() { redis.SetLogger(debugLogger{}) })
 	return redis.NewClient(opts)
