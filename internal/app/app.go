@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,6 +34,11 @@ type Config struct {
 	Redis   string // redis:// URL for limits shared between instances; empty: in memory
 	Logger  *slog.Logger
 	Limits  httpapi.Limits // zero: the spec's limits
+	// RedisInstances is how many instances share Redis's limits, assumed
+	// by an instance that has not reached Redis since it started (once it
+	// has, it counts them there): while Redis is down each instance
+	// enforces limit ÷ instances. Zero: 1.
+	RedisInstances int
 	// DBListen (PostgreSQL) is a direct URL for the connections that need
 	// a session (the one that listens for other instances' changes and the
 	// rewards' group writer), when DB goes through a pooler in transaction
@@ -231,12 +237,19 @@ func (a *App) init(ctx context.Context) error {
 	}
 	if a.Config.Redis != "" {
 		// A malformed URL stops the start; a Redis that does not answer
-		// does not: limits are counted per instance until it does.
+		// does not: each instance enforces its share until it does.
 		r, err := ratelimit.OpenRedis(a.Config.Redis)
 		if err != nil {
 			return fmt.Errorf("--redis: %w", err)
 		}
-		a.Limiter = ratelimit.NewFailover(ctx, r, ratelimit.FailoverConfig{Logger: a.Config.Logger})
+		// The instances that count each other for their shares are those
+		// of this database, named by a value they all read from it.
+		group, err := a.DB.Secret(ctx, "ratelimit_group")
+		if err != nil {
+			return err
+		}
+		a.Limiter = ratelimit.NewFailover(ctx, r, ratelimit.FailoverConfig{Logger: a.Config.Logger,
+			Instances: a.Config.RedisInstances, Group: hex.EncodeToString(group[:8])})
 	} else {
 		a.Limiter = ratelimit.NewMemory()
 	}

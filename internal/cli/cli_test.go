@@ -84,6 +84,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"serve", "--json"}, []string{"-json"}}, // --json is offered only where there is a result
 		{[]string{"serve", "--reset-url", "ftp://x"}, []string{"--reset-url"}},
 		{[]string{"serve", "--public-url", "loyalty.example.com"}, []string{"--public-url"}},
+		{[]string{"serve", "--redis-instances", "0"}, []string{"--redis-instances"}},
 		{[]string{"serve", "--events-nats", "http://127.0.0.1:4222"}, []string{"--events-nats"}},
 		{[]string{"serve", "--events-nats-stream", "EVENTS"}, []string{"--events-nats-stream", "STREAM:PREFIX"}},
 		{[]string{"serve", "--events-nats-stream", "EVENTS:loyalty.>"}, []string{"--events-nats-stream"}},

@@ -33,6 +33,7 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			&ucli.StringSliceFlag{Name: "trusted-networks", Usage: "networks (CIDRs or IPs, comma-separated) with no per-address budget of failed sign-ins, such as an app backend's", Sources: ucli.EnvVars("LOYALTY_TRUSTED_NETWORKS")},
 			&ucli.StringSliceFlag{Name: "trusted-proxies", Usage: "proxy addresses (CIDRs or IPs, comma-separated) trusted with --behind-proxy (default loopback)", Sources: ucli.EnvVars("LOYALTY_TRUSTED_PROXIES")},
 			&ucli.StringFlag{Name: "redis", Usage: "redis:// URL to share rate limits between instances", Sources: ucli.EnvVars("LOYALTY_REDIS")},
+			&ucli.IntFlag{Name: "redis-instances", Value: 1, Usage: "how many instances share --redis: while Redis is down each enforces its share of every limit, counting the instances it last saw in Redis, or this many if it has not reached Redis since it started", Sources: ucli.EnvVars("LOYALTY_REDIS_INSTANCES")},
 			&ucli.StringFlag{Name: "smtp", Usage: "smtp://[user:pass@]host:port[?from=ADDR] (STARTTLS when offered) or smtps://... (implicit TLS, port 465) for e-mail (default file: writes .eml files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMTP")},
 			&ucli.StringFlag{Name: "sms-gateway", Usage: "http(s) URL receiving a JSON POST {to, body} per text message (default file: writes .txt files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMS_GATEWAY")},
 			&ucli.StringFlag{Name: "reset-url", Usage: "https URL of the page PIN-reset e-mails link to (the token is added as ?token=)", Sources: ucli.EnvVars("LOYALTY_RESET_URL")},
@@ -57,6 +58,9 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 				return err
 			}
 			cfg.Addr, cfg.Redis, cfg.DBListen = cmd.String("addr"), cmd.String("redis"), cmd.String("db-listen")
+			if cfg.RedisInstances = int(cmd.Int("redis-instances")); cfg.RedisInstances < 1 {
+				return usagef("--redis-instances must be 1 or more, got %d", cfg.RedisInstances)
+			}
 			cfg.TLSCert, cfg.TLSKey = cmd.String("tls-cert"), cmd.String("tls-key")
 			cfg.BehindProxy, cfg.TrustedProxies = cmd.Bool("behind-proxy"), cmd.StringSlice("trusted-proxies")
 			cfg.TrustedNetworks = cmd.StringSlice("trusted-networks")

@@ -50,7 +50,16 @@ func newMetrics(reg *prometheus.Registry, limiter ratelimit.Limiter) *metrics {
 		}), prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "loyalty_ratelimit_redis_state_changes_total",
 			Help: "Times the rate limiter found Redis down (start included) or back up.",
-		}, func() float64 { return float64(f.StateChanges()) }))
+		}, func() float64 { return float64(f.StateChanges()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "loyalty_ratelimit_instances",
+			Help: "Instances sharing the rate limits, as last counted in Redis: while Redis is down each enforces its share of every limit.",
+		}, func() float64 { return float64(f.Instances()) }), prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "loyalty_ratelimit_redis_deadline_seconds",
+			Help: "How long a call to Redis may wait, adapted to Redis's latency.",
+		}, func() float64 { return f.Deadline().Seconds() }), prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "loyalty_ratelimit_redis_failures_total",
+			Help: "Calls to Redis that failed or missed their deadline while it was taken for up (a request's is decided by this instance alone).",
+		}, func() float64 { return float64(f.Failures()) }))
 	}
 	// A registry may be shared by several servers (tests); register the
 	// process collectors once.
