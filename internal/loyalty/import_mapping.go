@@ -248,10 +248,17 @@ func (m ImportMapping) Open() []string {
 // Map reads an uploaded import's file again through the mapping chosen
 // for its columns (chosen[i] for the header's i-th column: a field,
 // ImportIgnore, or ""), replaces its preview, and remembers the mapping
-// for the business's next file of the kind, all in one transaction. A
-// column without a choice, a field chosen twice, or nothing read is
-// EInvalid naming "column.N" or "mapping"; an import started already is
+// for the business's next file of the kind. A column without a choice, a
+// field chosen twice, or nothing read is EInvalid naming "column.N" or
+// "mapping"; an import started already, or mapped again meanwhile, is
 // EConflict.
+//
+// The file is read and checked outside any transaction, however long it
+// takes: the rows in error are written as found under a new check of the
+// import, which nobody reads, and one short transaction then makes that
+// check the preview (RemapImport). Until it commits, the preview is the
+// one before, whole; the check's rows are dropped when it fails, the
+// superseded ones once it succeeds.
 func (s *ImportService) Map(ctx context.Context, b Business, id int64, chosen []string) (Import, error) {
 	im, err := s.Store.Import(ctx, b.ID, id)
 	if err != nil {
@@ -275,10 +282,26 @@ func (s *ImportService) Map(ctx context.Context, b Business, id int64, chosen []
 	if err := checkMapping(im.Kind, rows.header, m); err != nil {
 		return im, err
 	}
-	err = s.Store.RemapImport(ctx, &im, m, func(add func([]ImportRowError) error) error {
-		return s.preview(ctx, b, &im, newChunkReader(ctx, s.Store, im), func([]string) ImportMapping { return m }, add)
-	})
-	return im, err
+	check, err := s.Store.BeginImportCheck(ctx, b.ID, im.ID)
+	if err != nil {
+		return im, err
+	}
+	checked := im
+	err = s.preview(ctx, b, &checked, newChunkReader(ctx, s.Store, im), func([]string) ImportMapping { return m },
+		func(errs []ImportRowError) error { return s.Store.AddImportCheckErrors(ctx, im.ID, check, errs) })
+	if err == nil {
+		err = s.Store.RemapImport(ctx, &checked, m, check)
+	}
+	if err != nil {
+		// The check's rows are nobody's: dropped even when the request
+		// is gone (a later successful check drops them otherwise).
+		_ = s.Store.DropImportChecks(context.WithoutCancel(ctx), im.ID, check, check)
+		return im, err
+	}
+	// The checks before this one are superseded; one left by a failure
+	// here is dropped by the next.
+	_ = s.Store.DropImportChecks(ctx, im.ID, 0, check-1)
+	return checked, nil
 }
 
 // MappingText is a mapping as the audit log shows it: each column of

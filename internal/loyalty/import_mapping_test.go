@@ -1,10 +1,14 @@
 package loyalty_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/sqlstore"
 	"github.com/loyalty/loyalty/internal/testenv"
 )
 
@@ -153,4 +157,161 @@ func TestImportMap(t *testing.T) {
 			t.Errorf("another business maps the import: %v", err)
 		}
 	})
+}
+
+// chunkHook is the import store with a call before each chunk of a file
+// is read: the moment a mapping's check is under way.
+type chunkHook struct {
+	*sqlstore.DB
+	before func(seq int)
+}
+
+func (h chunkHook) ImportChunk(ctx context.Context, importID int64, seq int) ([]byte, error) {
+	if h.before != nil {
+		h.before(seq)
+	}
+	return h.DB.ImportChunk(ctx, importID, seq)
+}
+
+// TestImportMapOutsideTx: a new mapping reads and checks the whole file
+// outside any write transaction. Half-way through the check of a file of
+// several chunks a reward is written (on SQLite's single writer it would
+// wait for the check if the check held a transaction, and time out), and
+// the preview is still the one before, whole. A check overtaken by a
+// later one is refused and leaves none of its rows; the import keeps the
+// rows in error of its current check only.
+func TestImportMapOutsideTx(t *testing.T) {
+	eachEngine(t, func(t *testing.T, w *world) {
+		b := w.business(t, "CA")
+		loaded, err := w.db.BusinessWithRules(w.ctx, b.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		member := w.create(t, loaded, `{"email":"rita@example.com"}`)
+		ledger := &loyalty.TransactionService{Store: w.db, Customers: w.svc}
+
+		var file strings.Builder
+		file.WriteString("E-mail address,First,Points balance\n")
+		const rows = 30000
+		for i := range rows {
+			fmt.Fprintf(&file, "buyer%05d@example.com,Buyer,5\n", i)
+		}
+		if file.Len() < 3*loyalty.ImportChunkSize {
+			t.Fatalf("the file is %d bytes, under 3 chunks", file.Len())
+		}
+		hook := &chunkHook{DB: w.db}
+		s := &loyalty.ImportService{Services: loyalty.NewServices(w.db, loyalty.ServiceOptions{}), Store: hook}
+		im, err := s.Upload(w.ctx, b, loyalty.ImportUpload{Kind: loyalty.ImportCustomers, Guess: true}, strings.NewReader(file.String()))
+		if err != nil || im.InvalidRows != 0 || im.TotalRows != rows || im.Chunks < 3 {
+			t.Fatalf("Upload: %+v, %v", im, err)
+		}
+
+		// E-mails read as phones: every row in error, written as the
+		// check goes.
+		during := false
+		reward := txInput(t, `{"intent":"reward","amount":5,"customer":{"id":"`+member.ID+`"}}`)
+		var rewarded *waited
+		hook.before = func(seq int) {
+			if seq != 2 || during {
+				return
+			}
+			during = true
+			rewarded = start(func() error {
+				_, _, err := ledger.Create(w.ctx, loaded, reward, nil)
+				return err
+			})
+			if !rewarded.within(5 * time.Second) {
+				t.Errorf("a reward during the check waited 5 s: the check holds the writer")
+			} else if rewarded.err != nil {
+				t.Errorf("a reward during the check: %v", rewarded.err)
+			}
+			p, err := s.Preview(w.ctx, b, im.ID)
+			if err != nil || p.Import.InvalidRows != 0 || len(p.Errors) != 0 || p.Columns[0] != "email" {
+				t.Errorf("the preview during the check: %d invalid, %d errors shown, columns %q, %v",
+					p.Import.InvalidRows, len(p.Errors), p.Columns, err)
+			}
+		}
+		mapped, err := s.Map(w.ctx, b, im.ID, []string{"phone", "first_name", "balance.points"})
+		if err != nil || mapped.InvalidRows != rows || mapped.Mapping["e-mail address"] != "phone" {
+			t.Fatalf("Map (phone): %d invalid, %v, %v", mapped.InvalidRows, mapped.Mapping, err)
+		}
+		if !during {
+			t.Fatal("the check never read a third chunk")
+		}
+		<-rewarded.done
+		if c, err := w.byEmail(b, "rita@example.com"); err != nil || c.Balance.Points != 5 {
+			t.Errorf("rita after the reward: %d points, %v", c.Balance.Points, err)
+		}
+		wantErrorRows(t, w, im.ID, rows)
+
+		// A check overtaken by another one is refused; the other stands.
+		during = false
+		hook.before = func(seq int) {
+			if seq != 2 || during {
+				return
+			}
+			during = true
+			var m loyalty.Import
+			later := start(func() (err error) {
+				m, err = s.Map(w.ctx, b, im.ID, []string{"email", "first_name", "-"})
+				return err
+			})
+			if !later.within(5 * time.Second) {
+				t.Errorf("a later Map during the check waited 5 s: the check holds the writer")
+			} else if later.err != nil || m.InvalidRows != 0 {
+				t.Errorf("the later Map: %d invalid, %v", m.InvalidRows, later.err)
+			}
+		}
+		_, err = s.Map(w.ctx, b, im.ID, []string{"phone", "first_name", "-"})
+		if loyalty.ErrorCode(err) != loyalty.EConflict {
+			t.Errorf("the overtaken Map: %v, want a conflict", err)
+		}
+		hook.before = nil
+		p, err := s.Preview(w.ctx, b, im.ID)
+		if err != nil || p.Import.InvalidRows != 0 || len(p.Errors) != 0 || p.Import.Mapping["points balance"] != loyalty.ImportIgnore {
+			t.Errorf("after the overtaken Map: %d invalid, %d errors shown, mapping %v, %v", p.Import.InvalidRows, len(p.Errors), p.Import.Mapping, err)
+		}
+		wantErrorRows(t, w, im.ID, 0)
+	})
+}
+
+// waited is a call made on a goroutine of its own, so that a call
+// blocked by a transaction of its caller fails the test instead of
+// hanging it.
+type waited struct {
+	done chan struct{}
+	err  error
+}
+
+// start calls fn on a goroutine of its own.
+func start(fn func() error) *waited {
+	w := &waited{done: make(chan struct{})}
+	go func() {
+		w.err = fn()
+		close(w.done)
+	}()
+	return w
+}
+
+// within reports whether the call ended within d.
+func (w *waited) within(d time.Duration) bool {
+	select {
+	case <-w.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// wantErrorRows checks that an import keeps n rows in error in all, of
+// every check: a superseded or failed check leaves none behind.
+func wantErrorRows(t *testing.T, w *world, importID int64, n int) {
+	t.Helper()
+	var got int
+	if err := w.db.SQL().QueryRowContext(w.ctx, `SELECT COUNT(*) FROM import_errors WHERE import_id = $1`, importID).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != n {
+		t.Errorf("%d rows in error kept, want %d", got, n)
+	}
 }

@@ -53,14 +53,24 @@ type ImportStore interface {
 	// of a kind, by column key (ImportColumnKey): its latest choice for
 	// each column it mapped.
 	ImportMappings(ctx context.Context, businessID, kind string) (map[string]string, error)
-	// RemapImport gives an uploaded import the mapping m, in one
-	// transaction that writes the audit entry ctx carries: it drops the
-	// preview's rows in error, calls fill to check the file again (fill
-	// hands the rows in error to add, and sets im's counts), then
-	// records m and im's counts on the import, if it is still uploaded
-	// (else EConflict), and remembers each column's choice in m for the
-	// business and kind.
-	RemapImport(ctx context.Context, im *Import, m ImportMapping, fill func(add func([]ImportRowError) error) error) error
+	// BeginImportCheck numbers a new check of an uploaded import's file
+	// (EConflict once it started), in a statement of its own that writes
+	// no audit entry.
+	BeginImportCheck(ctx context.Context, businessID string, id int64) (int64, error)
+	// AddImportCheckErrors records rows in error a check found, outside
+	// any audited transaction: nobody reads them until RemapImport makes
+	// the check the import's preview.
+	AddImportCheckErrors(ctx context.Context, importID, check int64, errs []ImportRowError) error
+	// RemapImport makes check, whose rows in error are written, the
+	// preview of an uploaded import, with the mapping m and im's counts,
+	// and remembers each column's choice in m for the business and kind,
+	// in one short transaction that writes the audit entry ctx carries.
+	// It is EConflict when the import started, or when a later check
+	// became its preview meanwhile.
+	RemapImport(ctx context.Context, im *Import, m ImportMapping, check int64) error
+	// DropImportChecks deletes the rows in error of the import's checks
+	// numbered from to to, in bounded statements of their own.
+	DropImportChecks(ctx context.Context, importID, from, to int64) error
 	// FinishImport ends a run (status ImportFinished), if claim still holds it.
 	FinishImport(ctx context.Context, id int64, claim string) error
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,8 +65,9 @@ func (d *DB) ImportChunk(ctx context.Context, importID int64, seq int) ([]byte, 
 	return data, dbError(err)
 }
 
-// AddImportErrors records rows in error of a stage, in one transaction;
-// a row already recorded at the stage is kept.
+// AddImportErrors records rows in error of a stage (the upload's check,
+// 0, for the preview), in one transaction; a row already recorded at the
+// stage is kept.
 func (d *DB) AddImportErrors(ctx context.Context, importID int64, stage string, errs []loyalty.ImportRowError) error {
 	if len(errs) == 0 {
 		return nil
@@ -82,7 +84,7 @@ func (d *DB) AddImportErrors(ctx context.Context, importID int64, stage string, 
 
 func (t *tx) addImportError(ctx context.Context, importID int64, stage string, e loyalty.ImportRowError) error {
 	_, err := t.ExecContext(ctx, `INSERT INTO import_errors (import_id, stage, row_number, fields, message)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (import_id, stage, row_number) DO NOTHING`,
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (import_id, stage, check_no, row_number) DO NOTHING`,
 		importID, stage, e.Row, strings.Join(e.Fields, ","), e.Message)
 	return err
 }
@@ -127,38 +129,80 @@ func (d *DB) ImportMappings(ctx context.Context, businessID, kind string) (map[s
 	return out, dbError(rows.Err())
 }
 
-// RemapImport gives an uploaded import a new mapping and preview, and
-// remembers the mapping, in one transaction.
-func (d *DB) RemapImport(ctx context.Context, im *loyalty.Import, m loyalty.ImportMapping, fill func(add func([]loyalty.ImportRowError) error) error) error {
-	return d.runTx(ctx, func(t *tx) error {
-		if _, err := t.ExecContext(ctx, `DELETE FROM import_errors WHERE import_id = $1 AND stage = $2`,
-			im.ID, loyalty.ImportStagePreview); err != nil {
-			return err
-		}
-		err := fill(func(errs []loyalty.ImportRowError) error {
-			for _, e := range errs {
-				if err := t.addImportError(ctx, im.ID, loyalty.ImportStagePreview, e); err != nil {
-					return err
-				}
+// BeginImportCheck numbers a new check of an uploaded import's file, in
+// one statement of its own (no audit entry: the check writes nothing
+// anybody reads until RemapImport).
+func (d *DB) BeginImportCheck(ctx context.Context, businessID string, id int64) (int64, error) {
+	var check int64
+	err := d.wdb.QueryRowContext(ctx, `UPDATE imports SET checks = checks + 1
+		WHERE business_id = $1 AND id = $2 AND status = $3 RETURNING checks`, businessID, id, loyalty.ImportUploaded).Scan(&check)
+	if err == sql.ErrNoRows {
+		return 0, errImportStarted()
+	}
+	return check, dbError(err)
+}
+
+// errImportStarted is the refusal of a new mapping once the import started.
+func errImportStarted() error {
+	return loyalty.Errorf(loyalty.EConflict, "The import has started; its columns can no longer change.")
+}
+
+// AddImportCheckErrors records a batch of a check's rows in error, in one
+// statement: rows nobody reads until the check becomes the preview.
+func (d *DB) AddImportCheckErrors(ctx context.Context, importID, check int64, errs []loyalty.ImportRowError) error {
+	for len(errs) > 0 {
+		n := min(len(errs), importErrorsPerStatement)
+		var q strings.Builder
+		q.WriteString(`INSERT INTO import_errors (import_id, stage, check_no, row_number, fields, message) VALUES `)
+		args := make([]any, 0, 3+2*n+n)
+		args = append(args, importID, loyalty.ImportStagePreview, check)
+		for i, e := range errs[:n] {
+			if i > 0 {
+				q.WriteString(", ")
 			}
-			return nil
-		})
-		if err != nil {
-			return err
+			k := len(args)
+			q.WriteString("($1, $2, $3, $" + strconv.Itoa(k+1) + ", $" + strconv.Itoa(k+2) + ", $" + strconv.Itoa(k+3) + ")")
+			args = append(args, e.Row, strings.Join(e.Fields, ","), e.Message)
 		}
-		mapping, err := mappingText(m)
-		if err != nil {
-			return err
+		q.WriteString(` ON CONFLICT (import_id, stage, check_no, row_number) DO NOTHING`)
+		if _, err := d.wdb.ExecContext(ctx, q.String(), args...); err != nil {
+			return dbError(err)
 		}
-		res, err := t.ExecContext(ctx, `UPDATE imports SET mapping = $1, total_rows = $2, invalid_rows = $3
-			WHERE id = $4 AND business_id = $5 AND status = $6`, mapping, im.TotalRows, im.InvalidRows, im.ID, im.BusinessID, loyalty.ImportUploaded)
+		errs = errs[n:]
+	}
+	return nil
+}
+
+// importErrorsPerStatement bounds the rows of one INSERT of rows in error
+// (three bound values each, under SQLite's 32,766).
+const importErrorsPerStatement = 1000
+
+// RemapImport makes a check the preview of an uploaded import, with its
+// mapping and counts, and remembers the mapping, in one short
+// transaction: the rows in error were written by the check already.
+func (d *DB) RemapImport(ctx context.Context, im *loyalty.Import, m loyalty.ImportMapping, check int64) error {
+	mapping, err := mappingText(m)
+	if err != nil {
+		return err
+	}
+	return d.runTx(ctx, func(t *tx) error {
+		res, err := t.ExecContext(ctx, `UPDATE imports SET mapping = $1, total_rows = $2, invalid_rows = $3, preview_check = $4
+			WHERE id = $5 AND business_id = $6 AND status = $7 AND preview_check < $4`,
+			mapping, im.TotalRows, im.InvalidRows, check, im.ID, im.BusinessID, loyalty.ImportUploaded)
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			return loyalty.Errorf(loyalty.EConflict, "The import has started; its columns can no longer change.")
+			var status string
+			if err := t.QueryRowContext(ctx, `SELECT status FROM imports WHERE id = $1`, im.ID).Scan(&status); err != nil {
+				return err
+			}
+			if status != loyalty.ImportUploaded {
+				return errImportStarted()
+			}
+			return loyalty.Errorf(loyalty.EConflict, "The columns were matched again meanwhile; look at the import as it is now.")
 		}
 		for k, f := range m {
 			if f == "" {
@@ -173,6 +217,30 @@ func (d *DB) RemapImport(ctx context.Context, im *loyalty.Import, m loyalty.Impo
 		im.Mapping = m
 		return nil
 	})
+}
+
+// DropImportChecks deletes the rows in error of an import's checks
+// numbered from to to, one check at a time and a bounded batch of its
+// rows per statement (by the primary key's order, so that neither engine
+// needs statistics to find them): forgetting a large check never holds
+// the writer long.
+func (d *DB) DropImportChecks(ctx context.Context, importID, from, to int64) error {
+	for {
+		var check sql.NullInt64
+		if err := d.wdb.QueryRowContext(ctx, `SELECT MIN(check_no) FROM import_errors
+			WHERE import_id = $1 AND stage = $2 AND check_no BETWEEN $3 AND $4`,
+			importID, loyalty.ImportStagePreview, from, to).Scan(&check); err != nil || !check.Valid {
+			return dbError(err)
+		}
+		// Up to the batch's last row, or all that is left when fewer.
+		if _, err := d.wdb.ExecContext(ctx, `DELETE FROM import_errors WHERE import_id = $1 AND stage = $2 AND check_no = $3
+			AND row_number <= COALESCE((SELECT row_number FROM import_errors WHERE import_id = $1 AND stage = $2 AND check_no = $3
+			ORDER BY row_number LIMIT 1 OFFSET $4), $5)`,
+			importID, loyalty.ImportStagePreview, check.Int64, importErrorsPerStatement-1, int64(1<<63-1)); err != nil {
+			return dbError(err)
+		}
+		from = check.Int64
+	}
 }
 
 // ImportRefused ends an upload that cannot be imported, and forgets its
@@ -226,8 +294,15 @@ func (d *DB) Imports(ctx context.Context, businessID string, before int64, limit
 
 // ImportErrors returns a page of an import's rows in error at a stage.
 func (d *DB) ImportErrors(ctx context.Context, importID int64, stage string, after int64, limit int) ([]loyalty.ImportRowError, error) {
+	// The preview's rows are those of the check it shows; the run's are
+	// check 0.
+	check := `0`
+	if stage == loyalty.ImportStagePreview {
+		check = `(SELECT preview_check FROM imports WHERE id = $1)`
+	}
 	rows, err := d.db.QueryContext(ctx, `SELECT row_number, fields, message FROM import_errors
-		WHERE import_id = $1 AND stage = $2 AND row_number > $3 ORDER BY row_number LIMIT $4`, importID, stage, after, limit)
+		WHERE import_id = $1 AND stage = $2 AND check_no = `+check+` AND row_number > $3 ORDER BY row_number LIMIT $4`,
+		importID, stage, after, limit)
 	if err != nil {
 		return nil, dbError(err)
 	}
