@@ -144,7 +144,11 @@ func TestEarningRuleForm(t *testing.T) {
 			}
 			o.check("rule_refused")
 			o.fill(`[id="f-effect.points"]`, "5")
-			// The filter box narrows the picker; the product is ticked in it.
+			// The search box narrows the picker as one types, with no need
+			// of its Find button; the product is ticked in it.
+			if !o.eval(`document.getElementById("f-conditions.products-find").hidden`) {
+				t.Error("with scripts, the products' Find button shows beside a box that filters as one types")
+			}
 			o.do(chromedp.SendKeys(chromedp.CSS(`[data-filter="f-conditions.products-list"]`), "crois", poll))
 			if o.eval(`Array.from(document.querySelectorAll('[id="f-conditions.products-list"] label')).some(l => l.textContent.includes("Latte") && !l.hidden)`) {
 				t.Error("the products' filter box shows Latte for crois")
@@ -204,7 +208,7 @@ func TestEarningRuleForm(t *testing.T) {
 			o.do(emulationNoScript(true))
 			o.open(s.url+"/business/program/earning-rules/1", "setup_form")
 			o.do(emulationNoScript(false))
-			if !o.eval(`document.querySelector("[data-filter]").hidden`) {
+			if o.eval(`document.getElementById("f-conditions.products-find").hidden`) {
 				t.Fatal("the form's script ran")
 			}
 			o.fill("#sample_sku_0", "CR-01", "#sample_qty_0", "1")

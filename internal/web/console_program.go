@@ -205,6 +205,9 @@ func (s *Server) renderSetup(w http.ResponseWriter, r *http.Request, a loyalty.A
 	if err := s.customerPicks(r, a, b, fields, form, sources); err != nil {
 		return err
 	}
+	if err := s.pickSearches(r, a, fields, form, chosen, sources); err != nil {
+		return err
+	}
 	p.Rows = drawFields(fields, form, chosen, errorsFor(errs, fields), sources, b.CurrencyCode())
 	if k.preview != nil {
 		p.Sample, p.Preview = newSample(form, sources), preview
@@ -254,7 +257,8 @@ func (s *Server) setupSave(w http.ResponseWriter, r *http.Request, a loyalty.Act
 		return s.previewRule(w, r, a, b, k, form, body, bad)
 	}
 	if f.Get("find") != "" {
-		// A customers field's search: the form again, with what it found.
+		// A search of a customers field or a long pick: the form again,
+		// with what it found.
 		return s.renderSetup(w, r, a, b, k, http.StatusOK, form, f["branches"], nil, "", nil)
 	}
 	if len(bad) == 0 {

@@ -22,9 +22,13 @@ type fieldView struct {
 	// select cuts off a long label on a phone): a ref's, or a select's
 	// standing on a line of its own.
 	Choices []choice
-	// Query is what a customers field's search box holds, and Note what
-	// the search found, in words.
+	// Query is what a customers field's or a long pick's search box
+	// holds, and Note what the search found, in words.
 	Query, Note string
+	// Search: a pick long enough for a search box (program_picks.go),
+	// whose placeholder is SearchHint.
+	Search     bool
+	SearchHint string
 }
 
 // choice is one radio button of a one-of field.
@@ -94,7 +98,20 @@ func drawFields(fields []setupField, form formValues, chosen []string, errs map[
 			}
 		case kindPick, kindRef:
 			fv.Picks = sources[fd.Source]
-		case kindCustomers:
+		}
+		if fd.Kind == kindBranches || fd.Kind == kindPick {
+			fv.Query = form[fd.Name+"_q"]
+			fv.Search = len(fv.Picks) > longPick || strings.TrimSpace(fv.Query) != ""
+			fv.SearchHint = "Name"
+			if fd.Source == "products" {
+				fv.SearchHint = "Name or SKU"
+			}
+			if found, ok := sources[foundKey(fd.Name)]; ok {
+				fv.Picks = found
+				fv.Note = sources[foundKey(fd.Name)+"_note"][0].Label
+			}
+		}
+		if fd.Kind == kindCustomers {
 			fv.Picks, fv.Query = sources[fd.Name], form[fd.Name+"_q"]
 			if n := sources[fd.Name+"_note"]; len(n) > 0 {
 				fv.Note = n[0].Label

@@ -143,11 +143,7 @@ func (s *Server) sourceOptions(r *http.Request, a loyalty.Actor, b loyalty.Busin
 			var all []loyalty.Product
 			all, err = s.Program.AllProducts(ctx, a)
 			for _, p := range all {
-				label := p.Title
-				if p.SKU != "" {
-					label += " · " + p.SKU
-				}
-				opts = append(opts, option{intText(p.ID), label})
+				opts = append(opts, productOption(p))
 			}
 		case "tier_levels":
 			var all []loyalty.Tier

@@ -1,14 +1,20 @@
-// The program's setup forms: a filter box over each long list of
-// checkboxes, and, on an earning rule's form, the live preview of what the
-// sample sale earns with the rule as it stands. Both are extras: without
-// this script every list is shown whole and the Preview button posts the
-// form.
+// The program's setup forms: the search box over each long list of
+// checkboxes filters it as one types, and, on an earning rule's form, the
+// live preview of what the sample sale earns with the rule as it stands.
+// Both are extras: without this script the box's Find button posts the
+// form for the list narrowed by the server, and the Preview button posts
+// the form.
 (function () {
   "use strict";
   document.querySelectorAll("input[data-filter]").forEach(function (box) {
     var list = document.getElementById(box.getAttribute("data-filter"));
     if (!list) return;
     box.hidden = false;
+    // Find is not needed while the list filters itself, unless the
+    // server narrowed it (a box filled on load): Find then brings the
+    // whole list back.
+    var find = document.getElementById(box.getAttribute("data-find"));
+    if (find && box.defaultValue === "") find.hidden = true;
     box.addEventListener("input", function () {
       var q = box.value.trim().toLowerCase();
       list.querySelectorAll(".pick-item").forEach(function (item) {
@@ -20,7 +26,7 @@
   });
 
   // Enter in a customers search box finds, as its button does.
-  document.querySelectorAll("input[data-find]").forEach(function (box) {
+  document.querySelectorAll("input[data-find]:not([data-filter])").forEach(function (box) {
     var button = document.getElementById(box.getAttribute("data-find"));
     box.addEventListener("keydown", function (e) {
       if (e.key === "Enter" && button) { e.preventDefault(); button.click(); }
