@@ -10,6 +10,7 @@ import (
 type Store interface {
 	AccountStore
 	CustomerReader
+	BusinessTagReader
 	ReferralReader
 	TransactionReader
 	CatalogReader
