@@ -20,3 +20,8 @@ type BusinessTagReader interface {
 func (s *CustomerService) BusinessTags(ctx context.Context, b Business) ([]string, error) {
 	return s.Store.BusinessTags(ctx, b.ID, MaxTagChoices)
 }
+
+// NormalTags are tags as SetTags stores them (trimmed, lower-cased, each
+// once, sorted), those it would refuse left out: what a change of a
+// customer's tags will leave, for its audit entry.
+func NormalTags(in []string) []string { return normalTags(in) }
