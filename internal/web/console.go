@@ -25,9 +25,10 @@ type navItem struct {
 // folded into menus by what they are for, so that the bar fits one row on
 // a desktop.
 const (
-	menuProgram  = "Program"
-	menuData     = "Data"
-	menuSettings = "Settings"
+	menuProgram   = "Program"
+	menuData      = "Data"
+	menuSettings  = "Settings"
+	menuMarketing = "Marketing" // segments, and campaigns and automations to come
 )
 
 // consoleNav is the console's navigation, in order; the program's parts
@@ -36,6 +37,7 @@ var consoleNav = []navItem{
 	{"/business/dashboard", "Dashboard", loyalty.PermManage, ""},
 	{"/business/counter", "Counter", loyalty.PermCounter, ""},
 	{"/business/customers", "Customers", loyalty.PermCounter, ""},
+	{"/business/segments", "Segments", loyalty.PermManage, menuMarketing},
 	{"/business/program", "Overview", loyalty.PermManage, menuProgram},
 	{"/business/program/rules", "Points per spend", loyalty.PermManage, menuProgram},
 	{"/business/imports", "Imports", loyalty.PermManage, menuData},

@@ -36,6 +36,7 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	s.staffRoutes(mux)
 	s.counterRoutes(mux)
 	s.customerRoutes(mux)
+	s.segmentRoutes(mux)
 	s.enrolRoutes(mux)
 	s.programRoutes(mux)
 	s.exportRoutes(mux)

@@ -30,6 +30,7 @@ func (s *Server) customerRoutes(mux *http.ServeMux) {
 	mux.Handle("POST /business/customers/{id}/coupons", s.console(loyalty.PermManage, s.customerCoupon))
 	mux.Handle("POST /business/customers/{id}/welcome", s.console(loyalty.PermManage, s.customerWelcome))
 	mux.Handle("POST /business/customers/{id}/consent", s.console(loyalty.PermCounter, s.customerConsent))
+	mux.Handle("POST /business/customers/{id}/tags", s.console(loyalty.PermManage, s.customerTags))
 	mux.Handle("GET /business/customers/{id}/transactions/{tx}/cancel", s.console(loyalty.PermManage, s.customerCancelConfirm))
 	mux.Handle("POST /business/customers/{id}/transactions/{tx}/cancel", s.console(loyalty.PermManage, s.customerCancel))
 }
@@ -43,6 +44,7 @@ type searchPage struct {
 	Export   string           // the link to these customers as CSV, for a manager
 	Prev     string           // links to the neighbouring pages, "" at either end
 	Next     string
+	Segment  *segmentHead // the segment whose customers are shown; nil for a search
 }
 
 // levelChoice is a tier level as the filter offers it.
@@ -57,6 +59,9 @@ func (s *Server) businessProfile(r *http.Request, a loyalty.Actor) (loyalty.Busi
 // with filters, 25 to a page.
 func (s *Server) customerSearch(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
 	q := r.URL.Query()
+	if q.Has("segment") {
+		return s.segmentCustomers(w, r, a)
+	}
 	in := console.CustomerSearch{Query: q.Get("q"), Tier: q.Get("tier"), Enabled: q.Get("enabled"),
 		JoinedFrom: q.Get("joined_from"), JoinedTo: q.Get("joined_to")}
 	in.Page, _ = strconv.Atoi(q.Get("page"))
@@ -129,6 +134,7 @@ type customerPage struct {
 	Next     string
 	Offers   []loyalty.CustomerOffer // coupon offers a manager may issue
 	Links    []referralLink
+	Tags     console.CustomerTags
 }
 
 // ledgerRow is one ledger entry as the profile shows it.
@@ -174,6 +180,9 @@ func (s *Server) renderCustomer(w http.ResponseWriter, r *http.Request, a loyalt
 	c := prof.View.Customer
 	base := "/business/customers/" + c.ID
 	p := customerPage{CustomerProfile: prof, Business: b, Manager: a.Can(loyalty.PermManage), Name: displayName(c)}
+	if p.Tags, err = s.Desk.Tags(r.Context(), a, c.ID); err != nil {
+		return err
+	}
 	for _, e := range prof.Ledger.Entries {
 		row := ledgerRow{Transaction: e}
 		if p.Manager && e.Cancellable() {
