@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -219,7 +220,9 @@ func TestSegmentForm(t *testing.T) {
 // comma-separated, stored lower-case), tags another by ticking a tag in
 // use, is refused a tag too long beside the box; the segment form's
 // Tagged condition offers the tags and counts the customers who carry
-// them. On a desktop and a phone, every page checked.
+// them. A cashier sees the tags under the name, may not change them, and
+// has neither the Segments menu nor its pages. On a desktop and a phone,
+// every page checked.
 func TestCustomerTags(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		people := segmentFixture(t, s)
@@ -254,8 +257,21 @@ func TestCustomerTags(t *testing.T) {
 				t.Errorf("Bob's tags: %q, want vip", got)
 			}
 
+			// Cleo's 23 tags make the list long enough for its filter box.
+			var many []string
+			for i := 1; i <= 23; i++ {
+				many = append(many, fmt.Sprintf("club-%02d", i))
+			}
+			if _, err := s.app.Services.Customers.SetTags(context.Background(), s.business(t), people["Cleo"].ID,
+				loyalty.TagsInput{Tags: loyalty.Some(many)}); err != nil {
+				t.Fatal(err)
+			}
 			o.open(s.url+"/business/segments/new", "segment_form")
 			o.waitExact("#match-count", "5")
+			o.do(chromedp.SendKeys(chromedp.CSS(`[data-filter="tags_any-list"]`), "vi", poll))
+			if shown := o.evalString(`Array.from(document.querySelectorAll("#tags_any-list .pick-item")).filter(l => !l.hidden).map(l => l.textContent.trim()).join(",")`); shown != "vip" {
+				t.Errorf("the tags' filter box shows %q for vi", shown)
+			}
 			o.pick("tags_any", "vip")
 			o.waitExact("#match-count", "2")
 			o.pick("tags_any", "regulars")
@@ -263,6 +279,30 @@ func TestCustomerTags(t *testing.T) {
 			o.unpick("tags_any", "vip")
 			o.waitExact("#match-count", "1")
 			o.check("segment_tagged")
+
+			// A cashier reads the tags, changes none, and has no segments.
+			s.inviteStaff(t, o, "till@cafe.example", "cashier", "cashier-pass-1")
+			c := newTabOn(t, "cashier", sc)
+			c.open(s.url+"/business", "signin")
+			c.fill("#email", "till@cafe.example", "#password", "cashier-pass-1")
+			c.submit(`main button[type="submit"]`, "counter")
+			if c.eval(`!!document.querySelector('nav.console-nav a[href="/business/segments"]')`) {
+				t.Error("a cashier's menu offers Segments")
+			}
+			c.open(s.url+"/business/customers/"+people["Ann"].ID, "customer")
+			if got := strings.Join(strings.Fields(c.text("#customer-tags")), " "); got != "regulars vip" {
+				t.Errorf("Ann's tags as a cashier sees them: %q", got)
+			}
+			if c.eval(`!!document.getElementById("save-tags")`) {
+				t.Error("a cashier may change tags")
+			}
+			c.check("customer_tags_cashier")
+			if st := c.status(s.url + "/business/segments"); st != http.StatusForbidden {
+				t.Errorf("a cashier opening the segments: %d, want 403", st)
+			}
+			if st := c.status(s.url + "/business/customers?segment=1"); st != http.StatusForbidden {
+				t.Errorf("a cashier opening a segment's customers: %d, want 403", st)
+			}
 		})
 	})
 }

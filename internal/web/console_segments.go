@@ -274,13 +274,18 @@ func (s *Server) segmentCustomers(w http.ResponseWriter, r *http.Request, a loya
 	if err != nil {
 		return err
 	}
-	b, err := s.consoleBusiness(r, a)
+	c, err := s.Desk.SegmentChoices(r.Context(), a)
+	if err != nil {
+		return err
+	}
+	b, loc, err := s.segmentBusiness(r, a)
 	if err != nil {
 		return err
 	}
 	id := strconv.FormatInt(m.Segment.ID, 10)
 	p := searchPage{SearchResult: console.SearchResult{Customers: m.Customers, Levels: m.Levels, Total: m.Total, Page: m.Page, Pages: m.Pages},
-		Searched: true, Business: b, Segment: &segmentHead{Name: m.Segment.Name, Edit: "/business/segments/" + id}}
+		Searched: true, Business: b, Segment: &segmentHead{Name: m.Segment.Name, Edit: "/business/segments/" + id,
+			Words: segmentWords(m.Segment.Filter, c, b, loc)}}
 	link := func(page int) string {
 		return "/business/customers?" + url.Values{"segment": {id}, "page": {strconv.Itoa(page)}}.Encode()
 	}
@@ -300,6 +305,7 @@ func (s *Server) segmentCustomers(w http.ResponseWriter, r *http.Request, a loya
 // segmentHead is the customers page's heading when it shows a segment's
 // customers.
 type segmentHead struct {
-	Name string
-	Edit string // the link to the segment's form
+	Name  string
+	Edit  string   // the link to the segment's form
+	Words []string // its conditions, one a line
 }

@@ -4,6 +4,21 @@
 // script the Count button posts the form and shows the same count.
 (function () {
   "use strict";
+  // A filter box over a long list of tags: what it holds narrows the
+  // list, ticked tags always shown.
+  document.querySelectorAll("input[data-filter]").forEach(function (box) {
+    var list = document.getElementById(box.getAttribute("data-filter"));
+    if (!list) return;
+    box.hidden = false;
+    box.addEventListener("input", function () {
+      var q = box.value.trim().toLowerCase();
+      list.querySelectorAll(".pick-item").forEach(function (item) {
+        item.hidden = q !== "" && item.textContent.toLowerCase().indexOf(q) < 0 && !item.querySelector("input").checked;
+      });
+    });
+    box.addEventListener("keydown", function (e) { if (e.key === "Enter") e.preventDefault(); });
+  });
+
   var form = document.querySelector("form[data-count]");
   var out = document.getElementById("segment-count");
   if (!form || !out || !window.fetch) return;
@@ -23,7 +38,7 @@
     });
   }
   function later(e) {
-    if (e && e.target && e.target.name === "name") return;
+    if (e && e.target && (e.target.name === "name" || e.target.hasAttribute("data-filter"))) return;
     clearTimeout(timer);
     timer = setTimeout(count, 300);
   }
