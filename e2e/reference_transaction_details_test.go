@@ -11,7 +11,8 @@ import (
 // TestReferenceTransactionDetails replays rest_transaction_details.apib
 // (PATCH /transactions/{id}/details) and checks what it must never do:
 // change anything of the entry but its details, or reach another
-// business's entry; and that each change is in the audit log.
+// business's entry; and that each change is in the audit log, the entry
+// named by its customer beside its id.
 func TestReferenceTransactionDetails(t *testing.T) {
 	engines(t, func(t *testing.T, engine string) {
 		e := start(t, engine, roomy)
@@ -69,8 +70,8 @@ func TestReferenceTransactionDetails(t *testing.T) {
 				mine = append(mine, s)
 			}
 		}
-		if len(mine) != 2 || !strings.Contains(mine[0], fmt.Sprintf("Transaction #%s by POS", id)) {
-			t.Errorf("audit log of the details: %q, want the two changes by the app (POS)", mine)
+		if len(mine) != 2 || !strings.Contains(mine[0], fmt.Sprintf("Transaction #%s of ann@details.example by POS", id)) {
+			t.Errorf("audit log of the details: %q, want the two changes of Ann's entry by the app (POS)", mine)
 		}
 	})
 }

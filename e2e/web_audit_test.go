@@ -74,8 +74,11 @@ func TestAuditLogPage(t *testing.T) {
 // TestAuditLogReadable: what a business's app changes through the API is
 // in the console's audit log beside what its staff do, with the app's
 // name as the actor; actions read as words, an offer named by id is
-// written with its title, and the log narrows to one person or app, one
-// action and a range of dates, on the server and in pages.
+// written with its title, an object changed without its name in the body
+// is named beside its id (a product by its title, a tier program by its
+// first level), a cancelled entry by its customer as the console names
+// it, and the log narrows to one person or app, one action and a range
+// of dates, on the server and in pages.
 func TestAuditLogReadable(t *testing.T) {
 	engines(t, func(t *testing.T, engine string) {
 		e := start(t, engine, roomy)
@@ -96,6 +99,13 @@ func TestAuditLogReadable(t *testing.T) {
 			"customer": map[string]any{"id": ann.ID}}).want(t, http.StatusOK).obj(t)["data"].(map[string]any)
 		api.do(t, http.MethodDelete, fmt.Sprintf("/transactions/%v", sale["id"]), nil).want(t, http.StatusNoContent)
 		api.do(t, http.MethodPut, "/customers/"+ann.ID, map[string]any{"language": "fr"}).want(t, http.StatusOK)
+		// Changes whose bodies carry no name: the objects' names beside
+		// their ids.
+		latte := fmt.Sprint(api.catData(t, http.MethodPost, "/products", map[string]any{"title": "Latte", "product_sku": "LT-01",
+			"product_actual_price": 4})["id"])
+		api.do(t, http.MethodPut, "/products/"+latte, map[string]any{"product_actual_price": 4.5}).want(t, http.StatusOK)
+		tiers := api.do(t, http.MethodPost, "/tiers", map[string]any{"tier_levels": []any{tierLvl("Silver", 100, 0, 0), tierLvl("Gold", 500, 0, 0)}}).tierOf(t)
+		api.do(t, http.MethodPut, tierPath(tiers.ID), map[string]any{"reset_type": 2, "reset_period_month": 6}).want(t, http.StatusOK)
 		// A refused write is no entry.
 		api.do(t, http.MethodDelete, "/offers/999999", nil).want(t, http.StatusNotFound)
 
@@ -104,7 +114,9 @@ func TestAuditLogReadable(t *testing.T) {
 
 		got := e.auditActions(t, e.biz.ID)
 		want := []string{"coupon.issued Ann Lee <ann@friends.example> by " + e.biz.Email,
-			"customer.updated Ann Lee <ann@friends.example> by POS", "transaction.cancelled Transaction #" + fmt.Sprint(sale["id"]) + " by POS",
+			fmt.Sprintf("program.updated Tier program: Silver (#%d) by POS", tiers.ID), "program.created Tier program: Silver by POS",
+			"program.updated Product: Latte (#" + latte + ") by POS", "program.created Product: Latte by POS",
+			"customer.updated Ann Lee <ann@friends.example> by POS", "transaction.cancelled Ann Lee <ann@friends.example> by POS",
 			"program.deleted Offer: Old muffin by POS", "program.created Offer: Old muffin by POS",
 			"program.updated Offer: Free pastry by POS", "program.created Offer: Free pastry by POS",
 			"customer.created Ann Lee <ann@friends.example> by POS"}
@@ -114,7 +126,8 @@ func TestAuditLogReadable(t *testing.T) {
 
 		page := owner.get(t, "/business/audit").want(t, http.StatusOK)
 		page.has(t, "POS", "App, through the API", "Added a customer", "Changed the program", "Cancelled a transaction",
-			"Issued a coupon", "Free pastry (#"+pastry+")", "Language", "<ins>fr</ins>")
+			"Issued a coupon", "Free pastry (#"+pastry+")", "Language", "<ins>fr</ins>", "Product: Latte (#"+latte+")",
+			fmt.Sprintf("Tier program: Silver (#%d)", tiers.ID), fmt.Sprintf("#%v", sale["id"]))
 		for _, raw := range []string{"coupon.issued", "customer.created", "program.updated", ">offer<", "(none)"} {
 			if body := string(page.Body); strings.Contains(body[strings.Index(body, `id="log-title"`):], raw) {
 				t.Errorf("the audit page shows %q", raw)
@@ -134,7 +147,7 @@ func TestAuditLogReadable(t *testing.T) {
 			return out
 		}
 		byApp := owner.get(t, "/business/audit?"+url.Values{"who": {string(who[1])}}.Encode()).want(t, http.StatusOK)
-		if got := rows(byApp); len(got) != 7 || slices.Contains(got, "Issued a coupon") {
+		if got := rows(byApp); len(got) != 11 || slices.Contains(got, "Issued a coupon") {
 			t.Errorf("the app's entries: %q", got)
 		}
 		byApp.has(t, `value="`+string(who[1])+`" selected`, "Clear")
@@ -144,7 +157,7 @@ func TestAuditLogReadable(t *testing.T) {
 		}
 		today := time.Now().UTC()
 		inRange := owner.get(t, "/business/audit?from="+today.AddDate(0, 0, -1).Format(time.DateOnly)+"&to="+today.AddDate(0, 0, 1).Format(time.DateOnly))
-		if got := rows(inRange.want(t, http.StatusOK)); len(got) != 8 {
+		if got := rows(inRange.want(t, http.StatusOK)); len(got) != 12 {
 			t.Errorf("entries of these days: %q", got)
 		}
 		before := owner.get(t, "/business/audit?to="+today.AddDate(0, 0, -2).Format(time.DateOnly)).want(t, http.StatusOK)

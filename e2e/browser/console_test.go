@@ -61,11 +61,25 @@ func TestInviteCashier(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		gift, _, err := s.app.Services.Transactions.Create(ctx, b, loyalty.TransactionInput{Intent: loyalty.Some("adjust_points_balance"),
+			Points: loyalty.Some[int64](5), Customer: loyalty.Some(loyalty.CustomerRef{ID: loyalty.Some(ann.ID)})}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		// The business's till app changes a customer through the API: the
 		// log names it beside the staff.
 		till := loyalty.AppActor(b.ID, loyalty.NewID(), "Till Sync")
 		err = loyalty.Audited(till, loyalty.AuditCustomerUpdated, "Ann Lee <ann@friends.example>", nil, nil, func(r *loyalty.AuditRecord) error {
 			_, err := s.app.Services.AuditedBy(r).Customers.Update(ctx, b, ann.ID, loyalty.CustomerInput{Language: loyalty.Some("fr")})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// It cancels an entry, asked by the entry's id alone (DELETE
+		// /transactions/{id}): the log names the entry's customer.
+		err = loyalty.Audited(till, loyalty.AuditTransactionCancel, fmt.Sprintf("Transaction #%d", gift.ID), nil, nil, func(r *loyalty.AuditRecord) error {
+			_, err := s.app.Services.AuditedBy(r).Transactions.Cancel(ctx, b, gift.ID)
 			return err
 		})
 		if err != nil {
@@ -143,6 +157,10 @@ func TestInviteCashier(t *testing.T) {
 			if got := owner.text("main table"); !strings.Contains(got, "Edited a customer's details") || strings.Contains(got, "Joined the team") ||
 				!strings.Contains(got, "Language") {
 				t.Errorf("the log narrowed to the app:\n%s", got)
+			}
+			if got := owner.text("main table tbody tr"); !strings.Contains(got, "Cancelled a transaction") || !strings.Contains(got, "Ann Lee") ||
+				!strings.Contains(got, fmt.Sprintf("#%d", gift.ID)) {
+				t.Errorf("the app's cancellation in the log:\n%s", got)
 			}
 		})
 	})

@@ -124,18 +124,7 @@ func (d *CustomerDesk) Profile(ctx context.Context, a loyalty.Actor, id string, 
 
 // customerName is how the audit log names a customer.
 func customerName(c loyalty.Customer) string {
-	name := strings.TrimSpace(c.FirstName + " " + c.LastName)
-	contact := c.Email
-	if contact == "" {
-		contact = c.Phone
-	}
-	switch {
-	case name == "":
-		return cmpOrString(contact, c.ID)
-	case contact == "":
-		return name
-	}
-	return name + " <" + contact + ">"
+	return cmpOrString(c.Label(), c.ID)
 }
 
 func cmpOrString(a, b string) string {

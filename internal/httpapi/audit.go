@@ -67,6 +67,22 @@ func named(kind string, name loyalty.Opt[string], id string) string {
 	return kind + " #" + id
 }
 
+// namedOrRead is the target of a change of kind to the object id: named
+// by the body's name when it gives one (named), or else by the object's
+// name read before the change, beside its id ("Product: Latte (#12)"),
+// so that a change of a few fields does not read as an id alone; by the
+// id when the object has no name, or cannot be read (the change then
+// says why). read is called only when the body names nothing.
+func namedOrRead(kind string, name loyalty.Opt[string], id string, read func() (string, error)) string {
+	if n, ok := name.Value(); (ok && strings.TrimSpace(n) != "") || id == "" {
+		return named(kind, name, id)
+	}
+	if n, ok := nameOf(read).Value(); ok {
+		return kind + ": " + strings.TrimSpace(n) + " (#" + id + ")"
+	}
+	return named(kind, name, id)
+}
+
 // nameOf is the name read of an object before a change that removes it,
 // for the log ("Offer: Coffee" rather than "Offer #12"); none when it
 // cannot be read (the change then says why).
@@ -89,22 +105,13 @@ func (s *Server) customerTarget(r *http.Request, rc *reqCtx, id string) string {
 	return customerLabel(c.FirstName, c.LastName, c.Email, c.Phone, c.ID)
 }
 
-// customerLabel is "Ann Lee <ann@x.example>", or what of it is known.
+// customerLabel is "Ann Lee <ann@x.example>", or what of it is known
+// (loyalty.Customer.Label), or the id.
 func customerLabel(first, last, email, phone, id string) string {
-	name := strings.TrimSpace(first + " " + last)
-	contact := email
-	if contact == "" {
-		contact = phone
+	if l := (loyalty.User{FirstName: first, LastName: last, Email: email, Phone: phone}).Label(); l != "" {
+		return l
 	}
-	switch {
-	case name == "" && contact == "":
-		return "Customer #" + id
-	case name == "":
-		return contact
-	case contact == "":
-		return name
-	}
-	return name + " <" + contact + ">"
+	return "Customer #" + id
 }
 
 // inputCustomer names a customer the body describes.

@@ -117,7 +117,15 @@ func (s *Server) updateBranch(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	b, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Branch", in.Name, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Branch, error) {
+	b, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, namedOrRead("Branch", in.Name, r.PathValue("id"), func() (string, error) {
+		all, err := rc.svc.Branches.All(r.Context(), tenant(rc))
+		for _, b := range all {
+			if b.ID == r.PathValue("id") {
+				return b.Name, err
+			}
+		}
+		return "", err
+	}), func(svc loyalty.Services) (loyalty.Branch, error) {
 		return svc.Branches.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	})
 	if err != nil {

@@ -132,7 +132,10 @@ func (s *Server) saveEarningRule(w http.ResponseWriter, r *http.Request, rc *req
 		return err
 	}
 	id := r.PathValue("id")
-	e, err := auditedOf(s, r, rc, saved(id), named("Earning rule", in.Name, id), func(svc loyalty.Services) (loyalty.EarningRule, error) {
+	e, err := auditedOf(s, r, rc, saved(id), namedOrRead("Earning rule", in.Name, id, func() (string, error) {
+		e, err := rc.svc.EarningRules.Get(r.Context(), tenant(rc), id)
+		return e.Name, err
+	}), func(svc loyalty.Services) (loyalty.EarningRule, error) {
 		if id != "" {
 			return svc.EarningRules.Update(r.Context(), tenant(rc), id, in)
 		}

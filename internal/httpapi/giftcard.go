@@ -113,7 +113,10 @@ func (s *Server) updateGiftcard(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	g, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Gift card", in.Title, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Giftcard, error) {
+	g, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, namedOrRead("Gift card", in.Title, r.PathValue("id"), func() (string, error) {
+		g, err := rc.svc.Giftcards.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return g.Title, err
+	}), func(svc loyalty.Services) (loyalty.Giftcard, error) {
 		return svc.Giftcards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	})
 	if err != nil {

@@ -187,7 +187,10 @@ func (s *Server) updateOffer(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	o, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Offer", in.Title, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Offer, error) {
+	o, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, namedOrRead("Offer", in.Title, r.PathValue("id"), func() (string, error) {
+		o, err := rc.svc.Offers.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return o.Title, err
+	}), func(svc loyalty.Services) (loyalty.Offer, error) {
 		return svc.Offers.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	})
 	if err != nil {

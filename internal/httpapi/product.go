@@ -129,7 +129,10 @@ func (s *Server) updateProduct(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Product", in.Title, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Product, error) {
+	p, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, namedOrRead("Product", in.Title, r.PathValue("id"), func() (string, error) {
+		p, err := rc.svc.Products.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return p.Title, err
+	}), func(svc loyalty.Services) (loyalty.Product, error) {
 		return svc.Products.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	})
 	if err != nil {
@@ -255,7 +258,10 @@ func (s *Server) saveCategory(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	c, err := auditedOf(s, r, rc, saved(r.PathValue("id")), named("Product category", in.Name, r.PathValue("id")), func(svc loyalty.Services) (loyalty.ProductCategory, error) {
+	c, err := auditedOf(s, r, rc, saved(r.PathValue("id")), namedOrRead("Product category", in.Name, r.PathValue("id"), func() (string, error) {
+		c, err := rc.svc.Products.Category(r.Context(), tenant(rc), r.PathValue("id"))
+		return c.Name, err
+	}), func(svc loyalty.Services) (loyalty.ProductCategory, error) {
 		return svc.Products.SaveCategory(r.Context(), tenant(rc), r.PathValue("id"), in)
 	})
 	if err != nil {

@@ -87,7 +87,10 @@ func (s *Server) savePunchCard(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	c, err := auditedOf(s, r, rc, saved(r.PathValue("id")), named("Punch card", in.Name, r.PathValue("id")), func(svc loyalty.Services) (loyalty.PunchCard, error) {
+	c, err := auditedOf(s, r, rc, saved(r.PathValue("id")), namedOrRead("Punch card", in.Name, r.PathValue("id"), func() (string, error) {
+		c, err := rc.svc.PunchCards.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return c.Name, err
+	}), func(svc loyalty.Services) (loyalty.PunchCard, error) {
 		return svc.PunchCards.Save(r.Context(), tenant(rc), r.PathValue("id"), in)
 	})
 	if err != nil {

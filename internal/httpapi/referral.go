@@ -95,7 +95,10 @@ func (s *Server) updateReferralProgram(w http.ResponseWriter, r *http.Request, r
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	p, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Referral program", in.RuleName, strconv.FormatInt(id, 10)), func(svc loyalty.Services) (loyalty.ReferralProgram, error) {
+	p, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, namedOrRead("Referral program", in.RuleName, strconv.FormatInt(id, 10), func() (string, error) {
+		p, err := rc.svc.ReferralPrograms.Get(r.Context(), loyalty.Business{ID: rc.businessID}, id)
+		return p.RuleName, err
+	}), func(svc loyalty.Services) (loyalty.ReferralProgram, error) {
 		return svc.ReferralPrograms.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
 	})
 	if err != nil {

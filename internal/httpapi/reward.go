@@ -148,7 +148,10 @@ func (s *Server) updateReward(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	rw, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, named("Reward", in.Title, r.PathValue("id")), func(svc loyalty.Services) (loyalty.Reward, error) {
+	rw, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, namedOrRead("Reward", in.Title, r.PathValue("id"), func() (string, error) {
+		rw, err := rc.svc.Rewards.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return rw.Title, err
+	}), func(svc loyalty.Services) (loyalty.Reward, error) {
 		return svc.Rewards.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	})
 	if err != nil {

@@ -73,7 +73,10 @@ func (s *Server) saveSegment(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 		return err
 	}
 	id := r.PathValue("id")
-	seg, err := auditedOf(s, r, rc, saved(id), named("Segment", in.Name, id), func(svc loyalty.Services) (loyalty.Segment, error) {
+	seg, err := auditedOf(s, r, rc, saved(id), namedOrRead("Segment", in.Name, id, func() (string, error) {
+		seg, err := rc.svc.Segments.Get(r.Context(), tenant(rc), id)
+		return seg.Name, err
+	}), func(svc loyalty.Services) (loyalty.Segment, error) {
 		return svc.Segments.Save(r.Context(), tenant(rc), id, in)
 	})
 	if err != nil {

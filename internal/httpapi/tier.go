@@ -148,7 +148,7 @@ func (s *Server) createTier(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	t, err := auditedOf(s, r, rc, loyalty.AuditProgramCreated, "Tier program", func(svc loyalty.Services) (loyalty.Tier, error) {
+	t, err := auditedOf(s, r, rc, loyalty.AuditProgramCreated, named("Tier program", firstLevel(in), ""), func(svc loyalty.Services) (loyalty.Tier, error) {
 		return svc.Tiers.Create(r.Context(), loyalty.Business{ID: rc.businessID}, in)
 	})
 	if err != nil {
@@ -167,7 +167,13 @@ func (s *Server) updateTier(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	t, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, "Tier program #"+strconv.FormatInt(id, 10), func(svc loyalty.Services) (loyalty.Tier, error) {
+	t, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, namedOrRead("Tier program", firstLevel(in), strconv.FormatInt(id, 10), func() (string, error) {
+		t, err := rc.svc.Tiers.Get(r.Context(), loyalty.Business{ID: rc.businessID}, id)
+		if len(t.Levels) == 0 {
+			return "", err
+		}
+		return t.Levels[0].Name, err
+	}), func(svc loyalty.Services) (loyalty.Tier, error) {
 		return svc.Tiers.Update(r.Context(), loyalty.Business{ID: rc.businessID}, id, in)
 	})
 	if err != nil {
@@ -175,4 +181,13 @@ func (s *Server) updateTier(w http.ResponseWriter, r *http.Request, rc *reqCtx) 
 	}
 	writeTier(w, t)
 	return nil
+}
+
+// firstLevel is the name of a tier program's first level in a body, which
+// names the program in the audit log as the console names it.
+func firstLevel(in loyalty.TierInput) loyalty.Opt[string] {
+	if levels, ok := in.TierLevels.Value(); ok && len(levels) > 0 {
+		return levels[0].Name
+	}
+	return loyalty.Opt[string]{}
 }

@@ -125,7 +125,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, rc *reqCt
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
-	e, err := auditedOf(s, r, rc, loyalty.AuditWebhookUpdated, named("Webhook", in.URL, r.PathValue("id")), func(svc loyalty.Services) (loyalty.WebhookEndpoint, error) {
+	e, err := auditedOf(s, r, rc, loyalty.AuditWebhookUpdated, namedOrRead("Webhook", in.URL, r.PathValue("id"), s.webhookURL(r, rc)), func(svc loyalty.Services) (loyalty.WebhookEndpoint, error) {
 		return svc.Webhooks.Update(r.Context(), tenant(rc), r.PathValue("id"), in)
 	})
 	if err != nil {
@@ -136,10 +136,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, rc *reqCt
 }
 
 func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if err := s.audited(r, rc, loyalty.AuditWebhookDeleted, named("Webhook", nameOf(func() (string, error) {
-		h, err := rc.svc.Webhooks.Get(r.Context(), tenant(rc), r.PathValue("id"))
-		return h.URL, err
-	}), r.PathValue("id")), func(svc loyalty.Services) error {
+	if err := s.audited(r, rc, loyalty.AuditWebhookDeleted, named("Webhook", nameOf(s.webhookURL(r, rc)), r.PathValue("id")), func(svc loyalty.Services) error {
 		return svc.Webhooks.Delete(r.Context(), tenant(rc), r.PathValue("id"))
 	}); err != nil {
 		return err
@@ -155,7 +152,7 @@ func (s *Server) rotateWebhookSecret(w http.ResponseWriter, r *http.Request, rc 
 			return err
 		}
 	}
-	e, err := auditedOf(s, r, rc, loyalty.AuditWebhookRotated, named("Webhook", loyalty.Opt[string]{}, r.PathValue("id")), func(svc loyalty.Services) (loyalty.WebhookEndpoint, error) {
+	e, err := auditedOf(s, r, rc, loyalty.AuditWebhookRotated, namedOrRead("Webhook", loyalty.Opt[string]{}, r.PathValue("id"), s.webhookURL(r, rc)), func(svc loyalty.Services) (loyalty.WebhookEndpoint, error) {
 		return svc.Webhooks.RotateSecret(r.Context(), tenant(rc), r.PathValue("id"), in)
 	})
 	if err != nil {
@@ -198,4 +195,13 @@ func (s *Server) retryWebhookDelivery(w http.ResponseWriter, r *http.Request, rc
 	}
 	writeJSON(w, http.StatusAccepted, map[string]any{"data": toDeliveryJSON(x)})
 	return nil
+}
+
+// webhookURL reads the URL of the endpoint the path names, which names it
+// in the audit log.
+func (s *Server) webhookURL(r *http.Request, rc *reqCtx) func() (string, error) {
+	return func() (string, error) {
+		h, err := rc.svc.Webhooks.Get(r.Context(), tenant(rc), r.PathValue("id"))
+		return h.URL, err
+	}
 }

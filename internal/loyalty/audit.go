@@ -169,6 +169,22 @@ func noteChanges(st any, before, after map[string]string) {
 	}
 }
 
+// noteTarget names what the audit entry st's transactions write, if any,
+// is about: for a change whose object is known only inside its
+// transaction (the customer of a ledger entry).
+func noteTarget(st any, target string) {
+	if r := recordOf(st); r != nil && !r.written {
+		r.entry.Target = target
+	}
+}
+
+// auditing reports whether st's transactions write an audit entry still
+// to be written, for a change that reads more only to name it.
+func auditing(st any) bool {
+	r := recordOf(st)
+	return r != nil && !r.written && !r.dropped
+}
+
 // dropAudit withdraws the audit entry st's transactions write, if any:
 // the action it was to record did not happen (a refusal kept under an
 // Idempotency-Key) or had happened before (a replay).

@@ -28,6 +28,24 @@ type User struct {
 	UpdatedAt    time.Time
 }
 
+// Label names a person (a customer) as the audit log does: "Ann Lee
+// <ann@x.example>", or what of it is known (the phone when there is no
+// e-mail); "" when nothing is.
+func (u User) Label() string {
+	name := strings.TrimSpace(u.FirstName + " " + u.LastName)
+	contact := u.Email
+	if contact == "" {
+		contact = u.Phone
+	}
+	switch {
+	case name == "":
+		return contact
+	case contact == "":
+		return name
+	}
+	return name + " <" + contact + ">"
+}
+
 // Address is a customer's postal address as one business knows it.
 type Address struct {
 	Street      string   `json:"street"`

@@ -1,6 +1,10 @@
 package loyalty
 
-import "context"
+import (
+	"cmp"
+	"context"
+	"strconv"
+)
 
 // cancellable are the intents DELETE /transactions/{id} may reverse.
 var cancellable = map[string]bool{IntentReward: true, IntentRedeem: true, IntentAdjust: true,
@@ -26,6 +30,9 @@ func (s *TransactionService) CancelOf(ctx context.Context, b Business, customerI
 		}
 		if !cancellable[orig.Intent] {
 			return Invalid("id", "A "+orig.Intent+" transaction cannot be cancelled.")
+		}
+		if err := noteCancel(ctx, tx, s.Store, b, orig); err != nil {
+			return err
 		}
 		e := newEntry(b, orig.CustomerID, IntentCancellation, tx.Now())
 		e.ReversesID, e.BranchID = orig.ID, orig.BranchID
@@ -107,4 +114,20 @@ func lessReturned(ctx context.Context, tx Tx, businessID string, orig Transactio
 		e.TierAmount -= r.TierAmount
 	}
 	return returns, nil
+}
+
+// noteCancel names an audited cancellation as the console's customer page
+// does, whatever asked for it (that page, or an app through the API): by
+// the customer, with the transaction among its settings.
+func noteCancel(ctx context.Context, tx Tx, st any, b Business, orig Transaction) error {
+	if !auditing(st) {
+		return nil
+	}
+	c, err := tx.CustomerAny(ctx, b.ID, orig.CustomerID)
+	if err != nil && ErrorCode(err) != ENotFound {
+		return err
+	}
+	noteTarget(st, cmp.Or(c.Label(), "Customer #"+orig.CustomerID))
+	noteChanges(st, nil, map[string]string{"transaction": strconv.FormatInt(orig.ID, 10)})
+	return nil
 }

@@ -117,6 +117,14 @@ func (s *TransactionService) UpdateDetails(ctx context.Context, a Actor, id int6
 			if err != nil {
 				return notFoundField(err, "Transaction not found.")
 			}
+			// An entry has no name: the log names its customer beside it.
+			c, err := tx.CustomerAny(ctx, a.BusinessID, e.CustomerID)
+			if err != nil && ErrorCode(err) != ENotFound {
+				return err
+			}
+			if l := c.Label(); l != "" {
+				noteTarget(st, "Transaction #"+strconv.FormatInt(id, 10)+" of "+l)
+			}
 			var d TransactionDetails
 			if e.Details != nil {
 				d = *e.Details
