@@ -164,6 +164,10 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 		var seg struct{ Data struct{ ID int64 } }
 		a.do(t, http.MethodPost, "/segments", map[string]any{"name": "All"}).want(t, http.StatusCreated).decode(t, &seg)
 		segment := "/segments/" + itoa64(seg.Data.ID)
+		var camp struct{ Data struct{ ID int64 } }
+		a.do(t, http.MethodPost, "/campaigns", map[string]any{"name": "Hello", "segment_id": seg.Data.ID, "subject": "Hi",
+			"email_body": "Hello"}).want(t, http.StatusCreated).decode(t, &camp)
+		campaign := "/campaigns/" + itoa64(camp.Data.ID)
 
 		reads := map[string]struct {
 			c    *client
@@ -232,6 +236,9 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/segments":                                 {a, "/segments"},
 			"/segments/{id}":                            {a, segment},
 			"/segments/{id}/customers":                  {a, segment + "/customers"},
+			"/campaigns":                                {a, "/campaigns"},
+			"/campaigns/{id}":                           {a, campaign},
+			"/campaigns/{id}/report":                    {a, campaign + "/report"},
 		}
 		// Routes that are not reads of either API: operations, OAuth, files.
 		outside := []string{"/healthz", "/readyz", "/metrics", "/openapi.yaml", "/.well-known/oauth-authorization-server", "/images/{name}"}

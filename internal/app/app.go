@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -180,6 +181,28 @@ type App struct {
 	// stops with the outbox.
 	Points     *loyalty.PointsScheduler
 	stopPoints func()
+	// Campaigns sends the campaigns that are due; UnsubscribeKey signs
+	// their unsubscribe links.
+	Campaigns      *loyalty.CampaignRunner
+	UnsubscribeKey []byte
+	stopCampaigns  func()
+}
+
+// publicBase is the service's address for links in messages sent with no
+// request at hand: PublicURL, else the listen address.
+func (c Config) publicBase() string {
+	if c.PublicURL != "" {
+		return strings.TrimRight(c.PublicURL, "/")
+	}
+	addr := c.Addr
+	if addr == "" {
+		addr = "127.0.0.1:8080"
+	}
+	scheme := "http"
+	if c.TLSCert != "" {
+		scheme = "https"
+	}
+	return scheme + "://" + addr
 }
 
 // Open connects to the database, applies migrations and builds the service.
@@ -283,6 +306,16 @@ func (a *App) init(ctx context.Context) error {
 	a.Services.Imports = &loyalty.ImportService{Services: a.Services, Store: a.DB, Wake: a.Imports.Wake}
 	a.Imports.Imports = a.Services.Imports
 	a.Points = &loyalty.PointsScheduler{Store: a.DB, Holder: loyalty.NewID(), Logger: a.Config.Logger}
+	// Campaign messages carry an unsubscribe link signed by a key of its
+	// own, to the page at the service's public address (the listen
+	// address when none is set, as on a laptop).
+	unsubKey, err := a.DB.Secret(ctx, "unsubscribe")
+	if err != nil {
+		return err
+	}
+	a.UnsubscribeKey = unsubKey
+	a.Campaigns = &loyalty.CampaignRunner{Store: a.DB, Holder: loyalty.NewID(), Logger: a.Config.Logger,
+		UnsubscribeKey: unsubKey, UnsubscribeURL: a.Config.publicBase() + "/unsubscribe", Notify: a.Outbox.Wake}
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	if p, ok := a.Limiter.(ratelimit.Peeker); ok {
 		a.Guesses = &ratelimit.Guesses{Limiter: p, Limit: a.Config.Limits.Guesses}
@@ -339,6 +372,9 @@ func (a *App) startOutbox() {
 		if a.Points != nil {
 			a.stopPoints = a.Points.Start(context.Background())
 		}
+		if a.Campaigns != nil {
+			a.stopCampaigns = a.Campaigns.Start(context.Background())
+		}
 	})
 }
 
@@ -359,6 +395,9 @@ func (a *App) Close() error {
 	}
 	if a.stopPoints != nil {
 		a.stopPoints()
+	}
+	if a.stopCampaigns != nil {
+		a.stopCampaigns()
 	}
 	if a.Limiter != nil {
 		errs = append(errs, a.Limiter.Close())

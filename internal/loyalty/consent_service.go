@@ -60,3 +60,45 @@ func (s *ConsentService) Change(ctx context.Context, b Business, customerID, kin
 	})
 	return out, err
 }
+
+// Unsubscription is who an unsubscribe link names, and whether they
+// still allow marketing on any channel.
+type Unsubscription struct {
+	Business   Business
+	CustomerID string
+	Subscribed bool
+}
+
+// Unsubscribed resolves an unsubscribe link's token (signed with key);
+// ENotFound when it is not one this server made or names nobody.
+func (s *ConsentService) Unsubscribed(ctx context.Context, key []byte, token string) (Unsubscription, error) {
+	businessID, customerID, ok := ParseUnsubscribeToken(key, token)
+	if !ok {
+		return Unsubscription{}, Errorf(ENotFound, "This unsubscribe link is not valid.")
+	}
+	b, err := s.Store.Business(ctx, businessID)
+	if err != nil {
+		return Unsubscription{}, asNotFound(err, func() error { return Errorf(ENotFound, "This unsubscribe link is not valid.") })
+	}
+	st, err := s.State(ctx, b, customerID, ConsentMarketing)
+	if err != nil {
+		return Unsubscription{}, err
+	}
+	return Unsubscription{Business: b, CustomerID: customerID, Subscribed: st.Email || st.SMS || st.Push}, nil
+}
+
+// Unsubscribe withdraws the marketing consent of the customer an
+// unsubscribe link names, on every channel: a choice the member made
+// (source app), recorded in the history like any other.
+func (s *ConsentService) Unsubscribe(ctx context.Context, key []byte, token string) (Unsubscription, error) {
+	u, err := s.Unsubscribed(ctx, key, token)
+	if err != nil || !u.Subscribed {
+		return u, err
+	}
+	no := Some(false)
+	clocked := &ConsentService{Store: ClockedStore(s.Store, u.Business.ClockOffset)}
+	_, err = clocked.Change(ctx, u.Business, u.CustomerID, ConsentMarketing,
+		ConsentInput{Email: no, SMS: no, Push: no}, ConsentFromApp, "unsubscribe link", true)
+	u.Subscribed = err != nil
+	return u, err
+}

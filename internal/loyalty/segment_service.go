@@ -104,6 +104,11 @@ func (s *SegmentService) Delete(ctx context.Context, b Business, id string) erro
 		return err
 	}
 	return s.Store.WithTx(ctx, func(tx Tx) error {
+		if used, err := tx.SegmentInUse(ctx, b.ID, seg.ID); err != nil {
+			return err
+		} else if used {
+			return Errorf(EConflict, "A campaign goes to this segment: delete or change the campaign first.")
+		}
 		return asNotFound(tx.DeleteSegment(ctx, b.ID, seg.ID), segmentNotFound)
 	})
 }

@@ -27,6 +27,7 @@ type Services struct {
 	Transfers        *TransferService
 	MemberCodes      *MemberCodeService
 	Segments         *SegmentService
+	Campaigns        *CampaignService
 	// offset is the clock the services run on (ClockedBy): how far ahead
 	// of the real one.
 	offset time.Duration
@@ -73,10 +74,11 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		PunchCards:       &PunchCardService{Store: store},
 		Users: &UserService{Store: store, Customers: customers, Hash: opt.Hash, Notify: opt.Notify,
 			ResetURL: opt.ResetURL},
-		Events:   &EventService{Store: store},
-		Webhooks: &WebhookService{Store: store, Guard: opt.WebhookGuard},
-		Points:   &PointsService{Store: store},
-		Segments: &SegmentService{Store: store},
+		Events:    &EventService{Store: store},
+		Webhooks:  &WebhookService{Store: store, Guard: opt.WebhookGuard},
+		Points:    &PointsService{Store: store},
+		Segments:  &SegmentService{Store: store},
+		Campaigns: &CampaignService{Store: store},
 	}
 }
 
@@ -191,6 +193,9 @@ func (s Services) viewed(v storeView) Services {
 	}
 	if s.Segments != nil {
 		out.Segments = &SegmentService{Store: viewOf(s.Segments.Store, v)}
+	}
+	if s.Campaigns != nil {
+		out.Campaigns = &CampaignService{Store: viewOf(s.Campaigns.Store, v)}
 	}
 	if s.Imports != nil {
 		im := *s.Imports

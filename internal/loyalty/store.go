@@ -31,6 +31,7 @@ type Store interface {
 	ExportReader
 	TransferReader
 	SegmentStore
+	CampaignStore
 	CustomerTagReader
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
@@ -77,5 +78,6 @@ type Tx interface {
 	ErasureTx
 	TransferTx
 	SegmentTx
+	CampaignTx
 	CustomerTagTx
 }

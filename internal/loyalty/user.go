@@ -40,11 +40,13 @@ var ResetModes = []string{"token", "verification_code"}
 // Message is an e-mail or text message in the outbox, written in the same
 // transaction as the change that causes it.
 type Message struct {
-	ID        int64
-	Channel   string // ChannelEmail or ChannelSMS
-	To        string // e-mail address or E.164 phone
-	Subject   string // e-mail only
-	Body      string
+	ID      int64
+	Channel string // ChannelEmail or ChannelSMS
+	To      string // e-mail address or E.164 phone
+	Subject string // e-mail only
+	Body    string
+	// Headers are extra e-mail headers (List-Unsubscribe); none for a text.
+	Headers   map[string]string
 	CreatedAt time.Time
 }
 

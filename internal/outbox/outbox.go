@@ -31,7 +31,8 @@ type Message struct {
 	To        string
 	Subject   string
 	Body      string
-	Attempts  int // including the one under way
+	Headers   map[string]string // extra e-mail headers, such as List-Unsubscribe
+	Attempts  int               // including the one under way
 	CreatedAt time.Time
 }
 

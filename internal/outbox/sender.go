@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,6 +99,10 @@ func FormatEmail(m Message, from string) []byte {
 	}
 	h("Date", created.UTC().Format(time.RFC1123Z))
 	h("Message-ID", "<outbox-"+strconv.FormatInt(m.ID, 10)+"."+strconv.FormatInt(created.Unix(), 10)+"@loyalty>")
+	for _, k := range slices.Sorted(maps.Keys(m.Headers)) {
+		// A header's value never breaks the header block.
+		h(k, strings.NewReplacer("\r", "", "\n", "").Replace(m.Headers[k]))
+	}
 	h("MIME-Version", "1.0")
 	h("Content-Type", "text/plain; charset=utf-8")
 	h("Content-Transfer-Encoding", "8bit")

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -24,11 +26,22 @@ var outboxQueue = &leaseQueue{table: "outbox", keyCols: []string{"id"}, claimCol
 
 // EnqueueMessage writes a message to the outbox in the transaction, due at
 // once; the worker delivers it only once the transaction commits.
+//
+// It is due by the real clock, which the outbox worker runs on, even in a
+// sandbox business whose clock is ahead.
 func (t *tx) EnqueueMessage(ctx context.Context, m *loyalty.Message) error {
 	m.CreatedAt = t.now
-	err := t.QueryRowContext(ctx, `INSERT INTO outbox (channel, recipient, subject, body, status, attempts, next_attempt_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-		m.Channel, m.To, m.Subject, m.Body, outboxPending, 0, t.now, t.now).Scan(&m.ID)
+	headers := ""
+	if len(m.Headers) > 0 {
+		b, err := json.Marshal(m.Headers)
+		if err != nil {
+			return err
+		}
+		headers = string(b)
+	}
+	err := t.QueryRowContext(ctx, `INSERT INTO outbox (channel, recipient, subject, body, headers, status, attempts, next_attempt_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+		m.Channel, m.To, m.Subject, m.Body, headers, outboxPending, 0, t.wall, t.now).Scan(&m.ID)
 	return dbError(err)
 }
 
@@ -71,14 +84,20 @@ func (d *DB) DueMessages(ctx context.Context, now time.Time, limit int) ([]int64
 // between workers racing for the same message: only one sees a row.
 func (d *DB) ClaimMessage(ctx context.Context, id int64, claim string, now, leaseUntil time.Time) (outbox.Message, bool, error) {
 	m := outbox.Message{ID: id}
+	var headers string
 	err := outboxQueue.claim([]any{id}, claim, now, leaseUntil).setSQL("attempts", "attempts + 1").
-		returns(`channel, recipient, subject, body, attempts, created_at`).queryRow(ctx, d.wdb).
-		Scan(&m.Channel, &m.To, &m.Subject, &m.Body, &m.Attempts, &m.CreatedAt)
+		returns(`channel, recipient, subject, body, headers, attempts, created_at`).queryRow(ctx, d.wdb).
+		Scan(&m.Channel, &m.To, &m.Subject, &m.Body, &headers, &m.Attempts, &m.CreatedAt)
 	if err == sql.ErrNoRows {
 		return m, false, nil
 	}
 	if err != nil {
 		return m, false, dbError(err)
+	}
+	if headers != "" {
+		if err := json.Unmarshal([]byte(headers), &m.Headers); err != nil {
+			return m, false, fmt.Errorf("sqlstore: outbox message %d: headers: %w", id, err)
+		}
 	}
 	return m, true, nil
 }

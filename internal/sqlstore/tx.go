@@ -12,8 +12,9 @@ import (
 type tx struct {
 	*sql.Tx
 	now    time.Time
-	access bool // it changes what a token lookup may have read (accessChanged)
-	sqlite bool // on SQLite's single writer: events are numbered as they are written
+	wall   time.Time // the real time of now: now less a sandbox business's offset
+	access bool      // it changes what a token lookup may have read (accessChanged)
+	sqlite bool      // on SQLite's single writer: events are numbered as they are written
 	// prepared are statements prepared on SQLite's writer, by query.
 	prepared map[string]*sql.Stmt
 	pg       bool // on PostgreSQL (else SQLite, whose one writer needs no row locks)
@@ -82,7 +83,7 @@ func (d *DB) runTxWith(ctx context.Context, opts loyalty.TxOptions, fn func(*tx)
 	if err != nil {
 		return dbError(err)
 	}
-	t := &tx{Tx: stx, now: d.now().Add(offset), sqlite: d.dialect == SQLite, pg: d.dialect == Postgres, prepared: prepared}
+	t := &tx{Tx: stx, now: d.now().Add(offset), wall: d.now(), sqlite: d.dialect == SQLite, pg: d.dialect == Postgres, prepared: prepared}
 	err = fn(t)
 	if d.audit != nil {
 		// Asked after fn: a change refused inside it withdraws its audit

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,11 +42,15 @@ type Config struct {
 	Admin     *loyalty.AdminService // the business portal's Application Key
 	Store     Store
 	Customers *loyalty.CustomerService // joins through the referral page, the counter's look-up
-	Console   *console.Services        // the merchant console's staff, access and audit log
-	Desk      *console.CustomerDesk    // the console's customers and counter
-	Program   *console.ProgramDesk     // the console's program setup
-	Wallet    *wallet.Desk             // the members' wallet pages; nil: none
-	Images    ImageStore               // the business's uploaded logo and cover; nil: addresses only
+	// Consents and UnsubscribeKey serve the unsubscribe links of campaign
+	// messages; nil: no unsubscribe page.
+	Consents       *loyalty.ConsentService
+	UnsubscribeKey []byte
+	Console        *console.Services     // the merchant console's staff, access and audit log
+	Desk           *console.CustomerDesk // the console's customers and counter
+	Program        *console.ProgramDesk  // the console's program setup
+	Wallet         *wallet.Desk          // the members' wallet pages; nil: none
+	Images         ImageStore            // the business's uploaded logo and cover; nil: addresses only
 	// PublicURL is the service's address as people reach it
 	// (https://loyalty.example.com), for links in e-mails. Without it an
 	// invitation links to the host the owner's browser used, and a
@@ -154,6 +159,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	s.referralRoutes(mux)
 	s.passwordRoutes(mux)
 	s.walletRoutes(mux)
+	s.unsubscribeRoutes(mux)
 	mux.Handle("GET /oauth/authorize", s.page(s.authorize))
 	mux.Handle("POST /oauth/authorize", s.page(s.authorizePost))
 }
@@ -217,10 +223,18 @@ type view struct {
 // handler is a page handler; an error it returns becomes an error page.
 type handler func(w http.ResponseWriter, r *http.Request) error
 
+// pageOption changes what page checks.
+type pageOption int
+
+// pageNoCSRF: a post whose signed address is its authority, which a mail
+// program sends without the page (unsubscribeRoutes).
+const pageNoCSRF pageOption = 1
+
 // page wraps a handler with the pages' security: headers on every answer,
 // a CSRF check and a size limit on every post, and text checks on every
 // form field and query parameter.
-func (s *Server) page(h handler) http.Handler {
+func (s *Server) page(h handler, opts ...pageOption) http.Handler {
+	noCSRF := slices.Contains(opts, pageNoCSRF)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
 		hd.Set("Content-Security-Policy", csp(""))
@@ -239,7 +253,7 @@ func (s *Server) page(h handler) http.Handler {
 			r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 			if perr := r.ParseForm(); perr != nil {
 				err = loyalty.Errorf(loyalty.EBadRequest, "The form could not be read.")
-			} else if !s.validCSRF(r) {
+			} else if !noCSRF && !s.validCSRF(r) {
 				err = errCSRF
 			} else {
 				err = loyalty.CheckValues("form field", r.PostForm)
