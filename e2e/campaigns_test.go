@@ -249,6 +249,7 @@ func TestCampaigns(t *testing.T) {
 				a.catTransact(t, cid, map[string]any{"intent": "reward", "amount": 20})
 			}
 		}
+		rep.Data.Outcomes = nil
 		report()
 		if cmp := rep.Data.Comparison; cmp == nil || cmp.Recipients.Members+cmp.Holdout.Members != n ||
 			cmp.Holdout.Members != holdout || cmp.Difference.Spend == nil {
@@ -292,6 +293,20 @@ func TestCampaigns(t *testing.T) {
 		}
 		if r := plain("/unsubscribe/" + sb.ID + ".someone.forged"); r.Status != http.StatusNotFound {
 			t.Errorf("a forged unsubscribe link: %d, want 404", r.Status)
+		}
+
+		// A second campaign skips whoever a campaign reached in the last 30 days.
+		var second struct{ Data campaignView }
+		a.do(t, http.MethodPost, "/campaigns", map[string]any{"name": "Again", "segment_id": seg.Data.ID, "subject": "Again",
+			"email_body": "Hello again", "holdout_percent": 0, "skip_reached_days": 30}).want(t, http.StatusCreated).decode(t, &second)
+		id2 := strconv.FormatInt(second.Data.ID, 10)
+		a.do(t, http.MethodPost, "/campaigns/"+id2+"/send", nil).want(t, http.StatusOK)
+		for range 5 {
+			run()
+		}
+		a.get(t, "/campaigns/"+id2+"/report").want(t, http.StatusOK).decode(t, &rep)
+		if rep.Data.Outcomes["recent"] != sent {
+			t.Errorf("second campaign outcomes %v, want the %d reached before skipped as recent", rep.Data.Outcomes, sent)
 		}
 	})
 }

@@ -168,6 +168,10 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 		a.do(t, http.MethodPost, "/campaigns", map[string]any{"name": "Hello", "segment_id": seg.Data.ID, "subject": "Hi",
 			"email_body": "Hello"}).want(t, http.StatusCreated).decode(t, &camp)
 		campaign := "/campaigns/" + itoa64(camp.Data.ID)
+		var auto struct{ Data struct{ ID int64 } }
+		a.do(t, http.MethodPost, "/automations", map[string]any{"name": "Tag", "trigger": map[string]any{"type": "first_purchase"},
+			"actions": []any{map[string]any{"type": "add_tag", "tag": "new"}}}).want(t, http.StatusCreated).decode(t, &auto)
+		automation := "/automations/" + itoa64(auto.Data.ID)
 
 		reads := map[string]struct {
 			c    *client
@@ -237,6 +241,8 @@ func TestEveryReadRefusesUnknownNames(t *testing.T) {
 			"/segments/{id}":                            {a, segment},
 			"/segments/{id}/customers":                  {a, segment + "/customers"},
 			"/campaigns":                                {a, "/campaigns"},
+			"/automations":                              {a, "/automations"},
+			"/automations/{id}":                         {a, automation},
 			"/campaigns/{id}":                           {a, campaign},
 			"/campaigns/{id}/report":                    {a, campaign + "/report"},
 		}

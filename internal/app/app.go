@@ -186,6 +186,9 @@ type App struct {
 	Campaigns      *loyalty.CampaignRunner
 	UnsubscribeKey []byte
 	stopCampaigns  func()
+	// Automations runs the businesses' automations.
+	Automations     *loyalty.AutomationRunner
+	stopAutomations func()
 }
 
 // publicBase is the service's address for links in messages sent with no
@@ -316,6 +319,7 @@ func (a *App) init(ctx context.Context) error {
 	a.UnsubscribeKey = unsubKey
 	a.Campaigns = &loyalty.CampaignRunner{Store: a.DB, Holder: loyalty.NewID(), Logger: a.Config.Logger,
 		UnsubscribeKey: unsubKey, UnsubscribeURL: a.Config.publicBase() + "/unsubscribe", Notify: a.Outbox.Wake}
+	a.Automations = &loyalty.AutomationRunner{Store: a.DB, Holder: loyalty.NewID(), Logger: a.Config.Logger, Messages: a.Campaigns}
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	if p, ok := a.Limiter.(ratelimit.Peeker); ok {
 		a.Guesses = &ratelimit.Guesses{Limiter: p, Limit: a.Config.Limits.Guesses}
@@ -375,6 +379,9 @@ func (a *App) startOutbox() {
 		if a.Campaigns != nil {
 			a.stopCampaigns = a.Campaigns.Start(context.Background())
 		}
+		if a.Automations != nil {
+			a.stopAutomations = a.Automations.Start(context.Background())
+		}
 	})
 }
 
@@ -398,6 +405,9 @@ func (a *App) Close() error {
 	}
 	if a.stopCampaigns != nil {
 		a.stopCampaigns()
+	}
+	if a.stopAutomations != nil {
+		a.stopAutomations()
 	}
 	if a.Limiter != nil {
 		errs = append(errs, a.Limiter.Close())

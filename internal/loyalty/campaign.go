@@ -124,6 +124,17 @@ var mergeField = regexp.MustCompile(`\{\{\s*([a-z_]+)\s*\}\}`)
 // MergeFields are the fields a campaign's templates may use.
 var MergeFields = []string{"first_name", "last_name", "points", "tier", "business_name", "currency", "unsubscribe_url"}
 
+// unknownMergeField is the first merge field of a template that is not
+// one of MergeFields, "" when there is none.
+func unknownMergeField(tmpl string) string {
+	for _, m := range mergeField.FindAllStringSubmatch(tmpl, -1) {
+		if !slices.Contains(MergeFields, m[1]) {
+			return m[1]
+		}
+	}
+	return ""
+}
+
 // apply validates in and merges it into c (a create when c.ID is 0).
 func (in CampaignInput) apply(c *Campaign, segmentOK func(int64) bool) error {
 	v := Validation{}
@@ -140,11 +151,9 @@ func (in CampaignInput) apply(c *Campaign, segmentOK func(int64) bool) error {
 		case len([]rune(s)) > max:
 			v.Add(name, "The "+name+" may not be greater than "+strconv.Itoa(max)+" characters.")
 		default:
-			for _, m := range mergeField.FindAllStringSubmatch(s, -1) {
-				if !slices.Contains(MergeFields, m[1]) {
-					v.Add(name, "Unknown merge field {{"+m[1]+"}}; use "+strings.Join(MergeFields, ", ")+".")
-					return
-				}
+			if bad := unknownMergeField(s); bad != "" {
+				v.Add(name, "Unknown merge field {{"+bad+"}}; use "+strings.Join(MergeFields, ", ")+".")
+				return
 			}
 			*to = s
 		}

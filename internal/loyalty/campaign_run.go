@@ -203,25 +203,13 @@ func (r *CampaignRunner) reachOne(ctx context.Context, st Store, b Business, c C
 		}
 		rec := Recipient{CampaignID: c.ID, BusinessID: b.ID, CustomerID: customerID, DoneAt: now}
 		rec.Outcome, rec.Channel = r.outcome(c, f, now)
-		var msg *Message
-		if rec.Outcome == RecipientSent && rec.Channel != CampaignPush {
-			msg = r.message(b, c, f, rec.Channel)
-		}
-		if rec.Outcome == RecipientSent && msg != nil {
-			if err := tx.EnqueueMessage(ctx, msg); err != nil {
-				return err
-			}
-			rec.MessageID = msg.ID
-		}
-		if rec.Outcome == RecipientSent && rec.Channel == CampaignPush {
-			vals := r.values(b, c, f)
-			if err := record(ctx, tx, b.ID, EventCampaignMessage, campaignMessageJSON{CampaignID: c.ID,
-				Customer: campaignCustomer{ID: customerID}, Title: Merge(c.Subject, vals), Body: Merge(c.SMSBody, vals)}); err != nil {
+		if rec.Outcome == RecipientSent {
+			if rec.MessageID, err = r.deliver(ctx, tx, b, c, f, rec.Channel); err != nil {
 				return err
 			}
 		}
 		if rec.Outcome == RecipientSent && c.GiftPoints > 0 {
-			id, err := giftPoints(ctx, tx, b, customerID, c)
+			id, err := givePoints(ctx, tx, b, customerID, c.GiftPoints, "Campaign: "+c.Name)
 			if err != nil {
 				return err
 			}
@@ -234,7 +222,7 @@ func (r *CampaignRunner) reachOne(ctx context.Context, st Store, b Business, c C
 		if !ok {
 			return errAlreadyDone
 		}
-		sent = msg != nil
+		sent = rec.MessageID != 0
 		return nil
 	})
 	switch {
@@ -325,11 +313,26 @@ func (r *CampaignRunner) message(b Business, c Campaign, f RecipientFacts, chann
 	return &Message{Channel: ChannelSMS, To: f.Customer.Phone, Body: body}
 }
 
-// giftPoints gives a recipient the campaign's points by an adjustment,
-// on the ledger's own road.
-func giftPoints(ctx context.Context, tx Tx, b Business, customerID string, c Campaign) (int64, error) {
-	in := TransactionInput{Intent: Some(IntentAdjust), Points: Some(c.GiftPoints),
-		Customer: Some(CustomerRef{ID: Some(customerID)}), Comments: Some("Campaign: " + c.Name)}
+// deliver sends a recipient's message on channel, in tx: an e-mail or a
+// text through the outbox (its id returned), or the push event.
+func (r *CampaignRunner) deliver(ctx context.Context, tx Tx, b Business, c Campaign, f RecipientFacts, channel string) (int64, error) {
+	if channel == CampaignPush {
+		vals := r.values(b, c, f)
+		return 0, record(ctx, tx, b.ID, EventCampaignMessage, campaignMessageJSON{CampaignID: c.ID,
+			Customer: campaignCustomer{ID: f.Customer.ID}, Title: Merge(c.Subject, vals), Body: Merge(c.SMSBody, vals)})
+	}
+	m := r.message(b, c, f, channel)
+	if err := tx.EnqueueMessage(ctx, m); err != nil {
+		return 0, err
+	}
+	return m.ID, nil
+}
+
+// givePoints gives a customer points by an adjustment on the ledger's
+// own road, saying why; it returns the entry's id.
+func givePoints(ctx context.Context, tx Tx, b Business, customerID string, points int64, why string) (int64, error) {
+	in := TransactionInput{Intent: Some(IntentAdjust), Points: Some(points),
+		Customer: Some(CustomerRef{ID: Some(customerID)}), Comments: Some(why)}
 	req, err := check(b, &in, tx.Now())
 	if err != nil {
 		return 0, err

@@ -113,8 +113,10 @@ type CustomerCriteria struct {
 	LastVisitFrom, LastVisitBefore, NoVisitSince time.Time
 	// Visits and Spend bound sums of the ledger's visits and tier spend.
 	Visits, Spend *LedgerSum
-	// BirthMonths are "01".."12" (a birth date is stored YYYY-MM-DD).
+	// BirthMonths are "01".."12" (a birth date is stored YYYY-MM-DD);
+	// BirthDays "MM-DD".
 	BirthMonths []string
+	BirthDays   []string
 	// LastVisitBranches: the last visit's branch is one of these;
 	// LastVisitMain: or the visit named no branch (the main one's).
 	LastVisitBranches []string
@@ -128,6 +130,9 @@ type CustomerCriteria struct {
 	Punch *PunchCriterion
 	// Coupon: holds (or not) a coupon still to be used; nil for any.
 	Coupon *CouponCriterion
+	// And are more criteria that must hold too (an automation's trigger
+	// within its segment).
+	And *CustomerCriteria
 }
 
 // TierCriterion selects customers by announced level.

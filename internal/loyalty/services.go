@@ -28,6 +28,7 @@ type Services struct {
 	MemberCodes      *MemberCodeService
 	Segments         *SegmentService
 	Campaigns        *CampaignService
+	Automations      *AutomationService
 	// offset is the clock the services run on (ClockedBy): how far ahead
 	// of the real one.
 	offset time.Duration
@@ -74,11 +75,12 @@ func NewServices(store Store, opt ServiceOptions) Services {
 		PunchCards:       &PunchCardService{Store: store},
 		Users: &UserService{Store: store, Customers: customers, Hash: opt.Hash, Notify: opt.Notify,
 			ResetURL: opt.ResetURL},
-		Events:    &EventService{Store: store},
-		Webhooks:  &WebhookService{Store: store, Guard: opt.WebhookGuard},
-		Points:    &PointsService{Store: store},
-		Segments:  &SegmentService{Store: store},
-		Campaigns: &CampaignService{Store: store},
+		Events:      &EventService{Store: store},
+		Webhooks:    &WebhookService{Store: store, Guard: opt.WebhookGuard},
+		Points:      &PointsService{Store: store},
+		Segments:    &SegmentService{Store: store},
+		Campaigns:   &CampaignService{Store: store},
+		Automations: &AutomationService{Store: store},
 	}
 }
 
@@ -196,6 +198,9 @@ func (s Services) viewed(v storeView) Services {
 	}
 	if s.Campaigns != nil {
 		out.Campaigns = &CampaignService{Store: viewOf(s.Campaigns.Store, v)}
+	}
+	if s.Automations != nil {
+		out.Automations = &AutomationService{Store: viewOf(s.Automations.Store, v)}
 	}
 	if s.Imports != nil {
 		im := *s.Imports

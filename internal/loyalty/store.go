@@ -32,6 +32,7 @@ type Store interface {
 	TransferReader
 	SegmentStore
 	CampaignStore
+	AutomationStore
 	CustomerTagReader
 	// WithTx runs fn in one transaction, committing when fn returns nil.
 	// The Tx carries one fixed Now for the whole change.
@@ -79,5 +80,6 @@ type Tx interface {
 	TransferTx
 	SegmentTx
 	CampaignTx
+	AutomationTx
 	CustomerTagTx
 }

@@ -211,7 +211,7 @@ func (t *tx) RecipientFacts(ctx context.Context, businessID, customerID, reached
 	}
 	f.Customer = c
 	var name sql.NullString
-	var last sql.NullTime
+	var last aggTime
 	err = t.QueryRowContext(ctx, `SELECT cu.consent_email, cu.consent_sms, cu.consent_push,
 		(SELECT l.name FROM customer_tiers ct JOIN tiers tr ON tr.id = ct.tier_id AND tr.enabled
 			JOIN tier_levels l ON l.id = ct.level_id

@@ -127,6 +127,15 @@ func criteriaWhere(dialect, businessID string, cr loyalty.CustomerCriteria) (str
 		return strings.Join(out, ", ")
 	}
 	conds := []string{"c.business_id = $1", activeCustomers(dialect)}
+	for c := &cr; c != nil; c = c.And {
+		conds = append(conds, criteriaConds(*c, ph, list)...)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// criteriaConds are the conditions of one criteria's own fields.
+func criteriaConds(cr loyalty.CustomerCriteria, ph func(any) string, list func([]string) string) []string {
+	var conds []string
 	if t := cr.Tier; t != nil {
 		if len(t.LevelIDs) == 0 {
 			conds = append(conds, "1 = 0")
@@ -228,7 +237,10 @@ func criteriaWhere(dialect, businessID string, cr loyalty.CustomerCriteria) (str
 		}
 		conds = append(conds, cond)
 	}
-	return strings.Join(conds, " AND "), args
+	if len(cr.BirthDays) > 0 {
+		conds = append(conds, "substr(c.birth_date, 6, 5) IN ("+list(cr.BirthDays)+")")
+	}
+	return conds
 }
 
 // ledgerSum bounds the sum of an entry column over a customer's entries:

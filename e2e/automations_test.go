@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAutomations runs a birthday and an inactivity automation on a
+// sandbox business's clock: the birthday gift and message on the day,
+// once, only to the member whose birthday it is, by e-mail only with
+// consent; again a year later; the inactivity automation tags every
+// member not seen for 60 days (one who never came included), waits a
+// week, then gives points, each once per lapse; bad automations are
+// refused by field; another business cannot read them.
+func TestAutomations(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		sb := e.sandboxBusiness(t)
+		a := e.owner(t, sb)
+		a.moveClock(t, map[string]any{"to": "2031-03-01T12:00:00+00:00"})
+		run := func() {
+			t.Helper()
+			if _, err := e.app.Automations.RunOnce(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		advance := func(days int) {
+			a.moveClock(t, map[string]any{"advance": "P" + strconv.Itoa(days) + "D"})
+			run()
+			run() // a second run in the same moment does nothing more
+		}
+
+		ann := a.createCustomer(t, map[string]any{"email": "ann@auto.example", "first_name": "Ann", "birth_date": "1990-03-05"}).ID
+		bob := a.createCustomer(t, map[string]any{"email": "bob@auto.example", "first_name": "Bob", "birth_date": "1985-07-01"}).ID
+		cid := a.createCustomer(t, map[string]any{"email": "cid@auto.example", "first_name": "Cid", "birth_date": "1980-03-05"}).ID
+		a.do(t, http.MethodPost, "/customers/"+ann+"/consents", map[string]any{"allow_email": true, "allow_sms": false, "allow_push": false}).
+			want(t, http.StatusOK)
+		a.catTransact(t, ann, map[string]any{"intent": "reward", "points": 10})
+		a.catTransact(t, bob, map[string]any{"intent": "reward", "points": 10})
+		points := func(id string) int64 { return int64(a.pointsBalance(t, id)["points"].(float64)) }
+		tags := func(id string) string {
+			var r struct{ Data struct{ Tags []string } }
+			a.get(t, "/customers/"+id+"/tags").want(t, http.StatusOK).decode(t, &r)
+			return strings.Join(r.Data.Tags, ",")
+		}
+
+		for field, body := range map[string]map[string]any{
+			"trigger.type":       {"name": "x", "trigger": map[string]any{"type": "someday"}, "actions": []any{map[string]any{"type": "add_tag", "tag": "x"}}},
+			"trigger.days":       {"name": "x", "trigger": map[string]any{"type": "no_visit"}, "actions": []any{map[string]any{"type": "add_tag", "tag": "x"}}},
+			"actions":            {"name": "x", "trigger": map[string]any{"type": "first_purchase"}, "actions": []any{}},
+			"actions.0":          {"name": "x", "trigger": map[string]any{"type": "first_purchase"}, "actions": []any{map[string]any{"type": "wait", "days": 3}}},
+			"actions.0.points":   {"name": "x", "trigger": map[string]any{"type": "first_purchase"}, "actions": []any{map[string]any{"type": "give_points"}}},
+			"actions.0.subject":  {"name": "x", "trigger": map[string]any{"type": "first_purchase"}, "actions": []any{map[string]any{"type": "send_message", "email_body": "Hi"}}},
+			"actions.0.type":     {"name": "x", "trigger": map[string]any{"type": "first_purchase"}, "actions": []any{map[string]any{"type": "dance"}}},
+			"segment_id":         {"name": "x", "segment_id": 99999, "trigger": map[string]any{"type": "first_purchase"}, "actions": []any{map[string]any{"type": "add_tag", "tag": "x"}}},
+			"actions.0.sms_body": {"name": "x", "trigger": map[string]any{"type": "first_purchase"}, "actions": []any{map[string]any{"type": "send_message", "channels": []string{"sms"}}}},
+		} {
+			a.do(t, http.MethodPost, "/automations", body).wantFields(t, field)
+		}
+
+		var birthday, lapsed struct {
+			Data struct {
+				ID          int64          `json:"id"`
+				Description string         `json:"description"`
+				Runs        map[string]int `json:"runs"`
+			}
+		}
+		a.do(t, http.MethodPost, "/automations", map[string]any{
+			"name": "Birthday", "trigger": map[string]any{"type": "birthday", "days": 0}, "period_days": 300,
+			"actions": []any{
+				map[string]any{"type": "give_points", "points": 100},
+				map[string]any{"type": "send_message", "subject": "Happy birthday {{first_name}}", "email_body": "100 points for you."},
+			}}).want(t, http.StatusCreated).decode(t, &birthday)
+		a.do(t, http.MethodPost, "/automations", map[string]any{
+			"name": "We miss you", "trigger": map[string]any{"type": "no_visit", "days": 60},
+			"actions": []any{
+				map[string]any{"type": "add_tag", "tag": "Lapsed"},
+				map[string]any{"type": "wait", "days": 7},
+				map[string]any{"type": "give_points", "points": 50},
+			}}).want(t, http.StatusCreated).decode(t, &lapsed)
+		if want := "When a member has not visited for 60 days → tag “Lapsed” → wait 7 days → give 50 points"; lapsed.Data.Description != want {
+			t.Errorf("description %q, want %q", lapsed.Data.Description, want)
+		}
+		bID, lID := strconv.FormatInt(birthday.Data.ID, 10), strconv.FormatInt(lapsed.Data.ID, 10)
+
+		run()
+		if p := points(ann); p != 10 {
+			t.Fatalf("on 1 March Ann has %d points, want 10: no birthday yet", p)
+		}
+		advance(4) // 5 March: Ann's and Cid's birthday
+		if p, c, b := points(ann), points(cid), points(bob); p != 110 || c != 100 || b != 10 {
+			t.Errorf("on the birthday Ann %d, Cid %d, Bob %d points; want 110, 100, 10", p, c, b)
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for len(e.messagesTo(t, "ann@auto.example")) == 0 && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		var wishes int
+		for _, m := range e.messages(t) {
+			if strings.HasPrefix(m.Subject, "Happy birthday") {
+				wishes++
+				if m.To != "ann@auto.example" || m.Subject != "Happy birthday Ann" {
+					t.Errorf("birthday message %q to %s: only Ann consented", m.Subject, m.To)
+				}
+			}
+		}
+		if wishes != 1 {
+			t.Errorf("%d birthday messages, want 1 (Ann's; Cid did not consent)", wishes)
+		}
+
+		advance(61) // 5 May: nobody has visited for 60 days, Cid never did
+		for _, id := range []string{ann, bob, cid} {
+			if got := tags(id); got != "lapsed" {
+				t.Errorf("tags of %s after 61 days: %q, want lapsed", id, got)
+			}
+		}
+		lapsed.Data.Runs = nil
+		a.get(t, "/automations/"+lID).want(t, http.StatusOK).decode(t, &lapsed)
+		if lapsed.Data.Runs["waiting"] != 3 {
+			t.Errorf("inactivity runs %v, want 3 waiting", lapsed.Data.Runs)
+		}
+		before := points(bob)
+		advance(7) // the wait is over
+		if got := points(bob) - before; got != 50 {
+			t.Errorf("after the wait Bob got %d points, want 50", got)
+		}
+		lapsed.Data.Runs = nil
+		a.get(t, "/automations/"+lID).want(t, http.StatusOK).decode(t, &lapsed)
+		if lapsed.Data.Runs["done"] != 3 || lapsed.Data.Runs["waiting"] != 0 {
+			t.Errorf("inactivity runs %v, want 3 done", lapsed.Data.Runs)
+		}
+		advance(1) // the same lapse never runs twice
+		lapsed.Data.Runs = nil
+		a.get(t, "/automations/"+lID).want(t, http.StatusOK).decode(t, &lapsed)
+		if lapsed.Data.Runs["done"] != 3 {
+			t.Errorf("inactivity runs %v the day after, want still 3", lapsed.Data.Runs)
+		}
+
+		a.moveClock(t, map[string]any{"to": "2032-03-05T12:00:00+00:00"})
+		run()
+		birthday.Data.Runs = nil
+		a.get(t, "/automations/"+bID).want(t, http.StatusOK).decode(t, &birthday)
+		if birthday.Data.Runs["done"] != 4 {
+			t.Errorf("birthday runs a year later %v, want 4 done (Ann and Cid, twice)", birthday.Data.Runs)
+		}
+
+		other := e.owner(t, e.biz)
+		other.get(t, "/automations/"+bID).want(t, http.StatusNotFound)
+		a.do(t, http.MethodDelete, "/automations/"+bID, nil).want(t, http.StatusNoContent)
+		a.get(t, "/automations/"+bID).want(t, http.StatusNotFound)
+	})
+}
