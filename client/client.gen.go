@@ -214,6 +214,7 @@ func (e AutomationActionChannels) Valid() bool {
 const (
 	AddTag      AutomationActionType = "add_tag"
 	GivePoints  AutomationActionType = "give_points"
+	IssueCoupon AutomationActionType = "issue_coupon"
 	SendMessage AutomationActionType = "send_message"
 	Wait        AutomationActionType = "wait"
 )
@@ -224,6 +225,8 @@ func (e AutomationActionType) Valid() bool {
 	case AddTag:
 		return true
 	case GivePoints:
+		return true
+	case IssueCoupon:
 		return true
 	case SendMessage:
 		return true
@@ -2540,13 +2543,16 @@ type AutomationAction struct {
 	Channels *[]AutomationActionChannels `json:"channels,omitempty"`
 
 	// Days wait: 1 to 365 days before the next action.
-	Days      *int                 `json:"days,omitempty"`
-	EmailBody *string              `json:"email_body,omitempty"`
-	Points    *int                 `json:"points,omitempty"`
-	SmsBody   *string              `json:"sms_body,omitempty"`
-	Subject   *string              `json:"subject,omitempty"`
-	Tag       *string              `json:"tag,omitempty"`
-	Type      AutomationActionType `json:"type"`
+	Days      *int    `json:"days,omitempty"`
+	EmailBody *string `json:"email_body,omitempty"`
+
+	// OfferId issue_coupon: the coupon offer a coupon of is given (its points not taken).
+	OfferId *int                 `json:"offer_id,omitempty"`
+	Points  *int                 `json:"points,omitempty"`
+	SmsBody *string              `json:"sms_body,omitempty"`
+	Subject *string              `json:"subject,omitempty"`
+	Tag     *string              `json:"tag,omitempty"`
+	Type    AutomationActionType `json:"type"`
 }
 
 // AutomationActionChannels defines model for AutomationAction.Channels.
@@ -2707,9 +2713,10 @@ type CampaignEstimate struct {
 	Value string `json:"value"`
 }
 
-// CampaignGift defines model for CampaignGift.
+// CampaignGift Points, or a coupon of a coupon offer (its points not taken); one of them.
 type CampaignGift struct {
-	Points int `json:"points"`
+	OfferId *int `json:"offer_id,omitempty"`
+	Points  *int `json:"points,omitempty"`
 }
 
 // CampaignGroup defines model for CampaignGroup.
@@ -2771,6 +2778,9 @@ type CampaignReportResponse_Data struct {
 	// Delivered Messages the sender reported sent.
 	Delivered int `json:"delivered"`
 	Gifts     int `json:"gifts"`
+
+	// GiftsUsed Coupons given that were claimed.
+	GiftsUsed int `json:"gifts_used"`
 
 	// Outcomes Recipients by outcome: pending, holdout, sent, no_consent, no_contact, recent, gone, failed.
 	Outcomes map[string]int                      `json:"outcomes"`

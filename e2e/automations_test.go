@@ -148,6 +148,22 @@ func TestAutomations(t *testing.T) {
 			t.Errorf("birthday runs a year later %v, want 4 done (Ann and Cid, twice)", birthday.Data.Runs)
 		}
 
+		// A welcome coupon on the first purchase, to a member who joins now.
+		offer := a.catOffer(t, map[string]any{"type_id": 8, "title": "Free tea", "points": 30})
+		a.do(t, http.MethodPost, "/automations", map[string]any{"name": "Welcome", "trigger": map[string]any{"type": "first_purchase"},
+			"actions": []any{map[string]any{"type": "issue_coupon", "offer_id": 999999}}}).wantFields(t, "actions.0.offer_id")
+		a.do(t, http.MethodPost, "/automations", map[string]any{"name": "Welcome", "trigger": map[string]any{"type": "first_purchase"},
+			"actions": []any{map[string]any{"type": "issue_coupon", "offer_id": catNum(offer)}}}).want(t, http.StatusCreated)
+		dee := a.createCustomer(t, map[string]any{"email": "dee@auto.example"}).ID
+		a.catTransact(t, dee, map[string]any{"intent": "reward", "points": 5})
+		advance(1)
+		if l := a.catList(t, "/customers/"+dee+"/available-coupons"); len(l.Data) != 1 || points(dee) != 5 {
+			t.Errorf("after her first purchase Dee holds %d coupons and %d points, want 1 and 5 (a gift takes none)", len(l.Data), points(dee))
+		}
+		if l := a.catList(t, "/customers/"+ann+"/available-coupons"); len(l.Data) != 0 {
+			t.Errorf("Ann, whose first purchase was before, got %d coupons", len(l.Data))
+		}
+
 		other := e.owner(t, e.biz)
 		other.get(t, "/automations/"+bID).want(t, http.StatusNotFound)
 		a.do(t, http.MethodDelete, "/automations/"+bID, nil).want(t, http.StatusNoContent)

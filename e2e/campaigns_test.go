@@ -308,5 +308,40 @@ func TestCampaigns(t *testing.T) {
 		if rep.Data.Outcomes["recent"] != sent {
 			t.Errorf("second campaign outcomes %v, want the %d reached before skipped as recent", rep.Data.Outcomes, sent)
 		}
+
+		// A coupon as the gift; one recipient uses it.
+		offer := a.catOffer(t, map[string]any{"type_id": 9, "title": "10% off", "discount_value": 10, "points": 40})
+		a.do(t, http.MethodPost, "/campaigns", map[string]any{"name": "Bad gift", "segment_id": seg.Data.ID, "subject": "s",
+			"email_body": "b", "gift": map[string]any{"points": 5, "offer_id": catNum(offer)}}).wantFields(t, "gift")
+		var third struct{ Data campaignView }
+		a.do(t, http.MethodPost, "/campaigns", map[string]any{"name": "Coupon", "segment_id": seg.Data.ID, "subject": "Your coupon",
+			"email_body": "Here it is", "holdout_percent": 0, "gift": map[string]any{"offer_id": catNum(offer)}}).
+			want(t, http.StatusCreated).decode(t, &third)
+		id3 := strconv.FormatInt(third.Data.ID, 10)
+		a.do(t, http.MethodPost, "/campaigns/"+id3+"/send", nil).want(t, http.StatusOK)
+		for range 5 {
+			run()
+		}
+		rep.Data.Outcomes = nil
+		a.get(t, "/campaigns/"+id3+"/report").want(t, http.StatusOK).decode(t, &rep)
+		var some string
+		for _, cid := range consenting {
+			if l := a.catList(t, "/customers/"+cid+"/available-coupons"); len(l.Data) == 1 {
+				some = cid // (the offer's 40 points are more than any recipient has: a gift that took them would fail)
+				a.catTransact(t, cid, map[string]any{"intent": "claim_coupon", "coupon": map[string]any{"id": l.Data[0]["id"]}})
+				break
+			}
+		}
+		var used struct {
+			Data struct {
+				Gifts     int `json:"gifts"`
+				GiftsUsed int `json:"gifts_used"`
+			}
+		}
+		a.get(t, "/campaigns/"+id3+"/report").want(t, http.StatusOK).decode(t, &used)
+		if some == "" || used.Data.Gifts != rep.Data.Outcomes["sent"] || used.Data.Gifts == 0 || used.Data.GiftsUsed != 1 {
+			t.Errorf("coupon campaign: outcomes %v, gifts %d, used %d; want a coupon per recipient sent, one used",
+				rep.Data.Outcomes, used.Data.Gifts, used.Data.GiftsUsed)
+		}
 	})
 }

@@ -47,8 +47,8 @@ func toCampaignJSON(c loyalty.Campaign) campaignJSON {
 	if out.Channels == nil {
 		out.Channels = []string{}
 	}
-	if c.GiftPoints > 0 {
-		out.Gift = &loyalty.CampaignGift{Points: c.GiftPoints}
+	if c.GiftPoints > 0 || c.GiftOfferID != 0 {
+		out.Gift = &loyalty.CampaignGift{Points: c.GiftPoints, OfferID: c.GiftOfferID}
 	}
 	if c.QuietStart != "" {
 		out.QuietHours = &loyalty.CampaignQuiet{Start: c.QuietStart, End: c.QuietEnd}
@@ -189,6 +189,7 @@ func (s *Server) campaignReport(w http.ResponseWriter, r *http.Request, rc *reqC
 	out := map[string]any{
 		"campaign_id": rep.Campaign.ID, "state": rep.Campaign.State,
 		"outcomes": rep.Tally.Outcomes, "channels": rep.Tally.Channels, "delivered": rep.Tally.Delivered, "gifts": rep.Tally.Gifts,
+		"gifts_used": rep.Tally.GiftsUsed,
 		"window": nil, "comparison": nil,
 	}
 	if !rep.From.IsZero() {

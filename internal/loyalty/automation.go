@@ -33,6 +33,7 @@ const (
 	ActionGivePoints = "give_points" // Points, by an adjustment
 	ActionSend       = "send_message"
 	ActionAddTag     = "add_tag"
+	ActionCoupon     = "issue_coupon" // a coupon of OfferID as a gift (its points not taken)
 )
 
 // Automation is one of a business's automations.
@@ -65,6 +66,7 @@ type AutomationAction struct {
 	Type      string   `json:"type"`
 	Days      int      `json:"days,omitempty"`
 	Points    int64    `json:"points,omitempty"`
+	OfferID   int64    `json:"offer_id,omitempty"`
 	Tag       string   `json:"tag,omitempty"`
 	Channels  []string `json:"channels,omitempty"`
 	Subject   string   `json:"subject,omitempty"`
@@ -88,7 +90,7 @@ const (
 )
 
 // apply validates in and merges it into a (a create when a.ID is 0).
-func (in AutomationInput) apply(a *Automation, segmentOK func(int64) bool) error {
+func (in AutomationInput) apply(a *Automation, segmentOK func(int64) bool, offerBad func(int64) string) error {
 	v := Validation{}
 	create := a.ID == 0
 	if in.Name.Set || create {
@@ -128,7 +130,7 @@ func (in AutomationInput) apply(a *Automation, segmentOK func(int64) bool) error
 	}
 	if in.Actions.Set || create {
 		acts, _ := in.Actions.Value()
-		checkActions(v, acts)
+		checkActions(v, acts, offerBad)
 		a.Actions = acts
 	}
 	if in.PeriodDays.Set || create {
@@ -166,7 +168,7 @@ func (t AutomationTrigger) check(v Validation) {
 	}
 }
 
-func checkActions(v Validation, acts []AutomationAction) {
+func checkActions(v Validation, acts []AutomationAction, offerBad func(int64) string) {
 	if len(acts) == 0 || len(acts) > maxAutomationActions {
 		v.Add("actions", "Give 1 to "+strconv.Itoa(maxAutomationActions)+" actions.")
 		return
@@ -184,6 +186,10 @@ func checkActions(v Validation, acts []AutomationAction) {
 		case ActionGivePoints:
 			if a.Points < 1 || a.Points > maxGiftPoints {
 				v.Add(f+".points", "The points must be between 1 and "+strconv.Itoa(maxGiftPoints)+".")
+			}
+		case ActionCoupon:
+			if why := offerBad(a.OfferID); why != "" {
+				v.Add(f+".offer_id", why)
 			}
 		case ActionAddTag:
 			if _, ok := normalTag(a.Tag); !ok {
@@ -209,7 +215,7 @@ func checkActions(v Validation, acts []AutomationAction) {
 				}
 			}
 		default:
-			v.Add(f+".type", "An action is wait, give_points, send_message or add_tag.")
+			v.Add(f+".type", "An action is wait, give_points, issue_coupon, send_message or add_tag.")
 		}
 	}
 }
@@ -253,6 +259,8 @@ func (a Automation) Describe() string {
 			b.WriteString("give " + strconv.FormatInt(x.Points, 10) + " points")
 		case ActionAddTag:
 			b.WriteString("tag “" + x.Tag + "”")
+		case ActionCoupon:
+			b.WriteString("give a coupon of offer #" + strconv.FormatInt(x.OfferID, 10))
 		case ActionSend:
 			subject := x.Subject
 			if subject == "" {

@@ -206,6 +206,10 @@ func (r *AutomationRunner) run(ctx context.Context, a Automation, renew func() b
 // false when the segment was deleted (nobody).
 func (r *AutomationRunner) criteria(ctx context.Context, st Store, b Business, a Automation, now time.Time, loc *time.Location) (CustomerCriteria, bool, error) {
 	c := a.Trigger.criteria(now, loc)
+	if a.Trigger.Type == TriggerNthVisit || a.Trigger.Type == TriggerFirstPurchase {
+		// A visit counted before the automation existed fires nothing.
+		c.LastVisitFrom = a.CreatedAt
+	}
 	if a.SegmentID == 0 {
 		return c, true, nil
 	}
@@ -373,6 +377,9 @@ func (r *AutomationRunner) act(ctx context.Context, tx Tx, b Business, a Automat
 	switch act.Type {
 	case ActionGivePoints:
 		_, err := givePoints(ctx, tx, b, customerID, act.Points, "Automation: "+a.Name)
+		return err
+	case ActionCoupon:
+		_, err := giveCoupon(ctx, tx, b, customerID, act.OfferID, "Automation: "+a.Name)
 		return err
 	case ActionAddTag:
 		tag, _ := normalTag(act.Tag)

@@ -42,7 +42,7 @@ func (s *AutomationService) Save(ctx context.Context, b Business, id string, in 
 		seg, err := s.Store.Segment(ctx, b.ID, id)
 		return err == nil && seg.ID == id
 	}
-	if err := in.apply(&a, segmentOK); err != nil {
+	if err := in.apply(&a, segmentOK, couponOffer(ctx, s.Store, b)); err != nil {
 		return a, err
 	}
 	if in.Trigger.Set || in.SegmentID.Set {

@@ -62,6 +62,7 @@ type Campaign struct {
 	EmailBody       string   // a template
 	SMSBody         string   // a template (also the push text)
 	GiftPoints      int64    // points given to each recipient reached, 0 for none
+	GiftOfferID     int64    // or a coupon of this offer, 0 for none
 	SkipReachedDays int      // 0: reach whoever was reached lately
 	QuietStart      string   // "HH:MM" in the business's time zone, "" for none
 	QuietEnd        string
@@ -106,9 +107,11 @@ type CampaignInput struct {
 	ReportDays      Opt[int]           `json:"report_days"`
 }
 
-// CampaignGift is what each recipient reached is given.
+// CampaignGift is what each recipient reached is given: points, or a
+// coupon of an offer (its points are not taken).
 type CampaignGift struct {
-	Points int64 `json:"points"`
+	Points  int64 `json:"points,omitempty"`
+	OfferID int64 `json:"offer_id,omitempty"`
 }
 
 // CampaignQuiet are the hours nothing is sent, in the business's time
@@ -136,7 +139,7 @@ func unknownMergeField(tmpl string) string {
 }
 
 // apply validates in and merges it into c (a create when c.ID is 0).
-func (in CampaignInput) apply(c *Campaign, segmentOK func(int64) bool) error {
+func (in CampaignInput) apply(c *Campaign, segmentOK func(int64) bool, offerBad func(int64) string) error {
 	v := Validation{}
 	create := c.ID == 0
 	text := func(name string, o Opt[string], max int, required bool, to *string) {
@@ -195,12 +198,19 @@ func (in CampaignInput) apply(c *Campaign, segmentOK func(int64) bool) error {
 		c.Channels = out
 	}
 	if in.Gift.Set || create {
-		c.GiftPoints = 0
+		c.GiftPoints, c.GiftOfferID = 0, 0
 		if g, ok := in.Gift.Value(); ok {
-			if g.Points < 1 || g.Points > maxGiftPoints {
+			switch {
+			case (g.Points == 0) == (g.OfferID == 0):
+				v.Add("gift", "A gift is points or offer_id (a coupon of the offer), one of them.")
+			case g.OfferID != 0:
+				if why := offerBad(g.OfferID); why != "" {
+					v.Add("gift.offer_id", why)
+				}
+			case g.Points < 1 || g.Points > maxGiftPoints:
 				v.Add("gift.points", "The gift's points must be between 1 and "+strconv.Itoa(maxGiftPoints)+".")
 			}
-			c.GiftPoints = g.Points
+			c.GiftPoints, c.GiftOfferID = g.Points, g.OfferID
 		}
 	}
 	bounded := func(name string, o Opt[int], lo, hi, def int, to *int) {

@@ -44,7 +44,7 @@ func (s *CampaignService) Report(ctx context.Context, b Business, id string) (Ca
 		return CampaignReport{}, err
 	}
 	rep := CampaignReport{Campaign: c}
-	if rep.Tally, err = s.Store.RecipientTally(ctx, c.ID); err != nil {
+	if rep.Tally, err = s.Store.RecipientTally(ctx, c.ID, CouponClaimed()); err != nil {
 		return rep, err
 	}
 	if c.StartedAt.IsZero() {

@@ -208,8 +208,13 @@ func (r *CampaignRunner) reachOne(ctx context.Context, st Store, b Business, c C
 				return err
 			}
 		}
-		if rec.Outcome == RecipientSent && c.GiftPoints > 0 {
-			id, err := givePoints(ctx, tx, b, customerID, c.GiftPoints, "Campaign: "+c.Name)
+		if rec.Outcome == RecipientSent && (c.GiftPoints > 0 || c.GiftOfferID != 0) {
+			var id int64
+			if c.GiftOfferID != 0 {
+				id, err = giveCoupon(ctx, tx, b, customerID, c.GiftOfferID, "Campaign: "+c.Name)
+			} else {
+				id, err = givePoints(ctx, tx, b, customerID, c.GiftPoints, "Campaign: "+c.Name)
+			}
 			if err != nil {
 				return err
 			}
@@ -339,6 +344,25 @@ func givePoints(ctx context.Context, tx Tx, b Business, customerID string, point
 	}
 	req.stamp(tx.Now())
 	// An adjustment's apply reads nothing of the service.
+	if err := req.intent.apply(ctx, nil, tx, req); err != nil {
+		return 0, err
+	}
+	return req.entry.ID, nil
+}
+
+// giveCoupon gives a customer a coupon of an offer as a gift (its points
+// not taken), on the ledger's own road: the offer's rules hold (active,
+// targets, frequency). It returns the entry's id.
+func giveCoupon(ctx context.Context, tx Tx, b Business, customerID string, offerID int64, why string) (int64, error) {
+	in := TransactionInput{Intent: Some(IntentGetCoupon), Offer: Some(IntRef{ID: Some(offerID)}),
+		Customer: Some(CustomerRef{ID: Some(customerID)}), Comments: Some(why)}
+	req, err := check(b, &in, tx.Now())
+	if err != nil {
+		return 0, err
+	}
+	req.gift = true
+	req.stamp(tx.Now())
+	// A coupon's apply reads nothing of the service.
 	if err := req.intent.apply(ctx, nil, tx, req); err != nil {
 		return 0, err
 	}

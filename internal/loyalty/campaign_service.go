@@ -27,7 +27,8 @@ type CampaignStore interface {
 	PendingRecipients(ctx context.Context, campaignID int64, pending string, limit int) ([]string, error)
 	// RecipientTally counts a campaign's recipients by outcome and
 	// channel, and the messages the sender reported sent.
-	RecipientTally(ctx context.Context, campaignID int64) (RecipientTally, error)
+	// The coupons given that are in one of used count as gifts used.
+	RecipientTally(ctx context.Context, campaignID int64, used []int) (RecipientTally, error)
 	// RecipientActivity sums, per recipient of a campaign, the ledger's
 	// visits, spend and points earned (entries with positive points) in
 	// [from, to), leaving out the entries listed as the campaign's gifts.
@@ -62,6 +63,7 @@ type RecipientTally struct {
 	Channels  map[string]int // the recipients sent, by channel
 	Delivered int            // messages the sender reported sent
 	Gifts     int            // gifts given
+	GiftsUsed int            // coupons given that were claimed
 }
 
 // RecipientSums is one recipient's ledger over a report's window.
@@ -108,7 +110,7 @@ func (s *CampaignService) Save(ctx context.Context, b Business, id string, in Ca
 		seg, err := s.Store.Segment(ctx, b.ID, id)
 		return err == nil && seg.ID == id
 	}
-	if err := in.apply(&c, segmentOK); err != nil {
+	if err := in.apply(&c, segmentOK, couponOffer(ctx, s.Store, b)); err != nil {
 		return c, err
 	}
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
@@ -160,4 +162,19 @@ func (s *CampaignService) Send(ctx context.Context, b Business, id string, sendA
 		return tx.UpdateCampaign(ctx, &c)
 	})
 	return c, err
+}
+
+// couponOffer says why an offer cannot be given as a coupon gift ("" when
+// it can): it must be one of the business's coupon offers, not deleted.
+func couponOffer(ctx context.Context, st Store, b Business) func(int64) string {
+	return func(id int64) string {
+		o, err := st.Offer(ctx, b.ID, id)
+		switch {
+		case err != nil || o.Deleted:
+			return "The offer_id must be the id of one of the business's offers."
+		case o.TypeID == OfferPointsMultiplier || o.TypeID == OfferBonusPoints:
+			return "A points offer applies to rewards by itself; give a coupon offer."
+		}
+		return ""
+	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
-const campaignColumns = `m.id, m.business_id, m.name, m.segment_id, m.channels, m.subject, m.email_body, m.sms_body, m.gift_points,
+const campaignColumns = `m.id, m.business_id, m.name, m.segment_id, m.channels, m.subject, m.email_body, m.sms_body, m.gift_points, m.gift_offer_id,
 	m.skip_reached_days, m.quiet_start, m.quiet_end, m.holdout_percent, m.report_days, m.state, m.send_at, m.started_at,
 	m.finished_at, m.draw_after, m.drawn, m.created_at, m.updated_at`
 
@@ -18,7 +18,8 @@ func scanCampaign(row scanner) (loyalty.Campaign, error) {
 	var c loyalty.Campaign
 	var channels string
 	var sendAt, started, finished sql.NullTime
-	err := row.Scan(&c.ID, &c.BusinessID, &c.Name, &c.SegmentID, &channels, &c.Subject, &c.EmailBody, &c.SMSBody, &c.GiftPoints,
+	var offer sql.NullInt64
+	err := row.Scan(&c.ID, &c.BusinessID, &c.Name, &c.SegmentID, &channels, &c.Subject, &c.EmailBody, &c.SMSBody, &c.GiftPoints, &offer,
 		&c.SkipReachedDays, &c.QuietStart, &c.QuietEnd, &c.HoldoutPercent, &c.ReportDays, &c.State, &sendAt, &started,
 		&finished, &c.DrawAfter, &c.Drawn, &c.CreatedAt, &c.UpdatedAt)
 	if err != nil {
@@ -27,14 +28,14 @@ func scanCampaign(row scanner) (loyalty.Campaign, error) {
 	if channels != "" {
 		c.Channels = strings.Split(channels, ",")
 	}
-	c.SendAt, c.StartedAt, c.FinishedAt = sendAt.Time, started.Time, finished.Time
+	c.SendAt, c.StartedAt, c.FinishedAt, c.GiftOfferID = sendAt.Time, started.Time, finished.Time, offer.Int64
 	return c, nil
 }
 
 // campaignArgs are the values of campaignWrite's columns for c.
 func campaignArgs(c *loyalty.Campaign) []any {
 	return []any{c.Name, c.SegmentID, strings.Join(c.Channels, ","), c.Subject, c.EmailBody, c.SMSBody, c.GiftPoints,
-		c.SkipReachedDays, c.QuietStart, c.QuietEnd, c.HoldoutPercent, c.ReportDays, c.State, optionalTime(c.SendAt),
+		nullInt(c.GiftOfferID), c.SkipReachedDays, c.QuietStart, c.QuietEnd, c.HoldoutPercent, c.ReportDays, c.State, optionalTime(c.SendAt),
 		optionalTime(c.StartedAt), optionalTime(c.FinishedAt), c.DrawAfter, c.Drawn, c.UpdatedAt.UTC()}
 }
 
@@ -102,9 +103,16 @@ func scanStrings(rows *sql.Rows, err error) ([]string, error) {
 }
 
 // RecipientTally counts a campaign's recipients by outcome and channel,
-// the messages the sender reported sent and the gifts given.
-func (d *DB) RecipientTally(ctx context.Context, campaignID int64) (loyalty.RecipientTally, error) {
+// the messages the sender reported sent, the gifts given and the coupons
+// given that are in one of the used states.
+func (d *DB) RecipientTally(ctx context.Context, campaignID int64, used []int) (loyalty.RecipientTally, error) {
 	t := loyalty.RecipientTally{Outcomes: map[string]int{}, Channels: map[string]int{}}
+	marks, args := placeholders([]any{campaignID}, used)
+	if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM campaign_recipients r
+		JOIN transactions e ON e.id = r.gift_entry_id JOIN coupons cp ON cp.id = e.coupon_id
+		WHERE r.campaign_id = $1 AND cp.coupon_type_id IN (`+marks+`)`, args...).Scan(&t.GiftsUsed); err != nil {
+		return t, dbError(err)
+	}
 	rows, err := d.db.QueryContext(ctx, `SELECT r.outcome, r.channel, COUNT(*), COUNT(r.gift_entry_id),
 		COUNT(o.id)
 		FROM campaign_recipients r LEFT JOIN outbox o ON o.id = r.message_id AND o.status = $2
@@ -151,18 +159,18 @@ func (d *DB) RecipientActivity(ctx context.Context, campaignID int64, from, to t
 // InsertCampaign stores a new campaign.
 func (t *tx) InsertCampaign(ctx context.Context, c *loyalty.Campaign) error {
 	return dbError(t.QueryRowContext(ctx, `INSERT INTO campaigns (name, segment_id, channels, subject, email_body, sms_body,
-		gift_points, skip_reached_days, quiet_start, quiet_end, holdout_percent, report_days, state, send_at, started_at,
-		finished_at, draw_after, drawn, updated_at, business_id, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) RETURNING id`,
+		gift_points, gift_offer_id, skip_reached_days, quiet_start, quiet_end, holdout_percent, report_days, state, send_at,
+		started_at, finished_at, draw_after, drawn, updated_at, business_id, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) RETURNING id`,
 		append(campaignArgs(c), c.BusinessID, c.CreatedAt.UTC())...).Scan(&c.ID))
 }
 
 // UpdateCampaign writes every field of a campaign.
 func (t *tx) UpdateCampaign(ctx context.Context, c *loyalty.Campaign) error {
 	_, err := t.ExecContext(ctx, `UPDATE campaigns SET name = $1, segment_id = $2, channels = $3, subject = $4, email_body = $5,
-		sms_body = $6, gift_points = $7, skip_reached_days = $8, quiet_start = $9, quiet_end = $10, holdout_percent = $11,
-		report_days = $12, state = $13, send_at = $14, started_at = $15, finished_at = $16, draw_after = $17, drawn = $18,
-		updated_at = $19 WHERE business_id = $20 AND id = $21`, append(campaignArgs(c), c.BusinessID, c.ID)...)
+		sms_body = $6, gift_points = $7, gift_offer_id = $8, skip_reached_days = $9, quiet_start = $10, quiet_end = $11,
+		holdout_percent = $12, report_days = $13, state = $14, send_at = $15, started_at = $16, finished_at = $17,
+		draw_after = $18, drawn = $19, updated_at = $20 WHERE business_id = $21 AND id = $22`, append(campaignArgs(c), c.BusinessID, c.ID)...)
 	return dbError(err)
 }
 

@@ -14,6 +14,7 @@ CREATE TABLE campaigns (
     email_body        TEXT NOT NULL DEFAULT '',
     sms_body          TEXT NOT NULL DEFAULT '',
     gift_points       BIGINT NOT NULL DEFAULT 0,
+    gift_offer_id     BIGINT,
     skip_reached_days INTEGER NOT NULL DEFAULT 0,
     quiet_start       TEXT NOT NULL DEFAULT '',
     quiet_end         TEXT NOT NULL DEFAULT '',
