@@ -190,7 +190,7 @@ func (s *Server) campaignReport(w http.ResponseWriter, r *http.Request, rc *reqC
 		"campaign_id": rep.Campaign.ID, "state": rep.Campaign.State,
 		"outcomes": rep.Tally.Outcomes, "channels": rep.Tally.Channels, "delivered": rep.Tally.Delivered, "gifts": rep.Tally.Gifts,
 		"gifts_used": rep.Tally.GiftsUsed,
-		"window": nil, "comparison": nil,
+		"window":     nil, "comparison": nil,
 	}
 	if !rep.From.IsZero() {
 		out["window"] = map[string]any{"from": loyalty.FormatTime(rep.From), "to": loyalty.FormatTime(rep.To),
