@@ -64,6 +64,9 @@ func TestProgramRules(t *testing.T) {
 			if got := o.text("main table"); !strings.Contains(got, "Double points "+sc.name) {
 				t.Errorf("the offers list:\n%s", got)
 			}
+			// New offer opens the types, each straight to its form.
+			o.do(chromedp.Click(chromedp.CSS("#new"), poll), chromedp.WaitVisible(chromedp.CSS(`#new-types a[href$="/offers/new?type=2"]`), poll))
+			o.check("offers_new_menu")
 
 			// A free pastry for Ann only: she is found by her name and ticked.
 			o.open(s.url+"/business/program/offers/new?type=2", "setup_form")

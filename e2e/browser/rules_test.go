@@ -112,14 +112,15 @@ func programFixture(t *testing.T, s *site) (loyalty.Business, loyalty.Customer) 
 	return b, ann
 }
 
-// TestEarningRuleForm: the owner chooses a rule's effect first, is refused
-// without its points (the domain's message beside the field), picks a
-// product through the filtered picker, sees the live preview give the
-// rule's points on a sample basket before saving, saves, and reads the
-// rule in words in the list; a multiplier with days and hours (double
-// points on Tuesdays 2–5 pm, a core job: at most 4 page loads from the
-// dashboard) reads as its schedule; the Preview button works with scripts off. On a desktop
-// and on a phone, every page checked for sideways scrolling and
+// TestEarningRuleForm: the owner chooses a rule's effect first (from the
+// list's New menu, or the page of effects), is refused without its points
+// (the domain's message beside the field), picks a product through the
+// filtered picker, sees the live preview give the rule's points on a
+// sample basket before saving, saves, and reads the rule in words in the
+// list; a multiplier with days and hours (double points on Tuesdays 2–5
+// pm, a core job: at most 3 page loads from the dashboard) reads as its
+// schedule; the Preview button works with scripts off. On a desktop and
+// on a phone, every page checked for sideways scrolling and
 // accessibility.
 func TestEarningRuleForm(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
@@ -129,9 +130,10 @@ func TestEarningRuleForm(t *testing.T) {
 			s.signInOwner(o)
 			o.open(s.url+"/business/program/earning-rules", "setup_list")
 			o.check("rules_empty")
-			o.do(chromedp.Click(chromedp.CSS("#new"), poll), waitPage("setup_form"))
-			o.check("rule_types")
-			o.do(chromedp.Click(chromedp.CSS(`#types a[href="?type=points_per_item"]`), poll))
+			// New earning rule opens the effects, each straight to its form.
+			o.do(chromedp.Click(chromedp.CSS("#new"), poll), chromedp.WaitVisible(chromedp.CSS("#new-types"), poll))
+			o.check("rules_new_menu")
+			o.do(chromedp.Click(chromedp.CSS(`#new-types a[href$="?type=points_per_item"]`), poll))
 			o.do(chromedp.WaitVisible(chromedp.CSS(`#f-name`), poll))
 			if o.eval(`!!document.getElementById("f-effect.factor")`) {
 				t.Error("the points-per-item form shows a multiplier's factor")
@@ -177,20 +179,24 @@ func TestEarningRuleForm(t *testing.T) {
 			o.open(s.url+"/business/dashboard", "dashboard")
 			loads := o.loads()
 			o.follow("/business/program/earning-rules", "setup_list")
-			o.do(chromedp.Click(chromedp.CSS("#new"), poll), waitPage("setup_form"))
-			o.do(chromedp.Click(chromedp.CSS(`#types a[href="?type=multiplier"]`), poll))
+			o.do(chromedp.Click(chromedp.CSS("#new"), poll), chromedp.Click(chromedp.CSS(`#new-types a[href$="?type=multiplier"]`), poll))
 			o.do(chromedp.WaitVisible(chromedp.CSS(`[id="f-effect.factor"]`), poll))
 			o.fill("#f-name", "Double Tuesdays "+sc.name, `[id="f-effect.factor"]`, "2", `[id="f-schedule.from"]`, "14:00", `[id="f-schedule.to"]`, "17:00")
 			o.pick("f-schedule.days", "Tue")
 			o.submitTo("#save", "setup_list", "notice=program_saved")
-			if n := loads(); n > 4 {
-				t.Errorf("creating a double-points-on-Tuesday-afternoons rule took %d page loads from the dashboard, want 4 at most", n)
+			if n := loads(); n > 3 {
+				t.Errorf("creating a double-points-on-Tuesday-afternoons rule took %d page loads from the dashboard, want 3 at most", n)
 			} else {
 				t.Logf("create a double points on Tuesdays 2-5 pm rule: %d page loads from the dashboard (%s)", n, sc.name)
 			}
 			if got := o.text("main table"); !strings.Contains(got, "×2 points") || !strings.Contains(got, "Tue 14:00–17:00") {
 				t.Errorf("the rules list with the multiplier:\n%s", got)
 			}
+
+			// The page of effects still answers on its own (a link to
+			// /new).
+			o.open(s.url+"/business/program/earning-rules/new", "setup_form")
+			o.check("rule_types")
 
 			// A rule on the customer is previewed for a customer of the sample.
 			o.open(s.url+"/business/program/earning-rules/new?type=bonus", "setup_form")
