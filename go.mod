@@ -25,6 +25,7 @@ require (
 	golang.org/x/crypto v0.58.0
 	golang.org/x/oauth2 v0.37.0
 	golang.org/x/text v0.43.0
+	golang.org/x/time v0.14.0
 	modernc.org/sqlite v1.60.1
 )
 

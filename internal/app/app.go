@@ -66,6 +66,9 @@ type Config struct {
 	// ResetURL is the page of the business's app that a PIN-reset message
 	// links to, with the token as its token query parameter; none when empty.
 	ResetURL string
+	// CampaignRate is how many campaign recipients are reached per
+	// second, across every campaign (loyalty.DefaultCampaignRate when 0).
+	CampaignRate float64
 	// EventsNATS, when set, is the NATS server (nats://host:port) the
 	// events are published to, on JetStream.
 	EventsNATS string
@@ -318,7 +321,8 @@ func (a *App) init(ctx context.Context) error {
 	}
 	a.UnsubscribeKey = unsubKey
 	a.Campaigns = &loyalty.CampaignRunner{Store: a.DB, Holder: loyalty.NewID(), Logger: a.Config.Logger,
-		UnsubscribeKey: unsubKey, UnsubscribeURL: a.Config.publicBase() + "/unsubscribe", Notify: a.Outbox.Wake}
+		UnsubscribeKey: unsubKey, UnsubscribeURL: a.Config.publicBase() + "/unsubscribe", Notify: a.Outbox.Wake,
+		Rate: a.Config.CampaignRate}
 	a.Automations = &loyalty.AutomationRunner{Store: a.DB, Holder: loyalty.NewID(), Logger: a.Config.Logger, Messages: a.Campaigns}
 	a.Admin = &loyalty.AdminService{Store: a.DB, Hash: a.Hasher, Notify: a.Outbox.Wake}
 	if p, ok := a.Limiter.(ratelimit.Peeker); ok {

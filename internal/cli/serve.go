@@ -14,6 +14,7 @@ import (
 	ucli "github.com/urfave/cli/v3"
 
 	"github.com/loyalty/loyalty/internal/app"
+	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 )
 
@@ -36,6 +37,7 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			&ucli.IntFlag{Name: "redis-instances", Value: 1, Usage: "how many instances share --redis: while Redis is down each enforces its share of every limit, counting the instances it last saw in Redis, or this many if it has not reached Redis since it started", Sources: ucli.EnvVars("LOYALTY_REDIS_INSTANCES")},
 			&ucli.StringFlag{Name: "smtp", Usage: "smtp://[user:pass@]host:port[?from=ADDR] (STARTTLS when offered) or smtps://... (implicit TLS, port 465) for e-mail (default file: writes .eml files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMTP")},
 			&ucli.StringFlag{Name: "sms-gateway", Usage: "http(s) URL receiving a JSON POST {to, body} per text message (default file: writes .txt files under <data-dir>/outbox)", Sources: ucli.EnvVars("LOYALTY_SMS_GATEWAY")},
+			&ucli.FloatFlag{Name: "campaign-rate", Value: loyalty.DefaultCampaignRate, Usage: "campaign recipients reached per second, across every campaign", Sources: ucli.EnvVars("LOYALTY_CAMPAIGN_RATE")},
 			&ucli.StringFlag{Name: "reset-url", Usage: "https URL of the page PIN-reset e-mails link to (the token is added as ?token=)", Sources: ucli.EnvVars("LOYALTY_RESET_URL")},
 			&ucli.StringFlag{Name: "public-url", Usage: "the service's address as people reach it (https://loyalty.example.com): links in portal e-mails (invitations, password resets); default: none, the e-mails name the page", Sources: ucli.EnvVars("LOYALTY_PUBLIC_URL")},
 			&ucli.StringFlag{Name: "events-nats", Usage: "nats:// URL of a NATS server with JetStream: every event is published to subject loyalty.<business_id>.<type> of stream LOYALTY_EVENTS (created if missing), with Nats-Msg-Id = the event id", Sources: ucli.EnvVars("LOYALTY_EVENTS_NATS")},
@@ -66,6 +68,9 @@ func serveCmd(stderr io.Writer, program string) *ucli.Command {
 			cfg.TrustedNetworks = cmd.StringSlice("trusted-networks")
 			cfg.SMTP, cfg.SMSGateway = cmd.String("smtp"), cmd.String("sms-gateway")
 			cfg.ResetURL, cfg.PublicURL = cmd.String("reset-url"), strings.TrimRight(cmd.String("public-url"), "/")
+			if cfg.CampaignRate = cmd.Float("campaign-rate"); cfg.CampaignRate <= 0 {
+				return usagef("--campaign-rate must be more than 0, got %v", cfg.CampaignRate)
+			}
 			cfg.Program, cfg.EventsNATS = program, cmd.String("events-nats")
 			cfg.Webhooks.AllowPrivate = cmd.Bool("webhooks-allow-private")
 			cfg.Passes = app.PassConfig{AppleCert: cmd.String("apple-pass-cert"), AppleKey: cmd.String("apple-pass-key"),

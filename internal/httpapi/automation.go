@@ -87,7 +87,10 @@ func (s *Server) saveAutomation(w http.ResponseWriter, r *http.Request, rc *reqC
 		return err
 	}
 	id := r.PathValue("id")
-	a, err := auditedOf(s, r, rc, saved(id), named("Automation", in.Name, id), func(svc loyalty.Services) (loyalty.Automation, error) {
+	a, err := auditedOf(s, r, rc, saved(id), namedOrRead("Automation", in.Name, id, func() (string, error) {
+		a, err := rc.svc.Automations.Get(r.Context(), tenant(rc), id)
+		return a.Name, err
+	}), func(svc loyalty.Services) (loyalty.Automation, error) {
 		return svc.Automations.Save(r.Context(), tenant(rc), id, in)
 	})
 	if err != nil {

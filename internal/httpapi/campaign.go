@@ -94,7 +94,10 @@ func (s *Server) saveCampaign(w http.ResponseWriter, r *http.Request, rc *reqCtx
 		return err
 	}
 	id := r.PathValue("id")
-	c, err := auditedOf(s, r, rc, saved(id), named("Campaign", in.Name, id), func(svc loyalty.Services) (loyalty.Campaign, error) {
+	c, err := auditedOf(s, r, rc, saved(id), namedOrRead("Campaign", in.Name, id, func() (string, error) {
+		c, err := rc.svc.Campaigns.Get(r.Context(), tenant(rc), id)
+		return c.Name, err
+	}), func(svc loyalty.Services) (loyalty.Campaign, error) {
 		return svc.Campaigns.Save(r.Context(), tenant(rc), id, in)
 	})
 	if err != nil {
@@ -139,7 +142,10 @@ func (s *Server) sendCampaign(w http.ResponseWriter, r *http.Request, rc *reqCtx
 		at = t
 	}
 	id := r.PathValue("id")
-	c, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, "Campaign #"+id+" sent", func(svc loyalty.Services) (loyalty.Campaign, error) {
+	c, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, namedOrRead("Campaign sent", loyalty.Opt[string]{}, id, func() (string, error) {
+		c, err := rc.svc.Campaigns.Get(r.Context(), tenant(rc), id)
+		return c.Name, err
+	}), func(svc loyalty.Services) (loyalty.Campaign, error) {
 		return svc.Campaigns.Send(r.Context(), tenant(rc), id, at)
 	})
 	if err != nil {

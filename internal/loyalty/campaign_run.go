@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/loyalty/loyalty/internal/worker"
 )
 
@@ -39,6 +41,27 @@ type CampaignRunner struct {
 	UnsubscribeURL string
 	// Notify wakes the outbox worker after a batch queued messages.
 	Notify func()
+	// Rate bounds the recipients reached per second across every
+	// campaign (DefaultCampaignRate when 0), so that sending never crowds
+	// out the rewards the service is there for.
+	Rate float64
+
+	limiter *rate.Limiter // made on first use
+}
+
+// DefaultCampaignRate is the recipients reached per second unless set.
+const DefaultCampaignRate = 100
+
+// pace waits until another recipient may be reached.
+func (r *CampaignRunner) pace(ctx context.Context) error {
+	if r.limiter == nil {
+		per := r.Rate
+		if per <= 0 {
+			per = DefaultCampaignRate
+		}
+		r.limiter = rate.NewLimiter(rate.Limit(per), max(1, int(per/10)))
+	}
+	return r.limiter.Wait(ctx)
 }
 
 const campaignLease = "campaign_runner"
@@ -175,6 +198,9 @@ func (r *CampaignRunner) reach(ctx context.Context, st Store, b Business, c *Cam
 	}
 	queued := false
 	for _, id := range ids {
+		if err := r.pace(ctx); err != nil {
+			return n, false, err
+		}
 		sent, err := r.reachOne(ctx, st, b, *c, id)
 		if err != nil {
 			return n, false, err
