@@ -170,3 +170,119 @@ func TestAutomations(t *testing.T) {
 		a.get(t, "/automations/"+bID).want(t, http.StatusNotFound)
 	})
 }
+
+// TestAutomationTriggers: a tier level reached and a punch card completed
+// (on a live business: the tier keeper counts by the real clock) each fire
+// once, and only for what happens after the automation was made; points
+// about to expire (on a sandbox business's clock) fire before they
+// expire; what another business owns is refused.
+func TestAutomationTriggers(t *testing.T) {
+	engines(t, func(t *testing.T, engine string) {
+		e := start(t, engine, roomy)
+		a := e.owner(t, e.biz)
+		// The service's runner (its lease), passing over the customers as
+		// often as asked: the live business's clock does not move.
+		runner := *e.app.Automations
+		runner.Every = time.Millisecond
+		run := func() {
+			t.Helper()
+			if _, err := runner.RunOnce(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tagsOf := func(c *client, id string) string {
+			var r struct{ Data struct{ Tags []string } }
+			c.get(t, "/customers/"+id+"/tags").want(t, http.StatusOK).decode(t, &r)
+			return strings.Join(r.Data.Tags, ",")
+		}
+		tagIf := func(c *client, name string, trigger map[string]any) {
+			t.Helper()
+			c.do(t, http.MethodPost, "/automations", map[string]any{"name": name, "trigger": trigger,
+				"actions": []any{map[string]any{"type": "add_tag", "tag": name}}}).want(t, http.StatusCreated)
+		}
+
+		silver := a.do(t, http.MethodPost, "/tiers", map[string]any{"tier_levels": []any{tierLvl("Member", 0, 0, 0),
+			tierLvl("Silver", 0, 0, 150)}}).tierOf(t).TierLevels[1].ID
+		tea := a.catOffer(t, map[string]any{"type_id": 8, "title": "Free tea"})
+		card := catID(a.catData(t, http.MethodPost, "/punch-cards", map[string]any{"name": "Tea card", "stamps_required": 2,
+			"reward_offer_id": catNum(tea)}))
+		sb := e.sandboxBusiness(t)
+		s := e.owner(t, sb)
+		theirs := catID(s.catData(t, http.MethodPost, "/punch-cards", map[string]any{"name": "Theirs", "stamps_required": 2,
+			"reward_offer_id": catNum(s.catOffer(t, map[string]any{"type_id": 8, "title": "Theirs"}))}))
+		a.do(t, http.MethodPost, "/automations", map[string]any{"name": "x", "trigger": map[string]any{"type": "card_completed",
+			"card_id": catNum(theirs)}, "actions": []any{map[string]any{"type": "add_tag", "tag": "x"}}}).wantFields(t, "trigger.card_id")
+		a.do(t, http.MethodPost, "/automations", map[string]any{"name": "x", "trigger": map[string]any{"type": "tier_reached",
+			"level_id": 999999}, "actions": []any{map[string]any{"type": "add_tag", "tag": "x"}}}).wantFields(t, "trigger.level_id")
+
+		// Bob is Silver and completed the card before the automations exist.
+		waitTier := func(id string) {
+			t.Helper()
+			deadline := time.Now().Add(20 * time.Second)
+			for time.Now().Before(deadline) {
+				if st, _ := a.standingOf(t, id); st != nil && st.Name == "Silver" {
+					var n int
+					e.app.DB.SQL().QueryRow(`SELECT COUNT(*) FROM customer_tiers WHERE customer_id = $1 AND level_id = $2`, id, silver).Scan(&n)
+					if n == 1 {
+						return
+					}
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			t.Fatalf("the tier keeper never announced Silver for %s", id)
+		}
+		bob := a.createCustomer(t, map[string]any{"email": "bob@trig.example"}).ID
+		a.catTransact(t, bob, map[string]any{"intent": "reward", "amount": 200})
+		a.catTransact(t, bob, map[string]any{"intent": "reward", "amount": 1})
+		waitTier(bob)
+		tagIf(a, "silver", map[string]any{"type": "tier_reached", "level_id": silver})
+		tagIf(a, "card", map[string]any{"type": "card_completed", "card_id": catNum(card)})
+		run()
+		run()
+		ann := a.createCustomer(t, map[string]any{"email": "ann@trig.example"}).ID
+		a.catTransact(t, ann, map[string]any{"intent": "reward", "amount": 160})
+		a.catTransact(t, ann, map[string]any{"intent": "reward", "amount": 1})
+		waitTier(ann)
+		time.Sleep(1100 * time.Millisecond) // a new second: a new pass
+		for range 3 {
+			run()
+		}
+		if got := tagsOf(a, ann); got != "card,silver" {
+			t.Errorf("Ann's tags after reaching Silver and completing the card: %q, want card,silver", got)
+		}
+		if got := tagsOf(a, bob); got != "" {
+			t.Errorf("Bob, Silver with a full card before the automations, was tagged %q", got)
+		}
+		// A second completion fires again.
+		a.do(t, http.MethodPut, "/customers/"+ann+"/tags", map[string]any{"tags": []string{}}).want(t, http.StatusOK)
+		a.catTransact(t, ann, map[string]any{"intent": "reward", "amount": 1})
+		a.catTransact(t, ann, map[string]any{"intent": "reward", "amount": 1})
+		time.Sleep(1100 * time.Millisecond) // the store's clock counts whole seconds: a pass in the same second is not new
+		for range 3 {
+			run()
+		}
+		if got := tagsOf(a, ann); got != "card" {
+			t.Errorf("after a second completion Ann's tags are %q, want card (Silver fires once)", got)
+		}
+
+		// Points about to expire, on the sandbox clock.
+		s.moveClock(t, map[string]any{"to": "2031-01-10T12:00:00+00:00"})
+		s.do(t, http.MethodPatch, "/rules", map[string]any{"points_expire_after": map[string]any{"months": 1}}).want(t, http.StatusOK)
+		tagIf(s, "expiring", map[string]any{"type": "points_expiring", "days": 7})
+		cid := s.createCustomer(t, map[string]any{"email": "cid@trig.example"}).ID
+		s.catTransact(t, cid, map[string]any{"intent": "reward", "points": 100})
+		run()
+		if got := tagsOf(s, cid); got != "" {
+			t.Fatalf("tagged %q a month before the points expire", got)
+		}
+		for days := 0; days < 70 && tagsOf(s, cid) == ""; days += 2 {
+			s.moveClock(t, map[string]any{"advance": "P2D"})
+			run()
+		}
+		if got := tagsOf(s, cid); got != "expiring" {
+			t.Errorf("Cid's tags as her points were about to expire: %q", got)
+		} else if p := s.pointsBalance(t, cid)["points"].(float64); p != 100 {
+			t.Errorf("tagged expiring with %v points left, want the 100 still there", p)
+		}
+	})
+}

@@ -18,13 +18,22 @@ import (
 // business's clock and records each run before its first action, in the
 // same transaction, so a restart never runs anything twice.
 
+// stateTrigger reports whether a trigger is a state a customer may be in
+// already when the automation is made, rather than a moment.
+func (t AutomationTrigger) stateTrigger() bool {
+	return t.Type == TriggerTierReached || t.Type == TriggerCardCompleted
+}
+
 // Automation triggers.
 const (
-	TriggerBirthday      = "birthday"       // the birthday is Days days away (0: today)
-	TriggerJoined        = "joined"         // joined Days days ago
-	TriggerNoVisit       = "no_visit"       // no visit for Days days (a customer who joined that long ago and never came too)
-	TriggerNthVisit      = "nth_visit"      // the Count-th visit
-	TriggerFirstPurchase = "first_purchase" // the first visit
+	TriggerBirthday      = "birthday"        // the birthday is Days days away (0: today)
+	TriggerJoined        = "joined"          // joined Days days ago
+	TriggerNoVisit       = "no_visit"        // no visit for Days days (a customer who joined that long ago and never came too)
+	TriggerNthVisit      = "nth_visit"       // the Count-th visit
+	TriggerFirstPurchase = "first_purchase"  // the first visit
+	TriggerTierReached   = "tier_reached"    // the tier program announced level LevelID
+	TriggerExpiring      = "points_expiring" // points expire within Days days
+	TriggerCardCompleted = "card_completed"  // punch card CardID was completed (each completion)
 )
 
 // Automation actions.
@@ -50,15 +59,21 @@ type Automation struct {
 	// and the last customer id it reached ("" at its start).
 	PassStarted time.Time
 	PassAfter   string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Baselined: the customers already in the trigger's state when it was
+	// made (a tier level held, a card's completions) are recorded, so only
+	// what happens after fires it (triggers that are a state only).
+	Baselined bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // AutomationTrigger is when an automation fires.
 type AutomationTrigger struct {
-	Type  string `json:"type"`
-	Days  int    `json:"days,omitempty"`
-	Count int    `json:"count,omitempty"`
+	Type    string `json:"type"`
+	Days    int    `json:"days,omitempty"`
+	Count   int    `json:"count,omitempty"`
+	LevelID int64  `json:"level_id,omitempty"`
+	CardID  int64  `json:"card_id,omitempty"`
 }
 
 // AutomationAction is one step of an automation.
@@ -163,8 +178,18 @@ func (t AutomationTrigger) check(v Validation) {
 			v.Add("trigger.count", "The trigger's count must be between 1 and 100000.")
 		}
 	case TriggerFirstPurchase:
+	case TriggerExpiring:
+		days(1)
+	case TriggerTierReached:
+		if t.LevelID <= 0 {
+			v.Add("trigger.level_id", "The trigger's level_id is required: a level of the business's tier program.")
+		}
+	case TriggerCardCompleted:
+		if t.CardID <= 0 {
+			v.Add("trigger.card_id", "The trigger's card_id is required: one of the business's punch cards.")
+		}
 	default:
-		v.Add("trigger.type", "The trigger type must be birthday, joined, no_visit, nth_visit or first_purchase.")
+		v.Add("trigger.type", "The trigger type must be birthday, joined, no_visit, nth_visit, first_purchase, tier_reached, points_expiring or card_completed.")
 	}
 }
 
@@ -249,6 +274,12 @@ func (a Automation) Describe() string {
 		b.WriteString("On a member's visit number " + strconv.Itoa(t.Count))
 	case TriggerFirstPurchase:
 		b.WriteString("On a member's first purchase")
+	case TriggerTierReached:
+		b.WriteString("When a member reaches tier level #" + strconv.FormatInt(t.LevelID, 10))
+	case TriggerExpiring:
+		b.WriteString("When a member's points expire within " + strconv.Itoa(t.Days) + " days")
+	case TriggerCardCompleted:
+		b.WriteString("When a member completes punch card #" + strconv.FormatInt(t.CardID, 10))
 	}
 	for _, x := range a.Actions {
 		b.WriteString(" → ")

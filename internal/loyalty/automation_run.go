@@ -3,6 +3,7 @@ package loyalty
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/worker"
@@ -26,13 +27,19 @@ const (
 	RunWaiting = "waiting" // the next action is due at DueAt
 	RunDone    = "done"
 	RunFailed  = "failed" // the ledger refused an action (the customer was disabled, say)
+	// RunBaseline: the customer was already in the trigger's state when
+	// the automation was made; nothing is done.
+	RunBaseline = "baseline"
 )
 
 // Candidate is a customer an automation's trigger selected, with what
-// keys the occurrence.
+// keys the occurrence: the last visit, and what the criteria asked to
+// carry (tier, expiry, card).
 type Candidate struct {
 	CustomerID  string
 	LastVisitAt time.Time
+	NextExpiry  time.Time // with an expiring criterion
+	Completed   int64     // with a punch criterion
 }
 
 // AutomationStore reads automations and their runs.
@@ -161,7 +168,14 @@ func (r *AutomationRunner) run(ctx context.Context, a Automation, renew func() b
 				return done, err
 			}
 		}
+		baseline := a.Trigger.stateTrigger() && !a.Baselined
 		for _, c := range cands {
+			if baseline {
+				if err := r.baseline(ctx, st, b, a, c, now, loc); err != nil {
+					return done, err
+				}
+				continue
+			}
 			n, err := r.start(ctx, st, b, a, c, now, loc)
 			done += n
 			if err != nil {
@@ -171,6 +185,10 @@ func (r *AutomationRunner) run(ctx context.Context, a Automation, renew func() b
 		a.PassAfter = ""
 		if len(cands) == batch {
 			a.PassAfter = cands[len(cands)-1].CustomerID
+		}
+		if baseline && a.PassAfter == "" {
+			a.Baselined = true
+			a.PassStarted = time.Time{} // the first pass that fires may begin at once
 		}
 		next := a
 		if err := st.WithTx(ctx, func(tx Tx) error { return tx.UpdateAutomation(ctx, &next) }); err != nil {
@@ -206,9 +224,25 @@ func (r *AutomationRunner) run(ctx context.Context, a Automation, renew func() b
 // false when the segment was deleted (nobody).
 func (r *AutomationRunner) criteria(ctx context.Context, st Store, b Business, a Automation, now time.Time, loc *time.Location) (CustomerCriteria, bool, error) {
 	c := a.Trigger.criteria(now, loc)
-	if a.Trigger.Type == TriggerNthVisit || a.Trigger.Type == TriggerFirstPurchase {
+	switch a.Trigger.Type {
+	case TriggerNthVisit, TriggerFirstPurchase:
 		// A visit counted before the automation existed fires nothing.
 		c.LastVisitFrom = a.CreatedAt
+	case TriggerTierReached:
+		tiers, err := st.Tiers(ctx, b.ID)
+		if err != nil {
+			return c, false, err
+		}
+		t, ok := EnabledTier(tiers)
+		if !ok || t.levelIndex(a.Trigger.LevelID) < 0 {
+			return c, false, nil // no such level now: nobody
+		}
+		c.Tier = &TierCriterion{TierID: t.ID, LevelIDs: []int64{a.Trigger.LevelID}}
+	case TriggerCardCompleted:
+		if !ownCard(ctx, st, b, a.Trigger.CardID) {
+			return c, false, nil // the card was deleted since: nobody
+		}
+		c.Punch = &PunchCriterion{CardID: a.Trigger.CardID, CompletedMin: 1}
 	}
 	if a.SegmentID == 0 {
 		return c, true, nil
@@ -248,10 +282,14 @@ func (t AutomationTrigger) criteria(now time.Time, loc *time.Location) CustomerC
 	case TriggerNthVisit:
 		n := int64(t.Count)
 		return CustomerCriteria{Visits: &LedgerSum{Min: &n, Max: &n}}
-	default: // TriggerFirstPurchase
+	case TriggerExpiring:
+		return CustomerCriteria{Expiring: &ExpiringCriterion{From: now, To: now.Add(time.Duration(t.Days) * 24 * time.Hour),
+			States: []string{LotActive, LotPending}}}
+	case TriggerFirstPurchase:
 		one := int64(1)
 		return CustomerCriteria{Visits: &LedgerSum{Min: &one, Max: &one}}
 	}
+	return CustomerCriteria{} // tier_reached and card_completed: made by the runner, which reads the program
 }
 
 func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
@@ -268,6 +306,12 @@ func (t AutomationTrigger) key(c Candidate, now time.Time, loc *time.Location) s
 			return "no visit since joining"
 		}
 		return "no visit since " + FormatTime(c.LastVisitAt)
+	case TriggerTierReached:
+		return "level " + strconv.FormatInt(t.LevelID, 10)
+	case TriggerExpiring:
+		return "points expiring " + FormatTime(c.NextExpiry)
+	case TriggerCardCompleted:
+		return "card completed " + strconv.FormatInt(c.Completed, 10)
 	default:
 		return t.Type
 	}
@@ -301,6 +345,17 @@ func (r *AutomationRunner) start(ctx context.Context, st Store, b Business, a Au
 		did = 0
 	}
 	return did, r.failed(ctx, st, run, 0, err)
+}
+
+// baseline records a customer already in the trigger's state as run,
+// doing nothing.
+func (r *AutomationRunner) baseline(ctx context.Context, st Store, b Business, a Automation, c Candidate, now time.Time, loc *time.Location) error {
+	run := AutomationRun{AutomationID: a.ID, BusinessID: b.ID, CustomerID: c.CustomerID, Key: a.Trigger.key(c, now, loc),
+		State: RunBaseline, Step: len(a.Actions), DueAt: now, StartedAt: now}
+	return st.WithTx(ctx, func(tx Tx) error {
+		_, err := tx.StartRun(ctx, run)
+		return err
+	})
 }
 
 // resume does the actions of a run whose wait is over.

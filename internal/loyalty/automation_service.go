@@ -1,6 +1,9 @@
 package loyalty
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // AutomationService keeps a business's automations.
 type AutomationService struct {
@@ -45,8 +48,14 @@ func (s *AutomationService) Save(ctx context.Context, b Business, id string, in 
 	if err := in.apply(&a, segmentOK, couponOffer(ctx, s.Store, b)); err != nil {
 		return a, err
 	}
+	if err := s.checkTrigger(ctx, b, a.Trigger); err != nil {
+		return a, err
+	}
 	if in.Trigger.Set || in.SegmentID.Set {
-		a.PassAfter = ""
+		a.PassAfter, a.PassStarted = "", time.Time{}
+	}
+	if in.Trigger.Set {
+		a.Baselined = false
 	}
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
 		a.BusinessID, a.UpdatedAt = b.ID, tx.Now()
@@ -73,4 +82,30 @@ func (s *AutomationService) Delete(ctx context.Context, b Business, id string) e
 // Runs counts an automation's runs by state.
 func (s *AutomationService) Runs(ctx context.Context, a Automation) (map[string]int, error) {
 	return s.Store.RunCounts(ctx, a.ID)
+}
+
+// checkTrigger checks that what a trigger names is the business's: a
+// level of its enabled tier program, one of its punch cards.
+func (s *AutomationService) checkTrigger(ctx context.Context, b Business, t AutomationTrigger) error {
+	switch t.Type {
+	case TriggerTierReached:
+		tiers, err := s.Store.Tiers(ctx, b.ID)
+		if err != nil {
+			return err
+		}
+		if p, ok := EnabledTier(tiers); !ok || p.levelIndex(t.LevelID) < 0 {
+			return Invalid("trigger.level_id", "The level_id must be a level of the business's enabled tier program.")
+		}
+	case TriggerCardCompleted:
+		if !ownCard(ctx, s.Store, b, t.CardID) {
+			return Invalid("trigger.card_id", "The card_id must be one of the business's punch cards.")
+		}
+	}
+	return nil
+}
+
+// ownCard reports whether the business has the punch card (not deleted).
+func ownCard(ctx context.Context, st Store, b Business, id int64) bool {
+	card, err := st.PunchCard(ctx, b.ID, id)
+	return err == nil && card.ID == id && !card.Deleted
 }

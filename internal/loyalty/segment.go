@@ -130,6 +130,10 @@ type CustomerCriteria struct {
 	Punch *PunchCriterion
 	// Coupon: holds (or not) a coupon still to be used; nil for any.
 	Coupon *CouponCriterion
+	// Expiring: holds points of a lot in one of States that expire in
+	// [From, To); the candidates then carry the first such expiry
+	// (Candidate.NextExpiry). Nil for any.
+	Expiring *ExpiringCriterion
 	// And are more criteria that must hold too (an automation's trigger
 	// within its segment).
 	And *CustomerCriteria
@@ -154,9 +158,19 @@ type LedgerSum struct {
 
 // PunchCriterion bounds a customer's stamps and completions on a card; a
 // customer who never got a stamp has 0 of each.
+//
+// ChangedFrom: stamped at or after it (zero for any time); the
+// candidates then carry the completions (Candidate.Completed).
 type PunchCriterion struct {
+	ChangedFrom             time.Time
 	CardID                  int64
 	StampsMin, CompletedMin int64
+}
+
+// ExpiringCriterion selects customers with points expiring in a window.
+type ExpiringCriterion struct {
+	From, To time.Time
+	States   []string
 }
 
 // CouponCriterion selects by holding a coupon still to be used at At

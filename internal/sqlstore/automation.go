@@ -6,25 +6,28 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 const automationColumns = `a.id, a.business_id, a.name, a.enabled, a.trigger_type, a.trigger_days, a.trigger_count, a.segment_id,
-	a.actions, a.period_days, a.pass_started, a.pass_after, a.created_at, a.updated_at`
+	a.actions, a.period_days, a.pass_started, a.pass_after, a.baselined,
+	a.trigger_level_id, a.trigger_card_id, a.created_at, a.updated_at`
 
 func scanAutomation(row scanner) (loyalty.Automation, error) {
 	var a loyalty.Automation
 	var segment sql.NullInt64
 	var actions string
 	var pass sql.NullTime
+	var level, card sql.NullInt64
 	err := row.Scan(&a.ID, &a.BusinessID, &a.Name, &a.Enabled, &a.Trigger.Type, &a.Trigger.Days, &a.Trigger.Count, &segment,
-		&actions, &a.PeriodDays, &pass, &a.PassAfter, &a.CreatedAt, &a.UpdatedAt)
+		&actions, &a.PeriodDays, &pass, &a.PassAfter, &a.Baselined, &level, &card, &a.CreatedAt, &a.UpdatedAt)
 	if err != nil {
 		return a, dbError(err)
 	}
-	a.SegmentID, a.PassStarted = segment.Int64, pass.Time
+	a.SegmentID, a.PassStarted, a.Trigger.LevelID, a.Trigger.CardID = segment.Int64, pass.Time, level.Int64, card.Int64
 	if err := json.Unmarshal([]byte(actions), &a.Actions); err != nil {
 		return a, fmt.Errorf("sqlstore: automation %d: actions: %w", a.ID, err)
 	}
@@ -65,18 +68,32 @@ func (d *DB) EnabledAutomations(ctx context.Context) ([]loyalty.Automation, erro
 }
 
 // Candidates lists up to limit active customers of a business c selects
-// with an id after after, in id order, with their last visit.
+// with an id after after, in id order, with their last visit and what
+// the criteria ask candidates to carry.
 func (d *DB) Candidates(ctx context.Context, businessID string, c loyalty.CustomerCriteria, after string, limit int) ([]loyalty.Candidate, error) {
 	where, args := criteriaWhere(d.dialect, businessID, c)
+	ph := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	cols := `c.user_id, c.last_visit_at, NULL, 0`
+	if x := c.Expiring; x != nil {
+		cols = strings.Replace(cols, "NULL", `(SELECT MIN(m.expires_at) FROM (`+lotsExpiringIn(x, ph)+`) m)`, 1)
+	}
+	if p := c.Punch; p != nil {
+		cols = strings.TrimSuffix(cols, ", 0") + `, COALESCE((SELECT pp.completed FROM punch_progress pp WHERE pp.card_id = ` +
+			ph(p.CardID) + ` AND pp.customer_id = c.user_id), 0)`
+	}
 	n := len(args)
-	rows, err := d.db.QueryContext(ctx, `SELECT c.user_id, c.last_visit_at FROM customers c WHERE `+where+` AND c.user_id > $`+
+	rows, err := d.db.QueryContext(ctx, `SELECT `+cols+` FROM customers c WHERE `+where+` AND c.user_id > $`+
 		strconv.Itoa(n+1)+` ORDER BY c.user_id LIMIT $`+strconv.Itoa(n+2), append(args, after, limit)...)
 	var out []loyalty.Candidate
 	err = scanAll(rows, err, func(rows *sql.Rows) error {
 		var c loyalty.Candidate
 		var last sql.NullTime
-		err := rows.Scan(&c.CustomerID, &last)
-		c.LastVisitAt = last.Time
+		var expiry aggTime
+		err := rows.Scan(&c.CustomerID, &last, &expiry, &c.Completed)
+		c.LastVisitAt, c.NextExpiry = last.Time, expiry.Time
 		out = append(out, c)
 		return err
 	})
@@ -116,22 +133,22 @@ func (d *DB) RunCounts(ctx context.Context, automationID int64) (map[string]int,
 // automationArgs are the values of the written columns of a.
 func automationArgs(a *loyalty.Automation) []any {
 	return []any{a.Name, a.Enabled, a.Trigger.Type, a.Trigger.Days, a.Trigger.Count, nullInt(a.SegmentID), a.ActionsJSON(),
-		a.PeriodDays, optionalTime(a.PassStarted), a.PassAfter, a.UpdatedAt.UTC()}
+		a.PeriodDays, optionalTime(a.PassStarted), a.PassAfter, a.Baselined, nullInt(a.Trigger.LevelID), nullInt(a.Trigger.CardID), a.UpdatedAt.UTC()}
 }
 
 // InsertAutomation stores a new automation.
 func (t *tx) InsertAutomation(ctx context.Context, a *loyalty.Automation) error {
 	return dbError(t.QueryRowContext(ctx, `INSERT INTO automations (name, enabled, trigger_type, trigger_days, trigger_count,
-		segment_id, actions, period_days, pass_started, pass_after, updated_at, business_id, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+		segment_id, actions, period_days, pass_started, pass_after, baselined, trigger_level_id, trigger_card_id, updated_at,
+		business_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id`,
 		append(automationArgs(a), a.BusinessID, a.CreatedAt.UTC())...).Scan(&a.ID))
 }
 
 // UpdateAutomation writes every field of an automation.
 func (t *tx) UpdateAutomation(ctx context.Context, a *loyalty.Automation) error {
 	_, err := t.ExecContext(ctx, `UPDATE automations SET name = $1, enabled = $2, trigger_type = $3, trigger_days = $4,
-		trigger_count = $5, segment_id = $6, actions = $7, period_days = $8, pass_started = $9, pass_after = $10, updated_at = $11
-		WHERE business_id = $12 AND id = $13`, append(automationArgs(a), a.BusinessID, a.ID)...)
+		trigger_count = $5, segment_id = $6, actions = $7, period_days = $8, pass_started = $9, pass_after = $10, baselined = $11,
+		trigger_level_id = $12, trigger_card_id = $13, updated_at = $14 WHERE business_id = $15 AND id = $16`, append(automationArgs(a), a.BusinessID, a.ID)...)
 	return dbError(err)
 }
 

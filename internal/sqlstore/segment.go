@@ -217,6 +217,9 @@ func criteriaConds(cr loyalty.CustomerCriteria, ph func(any) string, list func([
 		conds = append(conds, `EXISTS (SELECT 1 FROM punch_progress pp WHERE pp.card_id = `+ph(p.CardID)+
 			` AND pp.customer_id = c.user_id AND pp.stamps >= `+ph(p.StampsMin)+` AND pp.completed >= `+ph(p.CompletedMin)+`)`)
 	}
+	if x := cr.Expiring; x != nil {
+		conds = append(conds, `EXISTS (`+lotsExpiringIn(x, ph)+`)`)
+	}
 	if cp := cr.Coupon; cp != nil {
 		states := make([]string, len(cp.States))
 		for i, s := range cp.States {
@@ -301,4 +304,19 @@ func (t *tx) SetCustomerTags(ctx context.Context, businessID, customerID string,
 		}
 	}
 	return nil
+}
+
+// lotsExpiringIn selects a customer's lots (aliased l, of the customers row
+// c) holding points that expire in x's window.
+func lotsExpiringIn(x *loyalty.ExpiringCriterion, ph func(any) string) string {
+	states := make([]string, len(x.States))
+	for i, st := range x.States {
+		states[i] = ph(st)
+	}
+	if len(states) == 0 {
+		states = []string{"NULL"}
+	}
+	return `SELECT l.expires_at FROM point_lots l WHERE l.business_id = c.business_id AND l.customer_id = c.user_id
+		AND l.state IN (` + strings.Join(states, ", ") + `) AND l.remaining > 0
+		AND l.expires_at >= ` + ph(x.From.UTC()) + ` AND l.expires_at < ` + ph(x.To.UTC())
 }

@@ -35,12 +35,12 @@ func BenchmarkSegmentCount(b *testing.B) {
 		`INSERT INTO customers (business_id, user_id, email, points, birth_date, created_at, updated_at,
 			last_visit_at, visits_total, spend_total, consent_email, consent_sms)
 			SELECT $1, $1 || '-' || g, $1 || '-' || g || '@seed.example', g % 2000,
-				'1980-' || lpad(((g % 12) + 1)::text, 2, '0') || '-15', $3 - interval '500 days', $3,
-				CASE WHEN g % 10 = 0 THEN NULL ELSE $3 - (g % 400) * interval '1 day' END, g % 20, (g * 37) % 100000,
+				'1980-' || lpad(((g % 12) + 1)::text, 2, '0') || '-15', $3::timestamptz - interval '500 days', $3,
+				CASE WHEN g % 10 = 0 THEN NULL ELSE $3::timestamptz - (g % 400) * interval '1 day' END, g % 20, (g * 37) % 100000,
 				g % 3 = 0, g % 5 = 0
 			FROM generate_series(1, $2) g`,
 		`INSERT INTO transactions (business_id, customer_id, intent, type_code, name, amount, points, visits, tier_amount, created_at)
-			SELECT $1, $1 || '-' || (g % $2 + 1), 'reward', 1, 'Purchase', 1000, 10, 1, 1000, $3 - (g % 400) * interval '1 day'
+			SELECT $1, $1 || '-' || (g % $2 + 1), 'reward', 1, 'Purchase', 1000, 10, 1, 1000, $3::timestamptz - (g % 400) * interval '1 day'
 			FROM generate_series(1, 2 * $2) g`,
 	} {
 		if _, err := db.SQL().ExecContext(ctx, q, biz, n, now); err != nil {
