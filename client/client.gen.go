@@ -239,17 +239,22 @@ func (e AutomationActionType) Valid() bool {
 
 // Defines values for AutomationTriggerType.
 const (
-	Birthday      AutomationTriggerType = "birthday"
-	FirstPurchase AutomationTriggerType = "first_purchase"
-	Joined        AutomationTriggerType = "joined"
-	NoVisit       AutomationTriggerType = "no_visit"
-	NthVisit      AutomationTriggerType = "nth_visit"
+	Birthday       AutomationTriggerType = "birthday"
+	CardCompleted  AutomationTriggerType = "card_completed"
+	FirstPurchase  AutomationTriggerType = "first_purchase"
+	Joined         AutomationTriggerType = "joined"
+	NoVisit        AutomationTriggerType = "no_visit"
+	NthVisit       AutomationTriggerType = "nth_visit"
+	PointsExpiring AutomationTriggerType = "points_expiring"
+	TierReached    AutomationTriggerType = "tier_reached"
 )
 
 // Valid indicates whether the value is a known member of the AutomationTriggerType enum.
 func (e AutomationTriggerType) Valid() bool {
 	switch e {
 	case Birthday:
+		return true
+	case CardCompleted:
 		return true
 	case FirstPurchase:
 		return true
@@ -258,6 +263,10 @@ func (e AutomationTriggerType) Valid() bool {
 	case NoVisit:
 		return true
 	case NthVisit:
+		return true
+	case PointsExpiring:
+		return true
+	case TierReached:
 		return true
 	default:
 		return false
@@ -2575,12 +2584,18 @@ type AutomationResponse struct {
 
 // AutomationTrigger defines model for AutomationTrigger.
 type AutomationTrigger struct {
+	// CardId card_completed: the punch card; each completion after the automation was made fires.
+	CardId *int `json:"card_id,omitempty"`
+
 	// Count nth_visit: the visit's number.
 	Count *int `json:"count,omitempty"`
 
-	// Days birthday: days before it (0-60, 0 on the day); joined: days since; no_visit: days without a visit.
-	Days *int                  `json:"days,omitempty"`
-	Type AutomationTriggerType `json:"type"`
+	// Days birthday: days before it (0-60, 0 on the day); joined: days since; no_visit: days without a visit; points_expiring: points expire within that many days.
+	Days *int `json:"days,omitempty"`
+
+	// LevelId tier_reached: the level of the enabled tier program announced (tier.changed) after the automation was made.
+	LevelId *int                  `json:"level_id,omitempty"`
+	Type    AutomationTriggerType `json:"type"`
 }
 
 // AutomationTriggerType defines model for AutomationTrigger.Type.
