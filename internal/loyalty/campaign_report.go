@@ -110,3 +110,12 @@ func difference(a, b moments) Difference {
 	se := math.Sqrt(a.variance()/float64(a.n) + b.variance()/float64(b.n))
 	return Difference{Set: true, Value: d, Low: d - 1.96*se, High: d + 1.96*se}
 }
+
+// Tally is what happened to a campaign's recipients, without the
+// comparison with the holdout (the report's costly part): for a list.
+func (s *CampaignService) Tally(ctx context.Context, b Business, c Campaign) (RecipientTally, error) {
+	if c.BusinessID != b.ID {
+		return RecipientTally{}, campaignNotFound()
+	}
+	return s.Store.RecipientTally(ctx, c.ID, CouponClaimed())
+}

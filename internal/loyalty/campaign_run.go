@@ -327,21 +327,31 @@ func (r *CampaignRunner) unsubscribeURL(businessID, customerID string) string {
 // out: an e-mail its List-Unsubscribe headers (one click, RFC 8058) and
 // a link in its text, a text the link unless the template has it.
 func (r *CampaignRunner) message(b Business, c Campaign, f RecipientFacts, channel string) *Message {
-	vals := r.values(b, c, f)
+	to := f.Customer.Phone
+	if channel == CampaignEmail {
+		to = f.Customer.Email
+	}
+	return renderMessage(b, c, r.values(b, c, f), to, channel)
+}
+
+// renderMessage renders a campaign's e-mail or text to one address with
+// the merge fields' values (the unsubscribe link among them): the one
+// rendering of what a recipient receives, for the runner and the preview.
+func renderMessage(b Business, c Campaign, vals map[string]string, to, channel string) *Message {
 	link := vals["unsubscribe_url"]
 	if channel == CampaignEmail {
 		body := Merge(c.EmailBody, vals)
 		if !strings.Contains(c.EmailBody, "unsubscribe_url") {
 			body += "\n\n--\nYou receive this because you agreed to hear from " + b.Name + ". To stop: " + link
 		}
-		return &Message{Channel: ChannelEmail, To: f.Customer.Email, Subject: Merge(c.Subject, vals), Body: body,
+		return &Message{Channel: ChannelEmail, To: to, Subject: Merge(c.Subject, vals), Body: body,
 			Headers: map[string]string{"List-Unsubscribe": "<" + link + ">", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}}
 	}
 	body := Merge(c.SMSBody, vals)
 	if !strings.Contains(c.SMSBody, "unsubscribe_url") {
 		body += " Stop: " + link
 	}
-	return &Message{Channel: ChannelSMS, To: f.Customer.Phone, Body: body}
+	return &Message{Channel: ChannelSMS, To: to, Body: body}
 }
 
 // deliver sends a recipient's message on channel, in tx: an e-mail or a
