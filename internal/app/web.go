@@ -34,10 +34,11 @@ func (a *App) initWeb() error {
 		Store:     a.DB,
 		Customers: a.Services.Customers,
 		Consents:  a.Services.Consents, UnsubscribeKey: a.UnsubscribeKey,
-		Desk:    &console.CustomerDesk{Services: a.Services, Store: a.DB},
-		Program: &console.ProgramDesk{Services: a.Services, Store: a.DB},
-		Wallet:  &wallet.Desk{Services: a.Services, Store: a.DB},
-		Images:  a.API,
+		Desk:      &console.CustomerDesk{Services: a.Services, Store: a.DB},
+		Program:   &console.ProgramDesk{Services: a.Services, Store: a.DB},
+		Marketing: &console.MarketingDesk{Services: a.Services, Store: a.DB, Messages: a.Campaigns},
+		Wallet:    &wallet.Desk{Services: a.Services, Store: a.DB},
+		Images:    a.API,
 		Console: console.New(a.DB, console.Options{Admin: a.Admin, Apps: a.OAuth, Hash: a.Hasher,
 			Notify: a.Outbox.Wake, Verify: func(ctx context.Context, kind, email, password string) error {
 				_, err := a.OAuth.SignIn(ctx, kind, email, password)

@@ -28,7 +28,7 @@ const (
 	menuProgram   = "Program"
 	menuData      = "Data"
 	menuSettings  = "Settings"
-	menuMarketing = "Marketing" // segments, and campaigns and automations to come
+	menuMarketing = "Marketing" // segments, campaigns and automations
 )
 
 // consoleNav is the console's navigation, in order; the program's parts
@@ -38,6 +38,7 @@ var consoleNav = []navItem{
 	{"/business/counter", "Counter", loyalty.PermCounter, ""},
 	{"/business/customers", "Customers", loyalty.PermCounter, ""},
 	{"/business/segments", "Segments", loyalty.PermManage, menuMarketing},
+	{"/business/campaigns", "Campaigns", loyalty.PermManage, menuMarketing},
 	{"/business/program", "Overview", loyalty.PermManage, menuProgram},
 	{"/business/program/rules", "Points per spend", loyalty.PermManage, menuProgram},
 	{"/business/imports", "Imports", loyalty.PermManage, menuData},

@@ -37,6 +37,7 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	s.counterRoutes(mux)
 	s.customerRoutes(mux)
 	s.segmentRoutes(mux)
+	s.campaignRoutes(mux)
 	s.enrolRoutes(mux)
 	s.programRoutes(mux)
 	s.exportRoutes(mux)

@@ -46,11 +46,12 @@ type Config struct {
 	// messages; nil: no unsubscribe page.
 	Consents       *loyalty.ConsentService
 	UnsubscribeKey []byte
-	Console        *console.Services     // the merchant console's staff, access and audit log
-	Desk           *console.CustomerDesk // the console's customers and counter
-	Program        *console.ProgramDesk  // the console's program setup
-	Wallet         *wallet.Desk          // the members' wallet pages; nil: none
-	Images         ImageStore            // the business's uploaded logo and cover; nil: addresses only
+	Console        *console.Services      // the merchant console's staff, access and audit log
+	Desk           *console.CustomerDesk  // the console's customers and counter
+	Program        *console.ProgramDesk   // the console's program setup
+	Marketing      *console.MarketingDesk // the console's campaigns and automations
+	Wallet         *wallet.Desk           // the members' wallet pages; nil: none
+	Images         ImageStore             // the business's uploaded logo and cover; nil: addresses only
 	// PublicURL is the service's address as people reach it
 	// (https://loyalty.example.com), for links in e-mails. Without it an
 	// invitation links to the host the owner's browser used, and a
