@@ -257,7 +257,26 @@ func (a AutomationAction) message(name string) Campaign {
 // Describe is the automation as a sentence a merchant reads: "When a
 // member has not visited for 60 days → send “We miss you” → give 50
 // points".
-func (a Automation) Describe() string {
+func (a Automation) Describe() string { return a.DescribeNamed(AutomationNames{}) }
+
+// AutomationNames are the names of what automations refer to by id:
+// tier levels, punch cards and offers.
+type AutomationNames struct {
+	Levels, Cards, Offers map[int64]string
+}
+
+// nameOrNumber is a thing's name in quotes, or its number when it has none.
+func nameOrNumber(names map[int64]string, id int64) string {
+	if n, ok := names[id]; ok {
+		return "“" + n + "”"
+	}
+	return "#" + strconv.FormatInt(id, 10)
+}
+
+// DescribeNamed is Describe naming the levels, punch cards and offers
+// the automation refers to: "When a member reaches “Gold” → give a
+// coupon of “Free pastry”".
+func (a Automation) DescribeNamed(names AutomationNames) string {
 	var b strings.Builder
 	switch t := a.Trigger; t.Type {
 	case TriggerBirthday:
@@ -275,11 +294,11 @@ func (a Automation) Describe() string {
 	case TriggerFirstPurchase:
 		b.WriteString("On a member's first purchase")
 	case TriggerTierReached:
-		b.WriteString("When a member reaches tier level #" + strconv.FormatInt(t.LevelID, 10))
+		b.WriteString("When a member reaches tier level " + nameOrNumber(names.Levels, t.LevelID))
 	case TriggerExpiring:
 		b.WriteString("When a member's points expire within " + strconv.Itoa(t.Days) + " days")
 	case TriggerCardCompleted:
-		b.WriteString("When a member completes punch card #" + strconv.FormatInt(t.CardID, 10))
+		b.WriteString("When a member completes punch card " + nameOrNumber(names.Cards, t.CardID))
 	}
 	for _, x := range a.Actions {
 		b.WriteString(" → ")
@@ -291,7 +310,7 @@ func (a Automation) Describe() string {
 		case ActionAddTag:
 			b.WriteString("tag “" + x.Tag + "”")
 		case ActionCoupon:
-			b.WriteString("give a coupon of offer #" + strconv.FormatInt(x.OfferID, 10))
+			b.WriteString("give a coupon of offer " + nameOrNumber(names.Offers, x.OfferID))
 		case ActionSend:
 			subject := x.Subject
 			if subject == "" {
