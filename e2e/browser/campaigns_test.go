@@ -395,10 +395,10 @@ func TestCampaignForm(t *testing.T) {
 			c.open(s.url+"/business", "signin")
 			c.fill("#email", "till-"+sc.name+"@cafe.example", "#password", "cashier-pass-1")
 			c.submit(`main button[type="submit"]`, "counter")
-			if c.eval(`!!document.querySelector('nav.console-nav a[href="/business/campaigns"]')`) {
-				t.Error("a cashier's menu offers Campaigns")
+			if c.eval(`!!document.querySelector('nav.console-nav a[href="/business/campaigns"], nav.console-nav a[href="/business/automations"]')`) {
+				t.Error("a cashier's menu offers Campaigns or Automations")
 			}
-			for _, path := range []string{"/business/campaigns", "/business/campaigns/new"} {
+			for _, path := range []string{"/business/campaigns", "/business/campaigns/new", "/business/automations", "/business/automations/new"} {
 				if st := c.status(s.url + path); st != http.StatusForbidden {
 					t.Errorf("a cashier opening %s: %d, want 403", path, st)
 				}

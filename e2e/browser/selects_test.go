@@ -64,6 +64,7 @@ func TestSelectsFit(t *testing.T) {
 			{"/business/program/earning-rules/new?type=stamp", "setup_form", "stamp-rule-new"},
 			{"/business/segments/new", "segment_form", ""},
 			{"/business/campaigns/new", "campaign_form", ""},
+			{"/business/automations/new", "automation_form", ""},
 		}
 		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			o := newTabOn(t, "owner", sc)

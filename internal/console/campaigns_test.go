@@ -15,8 +15,9 @@ import (
 
 // TestMarketingDesk: the owner saves a campaign, previews it as its
 // segment's first member receives it, tests it to their own address and
-// sends it, each change in the audit log by its name; the list shows it
-// newest first with its segment. A cashier may do none of it.
+// sends it, saves an automation and turns it off, each change in the
+// audit log by its name; the list shows campaigns newest first with
+// their segment, automations as sentences. A cashier may do none of it.
 func TestMarketingDesk(t *testing.T) {
 	for _, engine := range testenv.Engines() {
 		t.Run(engine, func(t *testing.T) {
@@ -87,6 +88,27 @@ func TestMarketingDesk(t *testing.T) {
 			if _, err := desk.SaveCampaign(ctx, owner, id, in); loyalty.ErrorCode(err) != loyalty.EConflict {
 				t.Errorf("a sent campaign changed: %v", err)
 			}
+			// Automations: a cashier may not; the owner saves one, turns
+			// it off, and reads it as a sentence.
+			ain := loyalty.AutomationInput{Name: loyalty.Some("Welcome"), Trigger: loyalty.Some(loyalty.AutomationTrigger{Type: loyalty.TriggerFirstPurchase}),
+				Actions: loyalty.Some([]loyalty.AutomationAction{{Type: loyalty.ActionGivePoints, Points: 20}})}
+			if _, err := desk.SaveAutomation(ctx, cashier, "", ain); loyalty.ErrorCode(err) != loyalty.EForbidden {
+				t.Errorf("a cashier saves an automation: %v", err)
+			}
+			au, err := desk.SaveAutomation(ctx, owner, "", ain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := desk.EnableAutomation(ctx, cashier, strconv.FormatInt(au.ID, 10), false); loyalty.ErrorCode(err) != loyalty.EForbidden {
+				t.Errorf("a cashier turns an automation off: %v", err)
+			}
+			if _, err := desk.EnableAutomation(ctx, owner, strconv.FormatInt(au.ID, 10), false); err != nil {
+				t.Fatal(err)
+			}
+			autos, _, err := desk.Automations(ctx, owner)
+			if err != nil || len(autos) != 1 || autos[0].Enabled || autos[0].Sentence != "On a member's first purchase → give 20 points" {
+				t.Errorf("the automations: %+v, %v", autos, err)
+			}
 			log, err := cs.Audit.Page(ctx, owner, loyalty.AuditFilter{})
 			if err != nil {
 				t.Fatal(err)
@@ -95,7 +117,8 @@ func TestMarketingDesk(t *testing.T) {
 			for _, e := range log.Entries {
 				targets = append(targets, e.Action+" "+e.Target)
 			}
-			for _, want := range []string{"program.created Campaign: We miss you", "program.updated Campaign: We miss you"} {
+			for _, want := range []string{"program.created Campaign: We miss you", "program.updated Campaign: We miss you",
+				"program.created Automation: Welcome", "program.updated Automation: Welcome"} {
 				if !slices.Contains(targets, want) {
 					t.Errorf("the audit log has no %q: %v", want, targets)
 				}

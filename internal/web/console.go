@@ -39,6 +39,7 @@ var consoleNav = []navItem{
 	{"/business/customers", "Customers", loyalty.PermCounter, ""},
 	{"/business/segments", "Segments", loyalty.PermManage, menuMarketing},
 	{"/business/campaigns", "Campaigns", loyalty.PermManage, menuMarketing},
+	{"/business/automations", "Automations", loyalty.PermManage, menuMarketing},
 	{"/business/program", "Overview", loyalty.PermManage, menuProgram},
 	{"/business/program/rules", "Points per spend", loyalty.PermManage, menuProgram},
 	{"/business/imports", "Imports", loyalty.PermManage, menuData},

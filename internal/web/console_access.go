@@ -38,6 +38,7 @@ func (s *Server) businessRoutes(mux *http.ServeMux) {
 	s.customerRoutes(mux)
 	s.segmentRoutes(mux)
 	s.campaignRoutes(mux)
+	s.automationRoutes(mux)
 	s.enrolRoutes(mux)
 	s.programRoutes(mux)
 	s.exportRoutes(mux)
