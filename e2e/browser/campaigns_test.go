@@ -368,6 +368,7 @@ func TestCampaignForm(t *testing.T) {
 			o.fill("#subject", "A croissant for you", "#email_body", "Show this at the counter.")
 			o.pick("gift", "A coupon")
 			o.pick("gift_offer_id", "Free almond croissant")
+			o.waitExact("#pv-subject", "A croissant for you")
 			o.check("campaign_coupon")
 			o.submitTo("#send", "campaign_send", "/send")
 			o.fill("#send_date", "2020-01-01", "#send_time", "09:00")
