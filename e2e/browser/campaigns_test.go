@@ -219,7 +219,7 @@ func TestCampaignSend(t *testing.T) {
 			if got := o.text("#send-members"); got != "24 members" {
 				t.Errorf("the confirmation counts %q", got)
 			}
-			if got := o.text(".effects"); !strings.Contains(got, "About 25 % of them") || !strings.Contains(got, "given 50 points") {
+			if got := o.text(".effects"); !strings.Contains(got, "About 25\u00a0% of them") || !strings.Contains(got, "given 50 points") {
 				t.Errorf("the confirmation says:\n%s", got)
 			}
 			o.check("campaign_send")
@@ -288,7 +288,7 @@ func TestCampaignSend(t *testing.T) {
 				t.Errorf("the report says %s gifts, want %d", got, reached)
 			}
 			if got := o.text("#spend-sentence"); !strings.HasPrefix(got, "Recipients spent $") || !strings.Contains(got, "more per member than the holdout") ||
-				!strings.Contains(got, "95 % sure between") {
+				!strings.Contains(got, "95\u00a0% sure between") {
 				t.Errorf("the spend's sentence: %q", got)
 			}
 			if got := o.text("#report-open"); !strings.Contains(got, "Not complete yet") {

@@ -194,9 +194,9 @@ func reportMetricOf(id, title string, rep console.CampaignResults, treated, hold
 		m.Sentence = "Recipients " + verb + " " + format(abs) + " " + more + unit + " per member than the holdout"
 	}
 	if sure {
-		m.Sentence += " (95 % sure between " + format(low) + " and " + format(high) + ")."
+		m.Sentence += " (95\u00a0% sure between " + format(low) + " and " + format(high) + ")."
 	} else {
-		m.Sentence += ", which could be chance: 95 % sure the difference is between " + signed(d.Low, format) + " and " + signed(d.High, format) + "."
+		m.Sentence += ", which could be chance: 95\u00a0% sure the difference is between " + signed(d.Low, format) + " and " + signed(d.High, format) + "."
 	}
 	span := math.Max(math.Max(math.Abs(d.Low), math.Abs(d.High)), 1e-9) * 1.1
 	x := func(v float64) float64 { return math.Round((50+v/span*48)*10) / 10 }

@@ -370,7 +370,7 @@ func sendEffects(c loyalty.Campaign, b loyalty.Business) []string {
 	out := []string{"Each member is reached once, by " + strings.ToLower(channelWords(c.Channels)) +
 		", as they agreed to hear from you; whoever did not agree gets nothing."}
 	if c.HoldoutPercent > 0 {
-		out = append(out, "About "+strconv.Itoa(c.HoldoutPercent)+" % of them, drawn at random, get nothing: comparing them with the others shows what the campaign brought.")
+		out = append(out, "About "+strconv.Itoa(c.HoldoutPercent)+"\u00a0% of them, drawn at random, get nothing: comparing them with the others shows what the campaign brought.")
 	}
 	switch {
 	case c.GiftPoints > 0:
