@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # local-cluster.sh: Loyalty's production topology on one machine, to try
-# and to test. From Debian packages (PostgreSQL 15, pgbouncer, HAProxy):
+# and to test. From Debian packages (PostgreSQL 15, pg_auto_failover,
+# pgbouncer, HAProxy):
 #
-#   PostgreSQL primary      127.0.0.1:BASE      synchronous streaming replication
-#   PostgreSQL hot standby  127.0.0.1:BASE+1    (pg_basebackup -R)
+#   pg_auto_failover monitor  127.0.0.1:BASE+4  watches the nodes, promotes one
+#   PostgreSQL node1          127.0.0.1:BASE    primary at first   } each run by its keeper
+#   PostgreSQL node2          127.0.0.1:BASE+1  secondary at first } (pg_autoctl run);
+#                             synchronous streaming replication between them
 #   pgbouncer, transaction pooling, one per PostgreSQL node:
-#                           127.0.0.1:BASE+2 -> primary, BASE+3 -> standby
+#                           127.0.0.1:BASE+2 -> node1, BASE+3 -> node2
 #   loyalty serve x3        127.0.0.1:BASE+11..BASE+13, sharing PostgreSQL
 #                           and Redis (rate limits)
 #   HAProxy                 https://127.0.0.1:BASE+10 -> the three instances
@@ -15,12 +18,14 @@
 # URL and target_session_attrs=read-write, so after a failover they connect
 # to whichever node accepts writes; pgx runs in exec mode (unnamed
 # statements), as transaction pooling needs. Their LISTEN connection goes
-# to PostgreSQL directly (--db-listen), since it holds a session.
+# to PostgreSQL directly (--db-listen) with the multi-host URL that
+# `pg_autoctl show uri --formation default` prints, since it holds a session.
 #
 # Usage:
 #   deploy/local-cluster.sh up        start everything (installs the packages if missing)
-#   deploy/local-cluster.sh status    what runs, which node is primary
-#   deploy/local-cluster.sh failover  crash the primary (immediate stop), promote the standby
+#   deploy/local-cluster.sh status    what runs; pg_autoctl show state
+#   deploy/local-cluster.sh failover  lose the primary's machine (kill -9 of its keeper and
+#                                     its PostgreSQL) and wait until the monitor promoted the other
 #   deploy/local-cluster.sh down      stop everything and delete the directory
 #
 # Settings (environment):
@@ -30,19 +35,31 @@
 #   LOYALTY_REDIS         redis:// URL shared by the instances (redis://127.0.0.1:6379/0)
 #
 # "up" writes $LOYALTY_CLUSTER_DIR/cluster.env with the addresses (URL,
-# CA_CERT, DB, DB_LISTEN, DB_DIRECT, DATA_DIR, INSTANCES) for scripts and
-# tests to read.
-# PostgreSQL runs as the postgres user (it refuses root) with fsync off:
-# this is a test bed, not a durable deployment.
+# CA_CERT, DB, DB_LISTEN, DB_DIRECT, MONITOR, DATA_DIR, INSTANCES) for
+# scripts and tests to read.
+# PostgreSQL and pg_autoctl run as the postgres user (they refuse root) with
+# fsync off, and pg_auto_failover's timeouts cut to seconds
+# (docs/topology.md): this is a test bed, not a durable deployment.
 set -euo pipefail
 
 DIR=${LOYALTY_CLUSTER_DIR:-/tmp/loyalty-cluster}
 BASE=${LOYALTY_CLUSTER_PORT:-25400}
 REDIS=${LOYALTY_REDIS:-redis://127.0.0.1:6379/0}
-PG1=$BASE PG2=$((BASE + 1)) BOUNCER1=$((BASE + 2)) BOUNCER2=$((BASE + 3)) HTTP=$((BASE + 10))
+PG1=$BASE PG2=$((BASE + 1)) BOUNCER1=$((BASE + 2)) BOUNCER2=$((BASE + 3)) MONITOR=$((BASE + 4)) HTTP=$((BASE + 10))
 INSTANCES=(1 2 3)
+NODES=(1 2)
 DBNAME=loyalty
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+
+# pg_auto_failover's timing, cut from its defaults (in brackets) so that a
+# lost primary is replaced in seconds; docs/topology.md explains each.
+HEALTH_CHECK_PERIOD=1000         # ms between the monitor's checks of each node [5000]
+HEALTH_CHECK_TIMEOUT=1000        # ms a check may take to connect [5000]
+HEALTH_CHECK_MAX_RETRIES=2       # [2]
+HEALTH_CHECK_RETRY_DELAY=500     # ms [2000]
+UNHEALTHY_TIMEOUT=3000           # ms without a keeper's report, checks failing, before failing over [20000]
+PRIMARY_DEMOTE_TIMEOUT=5000      # ms a lost primary has to demote itself before the other is let write [30000]
+NETWORK_PARTITION_TIMEOUT=3      # s a primary that sees neither monitor nor standby waits before demoting itself [20]
 
 log() { printf '== %s\n' "$*" >&2; }
 die() { printf 'local-cluster: %s\n' "$*" >&2; exit 1; }
@@ -59,18 +76,36 @@ as_postgres() {
   if [ "$(id -un)" = postgres ]; then "$@"; else runuser -u postgres -- "$@"; fi
 }
 
+# autoctl runs pg_autoctl as postgres, with its configuration, state and
+# pid files kept in $DIR (not in postgres's home or /tmp), so that "down"
+# removes them all.
+autoctl() {
+  as_postgres env XDG_CONFIG_HOME="$DIR/xdg/config" XDG_DATA_HOME="$DIR/xdg/data" \
+    XDG_RUNTIME_DIR="$DIR/xdg/run" PATH="$(pgbin):/usr/local/bin:/usr/bin:/bin" pg_autoctl "$@"
+}
+
+apt_install() {
+  [ $# -gt 0 ] || return 0
+  [ "$(id -u)" = 0 ] || die "missing $*: apt-get install $* (as root)"
+  log "installing $*"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
 ensure_packages() {
-  local missing=()
+  local missing=() ver
   command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
   command -v pgbouncer >/dev/null 2>&1 || [ -x /usr/sbin/pgbouncer ] || missing+=(pgbouncer)
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
-  if [ ${#missing[@]} -gt 0 ]; then
-    [ "$(id -u)" = 0 ] || die "missing ${missing[*]}: apt-get install ${missing[*]} (as root)"
-    log "installing ${missing[*]}"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
-  fi
+  apt_install "${missing[@]}"
+  # pg_auto_failover: the pg_autoctl command and the monitor's extension,
+  # built for the server's major version.
+  ver=$(basename "$(dirname "$(pgbin)")")
+  missing=()
+  command -v pg_autoctl >/dev/null 2>&1 || missing+=(pg-auto-failover-cli)
+  [ -e "/usr/lib/postgresql/$ver/lib/pgautofailover.so" ] || missing+=("postgresql-$ver-auto-failover")
+  apt_install "${missing[@]}"
   # Debian starts the packaged services by itself on some machines; this
   # topology runs its own copies on private ports.
   export PATH="$PATH:/usr/sbin"
@@ -90,44 +125,121 @@ psql_at() { # psql_at PORT SQL
   as_postgres "$(pgbin)/psql" -h 127.0.0.1 -p "$1" -U postgres -d postgres -Atqc "$2"
 }
 
+# monitor_sql runs SQL on the monitor's database.
+monitor_sql() {
+  as_postgres "$(pgbin)/psql" -h 127.0.0.1 -p "$MONITOR" -U postgres -d pg_auto_failover -Atqc "$1"
+}
+
+monitor_uri() {
+  echo "postgres://autoctl_node@127.0.0.1:$MONITOR/pg_auto_failover?sslmode=disable"
+}
+
+# keeper_pid is the pid of a running pg_autoctl run (of monitor, node1 or
+# node2), or nothing.
+keeper_pid() {
+  local f="$DIR/xdg/run/pg_autoctl$DIR/$1/pg_autoctl.pid" pid
+  [ -e "$f" ] || return 0
+  pid=$(head -n1 "$f")
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then echo "$pid"; fi
+}
+
+keeper_running() { [ -n "$(keeper_pid "$1")" ]; }
+
+# start_keeper runs pg_autoctl run for a PGDATA in the background, in a
+# session of its own (setsid): it starts and supervises that PostgreSQL
+# (restarting it if it stops) and reports to the monitor every second.
+start_keeper() { # start_keeper NAME
+  local name=$1
+  setsid runuser -u postgres -- env XDG_CONFIG_HOME="$DIR/xdg/config" XDG_DATA_HOME="$DIR/xdg/data" \
+    XDG_RUNTIME_DIR="$DIR/xdg/run" PATH="$(pgbin):/usr/local/bin:/usr/bin:/bin" \
+    pg_autoctl run --pgdata "$DIR/$name" >>"$DIR/$name.log" 2>&1 </dev/null &
+  wait_for "pg_autoctl run ($name)" 10 keeper_running "$name"
+}
+
+# tune appends settings to a PGDATA's postgresql.auto.conf, which
+# PostgreSQL reads last: they win over pg_autoctl's
+# postgresql-auto-failover.conf (which sizes shared_buffers for a machine
+# of its own).
+tune() { # tune PGDATA SETTINGS
+  printf '%s\n' "$2" | as_postgres tee -a "$1/postgresql.auto.conf" >/dev/null
+}
+
+start_monitor() {
+  log "pg_auto_failover monitor on $MONITOR"
+  autoctl create monitor --pgdata "$DIR/monitor" --pgport "$MONITOR" --hostname 127.0.0.1 \
+    --auth trust --no-ssl --ssl-mode disable --pgctl "$(pgbin)/pg_ctl" >"$DIR/monitor.log" 2>&1 ||
+    die "pg_autoctl create monitor failed: $(tail -n 20 "$DIR/monitor.log")"
+  autoctl config set --pgdata "$DIR/monitor" postgresql.listen_addresses 127.0.0.1 >/dev/null
+  tune "$DIR/monitor" "shared_buffers = '32MB'
+fsync = off
+pgautofailover.health_check_period = $HEALTH_CHECK_PERIOD
+pgautofailover.health_check_timeout = $HEALTH_CHECK_TIMEOUT
+pgautofailover.health_check_max_retries = $HEALTH_CHECK_MAX_RETRIES
+pgautofailover.health_check_retry_delay = $HEALTH_CHECK_RETRY_DELAY
+pgautofailover.node_considered_unhealthy_timeout = $UNHEALTHY_TIMEOUT
+pgautofailover.primary_demote_timeout = $PRIMARY_DEMOTE_TIMEOUT
+pgautofailover.startup_grace_period = 2000"
+  start_keeper monitor
+  wait_for "the monitor" 30 monitor_sql "SELECT 1"
+}
+
+# node_state prints a node's state as the monitor knows it: reported and
+# goal, "primary primary" once it is settled as the primary.
+node_state() { # node_state N
+  monitor_sql "SELECT reportedstate || ' ' || goalstate FROM pgautofailover.node WHERE nodename = 'node$1'"
+}
+
+node_is() { # node_is N STATE: reported and goal both STATE
+  [ "$(node_state "$1")" = "$2 $2" ]
+}
+
+create_node() { # create_node N PORT
+  local n=$1 port=$2
+  autoctl create postgres --pgdata "$DIR/node$n" --pghost "$DIR" --pgport "$port" --listen 127.0.0.1 \
+    --hostname 127.0.0.1 --name "node$n" --dbname "$DBNAME" --monitor "$(monitor_uri)" \
+    --auth trust --no-ssl --ssl-mode disable --pgctl "$(pgbin)/pg_ctl" >>"$DIR/node$n.log" 2>&1 ||
+    die "pg_autoctl create postgres (node$n) failed: $(tail -n 20 "$DIR/node$n.log")"
+  autoctl config set --pgdata "$DIR/node$n" timeout.network_partition_timeout "$NETWORK_PARTITION_TIMEOUT" >/dev/null
+}
+
 start_postgres() {
   local bin
   bin=$(pgbin)
-  log "PostgreSQL primary on $PG1"
-  as_postgres "$bin/initdb" -D "$DIR/pg1" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
-  cat >>"$DIR/pg1/postgresql.conf" <<EOF
-listen_addresses = '127.0.0.1'
-port = $PG1
-unix_socket_directories = '$DIR'
-fsync = off
+  start_monitor
+
+  log "PostgreSQL node1 on $PG1 (pg_autoctl create postgres: the first node is the primary)"
+  # initdb here rather than by pg_autoctl: trust for the instances on
+  # loopback, the C.UTF-8 locale, and settings that node2 copies with its
+  # base backup.
+  as_postgres "$bin/initdb" -D "$DIR/node1" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+  echo "unix_socket_directories = '$DIR'" | as_postgres tee -a "$DIR/node1/postgresql.conf" >/dev/null
+  tune "$DIR/node1" "fsync = off
 full_page_writes = off
 max_connections = 200
-wal_level = replica
-max_wal_senders = 5
-hot_standby = on
-cluster_name = 'primary'
-EOF
-  echo "host replication postgres 127.0.0.1/32 trust" >>"$DIR/pg1/pg_hba.conf"
-  as_postgres "$bin/pg_ctl" -D "$DIR/pg1" -l "$DIR/pg1.log" -w start >/dev/null
-  as_postgres "$bin/createdb" -h 127.0.0.1 -p "$PG1" -U postgres "$DBNAME"
+shared_buffers = '128MB'"
+  create_node 1 "$PG1"
+  start_keeper node1
+  wait_for "node1 as a single node" 60 node_is 1 single
 
-  log "PostgreSQL hot standby on $PG2 (pg_basebackup -R)"
-  as_postgres "$bin/pg_basebackup" -h 127.0.0.1 -p "$PG1" -U postgres -D "$DIR/pg2" -R -X stream -c fast
-  cat >>"$DIR/pg2/postgresql.conf" <<EOF
-port = $PG2
-cluster_name = 'standby'
-EOF
-  as_postgres "$bin/pg_ctl" -D "$DIR/pg2" -l "$DIR/pg2.log" -w start >/dev/null
-  # From now on a commit is acknowledged once the standby has it too, so a
-  # failover loses no acknowledged write. Set on the primary alone, after
-  # the copy: the standby, once promoted, has no standby to wait for.
-  psql_at "$PG1" "ALTER SYSTEM SET synchronous_standby_names = 'standby'" >/dev/null
-  psql_at "$PG1" "SELECT pg_reload_conf()" >/dev/null
+  log "PostgreSQL node2 on $PG2 (pg_autoctl create postgres: a base backup of node1, then its secondary)"
+  create_node 2 "$PG2"
+  start_keeper node2
+  wait_for "node1 primary and node2 secondary" 120 both_settled
+  # With number_sync_standbys 0 and node2 in the replication quorum (the
+  # defaults), pg_autoctl has node1 wait for node2 at every commit.
+  log "node1: synchronous_standby_names = $(psql_at "$PG1" "SHOW synchronous_standby_names")"
   wait_for "synchronous streaming replication" 30 standby_in_sync
 }
 
+both_settled() {
+  node_is 1 primary && node_is 2 secondary
+}
+
 standby_in_sync() {
-  [ "$(psql_at "$PG1" "SELECT sync_state FROM pg_stat_replication WHERE application_name = 'standby'")" = sync ]
+  case "$(psql_at "$PG1" "SELECT string_agg(sync_state, ',') FROM pg_stat_replication")" in
+    sync | quorum) return 0 ;;
+  esac
+  return 1
 }
 
 start_pgbouncer() { # start_pgbouncer N LISTEN_PORT PG_PORT
@@ -169,9 +281,18 @@ dsn() {
   echo "postgres://postgres@127.0.0.1:$BOUNCER1,127.0.0.1:$BOUNCER2/$DBNAME?sslmode=disable&target_session_attrs=read-write&default_query_exec_mode=exec&connect_timeout=3"
 }
 
+# direct_dsn is the formation's URL as pg_auto_failover gives it (both
+# nodes, target_session_attrs=read-write), as the postgres user.
+direct_dsn() {
+  local uri
+  uri=$(autoctl show uri --pgdata "$DIR/monitor" --formation default)
+  case "$uri" in postgres://*) ;; *) die "pg_autoctl show uri: $uri" ;; esac
+  echo "postgres://postgres@${uri#postgres://}"
+}
+
 # listen_dsn goes around the pooler: LISTEN needs its own session.
 listen_dsn() {
-  echo "postgres://postgres@127.0.0.1:$PG1,127.0.0.1:$PG2/$DBNAME?sslmode=disable&target_session_attrs=read-write&connect_timeout=3"
+  echo "$(direct_dsn)&connect_timeout=3"
 }
 
 loyalty_bin() {
@@ -182,7 +303,8 @@ loyalty_bin() {
 }
 
 start_instances() {
-  local bin=$1
+  local bin=$1 listen
+  listen=$(listen_dsn)
   log "migrating through pgbouncer"
   "$bin" --db "$(dsn)" --data-dir "$DIR/data" migrate --json >"$DIR/migrate.json"
   for i in "${INSTANCES[@]}"; do
@@ -193,7 +315,7 @@ start_instances() {
     # trusted proxy: clients on other loopback addresses (127.0.0.2, ...)
     # count as clients of their own for the per-IP limits.
     nohup "$bin" --db "$(dsn)" --data-dir "$DIR/data" serve --addr "127.0.0.1:$port" \
-      --db-listen "$(listen_dsn)" --redis "$REDIS" --behind-proxy --trusted-proxies 127.0.0.1 \
+      --db-listen "$listen" --redis "$REDIS" --behind-proxy --trusted-proxies 127.0.0.1 \
       >"$DIR/loyalty$i.log" 2>&1 &
     echo $! >"$DIR/loyalty$i.pid"
   done
@@ -246,7 +368,8 @@ write_env() {
     echo "CA_CERT=$DIR/haproxy.crt"
     echo "DB='$(dsn)'"
     echo "DB_LISTEN='$(listen_dsn)'"
-    echo "DB_DIRECT='postgres://postgres@127.0.0.1:$PG1,127.0.0.1:$PG2/$DBNAME?sslmode=disable&target_session_attrs=read-write'"
+    echo "DB_DIRECT='$(direct_dsn)'"
+    echo "MONITOR='$(monitor_uri)'"
     echo "DATA_DIR=$DIR/data"
     local urls=()
     for i in "${INSTANCES[@]}"; do urls+=("http://127.0.0.1:$((BASE + 10 + i))"); done
@@ -258,9 +381,9 @@ up() {
   [ ! -e "$DIR/cluster.env" ] || die "already up at $DIR (down first)"
   ensure_packages
   local bin
-  mkdir -p "$DIR"
+  mkdir -p "$DIR/xdg/run"
   chmod 755 "$DIR"
-  chown postgres "$DIR"
+  chown -R postgres "$DIR"
   bin=$(loyalty_bin)
   start_postgres
   start_pgbouncer 1 "$BOUNCER1" "$PG1"
@@ -271,16 +394,12 @@ up() {
   log "up: $(sed -n 1p "$DIR/cluster.env") (settings in $DIR/cluster.env)"
 }
 
-role() { # role PORT: primary, standby or down
-  local r
-  r=$(psql_at "$1" "SELECT pg_is_in_recovery()" 2>/dev/null) || { echo down; return; }
-  [ "$r" = f ] && echo primary || echo standby
-}
-
 status() {
   [ -e "$DIR/cluster.env" ] || die "not up (no $DIR/cluster.env)"
-  echo "PostgreSQL $PG1: $(role "$PG1")"
-  echo "PostgreSQL $PG2: $(role "$PG2")"
+  autoctl show state --pgdata "$DIR/monitor" 2>&1 || echo "monitor: down"
+  for n in "${NODES[@]}"; do
+    if [ -n "$(keeper_pid "node$n")" ]; then echo "node$n keeper: running"; else echo "node$n keeper: down"; fi
+  done
   for n in 1 2; do
     if [ -e "$DIR/pgbouncer$n.pid" ] && kill -0 "$(cat "$DIR/pgbouncer$n.pid")" 2>/dev/null; then
       echo "pgbouncer $n: running"
@@ -299,21 +418,74 @@ status() {
   curl -fsS --cacert "$DIR/haproxy.crt" "https://127.0.0.1:$HTTP/healthz" >/dev/null 2>&1 && echo "HAProxy $HTTP: up" || echo "HAProxy $HTTP: down"
 }
 
-# failover crashes whichever node is primary and promotes the other.
+# postmaster_pid is the pid of a PGDATA's running postmaster, or nothing.
+postmaster_pid() {
+  local pid
+  [ -e "$1/postmaster.pid" ] || return 0
+  pid=$(head -n1 "$1/postmaster.pid")
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then echo "$pid"; fi
+}
+
+# node_pids lists every process of a node: its keeper's session (pg_autoctl
+# and its services) and its PostgreSQL (the postmaster and its children,
+# which PostgreSQL puts in sessions of their own).
+node_pids() { # node_pids NAME
+  local keeper pm
+  keeper=$(keeper_pid "$1")
+  pm=$(postmaster_pid "$DIR/$1")
+  {
+    [ -z "$keeper" ] || ps -o pid= -s "$(ps -o sid= -p "$keeper" | tr -d ' ')" || true
+    [ -z "$pm" ] || { echo "$pm"; ps -o pid= --ppid "$pm" || true; }
+  } | tr -d ' ' | sort -u
+}
+
+# failover loses the primary's machine: its keeper, its postmaster and
+# every backend get SIGKILL at once, so nothing of that node demotes
+# itself, reports to the monitor or restarts PostgreSQL (pg_autoctl run
+# restarts a PostgreSQL that stops by itself). The monitor notices by its
+# health checks and the keeper's silence, and promotes the other node;
+# this waits until that node is primary (or wait_primary: accepting
+# writes with no standby left to wait for).
 failover() {
-  local bin old new ports=([1]=$PG1 [2]=$PG2)
-  bin=$(pgbin)
-  if [ "$(role "$PG1")" = primary ]; then old=1 new=2; else old=2 new=1; fi
-  [ "$(role "${ports[$new]}")" = standby ] || die "no standby to promote"
-  log "crashing the primary (node $old, immediate stop)"
-  as_postgres "$bin/pg_ctl" -D "$DIR/pg$old" -m immediate stop >/dev/null
-  log "promoting the standby (node $new)"
-  as_postgres "$bin/pg_ctl" -D "$DIR/pg$new" -w promote >/dev/null
-  log "node $new is $(role "${ports[$new]}")"
+  [ -e "$DIR/cluster.env" ] || die "not up (no $DIR/cluster.env)"
+  local old new pids start state
+  if node_is 1 primary; then old=1 new=2; elif node_is 2 primary; then old=2 new=1; else
+    die "no node is primary: $(autoctl show state --pgdata "$DIR/monitor" 2>&1)"
+  fi
+  node_is "$new" secondary || die "node$new is not a secondary to promote: $(node_state "$new")"
+  pids=$(node_pids "node$old")
+  [ -n "$pids" ] || die "node$old has no process to kill"
+  log "losing the primary, node$old: kill -9 of its keeper and PostgreSQL ($(echo "$pids" | wc -l) processes)"
+  start=$(date +%s%N)
+  # shellcheck disable=SC2086 # one pid a word
+  kill -9 $pids
+  for _ in $(seq 1 1200); do
+    state=$(node_state "$new" 2>/dev/null || true)
+    case "$state" in "primary primary" | "wait_primary wait_primary") break ;; esac
+    sleep 0.1
+  done
+  case "$state" in "primary primary" | "wait_primary wait_primary") ;; *)
+    die "node$new not promoted within 120 s: $(autoctl show state --pgdata "$DIR/monitor" 2>&1)" ;;
+  esac
+  log "the monitor promoted node$new ($state) $((($(date +%s%N) - start) / 1000000)) ms after the loss"
+  autoctl show events --pgdata "$DIR/monitor" --count 8 2>&1 | cut -c1-200 >&2 || true
+}
+
+# free_shm removes the System V segment of a PostgreSQL that was killed
+# (a postmaster that exits removes its own): the 7th line of
+# postmaster.pid holds its key and id.
+free_shm() { # free_shm PGDATA
+  local id
+  [ -e "$1/postmaster.pid" ] || return 0
+  id=$(sed -n 7p "$1/postmaster.pid" | awk '{print $2}')
+  [ -n "$id" ] || return 0
+  if [ "$(ipcs -m -i "$id" 2>/dev/null | sed -n 's/.*nattch=\([0-9]*\).*/\1/p')" = 0 ]; then
+    ipcrm -m "$id" 2>/dev/null || true
+  fi
 }
 
 down() {
-  local bin
+  local bin pid
   bin=$(pgbin)
   if [ -e "$DIR/haproxy.pid" ]; then kill "$(cat "$DIR/haproxy.pid")" 2>/dev/null || true; fi
   for i in "${INSTANCES[@]}"; do
@@ -322,8 +494,20 @@ down() {
   for n in 1 2; do
     if [ -e "$DIR/pgbouncer$n.pid" ]; then kill "$(cat "$DIR/pgbouncer$n.pid")" 2>/dev/null || true; fi
   done
-  for n in 1 2; do
-    if [ -e "$DIR/pg$n/postmaster.pid" ]; then as_postgres "$bin/pg_ctl" -D "$DIR/pg$n" -m immediate stop >/dev/null 2>&1 || true; fi
+  # The keepers first (each would restart its PostgreSQL), then whatever
+  # PostgreSQL is left, immediately.
+  for name in node1 node2 monitor; do
+    pid=$(keeper_pid "$name")
+    if [ -n "$pid" ]; then
+      # shellcheck disable=SC2046 # one pid a word
+      kill -9 $(ps -o pid= -s "$(ps -o sid= -p "$pid" | tr -d ' ')" | grep -vx " *$(postmaster_pid "$DIR/$name")") 2>/dev/null || true
+    fi
+  done
+  for name in node1 node2 monitor; do
+    if [ -n "$(postmaster_pid "$DIR/$name")" ]; then
+      as_postgres "$bin/pg_ctl" -D "$DIR/$name" -m immediate stop >/dev/null 2>&1 || true
+    fi
+    free_shm "$DIR/$name"
   done
   for i in "${INSTANCES[@]}"; do
     if [ -e "$DIR/loyalty$i.pid" ]; then
@@ -339,5 +523,5 @@ case "${1:-}" in
   status) status ;;
   failover) failover ;;
   down) down ;;
-  *) sed -n '2,36p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,42p' "$0" >&2; exit 2 ;;
 esac

@@ -33,14 +33,15 @@ type cluster struct {
 	vars   []string // the script's environment
 }
 
-// needTools skips the test when the machine lacks what the script runs.
+// needTools skips the test when the machine lacks what the script runs,
+// or fails it when CI is set (.ci/run installs them).
 func needTools(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("the topology test starts two PostgreSQL clusters, two pgbouncers, HAProxy and three instances; -short")
+		t.Skip("the topology test starts a pg_auto_failover monitor and two PostgreSQL nodes, two pgbouncers, HAProxy and three instances; -short")
 	}
 	var missing []string
-	for _, tool := range []string{"haproxy", "pgbouncer", "openssl", "runuser", "curl"} {
+	for _, tool := range []string{"haproxy", "pgbouncer", "pg_autoctl", "openssl", "runuser", "setsid", "curl"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if _, err := os.Stat("/usr/sbin/" + tool); err != nil {
 				missing = append(missing, tool)
@@ -49,13 +50,26 @@ func needTools(t *testing.T) {
 	}
 	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(m) == 0 {
 		missing = append(missing, "postgresql (server binaries)")
+	} else if m, _ := filepath.Glob("/usr/lib/postgresql/*/lib/pgautofailover.so"); len(m) == 0 {
+		missing = append(missing, "postgresql-NN-auto-failover (the monitor's extension)")
 	}
 	if len(missing) > 0 {
-		t.Skipf("the topology test needs %s: apt-get install -y haproxy pgbouncer postgresql openssl curl (.ci/run does)", strings.Join(missing, ", "))
+		unavailable(t, "the topology test needs %s: apt-get install -y haproxy pgbouncer postgresql postgresql-15-auto-failover pg-auto-failover-cli openssl curl (.ci/run does)", strings.Join(missing, ", "))
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("the topology test runs PostgreSQL as the postgres user: run it as root")
+		unavailable(t, "the topology test runs PostgreSQL and pg_autoctl as the postgres user: run it as root")
 	}
+}
+
+// unavailable skips the test, or fails it under CI, where .ci/run has
+// installed what it needs.
+func unavailable(t *testing.T, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s (CI is set: the topology test must run)", msg)
+	}
+	t.Skip(msg)
 }
 
 // startCluster runs deploy/local-cluster.sh up with the loyalty binary bin
