@@ -4,15 +4,15 @@
 # pgbouncer, HAProxy):
 #
 #   pg_auto_failover monitor  127.0.0.1:BASE+4  watches the nodes, promotes one
-#   PostgreSQL node1          127.0.0.1:BASE    primary at first   } each run by its keeper
-#   PostgreSQL node2          127.0.0.1:BASE+1  secondary at first } (pg_autoctl run);
+#   PostgreSQL node1          127.0.0.1:BASE    primary at first     each run by its
+#   PostgreSQL node2          127.0.0.1:BASE+1  secondary at first   keeper (pg_autoctl run)
 #                             synchronous streaming replication between them
 #   pgbouncer, transaction pooling, one per PostgreSQL node:
-#                           127.0.0.1:BASE+2 -> node1, BASE+3 -> node2
-#   loyalty serve x3        127.0.0.1:BASE+11..BASE+13, sharing PostgreSQL
-#                           and Redis (rate limits)
-#   HAProxy                 https://127.0.0.1:BASE+10 -> the three instances
-#                           (TLS ends here, with a self-signed certificate)
+#                             127.0.0.1:BASE+2 -> node1, BASE+3 -> node2
+#   loyalty serve x3          127.0.0.1:BASE+11..BASE+13, sharing PostgreSQL
+#                             and Redis (rate limits)
+#   HAProxy                   https://127.0.0.1:BASE+10 -> the three instances
+#                             (TLS ends here, with a self-signed certificate)
 #
 # The instances reach PostgreSQL through both pgbouncers with a multi-host
 # URL and target_session_attrs=read-write, so after a failover they connect
@@ -26,6 +26,8 @@
 #   deploy/local-cluster.sh status    what runs; pg_autoctl show state
 #   deploy/local-cluster.sh failover  lose the primary's machine (kill -9 of its keeper and
 #                                     its PostgreSQL) and wait until the monitor promoted the other
+#   deploy/local-cluster.sh rejoin    bring the lost node back (its keeper again): it rejoins as
+#                                     the secondary
 #   deploy/local-cluster.sh down      stop everything and delete the directory
 #
 # Settings (environment):
@@ -224,15 +226,15 @@ shared_buffers = '128MB'"
   log "PostgreSQL node2 on $PG2 (pg_autoctl create postgres: a base backup of node1, then its secondary)"
   create_node 2 "$PG2"
   start_keeper node2
-  wait_for "node1 primary and node2 secondary" 120 both_settled
+  wait_for "node1 primary and node2 secondary" 120 settled 1 2
   # With number_sync_standbys 0 and node2 in the replication quorum (the
   # defaults), pg_autoctl has node1 wait for node2 at every commit.
   log "node1: synchronous_standby_names = $(psql_at "$PG1" "SHOW synchronous_standby_names")"
   wait_for "synchronous streaming replication" 30 standby_in_sync
 }
 
-both_settled() {
-  node_is 1 primary && node_is 2 secondary
+settled() { # settled PRIMARY SECONDARY
+  node_is "$1" primary && node_is "$2" secondary
 }
 
 standby_in_sync() {
@@ -397,8 +399,8 @@ up() {
 status() {
   [ -e "$DIR/cluster.env" ] || die "not up (no $DIR/cluster.env)"
   autoctl show state --pgdata "$DIR/monitor" 2>&1 || echo "monitor: down"
-  for n in "${NODES[@]}"; do
-    if [ -n "$(keeper_pid "node$n")" ]; then echo "node$n keeper: running"; else echo "node$n keeper: down"; fi
+  for name in monitor node1 node2; do
+    if keeper_running "$name"; then echo "$name keeper: running"; else echo "$name keeper: down"; fi
   done
   for n in 1 2; do
     if [ -e "$DIR/pgbouncer$n.pid" ] && kill -0 "$(cat "$DIR/pgbouncer$n.pid")" 2>/dev/null; then
@@ -471,6 +473,22 @@ failover() {
   autoctl show events --pgdata "$DIR/monitor" --count 8 2>&1 | cut -c1-200 >&2 || true
 }
 
+# rejoin starts the keeper of the node that failover lost again, as a
+# machine that comes back would: pg_autoctl rewinds its PostgreSQL to the
+# new primary's timeline (pg_rewind) and makes it that primary's
+# synchronous secondary, so that failover may run again.
+rejoin() {
+  [ -e "$DIR/cluster.env" ] || die "not up (no $DIR/cluster.env)"
+  local lost="" other
+  for n in "${NODES[@]}"; do keeper_running "node$n" || lost=$n; done
+  [ -n "$lost" ] || die "every node's keeper runs: no node to rejoin"
+  other=$((3 - lost))
+  log "node$lost: pg_autoctl run again"
+  start_keeper "node$lost"
+  wait_for "node$lost as the secondary of node$other" 180 settled "$other" "$lost"
+  log "node$lost is the secondary of node$other again"
+}
+
 # free_shm removes the System V segment of a PostgreSQL that was killed
 # (a postmaster that exits removes its own): the 7th line of
 # postmaster.pid holds its key and id.
@@ -522,6 +540,7 @@ case "${1:-}" in
   up) up ;;
   status) status ;;
   failover) failover ;;
+  rejoin) rejoin ;;
   down) down ;;
-  *) sed -n '2,42p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,44p' "$0" >&2; exit 2 ;;
 esac
