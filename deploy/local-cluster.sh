@@ -257,6 +257,7 @@ listen_port = $port
 unix_socket_dir =
 auth_type = trust
 auth_file = $DIR/userlist.txt
+admin_users = postgres
 pool_mode = transaction
 max_client_conn = 500
 default_pool_size = 20
@@ -274,6 +275,12 @@ EOF
   chown postgres "$conf" "$DIR/userlist.txt"
   as_postgres pgbouncer -d -q "$conf"
   wait_for "pgbouncer $n" 10 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port"
+}
+
+# bouncer_admin runs a command on pgbouncer N's admin console.
+bouncer_admin() { # bouncer_admin N COMMAND
+  local port=$((BASE + 1 + $1))
+  as_postgres "$(pgbin)/psql" -h 127.0.0.1 -p "$port" -U postgres -d pgbouncer -Atqc "$2"
 }
 
 # dsn is the instances' database URL: both pgbouncers, the writable one
@@ -483,6 +490,13 @@ rejoin() {
   for n in "${NODES[@]}"; do keeper_running "node$n" || lost=$n; done
   [ -n "$lost" ] || die "every node's keeper runs: no node to rejoin"
   other=$((3 - lost))
+  # The clients that pgbouncer kept while its node was away would be sent
+  # to it once it is back as a secondary, where a write fails ("read-only
+  # transaction"): they are dropped, and new ones choose again by
+  # target_session_attrs.
+  log "pgbouncer $lost: KILL $DBNAME (its clients connect again)"
+  bouncer_admin "$lost" "KILL $DBNAME" >/dev/null
+  bouncer_admin "$lost" "RESUME $DBNAME" >/dev/null
   log "node$lost: pg_autoctl run again"
   start_keeper "node$lost"
   wait_for "node$lost as the secondary of node$other" 180 settled "$other" "$lost"
