@@ -137,7 +137,7 @@ func TestScaleOutAndFailover(t *testing.T) {
 					case http.StatusOK, http.StatusUnprocessableEntity:
 						out.accepted(sent, time.Now())
 					case 0, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-						out.refused(sent, time.Now())
+						out.refused(sent, time.Now(), status)
 					}
 					switch status {
 					case http.StatusOK:
@@ -273,11 +273,11 @@ func TestScaleOutAndFailover(t *testing.T) {
 // its PostgreSQL fail (checked every 1 s, 2 retries 0.5 s apart); the
 // secondary is then promoted but kept read-only for 5 s (the time a
 // primary cut off from the monitor has to demote itself), after which it
-// accepts writes. Add a second or two of the keepers' and monitor's
-// one-second loops, pgbouncer's 2-3 s for a request queued on the dead
-// node and HAProxy's half-second health checks: about 13 s at worst on
-// an idle machine (8-11 s measured, docs/topology.md). The bound is twice
-// that and a little more, for a CI machine busy with other tests.
+// accepts writes. Add the keepers' and monitor's one-second loops (a few
+// of them), pgbouncer's 2 s for a request queued on the dead node and
+// HAProxy's half-second health checks: about 14 s at worst (8.9-9.4 s
+// measured, docs/topology.md). The bound is twice that and a little more,
+// for a CI machine busy with other tests.
 const maxRefused = 30 * time.Second
 
 // outage times the writes refused around the loss of the primary: from
@@ -292,6 +292,7 @@ type outage struct {
 	back                  time.Time // the first accepted write sent after firstSeen: answered
 	failures, lateFailure int       // failed writes; of them after back
 	early                 int       // failures before the primary was lost
+	statuses              map[int]int
 }
 
 func (o *outage) lose(at time.Time) {
@@ -300,7 +301,7 @@ func (o *outage) lose(at time.Time) {
 	o.lost = at
 }
 
-func (o *outage) refused(sent, seen time.Time) {
+func (o *outage) refused(sent, seen time.Time, status int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.lost.IsZero() || seen.Before(o.lost) {
@@ -308,6 +309,10 @@ func (o *outage) refused(sent, seen time.Time) {
 		return
 	}
 	o.failures++
+	if o.statuses == nil {
+		o.statuses = map[int]int{}
+	}
+	o.statuses[status]++
 	if !o.back.IsZero() && sent.After(o.back) {
 		o.lateFailure++
 	}
@@ -350,8 +355,18 @@ func (o *outage) String() string {
 		}
 		return "+" + d.String()
 	}
-	return fmt.Sprintf("from the loss of the primary, first refused write sent at %s (refusal seen at %s), first write accepted again at %s; %d refused attempts (%d sent after writes were accepted again, %d before the loss)",
-		since(o.firstSent), since(o.firstSeen), since(o.back), o.failures, o.lateFailure, o.early)
+	var by []string
+	for _, code := range []int{http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout, 0} {
+		if n := o.statuses[code]; n > 0 {
+			name := fmt.Sprint(code)
+			if code == 0 {
+				name = "no answer"
+			}
+			by = append(by, fmt.Sprintf("%d %s", n, name))
+		}
+	}
+	return fmt.Sprintf("from the loss of the primary, first refused write sent at %s (refusal seen at %s), first write accepted again at %s; %d refused attempts [%s] (%d sent after writes were accepted again, %d before the loss)",
+		since(o.firstSent), since(o.firstSeen), since(o.back), o.failures, strings.Join(by, ", "), o.lateFailure, o.early)
 }
 
 // revokedEverywhere revokes tok through HAProxy once every instance has
