@@ -104,6 +104,10 @@ func startCluster(t *testing.T, bin string, extra ...string) *cluster {
 				b, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("loyalty%d.log", i)))
 				t.Logf("instance %d log (tail):\n%s", i, tail(string(b), 3000))
 			}
+			for _, name := range []string{"monitor", "node1", "node2"} {
+				b, _ := os.ReadFile(filepath.Join(dir, name+".log"))
+				t.Logf("pg_autoctl %s log (tail):\n%s", name, tail(string(b), 3000))
+			}
 		}
 		c.run(t, "down")
 	})
