@@ -44,7 +44,7 @@
 # (docs/topology.md): this is a test bed, not a durable deployment.
 set -euo pipefail
 
-DIR=${LOYALTY_CLUSTER_DIR:-/tmp/loyalty-cluster}
+DIR=$(realpath -m "${LOYALTY_CLUSTER_DIR:-/tmp/loyalty-cluster}") # absolute: pg_autoctl files its pid under it
 BASE=${LOYALTY_CLUSTER_PORT:-25400}
 REDIS=${LOYALTY_REDIS:-redis://127.0.0.1:6379/0}
 PG1=$BASE PG2=$((BASE + 1)) BOUNCER1=$((BASE + 2)) BOUNCER2=$((BASE + 3)) MONITOR=$((BASE + 4)) HTTP=$((BASE + 10))
