@@ -32,16 +32,6 @@ const (
 	RunBaseline = "baseline"
 )
 
-// Candidate is a customer an automation's trigger selected, with what
-// keys the occurrence: the last visit, and what the criteria asked to
-// carry (tier, expiry, card).
-type Candidate struct {
-	CustomerID  string
-	LastVisitAt time.Time
-	NextExpiry  time.Time // with an expiring criterion
-	Completed   int64     // with a punch criterion
-}
-
 // AutomationStore reads automations and their runs.
 type AutomationStore interface {
 	Automations(ctx context.Context, businessID string, q ListQuery) ([]Automation, int, error)
@@ -49,9 +39,6 @@ type AutomationStore interface {
 	Automation(ctx context.Context, businessID string, id int64) (Automation, error)
 	// EnabledAutomations lists every business's enabled automations.
 	EnabledAutomations(ctx context.Context) ([]Automation, error)
-	// Candidates lists up to limit active customers of a business c
-	// selects with an id after after, in id order.
-	Candidates(ctx context.Context, businessID string, c CustomerCriteria, after string, limit int) ([]Candidate, error)
 	// DueRuns lists up to limit runs of an automation in state waiting
 	// whose DueAt is at or before at.
 	DueRuns(ctx context.Context, automationID int64, waiting string, at time.Time, limit int) ([]AutomationRun, error)

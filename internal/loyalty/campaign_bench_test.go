@@ -64,15 +64,15 @@ func BenchmarkCampaignDraw(b *testing.B) {
 		for b.Loop() {
 			after, got := "", 0
 			for {
-				ids, err := db.CustomerIDsWhere(ctx, biz.ID, loyalty.CustomerCriteria{}, after, 500)
+				cands, err := db.Candidates(ctx, biz.ID, loyalty.CustomerCriteria{}, after, 500)
 				if err != nil {
 					b.Fatal(err)
 				}
-				got += len(ids)
-				if len(ids) < 500 {
+				got += len(cands)
+				if len(cands) < 500 {
 					break
 				}
-				after = ids[len(ids)-1]
+				after = cands[len(cands)-1].CustomerID
 			}
 			if got != n {
 				b.Fatalf("read %d of %d", got, n)
@@ -116,9 +116,13 @@ func BenchmarkRewardsWhileSending(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	ids, err := db.CustomerIDsWhere(ctx, biz.ID, loyalty.CustomerCriteria{}, "", n)
-	if err != nil || len(ids) != n {
-		b.Fatalf("%d customers: %v", len(ids), err)
+	cands, err := db.Candidates(ctx, biz.ID, loyalty.CustomerCriteria{}, "", n)
+	if err != nil || len(cands) != n {
+		b.Fatalf("%d customers: %v", len(cands), err)
+	}
+	ids := make([]string, n)
+	for i, c := range cands {
+		ids[i] = c.CustomerID
 	}
 	svc := loyalty.NewServices(db, loyalty.ServiceOptions{})
 	reward := func(b *testing.B) {

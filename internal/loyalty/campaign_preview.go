@@ -107,11 +107,11 @@ func firstOfSegment(ctx context.Context, st Store, b Business, segmentID int64) 
 	if err != nil {
 		return "", err
 	}
-	ids, err := st.CustomerIDsWhere(ctx, b.ID, crit, "", 1)
-	if err != nil || len(ids) == 0 {
+	cands, err := st.Candidates(ctx, b.ID, crit, "", 1)
+	if err != nil || len(cands) == 0 {
 		return "", err
 	}
-	return ids[0], nil
+	return cands[0].CustomerID, nil
 }
 
 // SendTest sends c's e-mail, as Preview renders it, to one address (the

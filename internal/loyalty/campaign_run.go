@@ -151,22 +151,22 @@ func (r *CampaignRunner) draw(ctx context.Context, st Store, b Business, c *Camp
 		}
 	}
 	limit := orDefault(r.Batch, 500)
-	ids, err := st.CustomerIDsWhere(ctx, b.ID, crit, c.DrawAfter, limit)
+	cands, err := st.Candidates(ctx, b.ID, crit, c.DrawAfter, limit)
 	if err != nil {
 		return 0, err
 	}
-	rs := make([]Recipient, len(ids))
-	for i, id := range ids {
-		rs[i] = Recipient{CampaignID: c.ID, BusinessID: b.ID, CustomerID: id, Outcome: RecipientPending}
-		if c.inHoldout(id) {
+	rs := make([]Recipient, len(cands))
+	for i, cand := range cands {
+		rs[i] = Recipient{CampaignID: c.ID, BusinessID: b.ID, CustomerID: cand.CustomerID, Outcome: RecipientPending}
+		if c.inHoldout(cand.CustomerID) {
 			rs[i].Outcome, rs[i].DoneAt = RecipientHoldout, now
 		}
 	}
 	next := *c
-	if len(ids) > 0 {
-		next.DrawAfter = ids[len(ids)-1]
+	if len(cands) > 0 {
+		next.DrawAfter = cands[len(cands)-1].CustomerID
 	}
-	next.Drawn, next.UpdatedAt = len(ids) < limit, now
+	next.Drawn, next.UpdatedAt = len(cands) < limit, now
 	err = st.WithTx(ctx, func(tx Tx) error {
 		if err := tx.InsertRecipients(ctx, rs); err != nil {
 			return err
@@ -176,7 +176,7 @@ func (r *CampaignRunner) draw(ctx context.Context, st Store, b Business, c *Camp
 	if err == nil {
 		*c = next
 	}
-	return len(ids), err
+	return len(cands), err
 }
 
 // reach reaches the next batch of pending recipients, unless it is quiet

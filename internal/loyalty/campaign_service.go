@@ -19,9 +19,6 @@ type CampaignStore interface {
 	// ActiveCampaigns lists every business's campaigns in one of states,
 	// oldest first.
 	ActiveCampaigns(ctx context.Context, states []string) ([]Campaign, error)
-	// CustomerIDsWhere lists up to limit active customers of a business c
-	// selects with an id after after, in id order.
-	CustomerIDsWhere(ctx context.Context, businessID string, c CustomerCriteria, after string, limit int) ([]string, error)
 	// PendingRecipients lists up to limit customers of a campaign whose
 	// outcome is pending, in id order.
 	PendingRecipients(ctx context.Context, campaignID int64, pending string, limit int) ([]string, error)

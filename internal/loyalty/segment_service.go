@@ -3,6 +3,7 @@ package loyalty
 import (
 	"context"
 	"strings"
+	"time"
 )
 
 // SegmentService keeps a business's segments and says who is in them.
@@ -22,6 +23,21 @@ type SegmentStore interface {
 	// oldest first (as GET /customers), with the total that match; q's
 	// filters hold too.
 	CustomersWhere(ctx context.Context, businessID string, c CustomerCriteria, q ListQuery) ([]Customer, int, error)
+	// Candidates lists up to limit active customers of a business c
+	// selects with an id after after, in id order: the one walk over a
+	// segment's members that a campaign's draw and an automation's scan
+	// take, a batch at a time.
+	Candidates(ctx context.Context, businessID string, c CustomerCriteria, after string, limit int) ([]Candidate, error)
+}
+
+// Candidate is a customer a criteria selected (SegmentStore.Candidates),
+// with what keys an automation's occurrence: the last visit, and what the
+// criteria asked to carry (expiry, card). A campaign's draw reads its id.
+type Candidate struct {
+	CustomerID  string
+	LastVisitAt time.Time
+	NextExpiry  time.Time // with an expiring criterion
+	Completed   int64     // with a punch criterion
 }
 
 // SegmentTx writes segments and customers' tags.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -72,16 +71,6 @@ func (d *DB) ActiveCampaigns(ctx context.Context, states []string) ([]loyalty.Ca
 		return err
 	})
 	return out, err
-}
-
-// CustomerIDsWhere lists up to limit active customers of a business c
-// selects with an id after after, in id order.
-func (d *DB) CustomerIDsWhere(ctx context.Context, businessID string, c loyalty.CustomerCriteria, after string, limit int) ([]string, error) {
-	where, args := criteriaWhere(d.dialect, businessID, c)
-	n := len(args)
-	rows, err := d.db.QueryContext(ctx, `SELECT c.user_id FROM customers c WHERE `+where+` AND c.user_id > $`+strconv.Itoa(n+1)+
-		` ORDER BY c.user_id LIMIT $`+strconv.Itoa(n+2), append(args, after, limit)...)
-	return scanStrings(rows, err)
 }
 
 // PendingRecipients lists up to limit customers of a campaign whose

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -319,4 +320,37 @@ func lotsExpiringIn(x *loyalty.ExpiringCriterion, ph func(any) string) string {
 	return `SELECT l.expires_at FROM point_lots l WHERE l.business_id = c.business_id AND l.customer_id = c.user_id
 		AND l.state IN (` + strings.Join(states, ", ") + `) AND l.remaining > 0
 		AND l.expires_at >= ` + ph(x.From.UTC()) + ` AND l.expires_at < ` + ph(x.To.UTC())
+}
+
+// Candidates lists up to limit active customers of a business c selects
+// with an id after after, in id order, with their last visit and what
+// the criteria ask candidates to carry.
+func (d *DB) Candidates(ctx context.Context, businessID string, c loyalty.CustomerCriteria, after string, limit int) ([]loyalty.Candidate, error) {
+	where, args := criteriaWhere(d.dialect, businessID, c)
+	ph := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	cols := `c.user_id, c.last_visit_at, NULL, 0`
+	if x := c.Expiring; x != nil {
+		cols = strings.Replace(cols, "NULL", `(SELECT MIN(m.expires_at) FROM (`+lotsExpiringIn(x, ph)+`) m)`, 1)
+	}
+	if p := c.Punch; p != nil {
+		cols = strings.TrimSuffix(cols, ", 0") + `, COALESCE((SELECT pp.completed FROM punch_progress pp WHERE pp.card_id = ` +
+			ph(p.CardID) + ` AND pp.customer_id = c.user_id), 0)`
+	}
+	n := len(args)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+cols+` FROM customers c WHERE `+where+` AND c.user_id > $`+
+		strconv.Itoa(n+1)+` ORDER BY c.user_id LIMIT $`+strconv.Itoa(n+2), append(args, after, limit)...)
+	var out []loyalty.Candidate
+	err = scanAll(rows, err, func(rows *sql.Rows) error {
+		var c loyalty.Candidate
+		var last sql.NullTime
+		var expiry aggTime
+		err := rows.Scan(&c.CustomerID, &last, &expiry, &c.Completed)
+		c.LastVisitAt, c.NextExpiry = last.Time, expiry.Time
+		out = append(out, c)
+		return err
+	})
+	return out, err
 }
