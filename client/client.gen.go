@@ -2728,10 +2728,15 @@ type CampaignEstimate struct {
 	Value string `json:"value"`
 }
 
-// CampaignGift Points, or a coupon of a coupon offer (its points not taken); one of them.
+// CampaignGift Points, or a coupon of a coupon offer (its points not taken), or an earning rule with days: one of them (two are refused, 422 naming gift). An earning rule applies to the recipients reached only (not the holdout, not those consent refused), to their sales within days of being reached: saving the campaign writes conditions.campaign_id and campaign_days on the rule and turns it on; a draft's gift changed away from it (or the draft deleted) clears them and turns it off.
 type CampaignGift struct {
-	OfferId *int `json:"offer_id,omitempty"`
-	Points  *int `json:"points,omitempty"`
+	// Days With earning_rule_id, required; the days from being reached in which a recipient's sales earn by the rule.
+	Days *int `json:"days,omitempty"`
+
+	// EarningRuleId A live earning rule of the business that is no other campaign's gift (422 naming gift.earning_rule_id otherwise).
+	EarningRuleId *int `json:"earning_rule_id,omitempty"`
+	OfferId       *int `json:"offer_id,omitempty"`
+	Points        *int `json:"points,omitempty"`
 }
 
 // CampaignGroup defines model for CampaignGroup.
@@ -2792,9 +2797,11 @@ type CampaignReportResponse_Data struct {
 
 	// Delivered Messages the sender reported sent.
 	Delivered int `json:"delivered"`
-	Gifts     int `json:"gifts"`
 
-	// GiftsUsed Coupons given that were claimed.
+	// Gifts Points or coupons given; for an earning rule, the recipients reached (each was given the rule).
+	Gifts int `json:"gifts"`
+
+	// GiftsUsed Coupons given that were claimed; for an earning rule, the recipients who earned by it at least once.
 	GiftsUsed int `json:"gifts_used"`
 
 	// Outcomes Recipients by outcome: pending, holdout, sent, no_consent, no_contact, recent, gone, failed.
@@ -3286,15 +3293,19 @@ type EarningRule struct {
 
 // EarningRule_Conditions defines model for EarningRule.Conditions.
 type EarningRule_Conditions struct {
-	BirthdayWithinDays *int        `json:"birthday_within_days"`
-	Branches           []string    `json:"branches"`
-	Categories         []int       `json:"categories"`
-	Channels           []string    `json:"channels"`
-	FirstPurchase      bool        `json:"first_purchase"`
-	MinAmount          json.Number `json:"min_amount"`
-	MinQuantity        int         `json:"min_quantity"`
-	Products           []int       `json:"products"`
-	TierLevels         []int       `json:"tier_levels"`
+	BirthdayWithinDays *int     `json:"birthday_within_days"`
+	Branches           []string `json:"branches"`
+	CampaignDays       *int     `json:"campaign_days"`
+
+	// CampaignId The campaign whose gift the rule is: it applies only to the customers that campaign reached (a message sent: not its holdout, not those consent refused), to sales within campaign_days days of being reached. Null for none.
+	CampaignId    *int        `json:"campaign_id"`
+	Categories    []int       `json:"categories"`
+	Channels      []string    `json:"channels"`
+	FirstPurchase bool        `json:"first_purchase"`
+	MinAmount     json.Number `json:"min_amount"`
+	MinQuantity   int         `json:"min_quantity"`
+	Products      []int       `json:"products"`
+	TierLevels    []int       `json:"tier_levels"`
 }
 
 // EarningRuleEffectType defines model for EarningRule.Effect.Type.
@@ -3388,7 +3399,13 @@ type EarningRuleWrite_Conditions struct {
 	BirthdayWithinDays *int `json:"birthday_within_days,omitempty"`
 
 	// Branches Branch ids; none is every branch. A sale naming no branch is at the main branch.
-	Branches   *[]string                             `json:"branches,omitempty"`
+	Branches *[]string `json:"branches,omitempty"`
+
+	// CampaignDays Set by a campaign's gift (gift.days), as campaign_id.
+	CampaignDays *int `json:"campaign_days,omitempty"`
+
+	// CampaignId Set by a campaign's gift (gift.earning_rule_id of the campaign), not here: sent, it must be what the rule has (422 otherwise), and conditions sent without it keep it.
+	CampaignId *int                                  `json:"campaign_id,omitempty"`
 	Categories *[]int                                `json:"categories,omitempty"`
 	Channels   *[]EarningRuleWriteConditionsChannels `json:"channels,omitempty"`
 

@@ -47,9 +47,7 @@ func toCampaignJSON(c loyalty.Campaign) campaignJSON {
 	if out.Channels == nil {
 		out.Channels = []string{}
 	}
-	if c.GiftPoints > 0 || c.GiftOfferID != 0 {
-		out.Gift = &loyalty.CampaignGift{Points: c.GiftPoints, OfferID: c.GiftOfferID}
-	}
+	out.Gift = c.Gift()
 	if c.QuietStart != "" {
 		out.QuietHours = &loyalty.CampaignQuiet{Start: c.QuietStart, End: c.QuietEnd}
 	}

@@ -40,6 +40,10 @@ type conditionsJSON struct {
 	// FirstPurchase and BirthdayWithinDays: false and null when not set.
 	FirstPurchase      bool `json:"first_purchase"`
 	BirthdayWithinDays *int `json:"birthday_within_days"`
+	// CampaignID and CampaignDays: the campaign whose gift the rule is
+	// (its recipients only, for that many days), null when none.
+	CampaignID   *int64 `json:"campaign_id"`
+	CampaignDays *int   `json:"campaign_days"`
 }
 
 // dayNames are a schedule's days as the API names them, Monday first.
@@ -56,6 +60,9 @@ func toEarningRuleJSON(r loyalty.EarningRule) earningRuleJSON {
 			BirthdayWithinDays: r.Conditions.BirthdayWithinDays},
 		Effect: map[string]any{"type": r.Effect.Type}, Limits: map[string]any{"per_customer": nil, "budget": nil},
 		CreatedAt: loyalty.FormatTime(r.CreatedAt), UpdatedAt: loyalty.FormatTime(r.UpdatedAt)}
+	if c := r.Conditions; c.CampaignID != 0 {
+		out.Conditions.CampaignID, out.Conditions.CampaignDays = &c.CampaignID, &c.CampaignDays
+	}
 	for _, d := range r.Schedule.Days {
 		out.Schedule.Days = append(out.Schedule.Days, dayNames[d-1])
 	}

@@ -63,6 +63,8 @@ type Campaign struct {
 	SMSBody         string   // a template (also the push text)
 	GiftPoints      int64    // points given to each recipient reached, 0 for none
 	GiftOfferID     int64    // or a coupon of this offer, 0 for none
+	GiftRuleID      int64    // or this earning rule, for the recipients reached only (its conditions name the campaign)
+	GiftRuleDays    int      // for their sales within this many days of being reached
 	SkipReachedDays int      // 0: reach whoever was reached lately
 	QuietStart      string   // "HH:MM" in the business's time zone, "" for none
 	QuietEnd        string
@@ -90,6 +92,7 @@ const (
 	defaultHoldout      = 10
 	defaultReportDays   = 30
 	maxGiftPoints       = 1_000_000
+	maxGiftRuleDays     = 365
 )
 
 // CampaignInput is the body of a campaign create or update.
@@ -108,10 +111,31 @@ type CampaignInput struct {
 }
 
 // CampaignGift is what each recipient reached is given: points, or a
-// coupon of an offer (its points are not taken).
+// coupon of an offer (its points are not taken), or an earning rule that
+// applies to them only, for Days days from being reached.
 type CampaignGift struct {
-	Points  int64 `json:"points,omitempty"`
-	OfferID int64 `json:"offer_id,omitempty"`
+	Points        int64 `json:"points,omitempty"`
+	OfferID       int64 `json:"offer_id,omitempty"`
+	EarningRuleID int64 `json:"earning_rule_id,omitempty"`
+	Days          int   `json:"days,omitempty"`
+}
+
+// Gift is the campaign's gift, nil for none.
+func (c Campaign) Gift() *CampaignGift {
+	if c.GiftPoints == 0 && c.GiftOfferID == 0 && c.GiftRuleID == 0 {
+		return nil
+	}
+	return &CampaignGift{Points: c.GiftPoints, OfferID: c.GiftOfferID, EarningRuleID: c.GiftRuleID, Days: c.GiftRuleDays}
+}
+
+// campaignChecks say whether what a campaign names may be named: a
+// segment of the business, an offer whose coupon is a gift (why not, ""
+// when it may), an earning rule that is a gift of this campaign (why
+// not).
+type campaignChecks struct {
+	segmentOK func(int64) bool
+	offerBad  func(int64) string
+	ruleBad   func(int64) string
 }
 
 // CampaignQuiet are the hours nothing is sent, in the business's time
@@ -139,7 +163,7 @@ func unknownMergeField(tmpl string) string {
 }
 
 // apply validates in and merges it into c (a create when c.ID is 0).
-func (in CampaignInput) apply(c *Campaign, segmentOK func(int64) bool, offerBad func(int64) string) error {
+func (in CampaignInput) apply(c *Campaign, checks campaignChecks) error {
 	v := Validation{}
 	create := c.ID == 0
 	text := func(name string, o Opt[string], max int, required bool, to *string) {
@@ -170,7 +194,7 @@ func (in CampaignInput) apply(c *Campaign, segmentOK func(int64) bool, offerBad 
 		switch {
 		case !ok:
 			v.Add("segment_id", "The segment_id field is required: the segment the campaign goes to.")
-		case !segmentOK(id):
+		case !checks.segmentOK(id):
 			v.Add("segment_id", "The segment_id must be the id of one of the business's segments.")
 		default:
 			c.SegmentID = id
@@ -198,19 +222,35 @@ func (in CampaignInput) apply(c *Campaign, segmentOK func(int64) bool, offerBad 
 		c.Channels = out
 	}
 	if in.Gift.Set || create {
-		c.GiftPoints, c.GiftOfferID = 0, 0
+		c.GiftPoints, c.GiftOfferID, c.GiftRuleID, c.GiftRuleDays = 0, 0, 0, 0
 		if g, ok := in.Gift.Value(); ok {
+			kinds := 0
+			for _, given := range []bool{g.Points != 0, g.OfferID != 0, g.EarningRuleID != 0} {
+				if given {
+					kinds++
+				}
+			}
 			switch {
-			case (g.Points == 0) == (g.OfferID == 0):
-				v.Add("gift", "A gift is points or offer_id (a coupon of the offer), one of them.")
+			case kinds != 1:
+				v.Add("gift", "A gift is points, offer_id (a coupon of the offer) or earning_rule_id (with days), one of them.")
+			case g.EarningRuleID != 0:
+				if why := checks.ruleBad(g.EarningRuleID); why != "" {
+					v.Add("gift.earning_rule_id", why)
+				}
+				if g.Days < 1 || g.Days > maxGiftRuleDays {
+					v.Add("gift.days", "The gift's days must be between 1 and "+strconv.Itoa(maxGiftRuleDays)+
+						": how long after being reached a recipient earns by the rule.")
+				}
+			case g.Days != 0:
+				v.Add("gift.days", "The days go with an earning_rule_id: how long the rule applies to a recipient.")
 			case g.OfferID != 0:
-				if why := offerBad(g.OfferID); why != "" {
+				if why := checks.offerBad(g.OfferID); why != "" {
 					v.Add("gift.offer_id", why)
 				}
 			case g.Points < 1 || g.Points > maxGiftPoints:
 				v.Add("gift.points", "The gift's points must be between 1 and "+strconv.Itoa(maxGiftPoints)+".")
 			}
-			c.GiftPoints, c.GiftOfferID = g.Points, g.OfferID
+			c.GiftPoints, c.GiftOfferID, c.GiftRuleID, c.GiftRuleDays = g.Points, g.OfferID, g.EarningRuleID, g.Days
 		}
 	}
 	bounded := func(name string, o Opt[int], lo, hi, def int, to *int) {

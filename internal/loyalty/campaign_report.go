@@ -44,7 +44,7 @@ func (s *CampaignService) Report(ctx context.Context, b Business, id string) (Ca
 		return CampaignReport{}, err
 	}
 	rep := CampaignReport{Campaign: c}
-	if rep.Tally, err = s.Store.RecipientTally(ctx, c.ID, CouponClaimed()); err != nil {
+	if rep.Tally, err = s.Tally(ctx, b, c); err != nil {
 		return rep, err
 	}
 	if c.StartedAt.IsZero() {
@@ -117,5 +117,13 @@ func (s *CampaignService) Tally(ctx context.Context, b Business, c Campaign) (Re
 	if c.BusinessID != b.ID {
 		return RecipientTally{}, campaignNotFound()
 	}
-	return s.Store.RecipientTally(ctx, c.ID, CouponClaimed())
+	t, err := s.Store.RecipientTally(ctx, c.ID, CouponClaimed())
+	if err != nil || c.GiftRuleID == 0 {
+		return t, err
+	}
+	// An earning rule is given to every recipient reached, and used by
+	// those who earned by it (each such reward counts its use).
+	t.Gifts = t.Outcomes[RecipientSent]
+	t.GiftsUsed, err = s.Store.RuleUsers(ctx, c.GiftRuleID, campaignPeriod(c.ID))
+	return t, err
 }

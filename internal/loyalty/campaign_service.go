@@ -107,16 +107,24 @@ func (s *CampaignService) Save(ctx context.Context, b Business, id string, in Ca
 		seg, err := s.Store.Segment(ctx, b.ID, id)
 		return err == nil && seg.ID == id
 	}
-	if err := in.apply(&c, segmentOK, couponOffer(ctx, s.Store, b)); err != nil {
+	before := c.GiftRuleID
+	checks := campaignChecks{segmentOK: segmentOK, offerBad: couponOffer(ctx, s.Store, b), ruleBad: campaignRule(ctx, s.Store, b, c.ID)}
+	if err := in.apply(&c, checks); err != nil {
 		return c, err
 	}
 	err := s.Store.WithTx(ctx, func(tx Tx) error {
 		c.BusinessID, c.UpdatedAt = b.ID, tx.Now()
+		var err error
 		if c.ID == 0 {
 			c.CreatedAt = c.UpdatedAt
-			return tx.InsertCampaign(ctx, &c)
+			err = tx.InsertCampaign(ctx, &c)
+		} else {
+			err = tx.UpdateCampaign(ctx, &c)
 		}
-		return tx.UpdateCampaign(ctx, &c)
+		if err != nil {
+			return err
+		}
+		return giveRule(ctx, tx, b, before, c)
 	})
 	return c, err
 }
@@ -131,6 +139,11 @@ func (s *CampaignService) Delete(ctx context.Context, b Business, id string) err
 		return Errorf(EConflict, "The campaign is %s: it can no longer be deleted.", c.State)
 	}
 	return s.Store.WithTx(ctx, func(tx Tx) error {
+		if c.GiftRuleID != 0 {
+			if err := releaseRule(ctx, tx, b, c.GiftRuleID, c.ID); err != nil {
+				return err
+			}
+		}
 		return asNotFound(tx.DeleteCampaign(ctx, b.ID, c.ID), campaignNotFound)
 	})
 }
@@ -149,6 +162,11 @@ func (s *CampaignService) Send(ctx context.Context, b Business, id string, sendA
 	}
 	if seg, err := s.Store.Segment(ctx, b.ID, c.SegmentID); err != nil || seg.ID != c.SegmentID {
 		return c, Invalid("segment_id", "The campaign's segment was deleted: choose another.")
+	}
+	if c.GiftRuleID != 0 {
+		if r, err := s.Store.EarningRule(ctx, b.ID, c.GiftRuleID); err != nil || r.Deleted || r.Conditions.CampaignID != c.ID {
+			return c, Invalid("gift.earning_rule_id", "The campaign's earning rule was deleted: choose another gift.")
+		}
 	}
 	err = s.Store.WithTx(ctx, func(tx Tx) error {
 		now := tx.Now()

@@ -290,3 +290,44 @@ func TestReturnsTakeBackExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineCampaignRule: a rule kept to a campaign's recipients applies
+// to a customer the campaign reached, from that moment for its days and
+// not after, not before, and not to one it did not reach; it counts a use
+// (for the campaign's report) and says why it did not apply.
+func TestEngineCampaignRule(t *testing.T) {
+	reached := time.Date(2026, 3, 10, 9, 30, 0, 0, time.UTC)
+	rule := EarningRule{ID: 4, Name: "Comeback ×2", Enabled: true, Conditions: RuleConditions{CampaignID: 7, CampaignDays: 7},
+		Effect: RuleEffect{Type: EffectMultiplier, Factor: 200}}
+	if !rule.Conditions.onCustomer() || !rule.limited() {
+		t.Fatal("a campaign rule asks about the customer and records its use")
+	}
+	for _, c := range []struct {
+		name    string
+		reached map[int64]time.Time
+		at      time.Time
+		points  int64
+		why     string
+	}{
+		{"at the moment reached", map[int64]time.Time{7: reached}, reached, 20, ""},
+		{"six days later", map[int64]time.Time{7: reached}, reached.AddDate(0, 0, 6), 20, ""},
+		{"seven days later", map[int64]time.Time{7: reached}, reached.AddDate(0, 0, 7), 10, "not within 7 days of its campaign reaching the customer"},
+		{"before being reached", map[int64]time.Time{7: reached}, reached.Add(-time.Second), 10, "not within 7 days of its campaign reaching the customer"},
+		{"reached by another campaign", map[int64]time.Time{8: reached}, reached.Add(time.Hour), 10, "the customer is not one its campaign reached"},
+		{"never reached", nil, reached.Add(time.Hour), 10, "the customer is not one its campaign reached"},
+	} {
+		e := &Transaction{Amount: 1000, CreatedAt: c.at}
+		p := program{rules: Rules{RewardRatio: 1, RewardMilestoneAmount: 100}, earning: []EarningRule{rule}, customer: "cu",
+			facts: CustomerFacts{Reached: c.reached}}
+		got := p.evaluate(newSale(e, time.UTC, "", DefaultExclusions()), true)
+		if got.Points != c.points {
+			t.Errorf("%s: %d points, want %d", c.name, got.Points, c.points)
+		}
+		if applied := len(got.Takes) == 1; applied != (c.why == "") {
+			t.Errorf("%s: takes %+v", c.name, got.Takes)
+		}
+		if c.why != "" && (len(got.NotApplied) != 1 || got.NotApplied[0].Reason != c.why) {
+			t.Errorf("%s: not applied %+v, want %q", c.name, got.NotApplied, c.why)
+		}
+	}
+}

@@ -84,8 +84,11 @@ type RuleLimit struct {
 func (l RuleLimits) limited() bool { return l.PerCustomer != nil || l.Budget != nil }
 
 // limited reports whether a reward the rule applies to records a use:
-// its limits, or its customer's first purchase (once ever).
-func (r EarningRule) limited() bool { return r.Limits.limited() || r.Conditions.FirstPurchase }
+// its limits, its customer's first purchase (once ever), or a campaign's
+// gift (each use counted for the campaign's report, never refused).
+func (r EarningRule) limited() bool {
+	return r.Limits.limited() || r.Conditions.FirstPurchase || r.Conditions.CampaignID != 0
+}
 
 // firstPurchasePeriod is the period of a first-purchase rule's one use.
 const firstPurchasePeriod = "first"
@@ -132,11 +135,18 @@ type RuleConditions struct {
 	TierLevels         []int64 `json:"tier_levels,omitempty"`
 	FirstPurchase      bool    `json:"first_purchase,omitempty"`
 	BirthdayWithinDays *int    `json:"birthday_within_days,omitempty"`
+	// CampaignID and CampaignDays keep the rule to the customers the
+	// campaign reached (a recipient it sent to: not its holdout, not one
+	// consent refused), for sales within CampaignDays days of being
+	// reached. They are the campaign's gift (CampaignGift.EarningRuleID),
+	// set and cleared by the campaign only (CampaignService.Save).
+	CampaignID   int64 `json:"campaign_id,omitempty"`
+	CampaignDays int   `json:"campaign_days,omitempty"`
 }
 
 // onCustomer reports whether the conditions ask about the customer.
 func (c RuleConditions) onCustomer() bool {
-	return len(c.TierLevels) > 0 || c.FirstPurchase || c.BirthdayWithinDays != nil
+	return len(c.TierLevels) > 0 || c.FirstPurchase || c.BirthdayWithinDays != nil || c.CampaignID != 0
 }
 
 // CustomerFacts are what the conditions on the customer are decided by.
@@ -144,7 +154,21 @@ type CustomerFacts struct {
 	Purchased bool   // the customer has a reward for a spend already
 	BirthDate string // YYYY-MM-DD, or "" when not known
 	TierLevel int64  // the level held in the enabled tier program (0: none)
+	// Reached is when each campaign a rule is kept to reached the
+	// customer (RecipientSent); a campaign that did not is absent.
+	Reached map[int64]time.Time
 }
+
+// reachedWithin reports whether at is within days of reached (a zero
+// reached: never), from the moment the campaign reached the customer.
+func reachedWithin(reached, at time.Time, days int) bool {
+	return !reached.IsZero() && !at.Before(reached) && at.Before(reached.AddDate(0, 0, days))
+}
+
+// campaignPeriod is the period under which a campaign rule's uses are
+// counted (RuleTake), for the campaign's report: the recipients who
+// earned by it (CampaignService.Report).
+func campaignPeriod(campaignID int64) string { return "campaign:" + itoa64(campaignID) }
 
 // TierLevels reads the level a customer holds in the business's enabled
 // tier program (0: none), when a rule asks (TransactionService).
@@ -263,6 +287,9 @@ type EarningRuleReader interface {
 	EarningRule(ctx context.Context, businessID string, id int64) (EarningRule, error)
 	// EarningRulePage pages the live rules of a business, oldest first.
 	EarningRulePage(ctx context.Context, businessID string, q ListQuery) ([]EarningRule, int, error)
+	// RuleUsers counts the customers with a use of a rule recorded in a
+	// period.
+	RuleUsers(ctx context.Context, ruleID int64, period string) (int, error)
 }
 
 // EarningRuleTx writes earning rules in a transaction.

@@ -44,6 +44,9 @@ type conditionsInput struct {
 	TierLevels         Opt[[]int64]  `json:"tier_levels"`
 	FirstPurchase      Opt[bool]     `json:"first_purchase"`
 	BirthdayWithinDays Opt[int]      `json:"birthday_within_days"`
+	// Set by a campaign's gift only: sent, they must be what the rule has.
+	CampaignID   Opt[int64] `json:"campaign_id"`
+	CampaignDays Opt[int]   `json:"campaign_days"`
 }
 
 type effectInput struct {
@@ -127,16 +130,19 @@ func (in *EarningRuleInput) apply(ctx context.Context, tx Tx, b Business, r *Ear
 	} else if in.Schedule.Null {
 		r.Schedule = RuleSchedule{}
 	}
+	gate := r.Conditions // the campaign's: kept whatever the conditions sent
 	if raw, ok := in.Conditions.Value(); ok {
 		var c conditionsInput
 		if strictObject(v, "conditions", raw, &c) {
 			if r.Conditions, err = c.check(ctx, tx, v, b); err != nil {
 				return err
 			}
+			c.checkCampaign(v, gate)
 		}
 	} else if in.Conditions.Null {
 		r.Conditions = RuleConditions{}
 	}
+	r.Conditions.CampaignID, r.Conditions.CampaignDays = gate.CampaignID, gate.CampaignDays
 	if raw, ok := in.Effect.Value(); ok {
 		var f effectInput
 		if strictObject(v, "effect", raw, &f) {
@@ -314,6 +320,19 @@ func (c conditionsInput) check(ctx context.Context, tx Tx, v Validation, b Busin
 		}
 	}
 	return out, nil
+}
+
+// checkCampaign refuses a campaign condition sent unlike the rule's own
+// (gate): a campaign's gift sets it (PUT /campaigns/{id} gift), so that
+// no edit of the conditions can free the rule to every customer. Sent as
+// the rule has it (a rule read and sent back whole), it is fine.
+func (c conditionsInput) checkCampaign(v Validation, gate RuleConditions) {
+	if c.CampaignID.Set && c.CampaignID.V != gate.CampaignID {
+		v.Add("conditions.campaign_id", "The campaign_id is set by a campaign's gift (gift.earning_rule_id of PUT /campaigns/{id}), not here.")
+	}
+	if c.CampaignDays.Set && c.CampaignDays.V != gate.CampaignDays {
+		v.Add("conditions.campaign_days", "The campaign_days are set by a campaign's gift (gift.days of PUT /campaigns/{id}), not here.")
+	}
 }
 
 // notFoundOK is err, unless it only says the thing was not found.

@@ -51,6 +51,14 @@ func (p program) applies(s *sale, c *candidate, explain bool) (bool, string) {
 		return false, "not within " + itoa(*cond.BirthdayWithinDays) + " days of the customer's birthday"
 	case len(cond.TierLevels) > 0 && !slices.Contains(cond.TierLevels, p.facts.TierLevel):
 		return false, "the customer holds none of its tier levels"
+	case cond.CampaignID != 0 && !reachedWithin(p.facts.Reached[cond.CampaignID], s.at, cond.CampaignDays):
+		if !explain {
+			return false, ""
+		}
+		if reached := p.facts.Reached[cond.CampaignID]; !reached.IsZero() {
+			return false, "not within " + plural(int64(cond.CampaignDays), "day") + " of its campaign reaching the customer"
+		}
+		return false, "the customer is not one its campaign reached"
 	case slices.Contains(p.lost, r.ID):
 		return false, "its limit was reached by another reward meanwhile"
 	case r.Limits.PerCustomer != nil && p.customer != "" && p.usage.Uses[r.ID] >= r.Limits.PerCustomer.Count:

@@ -236,14 +236,19 @@ func ruleUsage(ctx context.Context, rd OfferFinder, rules []EarningRule, e *Tran
 
 // customerFacts reads what the conditions on the reward's customer of
 // the rules active at its time are decided by, when one asks and the
-// reward has a customer: its birth date and purchases (in rd, the
-// reward's transaction or the store) and its tier level (tiers).
+// reward has a customer: its birth date and purchases and when the
+// campaigns the rules name reached it (in rd, the reward's transaction or
+// the store), and its tier level (tiers).
 func customerFacts(ctx context.Context, rd OfferFinder, tiers TierLevels, businessID string, rules []EarningRule, e *Transaction) (CustomerFacts, error) {
 	var person, tier bool
+	var campaigns []int64
 	for _, r := range rules {
 		if c := r.Conditions; c.onCustomer() && r.Active(e.CreatedAt) {
 			person = person || c.FirstPurchase || c.BirthdayWithinDays != nil
 			tier = tier || len(c.TierLevels) > 0
+			if c.CampaignID != 0 && !slices.Contains(campaigns, c.CampaignID) {
+				campaigns = append(campaigns, c.CampaignID)
+			}
 		}
 	}
 	var f CustomerFacts
@@ -253,6 +258,11 @@ func customerFacts(ctx context.Context, rd OfferFinder, tiers TierLevels, busine
 	}
 	if person {
 		if f, err = rd.CustomerPurchaseFacts(ctx, businessID, e.CustomerID); err != nil {
+			return f, err
+		}
+	}
+	if len(campaigns) > 0 {
+		if f.Reached, err = rd.CampaignsReached(ctx, businessID, e.CustomerID, campaigns, RecipientSent); err != nil {
 			return f, err
 		}
 	}

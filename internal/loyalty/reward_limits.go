@@ -2,6 +2,7 @@ package loyalty
 
 import (
 	"context"
+	"math"
 	"slices"
 )
 
@@ -38,6 +39,10 @@ func useLimits(ctx context.Context, tx Tx, got *earned, periods OfferPeriods, e 
 				var err error
 				if t.Rule.Conditions.FirstPurchase {
 					ok, err = tx.TakeRuleUse(ctx, t.Rule.ID, e.CustomerID, firstPurchasePeriod, 1)
+				}
+				if c := t.Rule.Conditions.CampaignID; err == nil && ok && c != 0 {
+					// Counted, never refused: how many recipients used the gift.
+					ok, err = tx.TakeRuleUse(ctx, t.Rule.ID, e.CustomerID, campaignPeriod(c), math.MaxInt64)
 				}
 				if l := t.Rule.Limits.PerCustomer; err == nil && ok && l != nil {
 					ok, err = tx.TakeRuleUse(ctx, t.Rule.ID, e.CustomerID, periods.key(l.Period), l.Count)

@@ -76,6 +76,10 @@ type OfferFinder interface {
 	// it has a reward for a spend (Purchased); none of a customer not
 	// found.
 	CustomerPurchaseFacts(ctx context.Context, businessID, customerID string) (CustomerFacts, error)
+	// CampaignsReached returns when each of the campaigns recorded the
+	// outcome reached for the customer, by campaign; a campaign that did
+	// not is absent.
+	CampaignsReached(ctx context.Context, businessID, customerID string, campaignIDs []int64, reached string) (map[int64]time.Time, error)
 	// PunchCards returns every live punch card of the business.
 	PunchCards(ctx context.Context, businessID string) ([]PunchCard, error)
 	// OffersByID returns the offers of a business with those ids, deleted

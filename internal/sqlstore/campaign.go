@@ -12,23 +12,23 @@ import (
 
 const campaignColumns = `m.id, m.business_id, m.name, m.segment_id, m.channels, m.subject, m.email_body, m.sms_body, m.gift_points, m.gift_offer_id,
 	m.skip_reached_days, m.quiet_start, m.quiet_end, m.holdout_percent, m.report_days, m.state, m.send_at, m.started_at,
-	m.finished_at, m.draw_after, m.drawn, m.created_at, m.updated_at`
+	m.finished_at, m.draw_after, m.drawn, m.created_at, m.updated_at, m.gift_rule_id, m.gift_rule_days`
 
 func scanCampaign(row scanner) (loyalty.Campaign, error) {
 	var c loyalty.Campaign
 	var channels string
 	var sendAt, started, finished sql.NullTime
-	var offer sql.NullInt64
+	var offer, rule sql.NullInt64
 	err := row.Scan(&c.ID, &c.BusinessID, &c.Name, &c.SegmentID, &channels, &c.Subject, &c.EmailBody, &c.SMSBody, &c.GiftPoints, &offer,
 		&c.SkipReachedDays, &c.QuietStart, &c.QuietEnd, &c.HoldoutPercent, &c.ReportDays, &c.State, &sendAt, &started,
-		&finished, &c.DrawAfter, &c.Drawn, &c.CreatedAt, &c.UpdatedAt)
+		&finished, &c.DrawAfter, &c.Drawn, &c.CreatedAt, &c.UpdatedAt, &rule, &c.GiftRuleDays)
 	if err != nil {
 		return c, dbError(err)
 	}
 	if channels != "" {
 		c.Channels = strings.Split(channels, ",")
 	}
-	c.SendAt, c.StartedAt, c.FinishedAt, c.GiftOfferID = sendAt.Time, started.Time, finished.Time, offer.Int64
+	c.SendAt, c.StartedAt, c.FinishedAt, c.GiftOfferID, c.GiftRuleID = sendAt.Time, started.Time, finished.Time, offer.Int64, rule.Int64
 	return c, nil
 }
 
@@ -36,7 +36,7 @@ func scanCampaign(row scanner) (loyalty.Campaign, error) {
 func campaignArgs(c *loyalty.Campaign) []any {
 	return []any{c.Name, c.SegmentID, strings.Join(c.Channels, ","), c.Subject, c.EmailBody, c.SMSBody, c.GiftPoints,
 		nullInt(c.GiftOfferID), c.SkipReachedDays, c.QuietStart, c.QuietEnd, c.HoldoutPercent, c.ReportDays, c.State, optionalTime(c.SendAt),
-		optionalTime(c.StartedAt), optionalTime(c.FinishedAt), c.DrawAfter, c.Drawn, c.UpdatedAt.UTC()}
+		optionalTime(c.StartedAt), optionalTime(c.FinishedAt), c.DrawAfter, c.Drawn, c.UpdatedAt.UTC(), nullInt(c.GiftRuleID), c.GiftRuleDays}
 }
 
 // Campaigns pages a business's campaigns, oldest first.
@@ -150,8 +150,9 @@ func (d *DB) RecipientActivity(ctx context.Context, campaignID int64, from, to t
 func (t *tx) InsertCampaign(ctx context.Context, c *loyalty.Campaign) error {
 	return dbError(t.QueryRowContext(ctx, `INSERT INTO campaigns (name, segment_id, channels, subject, email_body, sms_body,
 		gift_points, gift_offer_id, skip_reached_days, quiet_start, quiet_end, holdout_percent, report_days, state, send_at,
-		started_at, finished_at, draw_after, drawn, updated_at, business_id, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) RETURNING id`,
+		started_at, finished_at, draw_after, drawn, updated_at, gift_rule_id, gift_rule_days, business_id, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+		RETURNING id`,
 		append(campaignArgs(c), c.BusinessID, c.CreatedAt.UTC())...).Scan(&c.ID))
 }
 
@@ -160,7 +161,7 @@ func (t *tx) UpdateCampaign(ctx context.Context, c *loyalty.Campaign) error {
 	_, err := t.ExecContext(ctx, `UPDATE campaigns SET name = $1, segment_id = $2, channels = $3, subject = $4, email_body = $5,
 		sms_body = $6, gift_points = $7, gift_offer_id = $8, skip_reached_days = $9, quiet_start = $10, quiet_end = $11,
 		holdout_percent = $12, report_days = $13, state = $14, send_at = $15, started_at = $16, finished_at = $17,
-		draw_after = $18, drawn = $19, updated_at = $20 WHERE business_id = $21 AND id = $22`, append(campaignArgs(c), c.BusinessID, c.ID)...)
+		draw_after = $18, drawn = $19, updated_at = $20, gift_rule_id = $21, gift_rule_days = $22 WHERE business_id = $23 AND id = $24`, append(campaignArgs(c), c.BusinessID, c.ID)...)
 	return dbError(err)
 }
 
@@ -239,4 +240,37 @@ func (t *tx) FinishRecipient(ctx context.Context, r loyalty.Recipient, pending s
 	}
 	n, err := res.RowsAffected()
 	return n == 1, dbError(err)
+}
+
+// CampaignsReached returns when each of the campaigns recorded the
+// outcome reached for a customer.
+func (d *DB) CampaignsReached(ctx context.Context, businessID, customerID string, campaignIDs []int64, reached string) (map[int64]time.Time, error) {
+	return campaignsReached(ctx, d.db, businessID, customerID, campaignIDs, reached)
+}
+
+// CampaignsReached is DB.CampaignsReached in the transaction.
+func (t *tx) CampaignsReached(ctx context.Context, businessID, customerID string, campaignIDs []int64, reached string) (map[int64]time.Time, error) {
+	return campaignsReached(ctx, t.Tx, businessID, customerID, campaignIDs, reached)
+}
+
+func campaignsReached(ctx context.Context, q querier, businessID, customerID string, campaignIDs []int64, reached string) (map[int64]time.Time, error) {
+	out := map[int64]time.Time{}
+	if len(campaignIDs) == 0 {
+		return out, nil
+	}
+	marks, args := placeholders([]any{businessID, customerID, reached}, campaignIDs)
+	rows, err := q.QueryContext(ctx, `SELECT campaign_id, done_at FROM campaign_recipients
+		WHERE business_id = $1 AND customer_id = $2 AND outcome = $3 AND campaign_id IN (`+marks+`)`, args...)
+	err = scanAll(rows, err, func(rows *sql.Rows) error {
+		var id int64
+		var at sql.NullTime
+		if err := rows.Scan(&id, &at); err != nil {
+			return err
+		}
+		if at.Valid {
+			out[id] = at.Time
+		}
+		return nil
+	})
+	return out, err
 }

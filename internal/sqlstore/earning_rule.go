@@ -154,6 +154,14 @@ func earningRuleUsage(ctx context.Context, q querier, customerID string, uses, b
 	return out, nil
 }
 
+// RuleUsers counts the customers with a use of a rule recorded in a
+// period.
+func (d *DB) RuleUsers(ctx context.Context, ruleID int64, period string) (int, error) {
+	var n int
+	err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM earning_rule_uses WHERE rule_id = $1 AND period = $2`, ruleID, period).Scan(&n)
+	return n, dbError(err)
+}
+
 // TakeRuleUse counts one more use of a rule by a customer in a period
 // unless the count has reached max: one upsert, which a concurrent take of
 // the same counter waits on (the row's lock) and then sees committed.

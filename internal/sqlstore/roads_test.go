@@ -27,7 +27,8 @@ import (
 // redemptions, returns, adjustments, cancellations, referees joining,
 // the clock moving with activations and expiries settled, tiers kept and
 // rolled, rewards with baskets under earning rules over products and a
-// punch card, returns by item) are applied once as the service applies them, everyday rewards
+// punch card, returns by item, an earning rule kept to the customers a
+// campaign reached for some days) are applied once as the service applies them, everyday rewards
 // through the group writer, and once one by one, every change in a
 // transaction of its own. Both must leave identical entries, lots, lot
 // uses, balances, tier places, offer uses, referrals and events.
@@ -36,16 +37,20 @@ func TestRoadsAgree(t *testing.T) {
 		t.Run(engine, func(t *testing.T) {
 			t.Parallel()
 			batched, oneByOne := testenv.Open(t, engine), testenv.Open(t, engine)
-			baskets := 0
+			baskets, campaignUses := 0, 0
 			defer func() {
 				if baskets == 0 && !t.Failed() {
 					t.Errorf("no reward with a basket went through the group writer")
+				}
+				if campaignUses == 0 && !t.Failed() {
+					t.Errorf("the campaign's earning rule applied to no reward")
 				}
 			}()
 			for seed := uint64(1); seed <= 6; seed++ {
 				a := runRoads(t, batched, seed, false)
 				b := runRoads(t, oneByOne, seed, true)
 				baskets += a.baskets
+				campaignUses += strings.Count(a.state["rule uses"], "| campaign:")
 				if a.batched == 0 {
 					t.Fatalf("seed %d: no change went through the group writer", seed)
 				}
@@ -113,6 +118,7 @@ func runRoads(t *testing.T, db *sqlstore.DB, seed uint64, oneByOne bool) roadsOu
 	customers := &loyalty.CustomerService{Store: db}
 	r.svc = &loyalty.TransactionService{Store: store, Customers: customers}
 	r.program = r.setUp()
+	campaign := r.campaignRule()
 	// Batched, the business as the API reads it, with its rules: everyday
 	// rewards then go through the group writer. One by one, the business
 	// without them: every change is decided and applied in a transaction
@@ -129,6 +135,7 @@ func runRoads(t *testing.T, db *sqlstore.DB, seed uint64, oneByOne bool) roadsOu
 		r.customers = append(r.customers, createCustomer(t, db, r.b.ID, loyalty.CustomerInput{
 			Email: loyalty.Some(fmt.Sprintf("c%d@roads.example", i))}).ID)
 	}
+	r.sendCampaign(campaign)
 	keeper := &events.TierKeeper{Store: db, Clock: func() time.Time { return r.now }}
 	r.sequence()
 	for step := range 60 {
@@ -224,6 +231,70 @@ func (r *roadsRun) setUp() int64 {
 		t.Fatal(err)
 	}
 	return p.ID
+}
+
+// campaignRule gives the business an earning rule as a campaign's gift:
+// 30 bonus points on a spend, for the customers tagged "lapsed" whom the
+// campaign reaches (by push, with their consent), for 20 days from being
+// reached. The rule is kept to the campaign before the business's rules
+// are read for the run (the campaign's save changes it); the campaign is
+// sent once the customers exist (sendCampaign).
+func (r *roadsRun) campaignRule() int64 {
+	t := r.t
+	var rin loyalty.EarningRuleInput
+	decode(t, map[string]any{"name": "Comeback bonus", "enabled": false, "effect": map[string]any{"type": "bonus", "points": 30}}, &rin)
+	rule, err := (&loyalty.EarningRuleService{Store: r.db}).Create(ctx, r.b, rin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sin loyalty.SegmentInput
+	decode(t, map[string]any{"name": "Lapsed", "filters": map[string]any{"tags_any": []string{"lapsed"}}}, &sin)
+	seg, err := (&loyalty.SegmentService{Store: r.db}).Save(ctx, r.b, "", sin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cin loyalty.CampaignInput
+	decode(t, map[string]any{"name": "Come back", "segment_id": seg.ID, "channels": []string{"push"}, "sms_body": "30 points more",
+		"holdout_percent": 0, "gift": map[string]any{"earning_rule_id": rule.ID, "days": 20}}, &cin)
+	c, err := (&loyalty.CampaignService{Store: r.db}).Save(ctx, r.b, "", cin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
+}
+
+// sendCampaign sends the campaign of campaignRule to its segment: the
+// first customer consents to push and is reached, the second is drawn but
+// refused by consent, the third is not in the segment.
+func (r *roadsRun) sendCampaign(id int64) {
+	t := r.t
+	customers := &loyalty.CustomerService{Store: r.db}
+	for _, who := range r.customers[:2] {
+		if _, err := customers.SetTags(ctx, r.b, who, loyalty.TagsInput{Tags: loyalty.Some([]string{"lapsed"})}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := (&loyalty.ConsentService{Store: r.db}).Change(ctx, r.b, r.customers[0], loyalty.ConsentMarketing,
+		loyalty.ConsentInput{Push: loyalty.Some(true)}, "app", "", false); err != nil {
+		t.Fatal(err)
+	}
+	campaigns := &loyalty.CampaignService{Store: r.db}
+	if _, err := campaigns.Send(ctx, r.b, strconv.FormatInt(id, 10), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	runner := &loyalty.CampaignRunner{Store: r.db, Holder: "roads", Rate: 1000}
+	for range 4 {
+		if _, err := runner.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tally, err := campaigns.Store.RecipientTally(ctx, id, loyalty.CouponClaimed())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tally.Outcomes[loyalty.RecipientSent] != 1 || tally.Outcomes[loyalty.RecipientNoConsent] != 1 {
+		t.Fatalf("campaign outcomes %v, want one reached and one refused by consent", tally.Outcomes)
+	}
 }
 
 // basketRules gives the business products in two categories, some
@@ -453,6 +524,8 @@ func (r *roadsRun) snapshot() map[string]string {
 		"offer uses": joinRows(r.rows(`SELECT u.customer_id, u.offer_id, u.period, u.used_at FROM offer_uses u JOIN offers o ON o.id = u.offer_id
 			WHERE o.business_id = $1`, labels)),
 		"referrals": joinRows(r.rows(`SELECT referrer_id, referee_id, created_at, paid_at FROM referrals WHERE business_id = $1`, labels)),
+		"rule uses": joinRows(r.rows(`SELECT u.customer_id, e.name, u.period, u.uses FROM earning_rule_uses u
+			JOIN earning_rules e ON e.id = u.rule_id WHERE e.business_id = $1`, labels)),
 	}
 	// Each customer's summary of activity agrees with the ledger it sums.
 	if off := r.rows(`SELECT cu.user_id, cu.visits_total, cu.spend_total, cu.last_visit_at, t.v, t.s, t.lv

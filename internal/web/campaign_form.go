@@ -23,8 +23,9 @@ type campaignForm struct {
 	Name, SegmentID             string
 	Channels                    []string
 	Subject, EmailBody, SMSBody string
-	Gift                        string // "", "points" or "coupon"
+	Gift                        string // "", "points", "coupon" or "rule"
 	GiftPoints, GiftOfferID     string
+	GiftRuleID, GiftDays        string // an earning rule given through the API, kept
 	Holdout, SkipDays           string
 	QuietStart, QuietEnd        string
 	ReportDays                  string
@@ -51,6 +52,7 @@ func postedCampaign(v url.Values) campaignForm {
 	return campaignForm{Name: t("name"), SegmentID: t("segment_id"), Channels: v["channels"],
 		Subject: t("subject"), EmailBody: strings.TrimSpace(strings.ReplaceAll(v.Get("email_body"), "\r\n", "\n")),
 		SMSBody: t("sms_body"), Gift: t("gift"), GiftPoints: t("gift_points"), GiftOfferID: t("gift_offer_id"),
+		GiftRuleID: t("gift_rule_id"), GiftDays: t("gift_days"),
 		Holdout: t("holdout_percent"), SkipDays: t("skip_reached_days"), QuietStart: t("quiet_start"), QuietEnd: t("quiet_end"),
 		ReportDays: t("report_days")}
 }
@@ -68,6 +70,8 @@ func campaignFormOf(c loyalty.Campaign) campaignForm {
 		f.Gift, f.GiftPoints = "points", strconv.FormatInt(c.GiftPoints, 10)
 	case c.GiftOfferID != 0:
 		f.Gift, f.GiftOfferID = "coupon", strconv.FormatInt(c.GiftOfferID, 10)
+	case c.GiftRuleID != 0:
+		f.Gift, f.GiftRuleID, f.GiftDays = "rule", strconv.FormatInt(c.GiftRuleID, 10), strconv.Itoa(c.GiftRuleDays)
 	}
 	return f
 }
@@ -121,6 +125,15 @@ func (f campaignForm) input() (loyalty.CampaignInput, map[string][]string) {
 			bad["gift_offer_id"] = []string{"Choose the offer whose coupon each member reached is given."}
 		} else {
 			in.Gift = loyalty.Some(loyalty.CampaignGift{OfferID: n})
+		}
+	case "rule":
+		// Given through the API; the form keeps it as it was.
+		id, err1 := strconv.ParseInt(f.GiftRuleID, 10, 64)
+		days, err2 := strconv.Atoi(f.GiftDays)
+		if err1 != nil || err2 != nil {
+			bad["gift"] = []string{"Choose the gift again."}
+		} else {
+			in.Gift = loyalty.Some(loyalty.CampaignGift{EarningRuleID: id, Days: days})
 		}
 	}
 	in.QuietHours = loyalty.Opt[loyalty.CampaignQuiet]{Set: true, Null: true}

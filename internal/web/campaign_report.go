@@ -141,6 +141,9 @@ func reportFigures(rep console.CampaignResults, c loyalty.Campaign) ([]reportFig
 			reportFigure{"fig-gifts-used", "Coupons used", thousands(int64(t.GiftsUsed)), "of those given"})
 	case c.GiftPoints > 0:
 		out = append(out, reportFigure{"fig-gifts", "Gifts given", thousands(int64(t.Gifts)), thousands(c.GiftPoints) + " points each"})
+	case c.GiftRuleID != 0:
+		out = append(out, reportFigure{"fig-gifts-used", "Earned by the rule", thousands(int64(t.GiftsUsed)),
+			"of " + thousands(int64(t.Gifts)) + " reached, within " + strconv.Itoa(c.GiftRuleDays) + " days"})
 	}
 	var by []string
 	for _, ch := range []string{loyalty.CampaignEmail, loyalty.CampaignSMS, loyalty.CampaignPush} {

@@ -95,6 +95,8 @@ func campaignRowOf(row console.CampaignRow, loc *time.Location) campaignRow {
 		out.How += " · " + thousands(row.GiftPoints) + " points each"
 	} else if row.GiftOfferID != 0 {
 		out.How += " · a coupon each"
+	} else if row.GiftRuleID != 0 {
+		out.How += " · an earning rule for " + strconv.Itoa(row.GiftRuleDays) + " days"
 	}
 	switch row.State {
 	case loyalty.CampaignDraft:
@@ -115,6 +117,8 @@ func campaignRowOf(row console.CampaignRow, loc *time.Location) campaignRow {
 		}
 		if row.GiftOfferID != 0 {
 			out.Results = append(out.Results, thousands(int64(t.GiftsUsed))+" of "+thousands(int64(t.Gifts))+" coupons used")
+		} else if row.GiftRuleID != 0 {
+			out.Results = append(out.Results, thousands(int64(t.GiftsUsed))+" earned by the rule")
 		}
 	}
 	return out
@@ -377,6 +381,8 @@ func sendEffects(c loyalty.Campaign, b loyalty.Business) []string {
 		out = append(out, "Each member reached is given "+thousands(c.GiftPoints)+" points.")
 	case c.GiftOfferID != 0:
 		out = append(out, "Each member reached is given a coupon of the offer chosen.")
+	case c.GiftRuleID != 0:
+		out = append(out, "Each member reached earns by the campaign’s earning rule for "+strconv.Itoa(c.GiftRuleDays)+" days.")
 	}
 	if c.SkipReachedDays > 0 {
 		out = append(out, "Members reached by a campaign in the last "+strconv.Itoa(c.SkipReachedDays)+" days are skipped.")

@@ -284,6 +284,9 @@ func conditionWords(c loyalty.RuleConditions, b loyalty.Business) string {
 	if d := c.BirthdayWithinDays; d != nil {
 		w = append(w, "birthday ±"+strconv.Itoa(*d)+" days")
 	}
+	if c.CampaignID != 0 {
+		w = append(w, "reached by campaign "+strconv.FormatInt(c.CampaignID, 10)+" in the last "+strconv.Itoa(c.CampaignDays)+" days")
+	}
 	return strings.Join(w, ", ")
 }
 
