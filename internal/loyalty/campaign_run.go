@@ -29,7 +29,11 @@ type CampaignRunner struct {
 	Holder string // this instance's name on the lease
 	Logger *slog.Logger
 	Poll   time.Duration // how often to look for due campaigns (5s)
-	Lease  time.Duration // how long a run holds the lease (1 min)
+	// Lease is how long a run holds the lease (15s) unless renewed: the
+	// run renews it every third of that, between recipients too, so a
+	// batch at any rate keeps it, and an instance that died (SIGKILL) is
+	// taken over within Lease and a Poll.
+	Lease time.Duration
 	Batch  int           // customers drawn, or recipients reached, per batch (500)
 	// Batches bounds the batches of one campaign per run (20), so one
 	// big campaign does not keep the others waiting.
@@ -72,13 +76,20 @@ const campaignLease = "campaign_runner"
 // RunOnce does what is due of every active campaign, if this instance
 // holds the lease; it returns how many recipients it drew or reached.
 func (r *CampaignRunner) RunOnce(ctx context.Context) (int, error) {
-	lease := orDefault(r.Lease, time.Minute)
-	renew := func() bool {
+	lease := orDefault(r.Lease, 15*time.Second)
+	var renewed time.Time // by this process's clock: when the lease was last taken
+	take := func() bool {
 		now := r.Store.Now()
 		ok, err := r.Store.TakeLease(ctx, campaignLease, r.Holder, now, now.Add(lease))
+		renewed = time.Now()
 		return ok && err == nil
 	}
-	if !renew() {
+	// renew keeps the lease, taking it again once a third of it has gone;
+	// false once another instance holds it.
+	renew := func() bool {
+		return time.Since(renewed) < lease/3 || take()
+	}
+	if !take() {
 		return 0, nil
 	}
 	active, err := r.Store.ActiveCampaigns(ctx, []string{CampaignScheduled, CampaignSending})
@@ -124,7 +135,7 @@ func (r *CampaignRunner) run(ctx context.Context, c Campaign, renew func() bool)
 			n, err = r.draw(ctx, st, b, &c, now)
 			more = true
 		default:
-			n, more, err = r.reach(ctx, st, b, &c, now)
+			n, more, err = r.reach(ctx, st, b, &c, now, renew)
 		}
 		done += n
 		if err != nil || !more {
@@ -181,8 +192,8 @@ func (r *CampaignRunner) draw(ctx context.Context, st Store, b Business, c *Camp
 
 // reach reaches the next batch of pending recipients, unless it is quiet
 // hours for the business; more is false once none is left (the campaign
-// is then sent) or it is quiet.
-func (r *CampaignRunner) reach(ctx context.Context, st Store, b Business, c *Campaign, now time.Time) (n int, more bool, err error) {
+// is then sent), it is quiet, or the lease was lost (renew).
+func (r *CampaignRunner) reach(ctx context.Context, st Store, b Business, c *Campaign, now time.Time, renew func() bool) (n int, more bool, err error) {
 	rules, err := st.Rules(ctx, b)
 	if err != nil {
 		return 0, false, err
@@ -203,6 +214,9 @@ func (r *CampaignRunner) reach(ctx context.Context, st Store, b Business, c *Cam
 	for _, id := range ids {
 		if err := r.pace(ctx); err != nil {
 			return n, false, err
+		}
+		if !renew() {
+			break // another instance took over: what is left is its
 		}
 		sent, err := r.reachOne(ctx, st, b, *c, id)
 		if err != nil {
