@@ -129,6 +129,7 @@ func TestCampaignRuleGift(t *testing.T) {
 		released(r2)
 		d3, r3 := other("Gone")
 		a.do(t, http.MethodDelete, "/earning-rules/"+strconv.FormatInt(r3, 10), nil).want(t, http.StatusNoContent)
+		a.do(t, http.MethodPut, "/campaigns/"+d3, map[string]any{"name": "Gone too"}).want(t, http.StatusOK)
 		a.do(t, http.MethodPost, "/campaigns/"+d3+"/send", map[string]any{}).wantFields(t, "gift.earning_rule_id")
 		a.do(t, http.MethodDelete, "/campaigns/"+d1, nil).want(t, http.StatusNoContent)
 		a.do(t, http.MethodDelete, "/campaigns/"+d3, nil).want(t, http.StatusNoContent)

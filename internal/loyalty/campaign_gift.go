@@ -49,9 +49,12 @@ func giveRule(ctx context.Context, tx Tx, b Business, before int64, c Campaign) 
 		return nil
 	}
 	r, err := liveEarningRule(ctx, tx, b.ID, c.GiftRuleID)
-	if ErrorCode(err) == ENotFound {
+	switch {
+	case ErrorCode(err) == ENotFound && before == c.GiftRuleID:
+		return nil // deleted since it became the gift: the draft keeps it, and is not sent (Send)
+	case ErrorCode(err) == ENotFound:
 		return Invalid("gift.earning_rule_id", "The earning_rule_id must be the id of one of the business's earning rules.")
-	} else if err != nil {
+	case err != nil:
 		return err
 	}
 	if why := ruleTaken(r, c.ID); why != "" {

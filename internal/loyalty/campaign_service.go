@@ -165,7 +165,7 @@ func (s *CampaignService) Send(ctx context.Context, b Business, id string, sendA
 	}
 	if c.GiftRuleID != 0 {
 		if r, err := s.Store.EarningRule(ctx, b.ID, c.GiftRuleID); err != nil || r.Deleted || r.Conditions.CampaignID != c.ID {
-			return c, Invalid("gift.earning_rule_id", "The campaign's earning rule was deleted: choose another gift.")
+			return c, Invalid("gift.earning_rule_id", "The campaign's earning rule was deleted, or is another campaign's gift now: choose another gift.")
 		}
 	}
 	err = s.Store.WithTx(ctx, func(tx Tx) error {
