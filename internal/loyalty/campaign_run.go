@@ -34,7 +34,7 @@ type CampaignRunner struct {
 	// batch at any rate keeps it, and an instance that died (SIGKILL) is
 	// taken over within Lease and a Poll.
 	Lease time.Duration
-	Batch  int           // customers drawn, or recipients reached, per batch (500)
+	Batch int // customers drawn, or recipients reached, per batch (500)
 	// Batches bounds the batches of one campaign per run (20), so one
 	// big campaign does not keep the others waiting.
 	Batches int
