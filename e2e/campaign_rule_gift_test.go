@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -133,6 +135,24 @@ func TestCampaignRuleGift(t *testing.T) {
 		a.do(t, http.MethodPost, "/campaigns/"+d3+"/send", map[string]any{}).wantFields(t, "gift.earning_rule_id")
 		a.do(t, http.MethodDelete, "/campaigns/"+d1, nil).want(t, http.StatusNoContent)
 		a.do(t, http.MethodDelete, "/campaigns/"+d3, nil).want(t, http.StatusNoContent)
+
+		// The console's form shows the rule gift and keeps it when saved.
+		owner := e.web(t)
+		owner.signIn(t, "/business", sb.Email, sb.Password)
+		page := string(owner.get(t, "/business/campaigns/"+id).want(t, http.StatusOK).Body)
+		if !strings.Contains(page, `value="rule" checked`) || !strings.Contains(page, `name="gift_rule_id" value="`+strconv.FormatInt(ruleID, 10)+`"`) {
+			t.Fatalf("the campaign's form does not show its rule gift")
+		}
+		owner.post(t, "/business/campaigns/"+id, url.Values{"name": {"Come back"}, "segment_id": {strconv.FormatInt(seg.Data.ID, 10)},
+			"channels": {"push"}, "sms_body": {"30 points more on your next visit this week"}, "gift": {"rule"},
+			"gift_rule_id": {strconv.FormatInt(ruleID, 10)}, "gift_days": {"7"}, "holdout_percent": {"50"}, "report_days": {"30"}}).
+			want(t, http.StatusSeeOther)
+		var saved struct{ Data struct{ Gift map[string]any } } // fresh: decoding into c would merge its map
+		a.get(t, "/campaigns/"+id).want(t, http.StatusOK).decode(t, &saved)
+		if len(saved.Data.Gift) != 2 || saved.Data.Gift["earning_rule_id"] != float64(ruleID) || saved.Data.Gift["days"] != 7.0 {
+			t.Fatalf("after the console saved it, the campaign's gift is %v", saved.Data.Gift)
+		}
+		kept("after the console saved the campaign")
 
 		a.do(t, http.MethodPost, "/campaigns/"+id+"/send", map[string]any{}).want(t, http.StatusOK)
 		for range 6 {
