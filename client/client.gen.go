@@ -7902,11 +7902,15 @@ type ClientInterface interface {
 	// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
 	// side earned; tier.changed: `customer` {id}, `tier_id`, `tier_level` and `previous_tier_level` (as the
 	// customer's tier_level shows a level, null for none), `direction` up or down, `reason` activity (a
-	// transaction moved the period's totals) or period_end (a calendar period ended), and `changed_at`).
+	// transaction moved the period's totals) or period_end (a calendar period ended), `transaction` {id}
+	// (activity: the customer's latest transaction counted when the change was found, as the feed named it
+	// — for a cancellation, the cancelled transaction; null for period_end) and `changed_at`).
 	//
 	// tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
-	// announced in the keeper's own transaction a second or two after the entry commits (a reward is never
-	// slowed by it), once, and after the transaction's event. A period end is announced when the period ends
+	// announced in the keeper's own transaction after the entry commits (a reward is never slowed by it),
+	// once, and after the transaction's event. A read of this feed catches the keeper up first, so the read
+	// that shows a transaction also shows the tier.changed it caused; with several instances, when another
+	// instance's keeper holds the business, within that keeper's round (2 seconds) of the commit. A period end is announced when the period ends
 	// (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
 	// creation announces nothing: a customer's level is first announced at its first change after.
 	//
@@ -10270,11 +10274,15 @@ func (c *Client) UpdateEarningRule(ctx context.Context, id string, body UpdateEa
 // coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
 // side earned; tier.changed: `customer` {id}, `tier_id`, `tier_level` and `previous_tier_level` (as the
 // customer's tier_level shows a level, null for none), `direction` up or down, `reason` activity (a
-// transaction moved the period's totals) or period_end (a calendar period ended), and `changed_at`).
+// transaction moved the period's totals) or period_end (a calendar period ended), `transaction` {id}
+// (activity: the customer's latest transaction counted when the change was found, as the feed named it
+// — for a cancellation, the cancelled transaction; null for period_end) and `changed_at`).
 //
 // tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
-// announced in the keeper's own transaction a second or two after the entry commits (a reward is never
-// slowed by it), once, and after the transaction's event. A period end is announced when the period ends
+// announced in the keeper's own transaction after the entry commits (a reward is never slowed by it),
+// once, and after the transaction's event. A read of this feed catches the keeper up first, so the read
+// that shows a transaction also shows the tier.changed it caused; with several instances, when another
+// instance's keeper holds the business, within that keeper's round (2 seconds) of the commit. A period end is announced when the period ends
 // (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
 // creation announces nothing: a customer's level is first announced at its first change after.
 //
@@ -21717,11 +21725,15 @@ type ClientWithResponsesInterface interface {
 	// coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
 	// side earned; tier.changed: `customer` {id}, `tier_id`, `tier_level` and `previous_tier_level` (as the
 	// customer's tier_level shows a level, null for none), `direction` up or down, `reason` activity (a
-	// transaction moved the period's totals) or period_end (a calendar period ended), and `changed_at`).
+	// transaction moved the period's totals) or period_end (a calendar period ended), `transaction` {id}
+	// (activity: the customer's latest transaction counted when the change was found, as the feed named it
+	// — for a cancellation, the cancelled transaction; null for period_end) and `changed_at`).
 	//
 	// tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
-	// announced in the keeper's own transaction a second or two after the entry commits (a reward is never
-	// slowed by it), once, and after the transaction's event. A period end is announced when the period ends
+	// announced in the keeper's own transaction after the entry commits (a reward is never slowed by it),
+	// once, and after the transaction's event. A read of this feed catches the keeper up first, so the read
+	// that shows a transaction also shows the tier.changed it caused; with several instances, when another
+	// instance's keeper holds the business, within that keeper's round (2 seconds) of the commit. A period end is announced when the period ends
 	// (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
 	// creation announces nothing: a customer's level is first announced at its first change after.
 	//
@@ -50084,11 +50096,15 @@ func (c *ClientWithResponses) UpdateEarningRuleWithResponse(ctx context.Context,
 // coupon with its customer, the user as the user API shows it; referral.paid: the referral and what each
 // side earned; tier.changed: `customer` {id}, `tier_id`, `tier_level` and `previous_tier_level` (as the
 // customer's tier_level shows a level, null for none), `direction` up or down, `reason` activity (a
-// transaction moved the period's totals) or period_end (a calendar period ended), and `changed_at`).
+// transaction moved the period's totals) or period_end (a calendar period ended), `transaction` {id}
+// (activity: the customer's latest transaction counted when the change was found, as the feed named it
+// — for a cancellation, the cancelled transaction; null for period_end) and `changed_at`).
 //
 // tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
-// announced in the keeper's own transaction a second or two after the entry commits (a reward is never
-// slowed by it), once, and after the transaction's event. A period end is announced when the period ends
+// announced in the keeper's own transaction after the entry commits (a reward is never slowed by it),
+// once, and after the transaction's event. A read of this feed catches the keeper up first, so the read
+// that shows a transaction also shows the tier.changed it caused; with several instances, when another
+// instance's keeper holds the business, within that keeper's round (2 seconds) of the commit. A period end is announced when the period ends
 // (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
 // creation announces nothing: a customer's level is first announced at its first change after.
 //

@@ -311,6 +311,8 @@ func (a *App) init(ctx context.Context) error {
 	a.Imports = &loyalty.ImportWorker{Logger: a.Config.Logger, Clock: func() time.Time { return a.DB.Clock() }}
 	a.Services.Imports = &loyalty.ImportService{Services: a.Services, Store: a.DB, Wake: a.Imports.Wake}
 	a.Imports.Imports = a.Services.Imports
+	// A read of the feed finds the tier.changed of the transactions it shows.
+	a.Services.Events.KeepTiers = a.Tiers.CatchUp
 	a.Points = &loyalty.PointsScheduler{Store: a.DB, Holder: loyalty.NewID(), Logger: a.Config.Logger}
 	// Campaign messages carry an unsubscribe link signed by a key of its
 	// own, to the page at the service's public address (the listen

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
@@ -57,7 +58,29 @@ type TierKeeper struct {
 	Page int
 
 	follower *loyalty.Follower
+	// turn is held by the round or catch-up under way: they share the
+	// follower and its leases.
+	turn     chan struct{}
+	turnOnce sync.Once
 }
+
+// take waits up to wait for the keeper's turn (false when it did not
+// come, or ctx ended); the caller gives it back with k.give.
+func (k *TierKeeper) take(ctx context.Context, wait time.Duration) bool {
+	k.turnOnce.Do(func() { k.turn = make(chan struct{}, 1) })
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case k.turn <- struct{}{}:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (k *TierKeeper) give() { <-k.turn }
 
 // Start runs the keeper in the background until stop is called.
 func (k *TierKeeper) Start(ctx context.Context) (stop func()) { return worker.Start(ctx, k.Run) }
@@ -70,7 +93,29 @@ func (k *TierKeeper) Run(ctx context.Context) {
 // Drain takes the events of every business whose tier cursor is behind,
 // and returns how many it took.
 func (k *TierKeeper) Drain(ctx context.Context) (int, error) {
+	if !k.take(ctx, time.Hour) {
+		return 0, ctx.Err()
+	}
+	defer k.give()
 	return k.followed().Round(ctx, k.keep)
+}
+
+// CatchUpWait is how long CatchUp waits for a round under way.
+const CatchUpWait = time.Second
+
+// CatchUp takes a business's events up to the end of its feed now, for a
+// reader of the feed (loyalty.EventService.KeepTiers): a transaction's
+// tier.changed is then in the feed that shows the transaction. It does
+// nothing when another keeper (another instance) holds the business's
+// cursor, which announces within its round (Every), or when this
+// keeper's round under way takes longer than CatchUpWait. It returns how
+// many events it took.
+func (k *TierKeeper) CatchUp(ctx context.Context, businessID string) (int, error) {
+	if !k.take(ctx, CatchUpWait) {
+		return 0, nil
+	}
+	defer k.give()
+	return k.followed().Follow(ctx, businessID, k.keep)
 }
 
 func (k *TierKeeper) followed() *loyalty.Follower {
@@ -93,7 +138,7 @@ func (k *TierKeeper) keep(ctx context.Context, businessID string, seq int64, unt
 	// The end is read before the program: a program enabled after that
 	// read announces from its first change after.
 	end, err := k.Store.FeedEnd(ctx, businessID)
-	if err != nil {
+	if err != nil || end <= seq {
 		return 0, seq, true, err
 	}
 	tiers, err := k.Store.Tiers(ctx, businessID)
@@ -103,9 +148,6 @@ func (k *TierKeeper) keep(ctx context.Context, businessID string, seq int64, unt
 	t, ok := loyalty.EnabledTier(tiers)
 	if !ok {
 		// No program, no level to announce: skip to the end of the feed.
-		if end <= seq {
-			return 0, seq, true, nil
-		}
 		held, err := k.Store.AdvanceCursor(ctx, TierDestination, businessID, claim, end, until())
 		return 0, end, held, err
 	}
@@ -121,14 +163,14 @@ func (k *TierKeeper) keep(ctx context.Context, businessID string, seq int64, unt
 		if err != nil || len(page) == 0 {
 			return total, seq, true, err
 		}
-		ids, err := k.movers(ctx, businessID, page)
+		movers, err := k.movers(ctx, businessID, page)
 		if err != nil {
 			return total, seq, true, err
 		}
 		now := k.now().Add(b.ClockOffset)
 		to := page[len(page)-1].Seq
 		held, err := k.Store.FollowTx(ctx, TierDestination, businessID, claim, seq, to, until(), func(tx loyalty.Tx) error {
-			_, err := loyalty.KeepTiers(ctx, tx, businessID, t.ID, now, ids)
+			_, err := loyalty.KeepTiers(ctx, tx, businessID, t.ID, now, movers)
 			return err
 		})
 		if errors.Is(err, loyalty.ErrTierRollPending) {
@@ -146,10 +188,11 @@ func (k *TierKeeper) keep(ctx context.Context, businessID string, seq int64, unt
 	return total, seq, true, ctx.Err()
 }
 
-// movers lists, once each and in order, the customers of a page's
-// transaction events: the ones whose tier totals moved. An event that
+// movers lists, once each and in order of their first event, the
+// customers of a page's transaction events (the ones whose tier totals
+// moved), each with the latest of its entries in the page. An event that
 // names its entry (loyalty.EventQuery.Refs) has the entry's customer.
-func (k *TierKeeper) movers(ctx context.Context, businessID string, page []loyalty.Event) ([]string, error) {
+func (k *TierKeeper) movers(ctx context.Context, businessID string, page []loyalty.Event) ([]loyalty.TierMove, error) {
 	var entries []int64
 	for _, e := range page {
 		if moves(e) && e.Unrendered() {
@@ -163,28 +206,35 @@ func (k *TierKeeper) movers(ctx context.Context, businessID string, page []loyal
 			return nil, err
 		}
 	}
-	var out []string
-	seen := map[string]bool{}
+	var out []loyalty.TierMove
+	at := map[string]int{} // index in out of each customer
 	for _, e := range page {
 		if !moves(e) {
 			continue
 		}
 		var data struct {
+			ID       int64 `json:"id"`
 			Customer struct {
 				ID string `json:"id"`
 			} `json:"customer"`
 		}
 		if e.Unrendered() {
-			if data.Customer.ID = of[e.EntryID]; data.Customer.ID == "" {
+			if data.ID, data.Customer.ID = e.EntryID, of[e.EntryID]; data.Customer.ID == "" {
 				return nil, fmt.Errorf("events: event %s names entry %d, which is not in the ledger", e.ID, e.EntryID)
 			}
 		} else if err := json.Unmarshal(e.Data, &data); err != nil {
 			return nil, err
 		}
-		if id := data.Customer.ID; id != "" && !seen[id] {
-			seen[id] = true
-			out = append(out, id)
+		id := data.Customer.ID
+		if id == "" {
+			continue
 		}
+		if i, ok := at[id]; ok {
+			out[i].EntryID = data.ID
+			continue
+		}
+		at[id] = len(out)
+		out = append(out, loyalty.TierMove{CustomerID: id, EntryID: data.ID})
 	}
 	return out, nil
 }

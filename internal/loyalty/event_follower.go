@@ -79,6 +79,18 @@ func (f *Follower) Round(ctx context.Context, follow FollowFunc) (int, error) {
 	return total, nil
 }
 
+// Follow follows one business now, as a round does when its feed is
+// past the cursor: for a reader who needs the destination caught up with
+// what it is about to read. It does nothing while another follower holds
+// the cursor.
+func (f *Follower) Follow(ctx context.Context, businessID string, follow FollowFunc) (int, error) {
+	if f.held == nil {
+		f.held = map[string]heldCursor{}
+	}
+	f.Claim()
+	return f.business(ctx, businessID, follow)
+}
+
 // business follows one business, claiming its cursor first unless this
 // follower holds it with more than half of the lease to go.
 func (f *Follower) business(ctx context.Context, businessID string, follow FollowFunc) (int, error) {

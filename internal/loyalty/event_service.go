@@ -11,6 +11,11 @@ import (
 // EventService reads a business's event feed (GET /events).
 type EventService struct {
 	Store Store
+	// KeepTiers, when set, announces the tier levels the business's
+	// numbered transactions moved (events.TierKeeper.CatchUp) before a
+	// read, so that a reader finds a transaction's tier.changed with it;
+	// it returns how many events it took.
+	KeepTiers func(ctx context.Context, businessID string) (int, error)
 }
 
 // EventListSpec says how GET /events is filtered: by type (eq, in,
@@ -69,6 +74,19 @@ func ParseEventQuery(q url.Values) (EventQuery, error) {
 func (s *EventService) List(ctx context.Context, b Business, q EventQuery) ([]Event, error) {
 	if _, err := s.Store.SequenceEvents(ctx, b.ID); err != nil {
 		return nil, err
+	}
+	if s.KeepTiers != nil {
+		n, err := s.KeepTiers(ctx, b.ID)
+		if err != nil {
+			return nil, err
+		}
+		// The tier.changed events it wrote are numbered now (on SQLite,
+		// as they were written).
+		if n > 0 {
+			if _, err := s.Store.SequenceEvents(ctx, b.ID); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return ReadEvents(ctx, s.Store, b.ID, q)
 }

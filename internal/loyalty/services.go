@@ -183,7 +183,7 @@ func (s Services) viewed(v storeView) Services {
 		out.Users = &u
 	}
 	if s.Events != nil {
-		out.Events = &EventService{Store: viewOf(s.Events.Store, v)}
+		out.Events = &EventService{Store: viewOf(s.Events.Store, v), KeepTiers: s.Events.KeepTiers}
 	}
 	if s.Webhooks != nil {
 		w := *s.Webhooks

@@ -177,11 +177,29 @@ type tierChangeJSON struct {
 	PreviousTierLevel *TierLevelJSON `json:"previous_tier_level"`
 	Direction         string         `json:"direction"` // up or down
 	Reason            string         `json:"reason"`    // TierChangeActivity or TierChangePeriodEnd
-	ChangedAt         string         `json:"changed_at"`
+	// Transaction is, for a change of activity, the customer's latest
+	// transaction counted when the change was found (TierMove); null for
+	// a period end.
+	Transaction *entryRefJSON `json:"transaction"`
+	ChangedAt   string        `json:"changed_at"`
 }
 
-// announce records a customer's change of level from one index to another.
-func (t Tier) announce(ctx context.Context, tx Tx, customerID string, from, to int, reason string, at time.Time) error {
+// entryRefJSON names a ledger entry as the API shows its id.
+type entryRefJSON struct {
+	ID int64 `json:"id"`
+}
+
+// TierMove is a customer whose transactions moved the tier totals, and
+// the latest of those transactions (its ledger entry's id), which a
+// tier.changed event of the move names.
+type TierMove struct {
+	CustomerID string
+	EntryID    int64
+}
+
+// announce records a customer's change of level from one index to
+// another; entryID, when not 0, is the transaction that caused it.
+func (t Tier) announce(ctx context.Context, tx Tx, customerID string, from, to int, reason string, at time.Time, entryID int64) error {
 	level := func(i int) *TierLevelJSON {
 		if i < 0 {
 			return nil
@@ -193,8 +211,12 @@ func (t Tier) announce(ctx context.Context, tx Tx, customerID string, from, to i
 	if to < from {
 		dir = "down"
 	}
+	var cause *entryRefJSON
+	if entryID != 0 {
+		cause = &entryRefJSON{ID: entryID}
+	}
 	return record(ctx, tx, t.BusinessID, EventTierChanged, tierChangeJSON{Customer: idJSON{ID: customerID}, TierID: t.ID,
-		TierLevel: level(to), PreviousTierLevel: level(from), Direction: dir, Reason: reason, ChangedAt: FormatTime(at)})
+		TierLevel: level(to), PreviousTierLevel: level(from), Direction: dir, Reason: reason, Transaction: cause, ChangedAt: FormatTime(at)})
 }
 
 // rollDue reports whether a calendar program has a period end due at now.
@@ -207,10 +229,15 @@ func (t Tier) rollDue(r TierRoll, now time.Time) bool {
 }
 
 // KeepTiers announces, in tx and at now, the customers whose level their
-// transactions moved: those whose level held now differs from the one
-// last announced. It returns how many changed, or ErrTierRollPending
-// while a period end of the program is due and not done.
-func KeepTiers(ctx context.Context, tx Tx, businessID string, tierID int64, now time.Time, ids []string) (int, error) {
+// transactions moved (each once in moves): those whose level held now
+// differs from the one last announced, naming the move's transaction. It
+// returns how many changed, or ErrTierRollPending while a period end of
+// the program is due and not done.
+func KeepTiers(ctx context.Context, tx Tx, businessID string, tierID int64, now time.Time, moves []TierMove) (int, error) {
+	ids := make([]string, len(moves))
+	for i, m := range moves {
+		ids[i] = m.CustomerID
+	}
 	t, r, err := tx.LockTierRoll(ctx, businessID, tierID)
 	if err != nil || !t.Enabled || len(ids) == 0 {
 		return 0, err
@@ -234,13 +261,14 @@ func KeepTiers(ctx context.Context, tx Tx, businessID string, tierID int64, now 
 		return 0, err
 	}
 	changed := 0
-	for _, id := range ids {
+	for _, m := range moves {
+		id := m.CustomerID
 		ct := held[id]
 		level, was := t.heldIn(cur, tot[id], before[id], ct), t.announced(ct)
 		if level == was {
 			continue
 		}
-		if err := t.announce(ctx, tx, id, was, level, TierChangeActivity, now); err != nil {
+		if err := t.announce(ctx, tx, id, was, level, TierChangeActivity, now, m.EntryID); err != nil {
 			return changed, err
 		}
 		ct.Known, ct.LevelID = true, t.levelID(level)
@@ -361,7 +389,7 @@ func (t Tier) rollCustomers(ctx context.Context, tx Tx, ended, before TierPeriod
 			if step.to == level {
 				continue
 			}
-			if err := t.announce(ctx, tx, id, level, step.to, step.reason, next); err != nil {
+			if err := t.announce(ctx, tx, id, level, step.to, step.reason, next, 0); err != nil {
 				return changed, err
 			}
 			level = step.to

@@ -284,3 +284,27 @@ func TestEventsBySequenceMigration(t *testing.T) {
 		}
 	})
 }
+
+// TestEventIDsUnique: an event's id is its public id (the webhook-id and
+// Nats-Msg-Id consumers de-duplicate on), and the database refuses a
+// second event with it, in another business too (migration 00066).
+func TestEventIDsUnique(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		a, b := createBusiness(t, db, "").BusinessID, createBusiness(t, db, "").BusinessID
+		e := writeEvent(t, db, a, "x")
+		insert := func(id, business string, seq int64) error {
+			_, err := db.SQL().ExecContext(ctx, `INSERT INTO events (id, business_id, seq, type, created_at, data) VALUES ($1, $2, $3, $4, $5, $6)`,
+				id, business, seq, e.Type, e.CreatedAt, string(e.Data))
+			return err
+		}
+		for i, business := range []string{a, b} {
+			if err := insert(e.ID, business, int64(900+i)); err == nil {
+				t.Errorf("a second event %s in business %s was stored", e.ID, business)
+			}
+		}
+		// The same row with an id of its own is stored: the id alone was refused.
+		if err := insert(loyalty.NewID(), b, 900); err != nil {
+			t.Errorf("an event with a new id: %v", err)
+		}
+	})
+}

@@ -618,7 +618,8 @@ func relabel(labels map[string]string, v string) string {
 }
 
 // relabelJSON labels the customer and entry ids of an event's data: an
-// object with an intent is an entry (id, reverses_id).
+// object with an intent is an entry (id, reverses_id); tier.changed's
+// transaction names one.
 func relabelJSON(v any, customers, entries map[string]string) any {
 	switch x := v.(type) {
 	case map[string]any:
@@ -626,6 +627,13 @@ func relabelJSON(v any, customers, entries map[string]string) any {
 		for k, val := range x {
 			if n, ok := val.(float64); ok && entry && (k == "id" || k == "reverses_id") {
 				x[k] = relabel(entries, strconv.FormatInt(int64(n), 10))
+				continue
+			}
+			if ref, ok := val.(map[string]any); ok && k == "transaction" {
+				// tier.changed names the entry that moved the level
+				if n, ok := ref["id"].(float64); ok {
+					ref["id"] = relabel(entries, strconv.FormatInt(int64(n), 10))
+				}
 				continue
 			}
 			if k == "qrcode" {

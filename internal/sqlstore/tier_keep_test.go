@@ -3,6 +3,7 @@ package sqlstore_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -97,6 +98,38 @@ func (w *tierWorld) level(customerID string) string {
 }
 
 // changes lists a customer's tier.changed events as "from>to (reason)".
+// causes lists the transactions the customer's tier.changed events name,
+// in order; 0 for none (a period end).
+func (w *tierWorld) causes(customerID string) []int64 {
+	w.t.Helper()
+	if _, err := w.db.SequenceEvents(ctx, w.b.ID); err != nil {
+		w.t.Fatal(err)
+	}
+	list, err := w.db.Events(ctx, w.b.ID, loyalty.EventQuery{Types: []string{loyalty.EventTierChanged}, Limit: 100})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var out []int64
+	for _, e := range list {
+		var d struct {
+			Customer    struct{ ID string }
+			Transaction *struct{ ID int64 }
+		}
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			w.t.Fatal(err)
+		}
+		if d.Customer.ID != customerID {
+			continue
+		}
+		if d.Transaction == nil {
+			out = append(out, 0)
+		} else {
+			out = append(out, d.Transaction.ID)
+		}
+	}
+	return out
+}
+
 func (w *tierWorld) changes(customerID string) []string {
 	w.t.Helper()
 	if _, err := w.db.SequenceEvents(ctx, w.b.ID); err != nil {
@@ -258,6 +291,12 @@ func TestTierKeeperAnnouncesMoves(t *testing.T) {
 		if got := strings.Join(w.changes(c), ", "); got != "Member>Gold (activity), Gold>Silver (activity)" {
 			t.Errorf("after the cancellation: %q", got)
 		}
+		// Each names the transaction that moved the level as the feed
+		// named it: the latest reward of the page, then the same reward
+		// cancelled (transaction.cancelled shows the cancelled one).
+		if got := w.causes(c); !slices.Equal(got, []int64{e.ID, e.ID}) {
+			t.Errorf("the changes name transactions %v, want [%d %d] (the reward to Gold, then it cancelled)", got, e.ID, e.ID)
+		}
 
 		// February has begun and its period end has not run: the keeper
 		// waits, then announces from the new period.
@@ -276,6 +315,9 @@ func TestTierKeeperAnnouncesMoves(t *testing.T) {
 		want := "Member>Gold (activity), Gold>Silver (activity), Silver>Gold (activity)"
 		if got := strings.Join(w.changes(c), ", "); got != want || w.level(c) != "Gold" {
 			t.Errorf("events %q, level %q; want %q, Gold (kept Silver, reached Gold)", got, w.level(c), want)
+		}
+		if got := w.causes(c); len(got) != 3 || got[2] == 0 || got[2] == e.ID {
+			t.Errorf("the changes name transactions %v; the last should name February's reward", got)
 		}
 	})
 }
