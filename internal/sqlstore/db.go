@@ -120,6 +120,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 		if err != nil {
 			return nil, err
 		}
+		cfg.ConnConfig.OnPgError = keepAfter
 		if cfg.MaxConns < 16 {
 			cfg.MaxConns = 16
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -246,5 +247,41 @@ func TestOutageEveryRead(t *testing.T) {
 	proxy.Cut()
 	for name, read := range reads {
 		wantUnavailable(t, name, read())
+	}
+}
+
+// TestOutageReadOnlyNode: a write that reaches a node accepting no writes
+// (a demoted primary; a pooler's connection left on a node back as a
+// standby), here a session whose transactions are read-only, is
+// EUnavailable (503 with Retry-After, which clients retry), not a 500,
+// and the connection that met it is closed, so the pool connects again,
+// to the host of the URL that accepts writes. Left open, it would sit
+// idle after its rollback, to be handed the next write.
+func TestOutageReadOnlyNode(t *testing.T) {
+	needPostgres(t)
+	dsn := testenv.DSN(t, sqlstore.Postgres)
+	admin := openMigrated(t, dsn)
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	ro := open(t, dsn+sep+"default_transaction_read_only=on&application_name=read-only-node")
+	_, err := ro.CreateCoalition(ctx, "Mall", "key-"+loyalty.NewID())
+	wantUnavailable(t, "write on a read-only node", err)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var kept int
+		if err := admin.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_stat_activity
+			WHERE application_name = 'read-only-node' AND lower(query) = 'rollback'`).Scan(&kept); err != nil {
+			t.Fatal(err)
+		}
+		if kept == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the connection that met the read-only node is still open, idle after its rollback")
+		}
+	}
+	if _, err := ro.Business(ctx, createBusiness(t, admin, "").BusinessID); err != nil {
+		t.Errorf("a read after the refusal: %v", err)
 	}
 }

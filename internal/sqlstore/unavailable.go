@@ -18,10 +18,27 @@ import (
 // about what a PostgreSQL restart or a failover takes.
 const retryAfter = 3
 
+// readOnlyNode is SQLSTATE read_only_sql_transaction: the server took
+// the connection's write for a read-only transaction's. The store's
+// writes never run in one it asked for, so it means the node is no
+// longer the primary.
+const readOnlyNode = "25006"
+
+// keepAfter is the connections' pgconn.Config.OnPgError: a connection
+// that met a node refusing writes is closed, so the pool
+// connects again, to whichever host of the URL accepts writes
+// (target_session_attrs=read-write); otherwise what pgx does, closing on
+// a FATAL error.
+func keepAfter(_ *pgconn.PgConn, pe *pgconn.PgError) bool {
+	return pe.Severity != "FATAL" && pe.Code != readOnlyNode
+}
+
 // unavailable reports whether err says the database cannot be reached now,
 // rather than that a statement is wrong: the connection refused, lost or
 // ended by the server (SQLSTATE class 08; 57P01 admin shutdown, 57P02
-// crash shutdown, 57P03 cannot connect now; 53300 too many connections), a
+// crash shutdown, 57P03 cannot connect now; 53300 too many connections;
+// 25006 a write on a node that accepts none now: a primary demoted, or a
+// pooler's connection left on a node that came back as a standby), a
 // deadline passed waiting for a connection, the store closed (shutdown),
 // or SQLite's write lock held past the busy timeout or its file unusable.
 func unavailable(err error) bool {
@@ -32,7 +49,7 @@ func unavailable(err error) bool {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
-		case "57P01", "57P02", "57P03", "53300":
+		case "57P01", "57P02", "57P03", "53300", readOnlyNode:
 			return true
 		}
 		return strings.HasPrefix(pe.Code, "08")
