@@ -7908,9 +7908,10 @@ type ClientInterface interface {
 	//
 	// tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
 	// announced in the keeper's own transaction after the entry commits (a reward is never slowed by it),
-	// once, and after the transaction's event. A read of this feed catches the keeper up first, so the read
-	// that shows a transaction also shows the tier.changed it caused; with several instances, when another
-	// instance's keeper holds the business, within that keeper's round (2 seconds) of the commit. A period end is announced when the period ends
+	// once, and after the transaction's event. A read of this feed catches the keeper up first (on any
+	// instance, whichever holds the business's keeper), so the read that shows a transaction also shows the
+	// tier.changed it caused; a webhook endpoint or NATS stream gets it within the keeper's round (2
+	// seconds) of the commit. A period end is announced when the period ends
 	// (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
 	// creation announces nothing: a customer's level is first announced at its first change after.
 	//
@@ -10280,9 +10281,10 @@ func (c *Client) UpdateEarningRule(ctx context.Context, id string, body UpdateEa
 //
 // tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
 // announced in the keeper's own transaction after the entry commits (a reward is never slowed by it),
-// once, and after the transaction's event. A read of this feed catches the keeper up first, so the read
-// that shows a transaction also shows the tier.changed it caused; with several instances, when another
-// instance's keeper holds the business, within that keeper's round (2 seconds) of the commit. A period end is announced when the period ends
+// once, and after the transaction's event. A read of this feed catches the keeper up first (on any
+// instance, whichever holds the business's keeper), so the read that shows a transaction also shows the
+// tier.changed it caused; a webhook endpoint or NATS stream gets it within the keeper's round (2
+// seconds) of the commit. A period end is announced when the period ends
 // (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
 // creation announces nothing: a customer's level is first announced at its first change after.
 //
@@ -21731,9 +21733,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
 	// announced in the keeper's own transaction after the entry commits (a reward is never slowed by it),
-	// once, and after the transaction's event. A read of this feed catches the keeper up first, so the read
-	// that shows a transaction also shows the tier.changed it caused; with several instances, when another
-	// instance's keeper holds the business, within that keeper's round (2 seconds) of the commit. A period end is announced when the period ends
+	// once, and after the transaction's event. A read of this feed catches the keeper up first (on any
+	// instance, whichever holds the business's keeper), so the read that shows a transaction also shows the
+	// tier.changed it caused; a webhook endpoint or NATS stream gets it within the keeper's round (2
+	// seconds) of the commit. A period end is announced when the period ends
 	// (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
 	// creation announces nothing: a customer's level is first announced at its first change after.
 	//
@@ -50102,9 +50105,10 @@ func (c *ClientWithResponses) UpdateEarningRuleWithResponse(ctx context.Context,
 //
 // tier.changed is written by the tier keeper, which follows this feed: a transaction's change of level is
 // announced in the keeper's own transaction after the entry commits (a reward is never slowed by it),
-// once, and after the transaction's event. A read of this feed catches the keeper up first, so the read
-// that shows a transaction also shows the tier.changed it caused; with several instances, when another
-// instance's keeper holds the business, within that keeper's round (2 seconds) of the commit. A period end is announced when the period ends
+// once, and after the transaction's event. A read of this feed catches the keeper up first (on any
+// instance, whichever holds the business's keeper), so the read that shows a transaction also shows the
+// tier.changed it caused; a webhook endpoint or NATS stream gets it within the keeper's round (2
+// seconds) of the commit. A period end is announced when the period ends
 // (for a sandbox business, when its clock passes it), dated `changed_at` the period's start. A program's
 // creation announces nothing: a customer's level is first announced at its first change after.
 //

@@ -27,6 +27,11 @@ type TierKeeperStore interface {
 	// longer the claim's at after.
 	FollowTx(ctx context.Context, destination, businessID, claim string, after, to int64, leaseUntil time.Time,
 		fn func(loyalty.Tx) error) (bool, error)
+	// CursorAt is the sequence a destination's cursor of a business
+	// stands at, 0 for none, whoever holds it.
+	CursorAt(ctx context.Context, destination, businessID string) (int64, error)
+	// WithTx runs fn in a transaction.
+	WithTx(ctx context.Context, fn func(loyalty.Tx) error) error
 	Business(ctx context.Context, id string) (loyalty.Business, error)
 	Tiers(ctx context.Context, businessID string) ([]loyalty.Tier, error)
 	// EntryCustomers returns the customer of each of the business's
@@ -105,17 +110,27 @@ const CatchUpWait = time.Second
 
 // CatchUp takes a business's events up to the end of its feed now, for a
 // reader of the feed (loyalty.EventService.KeepTiers): a transaction's
-// tier.changed is then in the feed that shows the transaction. It does
-// nothing when another keeper (another instance) holds the business's
-// cursor, which announces within its round (Every), or when this
-// keeper's round under way takes longer than CatchUpWait. It returns how
-// many events it took.
+// tier.changed is then in the feed that shows the transaction. While
+// another keeper (another instance) holds the business's cursor, it
+// announces what the events past the cursor moved without moving it
+// (look). It does nothing when this keeper's round under way takes
+// longer than CatchUpWait, which announces within its round. It returns
+// how many events it took.
 func (k *TierKeeper) CatchUp(ctx context.Context, businessID string) (int, error) {
 	if !k.take(ctx, CatchUpWait) {
 		return 0, nil
 	}
 	defer k.give()
-	return k.followed().Follow(ctx, businessID, k.keep)
+	n, err := k.followed().Follow(ctx, businessID, k.keep)
+	if err != nil {
+		return n, err
+	}
+	at, err := k.Store.CursorAt(ctx, TierDestination, businessID)
+	if err != nil {
+		return n, err
+	}
+	m, err := k.look(ctx, businessID, at)
+	return n + m, err
 }
 
 func (k *TierKeeper) followed() *loyalty.Follower {
@@ -132,9 +147,33 @@ func (k *TierKeeper) now() time.Time {
 	return time.Now()
 }
 
-// keep takes a business's events after seq, a page per transaction.
+// keep takes a business's events after seq, a page per transaction
+// that moves the cursor.
 func (k *TierKeeper) keep(ctx context.Context, businessID string, seq int64, until func() time.Time) (int, int64, bool, error) {
 	claim := k.followed().Claim()
+	return k.walk(ctx, businessID, seq, func(to int64) (bool, error) {
+		return k.Store.AdvanceCursor(ctx, TierDestination, businessID, claim, to, until())
+	}, func(after, to int64, fn func(loyalty.Tx) error) (bool, error) {
+		return k.Store.FollowTx(ctx, TierDestination, businessID, claim, after, to, until(), fn)
+	})
+}
+
+// look announces the levels a business's events after seq moved, leaving
+// the cursor where it is: for a reader while another keeper holds it.
+// KeepTiers decides under the program's lock from the level last
+// announced, so the holder, taking the same events after, finds their
+// changes announced already and announces none twice.
+func (k *TierKeeper) look(ctx context.Context, businessID string, seq int64) (int, error) {
+	n, _, _, err := k.walk(ctx, businessID, seq, func(int64) (bool, error) { return true, nil },
+		func(_, _ int64, fn func(loyalty.Tx) error) (bool, error) { return true, k.Store.WithTx(ctx, fn) })
+	return n, err
+}
+
+// walk takes a business's events after seq, a page per transaction run
+// by in (false: the cursor was lost), and where the business has no tier
+// program skips to the end of its feed by skip.
+func (k *TierKeeper) walk(ctx context.Context, businessID string, seq int64, skip func(to int64) (bool, error),
+	in func(after, to int64, fn func(loyalty.Tx) error) (bool, error)) (int, int64, bool, error) {
 	// The end is read before the program: a program enabled after that
 	// read announces from its first change after.
 	end, err := k.Store.FeedEnd(ctx, businessID)
@@ -148,7 +187,7 @@ func (k *TierKeeper) keep(ctx context.Context, businessID string, seq int64, unt
 	t, ok := loyalty.EnabledTier(tiers)
 	if !ok {
 		// No program, no level to announce: skip to the end of the feed.
-		held, err := k.Store.AdvanceCursor(ctx, TierDestination, businessID, claim, end, until())
+		held, err := skip(end)
 		return 0, end, held, err
 	}
 	b, err := k.Store.Business(ctx, businessID)
@@ -169,7 +208,7 @@ func (k *TierKeeper) keep(ctx context.Context, businessID string, seq int64, unt
 		}
 		now := k.now().Add(b.ClockOffset)
 		to := page[len(page)-1].Seq
-		held, err := k.Store.FollowTx(ctx, TierDestination, businessID, claim, seq, to, until(), func(tx loyalty.Tx) error {
+		held, err := in(seq, to, func(tx loyalty.Tx) error {
 			_, err := loyalty.KeepTiers(ctx, tx, businessID, t.ID, now, movers)
 			return err
 		})

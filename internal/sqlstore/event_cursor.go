@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"time"
 )
 
@@ -21,6 +23,18 @@ func (d *DB) BehindCursors(ctx context.Context, destination, claim string, now t
 		LEFT JOIN event_cursors c ON c.destination = $1 AND c.business_id = s.business_id
 		WHERE `+d.lastSeqSQL()+` > COALESCE(c.last_seq, 0) AND (c.lease_until IS NULL OR c.lease_until <= $2 OR c.claim = $4)
 		ORDER BY s.business_id LIMIT $3`, destination, now.UTC(), limit, claim)
+}
+
+// CursorAt is the sequence a destination's cursor of a business stands
+// at, 0 for none, whoever holds it.
+func (d *DB) CursorAt(ctx context.Context, destination, businessID string) (int64, error) {
+	var seq int64
+	err := d.db.QueryRowContext(ctx, `SELECT last_seq FROM event_cursors WHERE destination = $1 AND business_id = $2`,
+		destination, businessID).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return seq, dbError(err)
 }
 
 // ClaimCursor leases destination's cursor of a business for claim until

@@ -322,6 +322,67 @@ func TestTierKeeperAnnouncesMoves(t *testing.T) {
 	})
 }
 
+// TestTierKeeperCatchUp: a reader of the feed catches the keeper up
+// (TierKeeper.CatchUp) while another keeper (another instance) holds the
+// business's cursor: it announces what the events past the cursor moved
+// and leaves the cursor to the holder, which then announces nothing
+// twice. (With the cursor its own, as on one instance, e2e
+// TestTierChangedWithItsTransaction.)
+func TestTierKeeperCatchUp(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		jan := time.Date(2027, time.January, 1, 0, 0, 0, 0, time.UTC)
+		w := newTierWorld(t, db, jan, loyalty.TierInput{})
+		c := w.customer("reader@x.example")
+		reader := &events.TierKeeper{Store: db, Clock: func() time.Time { return w.now }}
+		catchUp := func() {
+			t.Helper()
+			if _, err := db.SequenceEvents(ctx, w.b.ID); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := reader.CatchUp(ctx, w.b.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cursor := func() int64 {
+			t.Helper()
+			at, err := db.CursorAt(ctx, events.TierDestination, w.b.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return at
+		}
+		w.at(jan.Add(time.Hour))
+		w.keep() // the other keeper holds the business's cursor from now
+		w.spend(c, 12000) // Silver
+		held := cursor()
+		catchUp()
+		if got := strings.Join(w.changes(c), ", "); got != "Member>Silver (activity)" {
+			t.Fatalf("a catch-up while another keeper holds the cursor: %q", got)
+		}
+		if cursor() != held {
+			t.Errorf("the reader moved a cursor another keeper holds: %d, was %d", cursor(), held)
+		}
+		w.keep() // the holder takes the same events: nothing to announce again
+		w.spend(c, 40000) // Gold
+		held = cursor()
+		catchUp()
+		if got := strings.Join(w.changes(c), ", "); got != "Member>Silver (activity), Silver>Gold (activity)" {
+			t.Fatalf("a catch-up while another keeper holds the cursor: %q", got)
+		}
+		if cursor() != held {
+			t.Errorf("the reader moved a cursor another keeper holds: %d, was %d", cursor(), held)
+		}
+		w.keep() // the holder takes the same events: nothing to announce again
+		w.keep()
+		if got := strings.Join(w.changes(c), ", "); got != "Member>Silver (activity), Silver>Gold (activity)" {
+			t.Errorf("after the holder's rounds: %q", got)
+		}
+		if got := w.causes(c); len(got) != 2 || got[0] == 0 || got[1] == 0 || got[0] == got[1] {
+			t.Errorf("the changes name transactions %v, want each its own reward", got)
+		}
+	})
+}
+
 // TestTierDowngradePolicyInput: the policy is one of three, and keep or
 // one_down only on calendar periods.
 func TestTierDowngradePolicyInput(t *testing.T) {
