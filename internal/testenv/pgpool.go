@@ -77,6 +77,7 @@ func postgresBase() string {
 // test holds until tb ends, with search_path set to it.
 func lendSchema(tb testing.TB) string {
 	tb.Helper()
+	checkCatalogOf(tb)
 	base := postgresBase()
 	openPoolAdmin(tb, base)
 	digest, err := sqlstore.MigrationsDigest(sqlstore.Postgres)

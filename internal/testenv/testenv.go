@@ -47,6 +47,7 @@ func DSN(tb testing.TB, engine string) string {
 	if engine == sqlstore.SQLite {
 		return filepath.Join(tb.TempDir(), "loyalty.db")
 	}
+	checkCatalogOf(tb)
 	base := os.Getenv("LOYALTY_TEST_POSTGRES")
 	if base == "" {
 		base = DefaultPostgres
