@@ -111,6 +111,7 @@ func run(dsn string, o options) error {
 		if dsn == "" {
 			return fmt.Errorf("-target needs -db: the deployment's database, to create the businesses in")
 		}
+		defer reportCatalog(ctx, dsn)()
 		return productionScenario(ctx, dsn, o)
 	}
 	if dsn == "" {
@@ -122,6 +123,8 @@ func run(dsn string, o options) error {
 		dsn = filepath.Join(dir, "loyalty.db")
 	}
 	if strings.HasPrefix(dsn, "postgres") {
+		// A bloated catalog slows the run: said before it and after.
+		defer reportCatalog(ctx, dsn)()
 		// A private schema keeps the run's data out of the database's own
 		// tables, and is dropped at the end.
 		scoped, drop, err := privateSchema(ctx, dsn)

@@ -13,7 +13,8 @@ import (
 
 // MigratedDSN returns the DSN of a database on engine with every
 // migration applied and nothing else in it, that no other test uses until
-// tb ends. A service opened on it finds nothing to migrate.
+// tb ends. A service opened on it finds nothing to migrate. A benchmark
+// asking for PostgreSQL has its catalog checked first (CheckCatalog).
 //
 // On SQLite the database is a copy of one migrated once per test process:
 // the copy is a file write, where migrating costs every test that starts

@@ -42,6 +42,8 @@ func ForEach(t *testing.T, fn func(t *testing.T, dsn string)) {
 }
 
 // DSN returns the DSN of a fresh database on engine, removed when tb ends.
+// A benchmark asking for PostgreSQL has its catalog checked first
+// (CheckCatalog): skipped when it is bloated.
 func DSN(tb testing.TB, engine string) string {
 	tb.Helper()
 	if engine == sqlstore.SQLite {
