@@ -46,38 +46,17 @@ func withRuns(r *http.Request, rc *reqCtx, a loyalty.Automation) (automationJSON
 }
 
 func (s *Server) listAutomations(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	q := r.URL.Query()
-	lq, err := loyalty.ParseListQuery(q, loyalty.AutomationListSpec)
-	if err != nil {
-		return err
-	}
-	list, total, err := rc.svc.Automations.List(r.Context(), tenant(rc), lq)
-	if err != nil {
-		return err
-	}
-	data := make([]automationJSON, len(list))
-	for i, a := range list {
-		data[i] = toAutomationJSON(a, nil)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data, "cursor": cursorOf("automations", q, lq, len(list), total),
-		"meta": map[string]int{"total": total}})
-	return nil
+	return listPage(w, r, rc, loyalty.AutomationListSpec, "automations", rc.svc.Automations.List,
+		func(a loyalty.Automation) automationJSON { return toAutomationJSON(a, nil) })
 }
 
 func (s *Server) getAutomation(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if _, _, err := queryNames(r, nil, nil); err != nil {
-		return err
-	}
-	a, err := rc.svc.Automations.Get(r.Context(), tenant(rc), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	out, err := withRuns(r, rc, a)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": out})
-	return nil
+	return getOne(w, r, rc, rc.svc.Automations.Get, func(a loyalty.Automation) (automationJSON, error) { return withRuns(r, rc, a) })
+}
+
+// automationName reads the name of the automation the path names.
+func automationName(r *http.Request, rc *reqCtx) func() (string, error) {
+	return nameRead(r, rc, rc.svc.Automations.Get, func(a loyalty.Automation) string { return a.Name })
 }
 
 // saveAutomation creates an automation (POST) or changes one (PUT).
@@ -86,38 +65,13 @@ func (s *Server) saveAutomation(w http.ResponseWriter, r *http.Request, rc *reqC
 	if err := decodeStrict(r, &in); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	a, err := auditedOf(s, r, rc, saved(id), namedOrRead("Automation", in.Name, id, func() (string, error) {
-		a, err := rc.svc.Automations.Get(r.Context(), tenant(rc), id)
-		return a.Name, err
-	}), func(svc loyalty.Services) (loyalty.Automation, error) {
+	return saveOne(s, w, r, rc, "Automation", in.Name, automationName(r, rc), func(svc loyalty.Services, id string) (loyalty.Automation, error) {
 		return svc.Automations.Save(r.Context(), tenant(rc), id, in)
-	})
-	if err != nil {
-		return err
-	}
-	out, err := withRuns(r, rc, a)
-	if err != nil {
-		return err
-	}
-	status := http.StatusOK
-	if id == "" {
-		status = http.StatusCreated
-	}
-	writeJSON(w, status, map[string]any{"data": out})
-	return nil
+	}, func(a loyalty.Automation) (automationJSON, error) { return withRuns(r, rc, a) })
 }
 
 func (s *Server) deleteAutomation(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	id := r.PathValue("id")
-	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Automation", nameOf(func() (string, error) {
-		a, err := rc.svc.Automations.Get(r.Context(), tenant(rc), id)
-		return a.Name, err
-	}), id), func(svc loyalty.Services) error {
+	return s.deleteOne(w, r, rc, "Automation", automationName(r, rc), func(svc loyalty.Services, id string) error {
 		return svc.Automations.Delete(r.Context(), tenant(rc), id)
-	}); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	})
 }

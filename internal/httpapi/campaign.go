@@ -55,34 +55,20 @@ func toCampaignJSON(c loyalty.Campaign) campaignJSON {
 }
 
 func (s *Server) listCampaigns(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	q := r.URL.Query()
-	lq, err := loyalty.ParseListQuery(q, loyalty.CampaignListSpec)
-	if err != nil {
-		return err
-	}
-	list, total, err := rc.svc.Campaigns.List(r.Context(), tenant(rc), lq)
-	if err != nil {
-		return err
-	}
-	data := make([]campaignJSON, len(list))
-	for i, c := range list {
-		data[i] = toCampaignJSON(c)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data, "cursor": cursorOf("campaigns", q, lq, len(list), total),
-		"meta": map[string]int{"total": total}})
-	return nil
+	return listPage(w, r, rc, loyalty.CampaignListSpec, "campaigns", rc.svc.Campaigns.List, toCampaignJSON)
 }
 
+// campaignReply is toCampaignJSON for the calls that may fail writing
+// an object out.
+func campaignReply(c loyalty.Campaign) (campaignJSON, error) { return toCampaignJSON(c), nil }
+
 func (s *Server) getCampaign(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if _, _, err := queryNames(r, nil, nil); err != nil {
-		return err
-	}
-	c, err := rc.svc.Campaigns.Get(r.Context(), tenant(rc), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": toCampaignJSON(c)})
-	return nil
+	return getOne(w, r, rc, rc.svc.Campaigns.Get, campaignReply)
+}
+
+// campaignName reads the name of the campaign the path names.
+func campaignName(r *http.Request, rc *reqCtx) func() (string, error) {
+	return nameRead(r, rc, rc.svc.Campaigns.Get, func(c loyalty.Campaign) string { return c.Name })
 }
 
 // saveCampaign creates a campaign (POST) or changes a draft (PUT).
@@ -91,36 +77,15 @@ func (s *Server) saveCampaign(w http.ResponseWriter, r *http.Request, rc *reqCtx
 	if err := decodeStrict(r, &in); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	c, err := auditedOf(s, r, rc, saved(id), namedOrRead("Campaign", in.Name, id, func() (string, error) {
-		c, err := rc.svc.Campaigns.Get(r.Context(), tenant(rc), id)
-		return c.Name, err
-	}), func(svc loyalty.Services) (loyalty.Campaign, error) {
+	return saveOne(s, w, r, rc, "Campaign", in.Name, campaignName(r, rc), func(svc loyalty.Services, id string) (loyalty.Campaign, error) {
 		return svc.Campaigns.Save(r.Context(), tenant(rc), id, in)
-	})
-	if err != nil {
-		return err
-	}
-	status := http.StatusOK
-	if id == "" {
-		status = http.StatusCreated
-	}
-	writeJSON(w, status, map[string]any{"data": toCampaignJSON(c)})
-	return nil
+	}, campaignReply)
 }
 
 func (s *Server) deleteCampaign(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	id := r.PathValue("id")
-	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Campaign", nameOf(func() (string, error) {
-		c, err := rc.svc.Campaigns.Get(r.Context(), tenant(rc), id)
-		return c.Name, err
-	}), id), func(svc loyalty.Services) error {
+	return s.deleteOne(w, r, rc, "Campaign", campaignName(r, rc), func(svc loyalty.Services, id string) error {
 		return svc.Campaigns.Delete(r.Context(), tenant(rc), id)
-	}); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	})
 }
 
 // sendCampaign schedules a draft: now, or at send_at.
@@ -140,10 +105,7 @@ func (s *Server) sendCampaign(w http.ResponseWriter, r *http.Request, rc *reqCtx
 		at = t
 	}
 	id := r.PathValue("id")
-	c, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, namedOrRead("Campaign sent", loyalty.Opt[string]{}, id, func() (string, error) {
-		c, err := rc.svc.Campaigns.Get(r.Context(), tenant(rc), id)
-		return c.Name, err
-	}), func(svc loyalty.Services) (loyalty.Campaign, error) {
+	c, err := auditedOf(s, r, rc, loyalty.AuditProgramUpdated, namedOrRead("Campaign sent", loyalty.Opt[string]{}, id, campaignName(r, rc)), func(svc loyalty.Services) (loyalty.Campaign, error) {
 		return svc.Campaigns.Send(r.Context(), tenant(rc), id, at)
 	})
 	if err != nil {

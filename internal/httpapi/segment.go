@@ -32,38 +32,17 @@ func withCount(r *http.Request, rc *reqCtx, s loyalty.Segment) (segmentJSON, err
 }
 
 func (s *Server) listSegments(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	q := r.URL.Query()
-	lq, err := loyalty.ParseListQuery(q, loyalty.SegmentListSpec)
-	if err != nil {
-		return err
-	}
-	list, total, err := rc.svc.Segments.List(r.Context(), tenant(rc), lq)
-	if err != nil {
-		return err
-	}
-	data := make([]segmentJSON, len(list))
-	for i, seg := range list {
-		data[i] = toSegmentJSON(seg, nil)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data, "cursor": cursorOf("segments", q, lq, len(list), total),
-		"meta": map[string]int{"total": total}})
-	return nil
+	return listPage(w, r, rc, loyalty.SegmentListSpec, "segments", rc.svc.Segments.List,
+		func(seg loyalty.Segment) segmentJSON { return toSegmentJSON(seg, nil) })
 }
 
 func (s *Server) getSegment(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	if _, _, err := queryNames(r, nil, nil); err != nil {
-		return err
-	}
-	seg, err := rc.svc.Segments.Get(r.Context(), tenant(rc), r.PathValue("id"))
-	if err != nil {
-		return err
-	}
-	out, err := withCount(r, rc, seg)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": out})
-	return nil
+	return getOne(w, r, rc, rc.svc.Segments.Get, func(seg loyalty.Segment) (segmentJSON, error) { return withCount(r, rc, seg) })
+}
+
+// segmentName reads the name of the segment the path names.
+func segmentName(r *http.Request, rc *reqCtx) func() (string, error) {
+	return nameRead(r, rc, rc.svc.Segments.Get, func(seg loyalty.Segment) string { return seg.Name })
 }
 
 // saveSegment creates a segment (POST, no id) or changes one (PUT).
@@ -72,40 +51,15 @@ func (s *Server) saveSegment(w http.ResponseWriter, r *http.Request, rc *reqCtx)
 	if err := decodeStrict(r, &in); err != nil {
 		return err
 	}
-	id := r.PathValue("id")
-	seg, err := auditedOf(s, r, rc, saved(id), namedOrRead("Segment", in.Name, id, func() (string, error) {
-		seg, err := rc.svc.Segments.Get(r.Context(), tenant(rc), id)
-		return seg.Name, err
-	}), func(svc loyalty.Services) (loyalty.Segment, error) {
+	return saveOne(s, w, r, rc, "Segment", in.Name, segmentName(r, rc), func(svc loyalty.Services, id string) (loyalty.Segment, error) {
 		return svc.Segments.Save(r.Context(), tenant(rc), id, in)
-	})
-	if err != nil {
-		return err
-	}
-	out, err := withCount(r, rc, seg)
-	if err != nil {
-		return err
-	}
-	status := http.StatusOK
-	if id == "" {
-		status = http.StatusCreated
-	}
-	writeJSON(w, status, map[string]any{"data": out})
-	return nil
+	}, func(seg loyalty.Segment) (segmentJSON, error) { return withCount(r, rc, seg) })
 }
 
 func (s *Server) deleteSegment(w http.ResponseWriter, r *http.Request, rc *reqCtx) error {
-	id := r.PathValue("id")
-	if err := s.audited(r, rc, loyalty.AuditProgramDeleted, named("Segment", nameOf(func() (string, error) {
-		seg, err := rc.svc.Segments.Get(r.Context(), tenant(rc), id)
-		return seg.Name, err
-	}), id), func(svc loyalty.Services) error {
+	return s.deleteOne(w, r, rc, "Segment", segmentName(r, rc), func(svc loyalty.Services, id string) error {
 		return svc.Segments.Delete(r.Context(), tenant(rc), id)
-	}); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	})
 }
 
 // countSegment counts the customers a filter being edited selects,
