@@ -27,6 +27,19 @@ func confirmed(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
+// deleteConfirmed runs del once the post carries the confirmation
+// (confirmed), then sends the browser to done.
+func deleteConfirmed(w http.ResponseWriter, r *http.Request, del func() error, done string) error {
+	if !confirmed(w, r) {
+		return nil
+	}
+	if err := del(); err != nil {
+		return err
+	}
+	redirect(w, done)
+	return nil
+}
+
 // renderConfirm shows the confirmation page of a destructive action.
 func (s *Server) renderConfirm(w http.ResponseWriter, r *http.Request, v view, p confirmPage) {
 	if p.Action == "" {

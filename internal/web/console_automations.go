@@ -226,12 +226,6 @@ func (s *Server) automationDeleteConfirm(w http.ResponseWriter, r *http.Request,
 }
 
 func (s *Server) automationDelete(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
-	if !confirmed(w, r) {
-		return nil
-	}
-	if err := s.Marketing.DeleteAutomation(r.Context(), a, r.PathValue("id")); err != nil {
-		return err
-	}
-	redirect(w, "/business/automations?notice=automation_deleted")
-	return nil
+	return deleteConfirmed(w, r, func() error { return s.Marketing.DeleteAutomation(r.Context(), a, r.PathValue("id")) },
+		"/business/automations?notice=automation_deleted")
 }

@@ -306,14 +306,8 @@ func (s *Server) campaignDeleteConfirm(w http.ResponseWriter, r *http.Request, a
 }
 
 func (s *Server) campaignDelete(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
-	if !confirmed(w, r) {
-		return nil
-	}
-	if err := s.Marketing.DeleteCampaign(r.Context(), a, r.PathValue("id")); err != nil {
-		return err
-	}
-	redirect(w, "/business/campaigns?notice=campaign_deleted")
-	return nil
+	return deleteConfirmed(w, r, func() error { return s.Marketing.DeleteCampaign(r.Context(), a, r.PathValue("id")) },
+		"/business/campaigns?notice=campaign_deleted")
 }
 
 // campaignSendPage is the body of the campaign_send template: what

@@ -255,14 +255,8 @@ func (s *Server) segmentDeleteConfirm(w http.ResponseWriter, r *http.Request, a 
 }
 
 func (s *Server) segmentDelete(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
-	if !confirmed(w, r) {
-		return nil
-	}
-	if err := s.Desk.DeleteSegment(r.Context(), a, r.PathValue("id")); err != nil {
-		return err
-	}
-	redirect(w, "/business/segments?notice=segment_deleted")
-	return nil
+	return deleteConfirmed(w, r, func() error { return s.Desk.DeleteSegment(r.Context(), a, r.PathValue("id")) },
+		"/business/segments?notice=segment_deleted")
 }
 
 // segmentCustomers is the customers page showing a segment's customers,
