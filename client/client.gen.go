@@ -246,6 +246,7 @@ const (
 	NoVisit        AutomationTriggerType = "no_visit"
 	NthVisit       AutomationTriggerType = "nth_visit"
 	PointsExpiring AutomationTriggerType = "points_expiring"
+	TierLost       AutomationTriggerType = "tier_lost"
 	TierReached    AutomationTriggerType = "tier_reached"
 )
 
@@ -265,6 +266,8 @@ func (e AutomationTriggerType) Valid() bool {
 	case NthVisit:
 		return true
 	case PointsExpiring:
+		return true
+	case TierLost:
 		return true
 	case TierReached:
 		return true
@@ -2593,7 +2596,7 @@ type AutomationTrigger struct {
 	// Days birthday: days before it (0-60, 0 on the day); joined: days since; no_visit: days without a visit; points_expiring: points expire within that many days.
 	Days *int `json:"days,omitempty"`
 
-	// LevelId tier_reached: the level of the enabled tier program announced (tier.changed) after the automation was made.
+	// LevelId tier_reached: the level of the enabled tier program announced (tier.changed) after the automation was made. tier_lost: a level of it; each change announced after the automation was made that takes a member from this level or above to a level below it (or none) fires.
 	LevelId *int                  `json:"level_id,omitempty"`
 	Type    AutomationTriggerType `json:"type"`
 }

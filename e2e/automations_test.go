@@ -201,8 +201,9 @@ func TestAutomationTriggers(t *testing.T) {
 				"actions": []any{map[string]any{"type": "add_tag", "tag": name}}}).want(t, http.StatusCreated)
 		}
 
-		silver := a.do(t, http.MethodPost, "/tiers", map[string]any{"tier_levels": []any{tierLvl("Member", 0, 0, 0),
-			tierLvl("Silver", 0, 0, 150)}}).tierOf(t).TierLevels[1].ID
+		levels := a.do(t, http.MethodPost, "/tiers", map[string]any{"tier_levels": []any{tierLvl("Member", 0, 0, 0),
+			tierLvl("Silver", 0, 0, 150)}}).tierOf(t).TierLevels
+		member, silver := levels[0].ID, levels[1].ID
 		tea := a.catOffer(t, map[string]any{"type_id": 8, "title": "Free tea"})
 		card := catID(a.catData(t, http.MethodPost, "/punch-cards", map[string]any{"name": "Tea card", "stamps_required": 2,
 			"reward_offer_id": catNum(tea)}))
@@ -216,21 +217,22 @@ func TestAutomationTriggers(t *testing.T) {
 			"level_id": 999999}, "actions": []any{map[string]any{"type": "add_tag", "tag": "x"}}}).wantFields(t, "trigger.level_id")
 
 		// Bob is Silver and completed the card before the automations exist.
-		waitTier := func(id string) {
+		waitLevel := func(id, name string, level int64) {
 			t.Helper()
 			deadline := time.Now().Add(20 * time.Second)
 			for time.Now().Before(deadline) {
-				if st, _ := a.standingOf(t, id); st != nil && st.Name == "Silver" {
+				if st, _ := a.standingOf(t, id); st != nil && st.Name == name {
 					var n int
-					e.app.DB.SQL().QueryRow(`SELECT COUNT(*) FROM customer_tiers WHERE customer_id = $1 AND level_id = $2`, id, silver).Scan(&n)
+					e.app.DB.SQL().QueryRow(`SELECT COUNT(*) FROM customer_tiers WHERE customer_id = $1 AND level_id = $2`, id, level).Scan(&n)
 					if n == 1 {
 						return
 					}
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
-			t.Fatalf("the tier keeper never announced Silver for %s", id)
+			t.Fatalf("the tier keeper never announced %s for %s", name, id)
 		}
+		waitTier := func(id string) { t.Helper(); waitLevel(id, "Silver", silver) }
 		bob := a.createCustomer(t, map[string]any{"email": "bob@trig.example"}).ID
 		a.catTransact(t, bob, map[string]any{"intent": "reward", "amount": 200})
 		a.catTransact(t, bob, map[string]any{"intent": "reward", "amount": 1})
@@ -239,8 +241,18 @@ func TestAutomationTriggers(t *testing.T) {
 		tagIf(a, "card", map[string]any{"type": "card_completed", "card_id": catNum(card)})
 		run()
 		run()
+		// Carl reached Silver and lost it (his reward cancelled) before
+		// an automation of a lost Silver exists.
+		carl := a.createCustomer(t, map[string]any{"email": "carl@trig.example"}).ID
+		carlLift := catID(a.catTransact(t, carl, map[string]any{"intent": "reward", "amount": 160}))
+		waitTier(carl)
+		a.do(t, http.MethodDelete, "/transactions/"+carlLift, nil).want(t, http.StatusNoContent)
+		waitLevel(carl, "Member", member)
+		tagIf(a, "lost-silver", map[string]any{"type": "tier_lost", "level_id": silver})
+		run()
+		run()
 		ann := a.createCustomer(t, map[string]any{"email": "ann@trig.example"}).ID
-		a.catTransact(t, ann, map[string]any{"intent": "reward", "amount": 160})
+		annLift := catID(a.catTransact(t, ann, map[string]any{"intent": "reward", "amount": 160}))
 		a.catTransact(t, ann, map[string]any{"intent": "reward", "amount": 1})
 		waitTier(ann)
 		time.Sleep(1100 * time.Millisecond) // a new second: a new pass
@@ -263,6 +275,20 @@ func TestAutomationTriggers(t *testing.T) {
 		}
 		if got := tagsOf(a, ann); got != "card" {
 			t.Errorf("after a second completion Ann's tags are %q, want card (Silver fires once)", got)
+		}
+		// Ann loses Silver (her reward that reached it cancelled): the
+		// loss fires, once; Carl's loss, before the automation, never.
+		a.do(t, http.MethodDelete, "/transactions/"+annLift, nil).want(t, http.StatusNoContent)
+		waitLevel(ann, "Member", member)
+		time.Sleep(1100 * time.Millisecond)
+		for range 3 {
+			run()
+		}
+		if got := tagsOf(a, ann); got != "card,lost-silver" {
+			t.Errorf("after losing Silver Ann's tags are %q, want card,lost-silver", got)
+		}
+		if got := tagsOf(a, carl); got != "" {
+			t.Errorf("Carl, who lost Silver before the automation, was tagged %q", got)
 		}
 
 		// Points about to expire, on the sandbox clock.

@@ -21,7 +21,7 @@ import (
 // stateTrigger reports whether a trigger is a state a customer may be in
 // already when the automation is made, rather than a moment.
 func (t AutomationTrigger) stateTrigger() bool {
-	return t.Type == TriggerTierReached || t.Type == TriggerCardCompleted
+	return t.Type == TriggerTierReached || t.Type == TriggerTierLost || t.Type == TriggerCardCompleted
 }
 
 // Automation triggers.
@@ -32,6 +32,7 @@ const (
 	TriggerNthVisit      = "nth_visit"       // the Count-th visit
 	TriggerFirstPurchase = "first_purchase"  // the first visit
 	TriggerTierReached   = "tier_reached"    // the tier program announced level LevelID
+	TriggerTierLost      = "tier_lost"       // the tier program announced a level below LevelID, from LevelID or above (each loss)
 	TriggerExpiring      = "points_expiring" // points expire within Days days
 	TriggerCardCompleted = "card_completed"  // punch card CardID was completed (each completion)
 )
@@ -180,7 +181,7 @@ func (t AutomationTrigger) check(v Validation) {
 	case TriggerFirstPurchase:
 	case TriggerExpiring:
 		days(1)
-	case TriggerTierReached:
+	case TriggerTierReached, TriggerTierLost:
 		if t.LevelID <= 0 {
 			v.Add("trigger.level_id", "The trigger's level_id is required: a level of the business's tier program.")
 		}
@@ -189,7 +190,7 @@ func (t AutomationTrigger) check(v Validation) {
 			v.Add("trigger.card_id", "The trigger's card_id is required: one of the business's punch cards.")
 		}
 	default:
-		v.Add("trigger.type", "The trigger type must be birthday, joined, no_visit, nth_visit, first_purchase, tier_reached, points_expiring or card_completed.")
+		v.Add("trigger.type", "The trigger type must be birthday, joined, no_visit, nth_visit, first_purchase, tier_reached, tier_lost, points_expiring or card_completed.")
 	}
 }
 
@@ -295,6 +296,8 @@ func (a Automation) DescribeNamed(names AutomationNames) string {
 		b.WriteString("On a member's first purchase")
 	case TriggerTierReached:
 		b.WriteString("When a member reaches tier level " + nameOrNumber(names.Levels, t.LevelID))
+	case TriggerTierLost:
+		b.WriteString("When a member loses tier level " + nameOrNumber(names.Levels, t.LevelID))
 	case TriggerExpiring:
 		b.WriteString("When a member's points expire within " + strconv.Itoa(t.Days) + " days")
 	case TriggerCardCompleted:

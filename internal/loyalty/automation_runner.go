@@ -168,6 +168,16 @@ func (r *AutomationRunner) criteria(ctx context.Context, st Store, b Business, a
 			return c, false, nil // no such level now: nobody
 		}
 		c.Tier = &TierCriterion{TierID: t.ID, LevelIDs: []int64{a.Trigger.LevelID}}
+	case TriggerTierLost:
+		tiers, err := st.Tiers(ctx, b.ID)
+		if err != nil {
+			return c, false, err
+		}
+		t, ok := EnabledTier(tiers)
+		if !ok || t.levelIndex(a.Trigger.LevelID) < 0 {
+			return c, false, nil // no such level now: nobody
+		}
+		c.Tier = t.lost(a.Trigger.LevelID)
 	case TriggerCardCompleted:
 		if !ownCard(ctx, st, b, a.Trigger.CardID) {
 			return c, false, nil // the card was deleted since: nobody

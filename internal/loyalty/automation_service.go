@@ -88,7 +88,7 @@ func (s *AutomationService) Runs(ctx context.Context, a Automation) (map[string]
 // level of its enabled tier program, one of its punch cards.
 func (s *AutomationService) checkTrigger(ctx context.Context, b Business, t AutomationTrigger) error {
 	switch t.Type {
-	case TriggerTierReached:
+	case TriggerTierReached, TriggerTierLost:
 		tiers, err := s.Store.Tiers(ctx, b.ID)
 		if err != nil {
 			return err

@@ -33,7 +33,7 @@ func (t AutomationTrigger) criteria(now time.Time, loc *time.Location) CustomerC
 		one := int64(1)
 		return CustomerCriteria{Visits: &LedgerSum{Min: &one, Max: &one}}
 	}
-	return CustomerCriteria{} // tier_reached and card_completed: made by the runner, which reads the program
+	return CustomerCriteria{} // tier_reached, tier_lost and card_completed: made by the runner, which reads the program
 }
 
 func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
@@ -52,6 +52,9 @@ func (t AutomationTrigger) key(c Candidate, now time.Time, loc *time.Location) s
 		return "no visit since " + FormatTime(c.LastVisitAt)
 	case TriggerTierReached:
 		return "level " + strconv.FormatInt(t.LevelID, 10)
+	case TriggerTierLost:
+		// each loss: a level regained and lost again fires again
+		return "lost level " + strconv.FormatInt(t.LevelID, 10) + " at " + FormatTime(c.TierChangedAt)
 	case TriggerExpiring:
 		return "points expiring " + FormatTime(c.NextExpiry)
 	case TriggerCardCompleted:

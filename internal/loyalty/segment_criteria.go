@@ -50,8 +50,13 @@ type CustomerCriteria struct {
 
 // TierCriterion selects customers by announced level.
 type TierCriterion struct {
-	TierID   int64
+	TierID int64
+	// LevelIDs are the levels announced last; 0 among them stands for
+	// none (a customer below the first level).
 	LevelIDs []int64
+	// FromLevelIDs, when set, are the levels the last change announced
+	// came from (a loss: TierLost).
+	FromLevelIDs []int64
 	// Unannounced: customers the keeper holds no row for match too, as
 	// they hold the level a new customer holds, which is one of LevelIDs.
 	Unannounced bool

@@ -38,6 +38,9 @@ type Candidate struct {
 	LastVisitAt time.Time
 	NextExpiry  time.Time // with an expiring criterion
 	Completed   int64     // with a punch criterion
+	// TierChangedAt is, with a tier criterion, when the level announced
+	// last was announced (zero: never).
+	TierChangedAt time.Time
 }
 
 // SegmentTx writes segments and customers' tags.

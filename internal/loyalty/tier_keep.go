@@ -27,11 +27,16 @@ type CustomerTier struct {
 	// that starts at FloorFrom; 0 for none.
 	FloorID   int64
 	FloorFrom time.Time
+	// PreviousID is the level the last change announced came from (0:
+	// none), and ChangedAt when it was announced (zero: never).
+	PreviousID int64
+	ChangedAt  time.Time
 }
 
 // same reports whether two holdings are the same.
 func (ct CustomerTier) same(o CustomerTier) bool {
-	return ct.Known == o.Known && ct.LevelID == o.LevelID && ct.FloorID == o.FloorID && ct.FloorFrom.Equal(o.FloorFrom)
+	return ct.Known == o.Known && ct.LevelID == o.LevelID && ct.FloorID == o.FloorID && ct.FloorFrom.Equal(o.FloorFrom) &&
+		ct.PreviousID == o.PreviousID && ct.ChangedAt.Equal(o.ChangedAt)
 }
 
 // TierRoll is how far a program's period ends have been done.
@@ -112,6 +117,21 @@ func (t Tier) levelIndex(id int64) int {
 		}
 	}
 	return -1
+}
+
+// lost selects the customers whose last change announced took them from
+// level id or above to a level below it, or to none.
+func (t Tier) lost(id int64) *TierCriterion {
+	c := &TierCriterion{TierID: t.ID, LevelIDs: []int64{0}}
+	at := t.levelIndex(id)
+	for i, l := range t.Levels {
+		if i < at {
+			c.LevelIDs = append(c.LevelIDs, l.ID)
+		} else {
+			c.FromLevelIDs = append(c.FromLevelIDs, l.ID)
+		}
+	}
+	return c
 }
 
 // levelID is the id of the level at index i, or 0 for none.
@@ -271,7 +291,7 @@ func KeepTiers(ctx context.Context, tx Tx, businessID string, tierID int64, now 
 		if err := t.announce(ctx, tx, id, was, level, TierChangeActivity, now, m.EntryID); err != nil {
 			return changed, err
 		}
-		ct.Known, ct.LevelID = true, t.levelID(level)
+		ct.Known, ct.LevelID, ct.PreviousID, ct.ChangedAt = true, t.levelID(level), t.levelID(was), now
 		if err := tx.PutCustomerTier(ctx, businessID, t.ID, id, ct); err != nil {
 			return changed, err
 		}
@@ -381,7 +401,7 @@ func (t Tier) rollCustomers(ctx context.Context, tx Tx, ended, before TierPeriod
 		if t.BasePreviousPeriod == 1 {
 			atStart = max(atStart, t.reached(tot[id].atLeastZero()))
 		}
-		level := was
+		level, from, at := was, ct.PreviousID, ct.ChangedAt
 		for _, step := range []struct {
 			to     int
 			reason string
@@ -392,10 +412,10 @@ func (t Tier) rollCustomers(ctx context.Context, tx Tx, ended, before TierPeriod
 			if err := t.announce(ctx, tx, id, level, step.to, step.reason, next, 0); err != nil {
 				return changed, err
 			}
-			level = step.to
+			level, from, at = step.to, t.levelID(level), next
 			changed++
 		}
-		after := CustomerTier{Known: true, LevelID: t.levelID(level), FloorID: t.levelID(floor)}
+		after := CustomerTier{Known: true, LevelID: t.levelID(level), FloorID: t.levelID(floor), PreviousID: from, ChangedAt: at}
 		if floor >= 0 {
 			after.FloorFrom = next
 		}

@@ -67,7 +67,7 @@ func customerTiers(ctx context.Context, q querier, businessID string, tierID int
 		return out, nil
 	}
 	in, args := placeholders([]any{businessID, tierID}, ids)
-	rows, err := q.QueryContext(ctx, `SELECT customer_id, level_id, floor_level_id, floor_from FROM customer_tiers
+	rows, err := q.QueryContext(ctx, `SELECT customer_id, level_id, floor_level_id, floor_from, previous_level_id, changed_at FROM customer_tiers
 		WHERE business_id = $1 AND tier_id = $2 AND customer_id IN (`+in+`)`, args...)
 	if err != nil {
 		return nil, dbError(err)
@@ -75,14 +75,17 @@ func customerTiers(ctx context.Context, q querier, businessID string, tierID int
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var level, floor sql.NullInt64
-		var from sql.NullTime
-		if err := rows.Scan(&id, &level, &floor, &from); err != nil {
+		var level, floor, previous sql.NullInt64
+		var from, changed sql.NullTime
+		if err := rows.Scan(&id, &level, &floor, &from, &previous, &changed); err != nil {
 			return nil, dbError(err)
 		}
-		ct := loyalty.CustomerTier{Known: true, LevelID: level.Int64, FloorID: floor.Int64}
+		ct := loyalty.CustomerTier{Known: true, LevelID: level.Int64, FloorID: floor.Int64, PreviousID: previous.Int64}
 		if from.Valid {
 			ct.FloorFrom = from.Time.UTC()
+		}
+		if changed.Valid {
+			ct.ChangedAt = changed.Time.UTC()
 		}
 		out[id] = ct
 	}
@@ -91,15 +94,20 @@ func customerTiers(ctx context.Context, q querier, businessID string, tierID int
 
 // PutCustomerTier writes the keeper's row of a customer in a program.
 func (t *tx) PutCustomerTier(ctx context.Context, businessID string, tierID int64, customerID string, ct loyalty.CustomerTier) error {
-	var from any
+	var from, changed any
 	if !ct.FloorFrom.IsZero() {
 		from = ct.FloorFrom.UTC()
 	}
-	_, err := t.ExecContext(ctx, `INSERT INTO customer_tiers (business_id, customer_id, tier_id, level_id, floor_level_id, floor_from, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
+	if !ct.ChangedAt.IsZero() {
+		changed = ct.ChangedAt.UTC()
+	}
+	_, err := t.ExecContext(ctx, `INSERT INTO customer_tiers (business_id, customer_id, tier_id, level_id, floor_level_id, floor_from,
+		previous_level_id, changed_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (business_id, tier_id, customer_id) DO UPDATE SET level_id = excluded.level_id,
-		floor_level_id = excluded.floor_level_id, floor_from = excluded.floor_from, updated_at = excluded.updated_at`,
-		businessID, customerID, tierID, nullInt(ct.LevelID), nullInt(ct.FloorID), from, t.now)
+		floor_level_id = excluded.floor_level_id, floor_from = excluded.floor_from,
+		previous_level_id = excluded.previous_level_id, changed_at = excluded.changed_at, updated_at = excluded.updated_at`,
+		businessID, customerID, tierID, nullInt(ct.LevelID), nullInt(ct.FloorID), from, nullInt(ct.PreviousID), changed, t.now)
 	return dbError(err)
 }
 

@@ -141,13 +141,32 @@ func criteriaConds(cr loyalty.CustomerCriteria, ph func(any) string, list func([
 		if len(t.LevelIDs) == 0 {
 			conds = append(conds, "1 = 0")
 		} else {
-			ids := make([]string, len(t.LevelIDs))
-			for i, id := range t.LevelIDs {
-				ids[i] = ph(id)
+			in := func(col string, levels []int64) string {
+				var ids []string
+				var none bool
+				for _, id := range levels {
+					if id == 0 {
+						none = true // no level: stored as NULL
+						continue
+					}
+					ids = append(ids, ph(id))
+				}
+				cond := "1 = 0"
+				if len(ids) > 0 {
+					cond = col + ` IN (` + strings.Join(ids, ", ") + `)`
+				}
+				if none {
+					cond = `(` + cond + ` OR ` + col + ` IS NULL)`
+				}
+				return cond
 			}
 			tier := ph(t.TierID)
+			match := in("ct.level_id", t.LevelIDs)
+			if t.FromLevelIDs != nil {
+				match += ` AND ` + in("ct.previous_level_id", t.FromLevelIDs) + ` AND ct.changed_at IS NOT NULL`
+			}
 			cond := `EXISTS (SELECT 1 FROM customer_tiers ct WHERE ct.business_id = c.business_id AND ct.tier_id = ` + tier +
-				` AND ct.customer_id = c.user_id AND ct.level_id IN (` + strings.Join(ids, ", ") + `))`
+				` AND ct.customer_id = c.user_id AND ` + match + `)`
 			if t.Unannounced {
 				cond = `(` + cond + ` OR NOT EXISTS (SELECT 1 FROM customer_tiers ct WHERE ct.business_id = c.business_id AND ct.tier_id = ` +
 					tier + ` AND ct.customer_id = c.user_id))`
@@ -331,24 +350,30 @@ func (d *DB) Candidates(ctx context.Context, businessID string, c loyalty.Custom
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args))
 	}
-	cols := `c.user_id, c.last_visit_at, NULL, 0`
+	// The candidate's columns: its id, last visit, next expiry, punch
+	// card completions and when its tier level was announced.
+	cols := []string{`c.user_id`, `c.last_visit_at`, `NULL`, `0`, `NULL`}
 	if x := c.Expiring; x != nil {
-		cols = strings.Replace(cols, "NULL", `(SELECT MIN(m.expires_at) FROM (`+lotsExpiringIn(x, ph)+`) m)`, 1)
+		cols[2] = `(SELECT MIN(m.expires_at) FROM (` + lotsExpiringIn(x, ph) + `) m)`
 	}
 	if p := c.Punch; p != nil {
-		cols = strings.TrimSuffix(cols, ", 0") + `, COALESCE((SELECT pp.completed FROM punch_progress pp WHERE pp.card_id = ` +
-			ph(p.CardID) + ` AND pp.customer_id = c.user_id), 0)`
+		cols[3] = `COALESCE((SELECT pp.completed FROM punch_progress pp WHERE pp.card_id = ` + ph(p.CardID) +
+			` AND pp.customer_id = c.user_id), 0)`
+	}
+	if t := c.Tier; t != nil {
+		cols[4] = `(SELECT ct.changed_at FROM customer_tiers ct WHERE ct.business_id = c.business_id AND ct.tier_id = ` +
+			ph(t.TierID) + ` AND ct.customer_id = c.user_id)`
 	}
 	n := len(args)
-	rows, err := d.db.QueryContext(ctx, `SELECT `+cols+` FROM customers c WHERE `+where+` AND c.user_id > $`+
+	rows, err := d.db.QueryContext(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM customers c WHERE `+where+` AND c.user_id > $`+
 		strconv.Itoa(n+1)+` ORDER BY c.user_id LIMIT $`+strconv.Itoa(n+2), append(args, after, limit)...)
 	var out []loyalty.Candidate
 	err = scanAll(rows, err, func(rows *sql.Rows) error {
 		var c loyalty.Candidate
 		var last sql.NullTime
-		var expiry aggTime
-		err := rows.Scan(&c.CustomerID, &last, &expiry, &c.Completed)
-		c.LastVisitAt, c.NextExpiry = last.Time, expiry.Time
+		var expiry, changed aggTime
+		err := rows.Scan(&c.CustomerID, &last, &expiry, &c.Completed, &changed)
+		c.LastVisitAt, c.NextExpiry, c.TierChangedAt = last.Time, expiry.Time, changed.Time
 		out = append(out, c)
 		return err
 	})

@@ -24,7 +24,7 @@ type automationForm struct {
 	Name      string
 	Enabled   bool
 	Trigger   string
-	Values    map[string]string // the trigger's boxes: birthday_days, joined_days, no_visit_days, points_expiring_days, visit_count, level_id, card_id
+	Values    map[string]string // the trigger's boxes: birthday_days, joined_days, no_visit_days, points_expiring_days, visit_count, level_id, lost_level_id, card_id
 	SegmentID string
 	Period    string
 	Steps     []stepForm // maxSteps of them; Shown are shown
@@ -60,7 +60,7 @@ func postedAutomation(v url.Values) automationForm {
 	for _, n := range triggerDays {
 		f.Values[n+"_days"] = t(n + "_days")
 	}
-	for _, n := range []string{"visit_count", "level_id", "card_id"} {
+	for _, n := range []string{"visit_count", "level_id", "lost_level_id", "card_id"} {
 		f.Values[n] = t(n)
 	}
 	last := -1
@@ -90,7 +90,7 @@ func automationFormOf(a loyalty.Automation) automationForm {
 		f.Values["visit_count"] = strconv.Itoa(a.Trigger.Count)
 	}
 	if a.Trigger.LevelID > 0 {
-		f.Values["level_id"] = strconv.FormatInt(a.Trigger.LevelID, 10)
+		f.Values[levelBox(a.Trigger.Type)] = strconv.FormatInt(a.Trigger.LevelID, 10)
 	}
 	if a.Trigger.CardID > 0 {
 		f.Values["card_id"] = strconv.FormatInt(a.Trigger.CardID, 10)
@@ -151,8 +151,9 @@ func (f automationForm) input() (loyalty.AutomationInput, map[string][]string, [
 		switch f.Trigger {
 		case loyalty.TriggerNthVisit:
 			t.Count = int(whole("visit_count", f.Values["visit_count"], "Enter the visit’s number, such as 10."))
-		case loyalty.TriggerTierReached:
-			t.LevelID = whole("level_id", f.Values["level_id"], "Choose the level from the list.")
+		case loyalty.TriggerTierReached, loyalty.TriggerTierLost:
+			box := levelBox(f.Trigger)
+			t.LevelID = whole(box, f.Values[box], "Choose the level from the list.")
 		case loyalty.TriggerCardCompleted:
 			t.CardID = whole("card_id", f.Values["card_id"], "Choose the punch card from the list.")
 		}
@@ -192,19 +193,29 @@ func (f automationForm) input() (loyalty.AutomationInput, map[string][]string, [
 	return in, bad, rows
 }
 
+// levelBox is the form's box of the level a tier trigger names: each
+// trigger shows its own.
+func levelBox(trigger string) string {
+	if trigger == loyalty.TriggerTierLost {
+		return "lost_level_id"
+	}
+	return "level_id"
+}
+
 // automationSaid replaces the domain's words for a refusal the form says
 // otherwise, by the box's kind.
 var automationSaid = map[string]map[string]string{
-	"name":       {"required": "Give the automation a name, such as “We miss you”."},
-	"trigger":    {"": "Choose when it runs."},
-	"level_id":   {"": "Choose the tier level that fires it."},
-	"card_id":    {"": "Choose the punch card that fires it."},
-	"steps":      {"": "Add at least one step, and at most 10."},
-	"type":       {"": "Choose what the step does."},
-	"offer_id":   {"": "Choose the offer whose coupon is given."},
-	"subject":    {"needs": "An e-mail needs a subject."},
-	"email_body": {"needs": "An e-mail needs a message."},
-	"sms_body":   {"needs": "A text message or an app notification needs its text."},
+	"name":          {"required": "Give the automation a name, such as “We miss you”."},
+	"trigger":       {"": "Choose when it runs."},
+	"level_id":      {"": "Choose the tier level that fires it."},
+	"lost_level_id": {"": "Choose the tier level whose loss fires it."},
+	"card_id":       {"": "Choose the punch card that fires it."},
+	"steps":         {"": "Add at least one step, and at most 10."},
+	"type":          {"": "Choose what the step does."},
+	"offer_id":      {"": "Choose the offer whose coupon is given."},
+	"subject":       {"needs": "An e-mail needs a subject."},
+	"email_body":    {"needs": "An e-mail needs a message."},
+	"sms_body":      {"needs": "A text message or an app notification needs its text."},
 }
 
 // automationWords name the domain's words in its other messages.
@@ -227,7 +238,8 @@ func automationRefusal(fields map[string][]string, trigger string, rows []int) m
 		case name == "trigger.count":
 			box, kind = "visit_count", "count"
 		case name == "trigger.level_id":
-			box, kind = "level_id", "level_id"
+			box = levelBox(trigger)
+			kind = box
 		case name == "trigger.card_id":
 			box, kind = "card_id", "card_id"
 		case name == "actions":

@@ -139,7 +139,8 @@ func (s *Server) renderAutomation(w http.ResponseWriter, r *http.Request, a loya
 			{loyalty.ActionCoupon, "Give a coupon"}, {loyalty.ActionAddTag, "Add a tag"}, {loyalty.ActionWait, "Wait"}},
 		Channels: []option{{loyalty.CampaignEmail, "E-mail"}, {loyalty.CampaignSMS, "Text message"}, {loyalty.CampaignPush, "App notification"}}}
 	if len(c.Levels) > 0 {
-		p.Triggers = append(p.Triggers, option{loyalty.TriggerTierReached, "When a member reaches a tier level"})
+		p.Triggers = append(p.Triggers, option{loyalty.TriggerTierReached, "When a member reaches a tier level"},
+			option{loyalty.TriggerTierLost, "When a member drops below a tier level"})
 	}
 	if len(c.Cards) > 0 {
 		p.Triggers = append(p.Triggers, option{loyalty.TriggerCardCompleted, "When a member completes a punch card"})
