@@ -352,7 +352,7 @@ func TestTierKeeperCatchUp(t *testing.T) {
 			return at
 		}
 		w.at(jan.Add(time.Hour))
-		w.keep() // the other keeper holds the business's cursor from now
+		w.keep()          // the other keeper holds the business's cursor from now
 		w.spend(c, 12000) // Silver
 		held := cursor()
 		catchUp()
@@ -362,7 +362,7 @@ func TestTierKeeperCatchUp(t *testing.T) {
 		if cursor() != held {
 			t.Errorf("the reader moved a cursor another keeper holds: %d, was %d", cursor(), held)
 		}
-		w.keep() // the holder takes the same events: nothing to announce again
+		w.keep()          // the holder takes the same events: nothing to announce again
 		w.spend(c, 40000) // Gold
 		held = cursor()
 		catchUp()
