@@ -42,6 +42,11 @@ func (b *tab) waitTrue(js string) bool {
 func TestAutomationForm(t *testing.T) {
 	engines(t, func(t *testing.T, s *site) {
 		campaignFixture(t, s, false)
+		var tiers loyalty.TierInput
+		decodeInput(t, `{"tier_levels": [{"name": "Member"}, {"name": "Silver", "reach_spend": 10000}]}`, &tiers)
+		if _, err := s.app.Services.Tiers.Create(context.Background(), s.business(t), tiers); err != nil {
+			t.Fatal(err)
+		}
 		onScreens(t, s, screens, func(t *testing.T, sc screen) {
 			ctx := context.Background()
 			o := newTabOn(t, "owner", sc)
@@ -179,6 +184,22 @@ func TestAutomationForm(t *testing.T) {
 			if !o.waitTrue(`!document.getElementById("s1").hidden && document.getElementById("s2").hidden`) ||
 				o.evalString(`document.getElementById("name").value`) != "Birthday" {
 				t.Error("without scripts Add a step did not show a second step, keeping what was typed")
+			}
+
+			// A level lost: its own box of levels, read back as a sentence.
+			o.open(s.url+"/business/automations/new", "automation_form")
+			o.fill("#name", "Lapsed Silver")
+			o.pick("trigger", "drops below a tier level")
+			o.pick("lost_level_id", "Silver")
+			if o.eval(`document.getElementById("level_id").getClientRects().length > 0`) {
+				t.Error("the level box of a tier reached is shown for a tier lost")
+			}
+			o.pick("s0", "Add a tag")
+			o.fill("#s0_tag", "lapsed")
+			o.check("automation_tier_lost")
+			o.submitTo("#save", "automations", "notice=automation_saved")
+			if got := o.text("#automations"); !strings.Contains(got, "When a member loses tier level “Silver” → tag “lapsed”") {
+				t.Errorf("the list after a tier lost:\n%s", got)
 			}
 
 			// Deleting asks first.
