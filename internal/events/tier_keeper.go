@@ -105,25 +105,27 @@ func (k *TierKeeper) Drain(ctx context.Context) (int, error) {
 	return k.followed().Round(ctx, k.keep)
 }
 
-// CatchUpWait is how long CatchUp waits for a round under way.
-const CatchUpWait = time.Second
+// CatchUpWait is how long CatchUp waits for a round under way before it
+// announces without the cursor.
+const CatchUpWait = 50 * time.Millisecond
 
-// CatchUp takes a business's events up to the end of its feed now, for a
-// reader of the feed (loyalty.EventService.KeepTiers): a transaction's
-// tier.changed is then in the feed that shows the transaction. While
-// another keeper (another instance) holds the business's cursor, it
-// announces what the events past the cursor moved without moving it
-// (look). It does nothing when this keeper's round under way takes
-// longer than CatchUpWait, which announces within its round. It returns
-// how many events it took.
+// CatchUp announces the levels a business's events moved up to the end
+// of its feed now, for a reader of the feed (loyalty.EventService.
+// KeepTiers): a transaction's tier.changed is then in the feed that shows
+// the transaction. It takes the business's cursor forward when it can (no
+// round of this keeper under way, no other keeper holding the cursor);
+// otherwise it announces what the events past the cursor moved without
+// moving it (look), which the cursor's holder then finds announced. It
+// returns how many events it took.
 func (k *TierKeeper) CatchUp(ctx context.Context, businessID string) (int, error) {
-	if !k.take(ctx, CatchUpWait) {
-		return 0, nil
-	}
-	defer k.give()
-	n, err := k.followed().Follow(ctx, businessID, k.keep)
-	if err != nil {
-		return n, err
+	n := 0
+	if k.take(ctx, CatchUpWait) {
+		var err error
+		n, err = k.followed().Follow(ctx, businessID, k.keep)
+		k.give()
+		if err != nil {
+			return n, err
+		}
 	}
 	at, err := k.Store.CursorAt(ctx, TierDestination, businessID)
 	if err != nil {
