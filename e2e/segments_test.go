@@ -1,10 +1,13 @@
 package e2e
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/loyalty/loyalty/internal/loyalty"
 )
 
 // segmentCount counts what a filter selects through POST /segments/count.
@@ -133,7 +136,7 @@ func TestSegments(t *testing.T) {
 			return a.clockNow(t).AddDate(0, 0, n-60).Format("2006-01-02T15:04:05Z07:00")
 		}
 
-		for _, c := range []struct {
+		cases := []struct {
 			name    string
 			filters map[string]any
 			want    []string
@@ -162,11 +165,38 @@ func TestSegments(t *testing.T) {
 			{"holds a coupon", map[string]any{"has_coupon": true}, []string{bob}},
 			{"holds none of that offer", map[string]any{"has_coupon": false, "coupon_offer_id": catNum(coupon)}, []string{ann, cid, dee}},
 			{"vip not seen in 30 days", map[string]any{"tags_any": []string{"vip"}, "not_visited_days": 30}, []string{cid}},
-		} {
+		}
+		for _, c := range cases {
 			want := slices.Clone(c.want)
 			slices.Sort(want)
 			if got := a.segmentMembers(t, c.filters); !slices.Equal(got, want) {
 				t.Errorf("%s: %v, want %v", c.name, got, want)
+			}
+		}
+		// Saved, the same filters are counted all in one pass over the
+		// customers (the console's list of segments), each as it selects.
+		var segs []loyalty.Segment
+		for _, c := range cases {
+			var saved struct{ Data struct{ ID int64 } }
+			a.do(t, http.MethodPost, "/segments", map[string]any{"name": c.name, "filters": c.filters}).
+				want(t, http.StatusCreated).decode(t, &saved)
+			seg, err := e.app.DB.Segment(context.Background(), sb.ID, saved.Data.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			segs = append(segs, seg)
+		}
+		biz, err := e.app.DB.Business(context.Background(), sb.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts, err := e.app.Services.ClockedBy(biz.ClockOffset).Segments.CountEach(context.Background(), biz, segs)
+		if err != nil || len(counts) != len(cases) {
+			t.Fatalf("counting every segment at once: %v (%v)", counts, err)
+		}
+		for i, c := range cases {
+			if counts[i] != len(c.want) {
+				t.Errorf("%s counted with the others: %d, want %d", c.name, counts[i], len(c.want))
 			}
 		}
 

@@ -147,12 +147,12 @@ func (d *MarketingDesk) CampaignChoices(ctx context.Context, a loyalty.Actor) (C
 	if err != nil {
 		return out, err
 	}
-	for _, s := range segs {
-		n, err := svc.Segments.Count(ctx, b, s)
-		if err != nil {
-			return out, err
-		}
-		out.Segments = append(out.Segments, SegmentRow{Segment: s, Count: n})
+	counts, err := svc.Segments.CountEach(ctx, b, segs)
+	if err != nil {
+		return out, err
+	}
+	for i, s := range segs {
+		out.Segments = append(out.Segments, SegmentRow{Segment: s, Count: counts[i]})
 	}
 	out.Offers, err = couponOffers(ctx, b, svc)
 	return out, err

@@ -71,12 +71,13 @@ func (d *CustomerDesk) Segments(ctx context.Context, a loyalty.Actor) ([]Segment
 	if err != nil {
 		return nil, 0, err
 	}
+	counts, err := svc.Segments.CountEach(ctx, b, list)
+	if err != nil {
+		return nil, 0, err
+	}
 	out := make([]SegmentRow, len(list))
 	for i, seg := range list {
-		out[i].Segment = seg
-		if out[i].Count, err = svc.Segments.Count(ctx, b, seg); err != nil {
-			return nil, 0, err
-		}
+		out[i] = SegmentRow{Segment: seg, Count: counts[i]}
 	}
 	return out, total, nil
 }

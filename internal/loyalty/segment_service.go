@@ -19,6 +19,9 @@ type SegmentStore interface {
 	Segment(ctx context.Context, businessID string, id int64) (Segment, error)
 	// CountCustomers counts the active customers of a business c selects.
 	CountCustomers(ctx context.Context, businessID string, c CustomerCriteria) (int, error)
+	// CountCustomersEach counts the active customers of a business each
+	// of cs selects, in one pass over them.
+	CountCustomersEach(ctx context.Context, businessID string, cs []CustomerCriteria) ([]int, error)
 	// CustomersWhere pages the active customers of a business c selects,
 	// oldest first (as GET /customers), with the total that match; q's
 	// filters hold too.
@@ -130,6 +133,21 @@ func (s *SegmentService) Delete(ctx context.Context, b Business, id string) erro
 		}
 		return asNotFound(tx.DeleteSegment(ctx, b.ID, seg.ID), segmentNotFound)
 	})
+}
+
+// CountEach counts the customers each of segs selects now, in one pass
+// over the business's customers (a list of segments with their counts:
+// one count at a time costs a pass each).
+func (s *SegmentService) CountEach(ctx context.Context, b Business, segs []Segment) ([]int, error) {
+	cs := make([]CustomerCriteria, len(segs))
+	for i, seg := range segs {
+		c, err := s.criteria(ctx, b, seg.Filter)
+		if err != nil {
+			return nil, err
+		}
+		cs[i] = c
+	}
+	return s.Store.CountCustomersEach(ctx, b.ID, cs)
 }
 
 // Count counts the customers a segment selects now.

@@ -285,3 +285,35 @@ func TestOutageReadOnlyNode(t *testing.T) {
 		t.Errorf("a read after the refusal: %v", err)
 	}
 }
+
+// TestMigrateFreshWaitsForNobody: migrating a new PostgreSQL database
+// builds its indexes plainly, so it does not wait, as CREATE INDEX
+// CONCURRENTLY does, for a transaction left open in another schema of the
+// database (test schemas migrating side by side waited on each other so).
+func TestMigrateFreshWaitsForNobody(t *testing.T) {
+	needPostgres(t)
+	other := open(t, testenv.DSN(t, sqlstore.Postgres))
+	tx, err := other.SQL().BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var one int
+	if err := tx.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+		t.Fatal(err)
+	}
+	db := open(t, testenv.DSN(t, sqlstore.Postgres))
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.Migrate(ctx)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("migrating a new database still waits, after a minute, for a transaction open in another schema")
+	}
+}

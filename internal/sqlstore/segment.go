@@ -88,6 +88,42 @@ func (d *DB) CountCustomers(ctx context.Context, businessID string, c loyalty.Cu
 	return n, dbError(err)
 }
 
+// CountCustomersEach counts the active customers of a business each of
+// cs selects, in one pass over them: a sum of each one's conditions.
+func (d *DB) CountCustomersEach(ctx context.Context, businessID string, cs []loyalty.CustomerCriteria) ([]int, error) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	args := []any{businessID}
+	ph := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	list := func(vals []string) string {
+		out := make([]string, len(vals))
+		for i, v := range vals {
+			out[i] = ph(v)
+		}
+		return strings.Join(out, ", ")
+	}
+	sums := make([]string, len(cs))
+	for i, cr := range cs {
+		conds := []string{"1 = 1"}
+		for c := &cr; c != nil; c = c.And {
+			conds = append(conds, criteriaConds(*c, ph, list)...)
+		}
+		sums[i] = `COALESCE(SUM(CASE WHEN ` + strings.Join(conds, " AND ") + ` THEN 1 ELSE 0 END), 0)`
+	}
+	out := make([]int, len(cs))
+	dest := make([]any, len(cs))
+	for i := range out {
+		dest[i] = &out[i]
+	}
+	err := d.db.QueryRowContext(ctx, `SELECT `+strings.Join(sums, ", ")+` FROM customers c WHERE c.business_id = $1 AND `+
+		activeCustomers(d.dialect), args...).Scan(dest...)
+	return out, dbError(err)
+}
+
 // CustomersWhere pages the active customers of a business c selects, and
 // q's filters, oldest first as GET /customers, with their total.
 func (d *DB) CustomersWhere(ctx context.Context, businessID string, c loyalty.CustomerCriteria, q loyalty.ListQuery) ([]loyalty.Customer, int, error) {

@@ -57,14 +57,15 @@ func BenchmarkSegmentCount(b *testing.B) {
 	one := int64(100)
 	two := int64(2)
 	email := loyalty.ContactChannels{Email: true}
-	for _, c := range []struct {
+	cases := []struct {
 		name string
 		c    loyalty.CustomerCriteria
 	}{
 		{"all", loyalty.CustomerCriteria{}},
 		{"summary", loyalty.CustomerCriteria{NoVisitSince: now.AddDate(0, 0, -60), PointsMin: &one, Consent: &email}},
 		{"ledger30d", loyalty.CustomerCriteria{Visits: &loyalty.LedgerSum{From: now.AddDate(0, 0, -30), Min: &two}}},
-	} {
+	}
+	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			var got int
 			for b.Loop() {
@@ -73,4 +74,25 @@ func BenchmarkSegmentCount(b *testing.B) {
 			b.ReportMetric(float64(got), "customers")
 		})
 	}
+	// The console's list of segments: the three above counted one by one,
+	// and all at once in one pass (CountCustomersEach).
+	var all []loyalty.CustomerCriteria
+	for _, c := range cases {
+		all = append(all, c.c)
+	}
+	b.Run("three/one-by-one", func(b *testing.B) {
+		for b.Loop() {
+			for _, c := range all {
+				count(b, c)
+			}
+		}
+	})
+	b.Run("three/at-once", func(b *testing.B) {
+		for b.Loop() {
+			got, err := db.CountCustomersEach(ctx, biz, all)
+			if err != nil || len(got) != len(all) {
+				b.Fatal(got, err)
+			}
+		}
+	})
 }
