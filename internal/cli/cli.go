@@ -218,7 +218,11 @@ func migrateCmd(stdout, stderr io.Writer) *ucli.Command {
 	return &ucli.Command{
 		Name:  "migrate",
 		Usage: "create the database or apply pending migrations, then exit",
-		Flags: []ucli.Flag{jsonFlag()},
+		Flags: []ucli.Flag{jsonFlag(), &ucli.BoolFlag{
+			Name: "resync-summaries",
+			Usage: "then write every customer's summary of activity and marketing consent again from the ledger and the consents: " +
+				"once a rolling upgrade from a release before migration 00054 is over (docs/operations.md); instances may keep serving",
+		}},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			cfg, err := config(cmd, stderr)
 			if err != nil {
@@ -229,6 +233,13 @@ func migrateCmd(stdout, stderr io.Writer) *ucli.Command {
 				return err
 			}
 			defer a.Close()
+			if cmd.Bool("resync-summaries") {
+				if err := a.DB.ResyncCustomerSummaries(ctx); err != nil {
+					return err
+				}
+				return emit(cmd, stdout, map[string]any{"status": "migrated", "db": a.DB.Dialect(), "database": a.Database(),
+					"summaries": "resynced"}, "database migrated, customer summaries resynced: "+a.Database())
+			}
 			return emit(cmd, stdout, map[string]any{"status": "migrated", "db": a.DB.Dialect(), "database": a.Database()},
 				"database migrated: "+a.Database())
 		},

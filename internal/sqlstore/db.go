@@ -25,7 +25,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -254,38 +253,6 @@ func (d *DB) Close() error {
 // Ping checks that the database answers.
 func (d *DB) Ping(ctx context.Context) error { return d.db.PingContext(ctx) }
 
-// Migrate applies every pending migration and returns how many ran.
-func (d *DB) Migrate(ctx context.Context) (int, error) {
-	p, err := d.migrations()
-	if err != nil {
-		return 0, err
-	}
-	if d.dialect == Postgres {
-		// A database no migration has touched yet (a new install, a
-		// test's schema) has its tables made empty by the migrations
-		// themselves: the indexes later migrations build CONCURRENTLY, so
-		// as not to hold the writes of a running release on a large
-		// table, are built plainly here. CONCURRENTLY waits for every
-		// older transaction of the whole database, other schemas'
-		// included: test schemas migrating side by side waited on each
-		// other's (internal/console's tests went from 8 s to 9 minutes).
-		v, err := p.GetDBVersion(ctx)
-		if err != nil {
-			return 0, fmt.Errorf("migrate: %w", err)
-		}
-		if v == 0 {
-			if p, err = d.provider(plainIndexes); err != nil {
-				return 0, err
-			}
-		}
-	}
-	res, err := p.Up(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("migrate: %w", err)
-	}
-	return len(res), nil
-}
-
 // MigrationsDigest is a hex SHA-256 over the names and contents of the
 // migrations the binary carries for dialect: two builds with the same
 // digest make the same schema.
@@ -311,30 +278,6 @@ func MigrationsDigest(dialect string) (string, error) {
 		return "", fmt.Errorf("migrations digest: %w", err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// migrations is the migration provider of the store's dialect.
-func (d *DB) migrations() (*goose.Provider, error) { return d.provider(nil) }
-
-// provider is the migration provider of the store's dialect, its files
-// read through rewrite when not nil.
-func (d *DB) provider(rewrite func(fs.FS) fs.FS) (*goose.Provider, error) {
-	sub, err := fs.Sub(migrations, "migrations/"+d.dialect)
-	if err != nil {
-		return nil, err
-	}
-	if rewrite != nil {
-		sub = rewrite(sub)
-	}
-	gd := goose.DialectSQLite3
-	if d.dialect == Postgres {
-		gd = goose.DialectPostgres
-	}
-	p, err := goose.NewProvider(gd, d.db, sub)
-	if err != nil {
-		return nil, fmt.Errorf("migrations: %w", err)
-	}
-	return p, nil
 }
 
 // now returns the time of a change: UTC, whole seconds, as the API shows it.

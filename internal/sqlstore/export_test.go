@@ -2,23 +2,9 @@ package sqlstore
 
 import (
 	"context"
-	"io/fs"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
-
-	"github.com/pressly/goose/v3"
 )
-
-// MigrateDownTo rolls the schema back to version, to test how a migration
-// treats the data stored before it.
-func (d *DB) MigrateDownTo(ctx context.Context, version int64) error {
-	p, err := d.migrations()
-	if err != nil {
-		return err
-	}
-	_, err = p.DownTo(ctx, version)
-	return err
-}
 
 // SetBatchFault makes every PostgreSQL batch of lone appends call fault
 // before its statement is sent (committed false) and after it committed
@@ -27,24 +13,6 @@ func (d *DB) MigrateDownTo(ctx context.Context, version int64) error {
 func SetBatchFault(fault func(committed bool) error) (restore func()) {
 	testHookBatch = fault
 	return func() { testHookBatch = nil }
-}
-
-// MigrateTo applies the migrations up to and including version.
-func (d *DB) MigrateTo(ctx context.Context, version int64) error {
-	sub, err := fs.Sub(migrations, "migrations/"+d.dialect)
-	if err != nil {
-		return err
-	}
-	gd := goose.DialectSQLite3
-	if d.dialect == Postgres {
-		gd = goose.DialectPostgres
-	}
-	p, err := goose.NewProvider(gd, d.db, sub)
-	if err != nil {
-		return err
-	}
-	_, err = p.UpTo(ctx, version)
-	return err
 }
 
 // ListenerPID is the server process of the connection db listens on for

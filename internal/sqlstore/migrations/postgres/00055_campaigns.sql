@@ -49,7 +49,9 @@ CREATE TABLE campaign_recipients (
 CREATE INDEX campaign_recipients_outcome ON campaign_recipients (campaign_id, outcome, customer_id);
 CREATE INDEX campaign_recipients_customer ON campaign_recipients (business_id, customer_id, done_at);
 
--- Extra e-mail headers of a message (JSON object; '' for none).
+-- Extra e-mail headers of a message (JSON object; '' for none). Last:
+-- the outbox is locked for the change (a constant default, no row
+-- rewritten) until the migration commits.
 ALTER TABLE outbox ADD COLUMN headers TEXT NOT NULL DEFAULT '';
 
 -- +goose Down
