@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
+	"github.com/loyalty/loyalty/internal/sqlstore"
 	"github.com/loyalty/loyalty/internal/testenv"
 )
 
@@ -276,7 +277,7 @@ func BenchmarkCreateCustomerBySize(b *testing.B) {
 		warm.Wait()
 		have := int(n.Load())
 		for _, size := range []int{1_000, big} {
-			if err := seedSize(ctx, s.app, biz.ID, main, base, have, size, 1); err != nil {
+			if err := seedSize(ctx, s.app.DB.SQL(), s.app.DB.Dialect() == sqlstore.Postgres, biz.ID, main, base, have, size, 1); err != nil {
 				b.Fatal(err)
 			}
 			have = size

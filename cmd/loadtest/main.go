@@ -13,6 +13,14 @@
 //	         filtered customer list at 10,000 customers and again after
 //	         growing the business to -size-customers customers with
 //	         -per-customer entries each (seeded in SQL)
+//	migrate  how long each migration of this tree holds up rewards: on a
+//	         PostgreSQL schema at the previous release's last migration
+//	         (deploy/previous-release), seeded as the size scenario seeds
+//	         (-size-customers, -per-customer), the previous release's binary
+//	         (built from the repository's history, or -serve-bin) serves
+//	         -migrate-clients reward clients while the migrations are
+//	         applied one at a time; a table of each one's time and the
+//	         longest gap between rewards over it (migrate.go)
 //	production
 //	         a production-shaped load (productionScenario): -businesses
 //	         businesses, -tokens tokens each signed in by the password grant
@@ -62,10 +70,14 @@ func main() {
 	threads := flag.Int("t", 2, "wrk threads")
 	dur := flag.Duration("d", 10*time.Second, "duration of each run")
 	bare := flag.Bool("bare", false, "read: also a bare net/http server doing the same queries; reward: also a bare insert+update transaction")
-	scenario := flag.String("scenario", "read", "read, reward, history, size or production")
+	scenario := flag.String("scenario", "read", "read, reward, history, size, migrate or production")
 	entries := flag.Int("entries", 100_000, "history scenario: entries of the long history")
 	sizeCustomers := flag.Int("size-customers", 1_000_000, "size scenario: customers of the business at full size")
 	perCustomer := flag.Int("per-customer", 10, "size scenario: ledger entries of each seeded customer")
+	serveBin := flag.String("serve-bin", "", "migrate: the loyalty binary serving rewards during the migrations (default: the previous release's, built from deploy/previous-release)")
+	migrateFrom := flag.Int64("migrate-from", 0, "migrate: the migration the schema starts at (default: the previous release's last)")
+	migrateClients := flag.Int("migrate-clients", 12, "migrate: reward clients, each with a token of its own")
+	migrateInterval := flag.Duration("migrate-interval", 300*time.Millisecond, "migrate: time between the rewards of a client (a token may make 240 requests a minute)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the full-stack run to this file")
 	var p productionOptions
 	flag.IntVar(&p.businesses, "businesses", 100, "production: businesses")
@@ -85,7 +97,8 @@ func main() {
 	cpuProfile = *profile
 	p.readConns = *conns
 	opts := options{conns: *conns, threads: *threads, dur: *dur, bare: *bare, scenario: *scenario, entries: *entries,
-		customers: *sizeCustomers, perCustomer: *perCustomer, production: p}
+		customers: *sizeCustomers, perCustomer: *perCustomer, production: p, serveBin: *serveBin, migrateFrom: *migrateFrom,
+		migrateClients: *migrateClients, migrateInterval: *migrateInterval}
 	if err := run(*dsn, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
@@ -102,6 +115,11 @@ type options struct {
 	customers      int // size scenario
 	perCustomer    int // size scenario
 	production     productionOptions
+	// migrate scenario
+	serveBin        string
+	migrateFrom     int64
+	migrateClients  int
+	migrateInterval time.Duration
 }
 
 func run(dsn string, o options) error {
@@ -136,6 +154,9 @@ func run(dsn string, o options) error {
 	}
 	if o.scenario == "production" {
 		return productionScenario(ctx, dsn, o)
+	}
+	if o.scenario == "migrate" {
+		return migrateScenario(ctx, dsn, o)
 	}
 	st, err := startSite(ctx, dsn)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -59,7 +60,7 @@ func sizeScenario(ctx context.Context, st *site, o options) error {
 	from := 0
 	for _, size := range sizes {
 		start := time.Now()
-		if err := seedSize(ctx, a, b.ID, main, base, from, size, o.perCustomer); err != nil {
+		if err := seedSize(ctx, a.DB.SQL(), a.DB.Dialect() == sqlstore.Postgres, b.ID, main, base, from, size, o.perCustomer); err != nil {
 			return err
 		}
 		fmt.Printf("seeded customers %d..%d (%d entries each) in %s; database %s\n", from+1, size, o.perCustomer,
@@ -115,17 +116,17 @@ func sizeID(n int) string { return fmt.Sprintf("%032x", n) }
 
 // seedSize writes customers from+1..to, each with perCustomer reward
 // entries and the balance they sum to, joined a second apart from base,
-// in chunks of one transaction each.
-func seedSize(ctx context.Context, a *app.App, businessID, branch string, base time.Time, from, to, perCustomer int) error {
+// in chunks of one transaction each, on db (PostgreSQL if pg, else
+// SQLite).
+func seedSize(ctx context.Context, db *sql.DB, pg bool, businessID, branch string, base time.Time, from, to, perCustomer int) error {
 	const chunk = 50_000
-	pg := a.DB.Dialect() == sqlstore.Postgres
 	for lo := from; lo < to; lo += chunk {
 		hi := min(lo+chunk, to)
-		err := seedChunk(ctx, a, businessID, branch, base, lo, hi, perCustomer, pg)
+		err := seedChunk(ctx, db, businessID, branch, base, lo, hi, perCustomer, pg)
 		if errors.Is(err, driver.ErrBadConn) {
 			// A connection that a measurement's cancelled request broke:
 			// the chunk's transaction wrote nothing, so it runs again.
-			err = seedChunk(ctx, a, businessID, branch, base, lo, hi, perCustomer, pg)
+			err = seedChunk(ctx, db, businessID, branch, base, lo, hi, perCustomer, pg)
 		}
 		if err != nil {
 			return err
@@ -137,7 +138,7 @@ func seedSize(ctx context.Context, a *app.App, businessID, branch string, base t
 	if pg {
 		q = `CHECKPOINT`
 	}
-	if _, err := a.DB.SQL().ExecContext(ctx, q); err != nil {
+	if _, err := db.ExecContext(ctx, q); err != nil {
 		return err
 	}
 	return settleDisk(ctx)
@@ -179,8 +180,8 @@ func dirtyKB() int {
 }
 
 // seedChunk writes customers lo+1..hi in one transaction.
-func seedChunk(ctx context.Context, a *app.App, businessID, branch string, base time.Time, lo, hi, perCustomer int, pg bool) error {
-	tx, err := a.DB.SQL().BeginTx(ctx, nil)
+func seedChunk(ctx context.Context, db *sql.DB, businessID, branch string, base time.Time, lo, hi, perCustomer int, pg bool) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

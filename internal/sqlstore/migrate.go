@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -76,14 +77,20 @@ func (d *DB) MigrationVersion(ctx context.Context) (int64, error) {
 	return v, err
 }
 
-// MigrationVersions lists the versions of the migrations the binary
-// carries for dialect, in order.
-func MigrationVersions(dialect string) ([]int64, error) {
+// MigrationFile is a migration the binary carries.
+type MigrationFile struct {
+	Version int64
+	Name    string // its file's name without .sql: 00054_segments
+}
+
+// Migrations lists the migrations the binary carries for dialect, in
+// order.
+func Migrations(dialect string) ([]MigrationFile, error) {
 	sub, err := fs.Sub(migrations, "migrations/"+dialect)
 	if err != nil {
 		return nil, err
 	}
-	var out []int64
+	var out []MigrationFile
 	err = fs.WalkDir(sub, ".", func(path string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return err
@@ -92,7 +99,7 @@ func MigrationVersions(dialect string) ([]int64, error) {
 		if err != nil {
 			return err
 		}
-		out = append(out, v)
+		out = append(out, MigrationFile{Version: v, Name: strings.TrimSuffix(path, ".sql")})
 		return nil
 	})
 	return out, err
