@@ -43,8 +43,8 @@ ALTER TABLE customers
     ADD COLUMN IF NOT EXISTS consent_push BOOLEAN NOT NULL DEFAULT FALSE;
 
 -- The summaries of the customers there are, from the ledger and the
--- consents, in batches of customers in key order, each its own
--- transaction (a batch holds up a reward of its customers, no other).
+-- consents, in batches of a business's customers in key order, each its
+-- own transaction (a batch holds up a reward of its customers, no other).
 -- A batch locks its customers' rows first and reads their entries and
 -- consents after: a transaction that writes an entry or a consent of
 -- one of them has committed by then (it is read whole) or waits for the
@@ -54,51 +54,55 @@ ALTER TABLE customers
 -- consents without their summary, and `loyalty migrate
 -- --resync-summaries` calls it again (docs/operations.md). A batch that
 -- waited too long for a lock (lock_timeout) or lost a deadlock is
--- done again.
+-- done again. Each statement names its business and its customers one
+-- by one, so that its plan, generic after a few batches and made without
+-- statistics after a bulk load, can only read them through their keys
+-- (TestCustomerSummaryPlans): compared as (business, customer) rows, a
+-- generic plan read the whole business's ledger for every batch.
 -- +goose StatementBegin
 CREATE OR REPLACE PROCEDURE resync_customer_summaries(batch INTEGER DEFAULT 500)
 LANGUAGE plpgsql AS $$
 DECLARE
-    b TEXT := '';
-    u TEXT := '';
-    nb TEXT;
-    nu TEXT;
+    biz TEXT := '';
+    u TEXT;
+    ids TEXT[];
 BEGIN
     LOOP
-        BEGIN
-            SELECT k.business_id, k.user_id INTO nb, nu
-            FROM (SELECT c.business_id, c.user_id FROM customers c
-                  WHERE (c.business_id, c.user_id) > (b, u)
-                  ORDER BY c.business_id, c.user_id LIMIT batch FOR UPDATE) k
-            ORDER BY k.business_id DESC, k.user_id DESC LIMIT 1;
-            EXIT WHEN nb IS NULL;
-            UPDATE customers cu SET visits_total = s.visits, spend_total = s.spend,
-                last_visit_at = s.last_visit, last_visit_branch = s.branch
-            FROM (SELECT t.business_id, t.customer_id, SUM(t.visits) AS visits, SUM(t.tier_amount) AS spend,
-                    MAX(t.created_at) FILTER (WHERE t.visits > 0) AS last_visit,
-                    (array_agg(t.branch_id ORDER BY t.created_at DESC, t.id DESC) FILTER (WHERE t.visits > 0))[1] AS branch
-                  FROM transactions t
-                  WHERE (t.business_id, t.customer_id) > (b, u) AND (t.business_id, t.customer_id) <= (nb, nu)
-                  GROUP BY t.business_id, t.customer_id) s
-            WHERE cu.business_id = s.business_id AND cu.user_id = s.customer_id
-                AND (cu.visits_total, cu.spend_total, cu.last_visit_at, cu.last_visit_branch)
-                    IS DISTINCT FROM (s.visits, s.spend, s.last_visit, s.branch);
-            UPDATE customers cu SET consent_email = c.allow_email, consent_sms = c.allow_sms, consent_push = c.allow_push
-            FROM (SELECT DISTINCT ON (n.business_id, n.customer_id) n.business_id, n.customer_id,
-                    n.allow_email, n.allow_sms, n.allow_push
-                  FROM consents n
-                  WHERE (n.business_id, n.customer_id) > (b, u) AND (n.business_id, n.customer_id) <= (nb, nu)
-                      AND n.kind = 'marketing'
-                  ORDER BY n.business_id, n.customer_id, n.id DESC) c
-            WHERE cu.business_id = c.business_id AND cu.user_id = c.customer_id
-                AND (cu.consent_email, cu.consent_sms, cu.consent_push)
-                    IS DISTINCT FROM (c.allow_email, c.allow_sms, c.allow_push);
-            b := nb;
-            u := nu;
-        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
-            PERFORM pg_sleep(0.05);
-        END;
-        COMMIT;
+        SELECT MIN(b.id) INTO biz FROM businesses b WHERE b.id > biz;
+        EXIT WHEN biz IS NULL;
+        u := '';
+        LOOP
+            BEGIN
+                -- plan: lock
+                SELECT array_agg(k.user_id ORDER BY k.user_id) INTO ids
+                FROM (SELECT c.user_id FROM customers c WHERE c.business_id = biz AND c.user_id > u
+                      ORDER BY c.user_id LIMIT batch FOR UPDATE) k;
+                EXIT WHEN ids IS NULL;
+                -- plan: activity
+                UPDATE customers cu SET visits_total = s.visits, spend_total = s.spend,
+                    last_visit_at = s.last_visit, last_visit_branch = s.branch
+                FROM (SELECT t.customer_id, SUM(t.visits) AS visits, SUM(t.tier_amount) AS spend,
+                        MAX(t.created_at) FILTER (WHERE t.visits > 0) AS last_visit,
+                        (array_agg(t.branch_id ORDER BY t.created_at DESC, t.id DESC) FILTER (WHERE t.visits > 0))[1] AS branch
+                      FROM transactions t WHERE t.business_id = biz AND t.customer_id = ANY (ids)
+                      GROUP BY t.customer_id) s
+                WHERE cu.business_id = biz AND cu.user_id = ANY (ids) AND cu.user_id = s.customer_id
+                    AND (cu.visits_total, cu.spend_total, cu.last_visit_at, cu.last_visit_branch)
+                        IS DISTINCT FROM (s.visits, s.spend, s.last_visit, s.branch);
+                -- plan: consent
+                UPDATE customers cu SET consent_email = c.allow_email, consent_sms = c.allow_sms, consent_push = c.allow_push
+                FROM (SELECT DISTINCT ON (n.customer_id) n.customer_id, n.allow_email, n.allow_sms, n.allow_push
+                      FROM consents n WHERE n.business_id = biz AND n.customer_id = ANY (ids) AND n.kind = 'marketing'
+                      ORDER BY n.customer_id, n.id DESC) c
+                WHERE cu.business_id = biz AND cu.user_id = ANY (ids) AND cu.user_id = c.customer_id
+                    AND (cu.consent_email, cu.consent_sms, cu.consent_push)
+                        IS DISTINCT FROM (c.allow_email, c.allow_sms, c.allow_push);
+                u := ids[array_length(ids, 1)];
+            EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+                PERFORM pg_sleep(0.05);
+            END;
+            COMMIT;
+        END LOOP;
     END LOOP;
 END
 $$;
