@@ -43,6 +43,10 @@ func (d *DB) Migrate(ctx context.Context) (int, error) {
 	n := 0
 	err := d.migrate(ctx, func(ctx context.Context, p *goose.Provider) error {
 		res, err := p.Up(ctx)
+		var partial *goose.PartialError
+		if errors.As(err, &partial) {
+			res = partial.Applied // those before a try that gave up
+		}
 		n += len(res)
 		return err
 	})
