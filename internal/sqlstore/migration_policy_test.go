@@ -1,6 +1,7 @@
 package sqlstore_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/loyalty/loyalty/internal/testenv"
 )
 
 // The migration policy (docs/operations.md, Upgrading): a PostgreSQL
@@ -191,6 +194,30 @@ func TestMigrationPolicy(t *testing.T) {
 		if !used[k] {
 			t.Errorf("migrationAllowed excuses %q, which no migration does any more: remove it", k)
 		}
+	}
+}
+
+// TestMigrationBaseline: migrationBaseline is the last PostgreSQL
+// migration of the previous release that deploy/previous-release names
+// (when the repository's history holds it).
+func TestMigrationBaseline(t *testing.T) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit, err := testenv.PreviousRelease(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := testenv.ReleaseBaseline(context.Background(), root, commit)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skipf("the previous release's migrations are not at hand: %v", err)
+	}
+	if last != migrationBaseline {
+		t.Errorf("the previous release (%s) ends at migration %d; migrationBaseline is %d", commit, last, migrationBaseline)
 	}
 }
 
