@@ -314,8 +314,10 @@ loyalty_bin() {
 start_instances() {
   local bin=$1 listen
   listen=$(listen_dsn)
-  log "migrating through pgbouncer"
-  "$bin" --db "$(dsn)" --data-dir "$DIR/data" migrate --json >"$DIR/migrate.json"
+  log "migrating (directly: migrations need a session)"
+  # Migrations need a session (their lock timeout, an advisory lock),
+  # which the pooler in transaction mode does not give: they go directly.
+  "$bin" --db "$(dsn)" --data-dir "$DIR/data" migrate --db-listen "$(listen_dsn)" --json >"$DIR/migrate.json"
   for i in "${INSTANCES[@]}"; do
     local port=$((BASE + 10 + i))
     log "loyalty serve $i on $port"

@@ -341,10 +341,20 @@ func (b *tab) submit(button, page string) {
 // the old one).
 func (b *tab) submitTo(button, page, part string) {
 	b.t.Helper()
+	// The page before is marked, so that a form posted to its own address
+	// is not taken for the answer while that comes (a page loaded has no
+	// mark; while one loads, asking fails).
+	b.eval(`(window.__beforeSubmit = true, true)`)
+	loaded := func() bool {
+		ctx, cancel := context.WithTimeout(b.ctx, time.Second)
+		defer cancel()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.__beforeSubmit !== true`))
+		return err == nil && v
+	}
 	b.do(chromedp.Click(chromedp.CSS(button), poll))
 	deadline := time.Now().Add(stepTimeout)
 	for {
-		if loc, err := b.location(); err == nil && strings.Contains(loc, part) {
+		if loc, err := b.location(); err == nil && strings.Contains(loc, part) && loaded() {
 			break
 		}
 		if time.Now().After(deadline) {

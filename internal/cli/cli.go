@@ -218,15 +218,25 @@ func migrateCmd(stdout, stderr io.Writer) *ucli.Command {
 	return &ucli.Command{
 		Name:  "migrate",
 		Usage: "create the database or apply pending migrations, then exit",
-		Flags: []ucli.Flag{jsonFlag(), &ucli.BoolFlag{
-			Name: "resync-summaries",
-			Usage: "then write every customer's summary of activity and marketing consent again from the ledger and the consents: " +
-				"once a rolling upgrade from a release before migration 00054 is over (docs/operations.md); instances may keep serving",
-		}},
+		Flags: []ucli.Flag{jsonFlag(), &ucli.StringFlag{Name: "db-listen", Usage: "PostgreSQL: a direct postgres:// URL " +
+			"(several hosts allowed; the writable one is used) the migrations run on, needed when --db goes through a pooler in " +
+			"transaction mode such as pgbouncer: they need a session (default: --db)", Sources: ucli.EnvVars("LOYALTY_DB_LISTEN")},
+			&ucli.BoolFlag{
+				Name: "resync-summaries",
+				Usage: "then write every customer's summary of activity and marketing consent again from the ledger and the consents: " +
+					"once a rolling upgrade from a release before migration 00054 is over (docs/operations.md); instances may keep serving",
+			}},
 		Action: func(ctx context.Context, cmd *ucli.Command) error {
 			cfg, err := config(cmd, stderr)
 			if err != nil {
 				return err
+			}
+			cfg.DBListen = cmd.String("db-listen")
+			if cfg.DBListen != "" {
+				l, err := sqlstore.ParseDSN(cfg.DBListen)
+				if d, _ := sqlstore.ParseDSN(cfg.DSN()); err != nil || l.Dialect != sqlstore.Postgres || d.Dialect != sqlstore.Postgres {
+					return usagef("--db-listen must be a postgres:// URL, with a PostgreSQL --db, got %q", sqlstore.RedactURL(cfg.DBListen))
+				}
 			}
 			a, err := app.Open(ctx, cfg)
 			if err != nil {

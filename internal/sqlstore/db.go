@@ -57,6 +57,11 @@ type dbState struct {
 	db   *sql.DB
 	wdb  *sql.DB // where transactions run: db itself, or SQLite's single writer
 	pool *pgxpool.Pool
+	// direct (PostgreSQL) is the connection settings of Options.ListenDSN
+	// when given: PostgreSQL itself, past a pooler in transaction mode,
+	// for what needs a session (the migrations: their lock timeout and
+	// advisory lock); nil without one.
+	direct *pgx.ConnConfig
 	// listener hears other instances' changes to what token lookups read
 	// (PostgreSQL).
 	listener *accessListener
@@ -140,6 +145,9 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 		d.pool, d.db, d.dialect = pool, stdlib.OpenDBFromPool(pool, opts...), Postgres
 		d.listenAccess(listen)
 		session = listen
+		if o.ListenDSN != "" {
+			d.direct = listen.Copy()
+		}
 		// database/sql keeps only 2 idle connections by default; churning
 		// the rest loses pgx's per-connection statement cache.
 		d.db.SetMaxOpenConns(int(cfg.MaxConns))

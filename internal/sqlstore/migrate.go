@@ -40,6 +40,23 @@ const migrationAttempts = 30
 
 // Migrate applies every pending migration and returns how many ran.
 func (d *DB) Migrate(ctx context.Context) (int, error) {
+	if d.dialect == Postgres {
+		// Nothing to apply, nothing that needs a session: every command
+		// opens the store, through a pooler too (migrationDB).
+		sub, err := fs.Sub(migrations, "migrations/"+d.dialect)
+		if err != nil {
+			return 0, err
+		}
+		p, err := goose.NewProvider(goose.DialectPostgres, d.db, sub)
+		if err != nil {
+			return 0, fmt.Errorf("migrations: %w", err)
+		}
+		if pending, err := p.HasPending(ctx); err != nil {
+			return 0, fmt.Errorf("migrate: %w", dbError(err))
+		} else if !pending {
+			return 0, nil
+		}
+	}
 	n := 0
 	err := d.migrate(ctx, func(ctx context.Context, p *goose.Provider) error {
 		res, err := p.Up(ctx)
@@ -177,9 +194,15 @@ func (d *DB) migrate(ctx context.Context, run func(context.Context, *goose.Provi
 
 // migrationDB opens the connections migrations run on (PostgreSQL): the
 // store's settings, with lock_timeout MigrationLockTimeout, and the
-// schema they migrate, and the function that closes them.
+// schema they migrate, and the function that closes them. They need a
+// session (the lock timeout is a startup setting, the lock a session's),
+// which a pooler in transaction mode does not give, and refuses the
+// setting of: with Options.ListenDSN they go to PostgreSQL directly.
 func (d *DB) migrationDB(ctx context.Context) (*sql.DB, func(), string, error) {
 	cfg := d.pool.Config()
+	if d.direct != nil {
+		cfg.ConnConfig = d.direct.Copy()
+	}
 	cfg.MinConns, cfg.MaxConns = 0, 2
 	cfg.PrepareConn, cfg.AfterConnect, cfg.BeforeAcquire, cfg.AfterRelease = nil, nil, nil, nil
 	cfg.ConnConfig.RuntimeParams["lock_timeout"] = strconv.FormatInt(MigrationLockTimeout.Milliseconds(), 10)
