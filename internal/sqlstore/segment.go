@@ -94,26 +94,12 @@ func (d *DB) CountCustomersEach(ctx context.Context, businessID string, cs []loy
 	if len(cs) == 0 {
 		return nil, nil
 	}
-	args := []any{businessID}
-	ph := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
-	list := func(vals []string) string {
-		out := make([]string, len(vals))
-		for i, v := range vals {
-			out[i] = ph(v)
-		}
-		return strings.Join(out, ", ")
-	}
+	b := &criteriaArgs{args: []any{businessID}}
 	sums := make([]string, len(cs))
 	for i, cr := range cs {
-		conds := []string{"1 = 1"}
-		for c := &cr; c != nil; c = c.And {
-			conds = append(conds, criteriaConds(*c, ph, list)...)
-		}
-		sums[i] = `COALESCE(SUM(CASE WHEN ` + strings.Join(conds, " AND ") + ` THEN 1 ELSE 0 END), 0)`
+		sums[i] = `COALESCE(SUM(CASE WHEN ` + strings.Join(append([]string{"1 = 1"}, b.conds(cr)...), " AND ") + ` THEN 1 ELSE 0 END), 0)`
 	}
+	args := b.args
 	out := make([]int, len(cs))
 	dest := make([]any, len(cs))
 	for i := range out {
@@ -151,10 +137,21 @@ func (d *DB) CustomersWhere(ctx context.Context, businessID string, c loyalty.Cu
 // arguments. It restates no rule: each criterion is already resolved by
 // the domain to columns and bounds (loyalty.CustomerCriteria).
 func criteriaWhere(dialect, businessID string, cr loyalty.CustomerCriteria) (string, []any) {
-	args := []any{businessID}
+	b := &criteriaArgs{args: []any{businessID}}
+	conds := append([]string{"c.business_id = $1", activeCustomers(dialect)}, b.conds(cr)...)
+	return strings.Join(conds, " AND "), b.args
+}
+
+// criteriaArgs gathers the arguments of criteria's conditions, numbered
+// after those it holds.
+type criteriaArgs struct{ args []any }
+
+// conds are the conditions of cr and of every criteria it is joined to
+// (And), their values added as arguments.
+func (b *criteriaArgs) conds(cr loyalty.CustomerCriteria) []string {
 	ph := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
+		b.args = append(b.args, v)
+		return fmt.Sprintf("$%d", len(b.args))
 	}
 	list := func(vals []string) string {
 		out := make([]string, len(vals))
@@ -163,11 +160,11 @@ func criteriaWhere(dialect, businessID string, cr loyalty.CustomerCriteria) (str
 		}
 		return strings.Join(out, ", ")
 	}
-	conds := []string{"c.business_id = $1", activeCustomers(dialect)}
+	var conds []string
 	for c := &cr; c != nil; c = c.And {
 		conds = append(conds, criteriaConds(*c, ph, list)...)
 	}
-	return strings.Join(conds, " AND "), args
+	return conds
 }
 
 // criteriaConds are the conditions of one criteria's own fields.

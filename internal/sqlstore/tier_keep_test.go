@@ -97,10 +97,17 @@ func (w *tierWorld) level(customerID string) string {
 	return st.Level.Name
 }
 
-// changes lists a customer's tier.changed events as "from>to (reason)".
-// causes lists the transactions the customer's tier.changed events name,
-// in order; 0 for none (a period end).
-func (w *tierWorld) causes(customerID string) []int64 {
+// tierChange is the data of a tier.changed event, as the tests read it.
+type tierChange struct {
+	Customer          struct{ ID string }
+	TierLevel         *struct{ Name string } `json:"tier_level"`
+	PreviousTierLevel *struct{ Name string } `json:"previous_tier_level"`
+	Direction, Reason string
+	Transaction       *struct{ ID int64 }
+}
+
+// tierChanges reads a customer's tier.changed events, in order.
+func (w *tierWorld) tierChanges(customerID string) []tierChange {
 	w.t.Helper()
 	if _, err := w.db.SequenceEvents(ctx, w.b.ID); err != nil {
 		w.t.Fatal(err)
@@ -109,18 +116,25 @@ func (w *tierWorld) causes(customerID string) []int64 {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	var out []int64
+	var out []tierChange
 	for _, e := range list {
-		var d struct {
-			Customer    struct{ ID string }
-			Transaction *struct{ ID int64 }
-		}
+		var d tierChange
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			w.t.Fatal(err)
 		}
-		if d.Customer.ID != customerID {
-			continue
+		if d.Customer.ID == customerID {
+			out = append(out, d)
 		}
+	}
+	return out
+}
+
+// causes lists the transactions the customer's tier.changed events name,
+// in order; 0 for none (a period end).
+func (w *tierWorld) causes(customerID string) []int64 {
+	w.t.Helper()
+	var out []int64
+	for _, d := range w.tierChanges(customerID) {
 		if d.Transaction == nil {
 			out = append(out, 0)
 		} else {
@@ -130,35 +144,17 @@ func (w *tierWorld) causes(customerID string) []int64 {
 	return out
 }
 
+// changes lists a customer's tier.changed events as "from>to (reason)".
 func (w *tierWorld) changes(customerID string) []string {
 	w.t.Helper()
-	if _, err := w.db.SequenceEvents(ctx, w.b.ID); err != nil {
-		w.t.Fatal(err)
-	}
-	list, err := w.db.Events(ctx, w.b.ID, loyalty.EventQuery{Types: []string{loyalty.EventTierChanged}, Limit: 100})
-	if err != nil {
-		w.t.Fatal(err)
+	name := func(l *struct{ Name string }) string {
+		if l == nil {
+			return "-"
+		}
+		return l.Name
 	}
 	var out []string
-	for _, e := range list {
-		var d struct {
-			Customer          struct{ ID string }
-			TierLevel         *struct{ Name string } `json:"tier_level"`
-			PreviousTierLevel *struct{ Name string } `json:"previous_tier_level"`
-			Direction, Reason string
-		}
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			w.t.Fatal(err)
-		}
-		if d.Customer.ID != customerID {
-			continue
-		}
-		name := func(l *struct{ Name string }) string {
-			if l == nil {
-				return "-"
-			}
-			return l.Name
-		}
+	for _, d := range w.tierChanges(customerID) {
 		out = append(out, fmt.Sprintf("%s>%s (%s)", name(d.PreviousTierLevel), name(d.TierLevel), d.Reason))
 	}
 	return out
