@@ -270,28 +270,9 @@ func TestRollingUpgrade(t *testing.T) {
 	}
 
 	check := token(new1.base)
-	for _, cust := range customers {
-		var shown struct {
-			Included struct{ Balance struct{ Points int64 } }
-		}
-		if status := do(t, hc, api(new1.base, check, http.MethodGet, "/customers/"+cust+"?include=balance", nil, ""), &shown); status != http.StatusOK {
-			t.Fatalf("read customer: %d", status)
-		}
-		var ledger int64
-		if err := db.QueryRow(`SELECT COALESCE(SUM(points), 0) FROM transactions WHERE customer_id = $1`, cust).Scan(&ledger); err != nil {
-			t.Fatal(err)
-		}
-		if shown.Included.Balance.Points != ledger || ledger != acked[cust] {
-			t.Errorf("customer %s: balance %d, ledger %d, acknowledged %d", cust, shown.Included.Balance.Points, ledger, acked[cust])
-		}
-	}
-	var n int
-	if err := db.QueryRow(`SELECT COUNT(*) FROM transactions WHERE intent IN ('reward', 'redeem')`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != len(entries) {
-		t.Errorf("%d ledger entries for %d acknowledged operations: an Idempotency-Key wrote more than one", n, len(entries))
-	}
+	checkDrift(t, hc, db, customers, acked, len(entries), func(path string) *http.Request {
+		return api(new1.base, check, http.MethodGet, path, nil, "")
+	})
 	if off := offSummaries(t, db); off != 0 {
 		t.Errorf("%d customers' summaries disagree with their ledger after the resync", off)
 	}
