@@ -8,12 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/mail"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -74,17 +72,7 @@ func killMidCampaign(t *testing.T, bin, engine string) {
 
 	proc, base := startKillable(t, bin, args...)
 	hc := &http.Client{Timeout: 10 * time.Second}
-	form := url.Values{"grant_type": {"password"}, "client_id": {str(app["client_id"])}, "client_secret": {str(app["client_secret"])},
-		"username": {owner}, "password": {password}, "scope": {"admin"}, "application_key": {key}}
-	req, _ := http.NewRequest(http.MethodPost, base+"/oauth/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("X-Application-Key", key)
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	if status := do(t, hc, req, &tok); status != http.StatusOK {
-		t.Fatalf("token: %d", status)
-	}
+	tok := ownerToken(t, hc, base, app, key, owner, password)
 	api := func(base, method, path string, body any, out any) int {
 		t.Helper()
 		var r io.Reader

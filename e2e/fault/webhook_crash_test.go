@@ -74,17 +74,7 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	}
 	proc, base := startKillable(t, bin, args...)
 	hc := &http.Client{Timeout: 10 * time.Second}
-	form := url.Values{"grant_type": {"password"}, "client_id": {str(app["client_id"])}, "client_secret": {str(app["client_secret"])},
-		"username": {owner}, "password": {password}, "scope": {"admin"}, "application_key": {key}}
-	req, _ := http.NewRequest(http.MethodPost, base+"/oauth/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("X-Application-Key", key)
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	if status := do(t, hc, req, &tok); status != http.StatusOK {
-		t.Fatalf("token: %d", status)
-	}
+	tok := ownerToken(t, hc, base, app, key, owner, password)
 	call := func(base, method, path, body string) *http.Request {
 		r, _ := http.NewRequest(method, base+path, strings.NewReader(body))
 		r.Header.Set("X-Application-Key", key)
@@ -306,4 +296,21 @@ func startKillable(t *testing.T, bin string, args ...string) (*exec.Cmd, string)
 	}
 	t.Fatalf("serve did not answer within 30s")
 	return nil, ""
+}
+
+// ownerToken signs the business's owner in to app through base (the
+// password grant, scope admin) and returns the access token.
+func ownerToken(t *testing.T, hc *http.Client, base string, app map[string]any, key, owner, password string) (tok struct {
+	AccessToken string `json:"access_token"`
+}) {
+	t.Helper()
+	form := url.Values{"grant_type": {"password"}, "client_id": {str(app["client_id"])}, "client_secret": {str(app["client_secret"])},
+		"username": {owner}, "password": {password}, "scope": {"admin"}, "application_key": {key}}
+	req, _ := http.NewRequest(http.MethodPost, base+"/oauth/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-Application-Key", key)
+	if status := do(t, hc, req, &tok); status != http.StatusOK {
+		t.Fatalf("token: %d", status)
+	}
+	return tok
 }
