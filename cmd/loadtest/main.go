@@ -74,6 +74,9 @@ func main() {
 	entries := flag.Int("entries", 100_000, "history scenario: entries of the long history")
 	sizeCustomers := flag.Int("size-customers", 1_000_000, "size scenario: customers of the business at full size")
 	perCustomer := flag.Int("per-customer", 10, "size scenario: ledger entries of each seeded customer")
+	pairs := flag.Int("pairs", 8, "size scenario: alternating pairs of runs (10,000 customers, then -size-customers, the order swapped every pair)")
+	sizeOnly := flag.String("ops", "", "size scenario: measure only the requests whose name matches this regular expression")
+	outDir := flag.String("out", os.TempDir(), "size scenario: directory of the figures file (Go benchmark format, for benchstat)")
 	serveBin := flag.String("serve-bin", "", "migrate: the loyalty binary serving rewards during the migrations (default: the previous release's, built from deploy/previous-release)")
 	migrateFrom := flag.Int64("migrate-from", 0, "migrate: the migration the schema starts at (default: the previous release's last)")
 	migrateClients := flag.Int("migrate-clients", 12, "migrate: reward clients, each with a token of its own")
@@ -97,7 +100,7 @@ func main() {
 	cpuProfile = *profile
 	p.readConns = *conns
 	opts := options{conns: *conns, threads: *threads, dur: *dur, bare: *bare, scenario: *scenario, entries: *entries,
-		customers: *sizeCustomers, perCustomer: *perCustomer, production: p, serveBin: *serveBin, migrateFrom: *migrateFrom,
+		customers: *sizeCustomers, perCustomer: *perCustomer, pairs: *pairs, outDir: *outDir, sizeOnly: *sizeOnly, production: p, serveBin: *serveBin, migrateFrom: *migrateFrom,
 		migrateClients: *migrateClients, migrateInterval: *migrateInterval}
 	if err := run(*dsn, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
@@ -112,8 +115,11 @@ type options struct {
 	bare           bool
 	scenario       string
 	entries        int
-	customers      int // size scenario
-	perCustomer    int // size scenario
+	customers      int    // size scenario
+	perCustomer    int    // size scenario
+	pairs          int    // size scenario: alternating pairs
+	outDir         string // size scenario: where its figures go
+	sizeOnly       string // size scenario: the requests measured (a regular expression)
 	production     productionOptions
 	// migrate scenario
 	serveBin        string
@@ -140,6 +146,7 @@ func run(dsn string, o options) error {
 		defer os.RemoveAll(dir)
 		dsn = filepath.Join(dir, "loyalty.db")
 	}
+	given := dsn // the size scenario makes a second database beside it
 	if strings.HasPrefix(dsn, "postgres") {
 		// A bloated catalog slows the run: said before it and after.
 		defer reportCatalog(ctx, dsn)()
@@ -171,7 +178,7 @@ func run(dsn string, o options) error {
 	case "history":
 		return historyScenario(ctx, a, base, key, token, o)
 	case "size":
-		return sizeScenario(ctx, st, o)
+		return sizeScenario(ctx, st, given, o)
 	case "read":
 	default:
 		return fmt.Errorf("unknown scenario %q", o.scenario)

@@ -6,11 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"net/url"
 	"os"
-	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,84 +16,6 @@ import (
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/sqlstore"
 )
-
-// The size scenario: one business grown to -customers customers with
-// -per-customer ledger entries each, written straight in SQL (the API
-// would take hours), measured at 10,000 customers and again at full size
-// on the same running service, so the two figures come from one run. The
-// statistics stay as a bulk load leaves them: no ANALYZE.
-
-// sizeOps are the requests measured at each size; each picks its
-// customer (or its window of join dates) at random per request.
-var sizeOps = []string{"reward", "read", "history page 1", "customer list page 1", "filtered customer list"}
-
-// sizeSample is how many customers (and date windows) a measurement
-// spreads over.
-const sizeSample = 500
-
-func sizeScenario(ctx context.Context, st *site, o options) error {
-	a := st.app
-	b, err := businessOfKey(ctx, a, st.key)
-	if err != nil {
-		return err
-	}
-	main, err := mainBranch(ctx, a, b.ID)
-	if err != nil {
-		return err
-	}
-	dir, err := os.MkdirTemp("", "loyalty-size")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	base := time.Now().UTC().Add(-time.Duration(o.customers+1) * time.Second).Truncate(time.Second)
-	small := min(10_000, o.customers)
-	sizes := []int{small}
-	if o.customers > small {
-		sizes = append(sizes, o.customers)
-	}
-	results := map[int][]float64{}
-	from := 0
-	for _, size := range sizes {
-		start := time.Now()
-		if err := seedSize(ctx, a.DB.SQL(), a.DB.Dialect() == sqlstore.Postgres, b.ID, main, base, from, size, o.perCustomer); err != nil {
-			return err
-		}
-		fmt.Printf("seeded customers %d..%d (%d entries each) in %s; database %s\n", from+1, size, o.perCustomer,
-			time.Since(start).Round(time.Second), databaseSize(ctx, a))
-		from = size
-		if cpuProfile != "" && size == sizes[len(sizes)-1] {
-			f, err := os.Create(cpuProfile)
-			if err != nil {
-				return err
-			}
-			pprof.StartCPUProfile(f)
-			defer pprof.StopCPUProfile()
-		}
-		for _, op := range sizeOps {
-			script, err := sizeScript(dir, op, size, base)
-			if err != nil {
-				return err
-			}
-			target := st.base
-			if op == "reward" {
-				target += "/transactions"
-			}
-			res, err := wrk(target, st.key, st.token, o.conns, o.threads, o.dur, script)
-			if err != nil {
-				return err
-			}
-			fmt.Printf("%9d customers, %-24s %s\n", size, op+":", res)
-			rate, _ := strconv.ParseFloat(strings.Fields(res)[0], 64)
-			results[size] = append(results[size], rate)
-		}
-	}
-	fmt.Printf("throughput at %d customers as a share of at %d (target: time within 1.5×, i.e. ≥ 0.67):\n", o.customers, small)
-	for i, op := range sizeOps {
-		fmt.Printf("  %-24s %.2f\n", op+":", results[o.customers][i]/results[small][i])
-	}
-	return nil
-}
 
 // mainBranch is the id of a business's main branch, where seeded entries
 // are written.
@@ -213,8 +131,8 @@ func seedSQL(pg bool) []string {
 		at := `$4::timestamptz + g * interval '1 second'`
 		return []string{
 			`INSERT INTO users (id, email, created_at, updated_at) SELECT ` + id + `, 'size-' || g || '@example.com', ` + at + `, ` + at + ` FROM ` + series + ` WHERE $1::text IS NOT NULL`,
-			`INSERT INTO customers (business_id, user_id, email, points, tx_count, created_at, updated_at)
-				SELECT $1, ` + id + `, 'size-' || g || '@example.com', $5::int * 10, $5::int, ` + at + `, ` + at + ` FROM ` + series,
+			`INSERT INTO customers (business_id, user_id, email, phone, country_code, points, tx_count, created_at, updated_at)
+				SELECT $1, ` + id + `, 'size-' || g || '@example.com', '+1' || (2122000000 + g), 'US', $5::int * 10, $5::int, ` + at + `, ` + at + ` FROM ` + series,
 			`INSERT INTO transactions (business_id, customer_id, branch_id, intent, type_code, name, amount, points, visits,
 				tier_amount, tier_points, created_at)
 				SELECT $1, ` + id + `, $6, 'reward', 4, 'Reward', 1000, 10, 1, 1000, 10, ` + at + ` + k * interval '1 millisecond'
@@ -226,8 +144,8 @@ func seedSQL(pg bool) []string {
 	at := `strftime('%Y-%m-%d %H:%M:%S', $4, '+' || n || ' seconds') || '+00:00'`
 	return []string{
 		series + `INSERT INTO users (id, email, created_at, updated_at) SELECT ` + id + `, 'size-' || n || '@example.com', ` + at + `, ` + at + ` FROM g`,
-		series + `INSERT INTO customers (business_id, user_id, email, points, tx_count, created_at, updated_at)
-			SELECT $1, ` + id + `, 'size-' || n || '@example.com', $5 * 10, $5, ` + at + `, ` + at + ` FROM g`,
+		series + `INSERT INTO customers (business_id, user_id, email, phone, country_code, points, tx_count, created_at, updated_at)
+			SELECT $1, ` + id + `, 'size-' || n || '@example.com', '+1' || (2122000000 + n), 'US', $5 * 10, $5, ` + at + `, ` + at + ` FROM g`,
 		series + `, k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < $5)
 			INSERT INTO transactions (business_id, customer_id, branch_id, intent, type_code, name, amount, points, visits,
 				tier_amount, tier_points, created_at)
@@ -235,38 +153,29 @@ func seedSQL(pg bool) []string {
 	}
 }
 
-// sizeScript writes the wrk script of one measured request over
-// customers 1..size.
-func sizeScript(dir, op string, size int, base time.Time) (string, error) {
-	var lua string
-	quoted := func(s string) string { return strconv.Quote(s) }
-	var items []string
-	for range sizeSample {
-		n := 1 + rand.IntN(size)
-		switch op {
-		case "reward":
-			items = append(items, quoted(sizeID(n)))
-		case "read":
-			items = append(items, quoted("/customers/"+sizeID(n)+"?include=balance"))
-		case "history page 1":
-			items = append(items, quoted("/customers/"+sizeID(n)+"/transactions"))
-		case "customer list page 1":
-			items = append(items, quoted("/customers"))
-		case "filtered customer list":
-			// Customers who joined in a window of 1,000 seconds: the same
-			// number of matches at every size.
-			lo := base.Add(time.Duration(1+rand.IntN(max(1, size-1000))) * time.Second)
-			window := "between|" + lo.Format(time.RFC3339) + "," + lo.Add(999*time.Second).Format(time.RFC3339)
-			items = append(items, quoted("/customers?created_at="+url.QueryEscape(window)))
-		}
+// seedCoupons gives customers 1..n of seedSize a pending coupon of the
+// offer each, issued when they joined.
+func seedCoupons(ctx context.Context, db *sql.DB, pg bool, businessID, offerID string, base time.Time, n int) error {
+	q := `INSERT INTO coupons (business_id, offer_id, customer_id, qrcode, coupon_type_id, created_at, updated_at)
+		SELECT $1, $2::bigint, lpad(to_hex(g), 32, '0'), 'size-' || $1 || '-' || g, 74,
+			$4::timestamptz + g * interval '1 second', $4::timestamptz + g * interval '1 second'
+		FROM generate_series(1, $3::int) g`
+	if !pg {
+		q = `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < $3)
+		INSERT INTO coupons (business_id, offer_id, customer_id, qrcode, coupon_type_id, created_at, updated_at)
+		SELECT $1, $2, printf('%032x', n), 'size-' || $1 || '-' || n, 74,
+			strftime('%Y-%m-%d %H:%M:%S', $4, '+' || n || ' seconds') || '+00:00',
+			strftime('%Y-%m-%d %H:%M:%S', $4, '+' || n || ' seconds') || '+00:00'
+		FROM g`
 	}
-	if op == "reward" {
-		lua = fmt.Sprintf(rewardScript, strings.Join(items, ","))
-	} else {
-		lua = "paths = {" + strings.Join(items, ",") + "}\nrequest = function()\n  return wrk.format(\"GET\", paths[math.random(#paths)])\nend\n"
+	id, err := strconv.ParseInt(offerID, 10, 64)
+	if err != nil {
+		return fmt.Errorf("offer id %q: %w", offerID, err)
 	}
-	path := filepath.Join(dir, strings.ReplaceAll(op, " ", "-")+".lua")
-	return path, os.WriteFile(path, []byte(lua), 0o600)
+	if _, err := db.ExecContext(ctx, q, businessID, id, n, base); err != nil {
+		return fmt.Errorf("seed coupons: %w", err)
+	}
+	return nil
 }
 
 // databaseSize reports the size of the run's database.
