@@ -74,6 +74,7 @@ func main() {
 	entries := flag.Int("entries", 100_000, "history scenario: entries of the long history")
 	sizeCustomers := flag.Int("size-customers", 1_000_000, "size scenario: customers of the business at full size")
 	perCustomer := flag.Int("per-customer", 10, "size scenario: ledger entries of each seeded customer")
+	sizeSmallFlag := flag.Int("size-small", sizeSmall, "size scenario: customers of the reference business")
 	pairs := flag.Int("pairs", 8, "size scenario: alternating pairs of runs (10,000 customers, then -size-customers, the order swapped every pair)")
 	sizeOnly := flag.String("ops", "", "size scenario: measure only the requests whose name matches this regular expression")
 	outDir := flag.String("out", os.TempDir(), "size scenario: directory of the figures file (Go benchmark format, for benchstat)")
@@ -100,7 +101,7 @@ func main() {
 	cpuProfile = *profile
 	p.readConns = *conns
 	opts := options{conns: *conns, threads: *threads, dur: *dur, bare: *bare, scenario: *scenario, entries: *entries,
-		customers: *sizeCustomers, perCustomer: *perCustomer, pairs: *pairs, outDir: *outDir, sizeOnly: *sizeOnly, production: p, serveBin: *serveBin, migrateFrom: *migrateFrom,
+		customers: *sizeCustomers, perCustomer: *perCustomer, pairs: *pairs, small: *sizeSmallFlag, outDir: *outDir, sizeOnly: *sizeOnly, production: p, serveBin: *serveBin, migrateFrom: *migrateFrom,
 		migrateClients: *migrateClients, migrateInterval: *migrateInterval}
 	if err := run(*dsn, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
@@ -118,6 +119,7 @@ type options struct {
 	customers      int    // size scenario
 	perCustomer    int    // size scenario
 	pairs          int    // size scenario: alternating pairs
+	small          int    // size scenario: customers of the reference business
 	outDir         string // size scenario: where its figures go
 	sizeOnly       string // size scenario: the requests measured (a regular expression)
 	production     productionOptions

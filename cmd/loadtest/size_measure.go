@@ -39,7 +39,8 @@ import (
 // meta.total is checked against the matches it must have before it is
 // measured.
 
-// sizeSmall is the number of customers of the reference business.
+// sizeSmall is the number of customers of the reference business
+// (-size-small).
 const sizeSmall = 10_000
 
 // sizeSample is how many customers (and windows) the requests of one
@@ -61,7 +62,7 @@ func (s *sizeSite) random(rng *rand.Rand) int { return 1 + rng.IntN(s.customers)
 
 // window is a filter value selecting the customers joined in [from, to].
 func window(from, to time.Time) string {
-	return url.QueryEscape("between|" + from.Format(time.RFC3339) + "," + to.Format(time.RFC3339))
+	return url.QueryEscape("between|" + from.Format(time.RFC3339Nano) + "," + to.Format(time.RFC3339Nano))
 }
 
 func filter(op, v string) string { return url.QueryEscape(op + "|" + v) }
@@ -224,8 +225,8 @@ func writeSizeScript(dir string, op sizeOp, s *sizeSite, rng *rand.Rand) (string
 // sizeScenario seeds the two businesses, checks every list's total and
 // measures the pairs.
 func sizeScenario(ctx context.Context, big *site, dsn string, o options) error {
-	if o.customers <= sizeSmall {
-		return fmt.Errorf("-size-customers %d: the scenario compares with %d customers, so needs more", o.customers, sizeSmall)
+	if o.small < 1000 || o.customers <= o.small {
+		return fmt.Errorf("-size-small %d, -size-customers %d: the filters select 1,000 customers, and the reference is the smaller", o.small, o.customers)
 	}
 	smallDSN, drop, err := secondDatabase(ctx, dsn)
 	if err != nil {
@@ -245,7 +246,7 @@ func sizeScenario(ctx context.Context, big *site, dsn string, o options) error {
 	for _, sz := range []struct {
 		st *site
 		n  int
-	}{{small, sizeSmall}, {big, o.customers}} {
+	}{{small, o.small}, {big, o.customers}} {
 		s := &sizeSite{site: sz.st, customers: sz.n, perCustomer: o.perCustomer, epoch: base}
 		if err := seedSizeSite(ctx, s, pg); err != nil {
 			return err
@@ -268,7 +269,7 @@ func sizeScenario(ctx context.Context, big *site, dsn string, o options) error {
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, op := range ops {
+	for _, op := range sizeOps {
 		for _, s := range sites {
 			if err := checkSizeOp(op, s, rng); err != nil {
 				return err
