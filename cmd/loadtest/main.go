@@ -82,6 +82,7 @@ func main() {
 	migrateFrom := flag.Int64("migrate-from", 0, "migrate: the migration the schema starts at (default: the previous release's last)")
 	migrateClients := flag.Int("migrate-clients", 12, "migrate: reward clients, each with a token of its own")
 	migrateInterval := flag.Duration("migrate-interval", 300*time.Millisecond, "migrate: time between the rewards of a client (a token may make 240 requests a minute)")
+	flag.BoolVar(&keepData, "keep", false, "keep the run's databases (PostgreSQL schemas, SQLite files) and say where they are")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the full-stack run to this file")
 	var p productionOptions
 	flag.IntVar(&p.businesses, "businesses", 100, "production: businesses")
@@ -145,8 +146,8 @@ func run(dsn string, o options) error {
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
 		dsn = filepath.Join(dir, "loyalty.db")
+		defer removeUnlessKept(dir)
 	}
 	given := dsn // the size scenario makes a second database beside it
 	if strings.HasPrefix(dsn, "postgres") {

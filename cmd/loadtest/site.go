@@ -130,6 +130,9 @@ func check(target, key, token string) error {
 
 var cpuProfile string
 
+// keepData (-keep) keeps the run's databases for a look afterwards.
+var keepData bool
+
 var reqsRe = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
 var latRe = regexp.MustCompile(`Latency\s+(\S+)\s+(\S+)\s+(\S+)`)
 var errRe = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
@@ -212,7 +215,11 @@ func privateSchema(ctx context.Context, dsn string) (string, func(), error) {
 		return "", nil, err
 	}
 	drop := func() {
-		db.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		if keepData {
+			fmt.Printf("kept schema %s\n", schema)
+		} else {
+			db.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		}
 		db.Close()
 	}
 	u, err := url.Parse(dsn)

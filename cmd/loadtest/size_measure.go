@@ -433,5 +433,15 @@ func secondDatabase(ctx context.Context, dsn string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return filepath.Join(dir, "loyalty.db"), func() { os.RemoveAll(dir) }, nil
+	return filepath.Join(dir, "loyalty.db"), func() { removeUnlessKept(dir) }, nil
+}
+
+// removeUnlessKept removes a run's directory, or with -keep says where
+// it is.
+func removeUnlessKept(dir string) {
+	if keepData {
+		fmt.Printf("kept %s\n", dir)
+		return
+	}
+	os.RemoveAll(dir)
 }
