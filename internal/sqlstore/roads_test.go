@@ -154,6 +154,9 @@ func runRoads(t *testing.T, db *sqlstore.DB, seed uint64, oneByOne bool) roadsOu
 	if _, err := db.SequenceEvents(ctx, r.b.ID); err != nil {
 		t.Fatal(err)
 	}
+	// The ledger list's totals, read from the entry counts, are the
+	// entries either road wrote (TestLedgerTotals).
+	checkLedgerTotals(t, db, r.b.ID)
 	return roadsOutcome{state: r.snapshot(), batched: batched, baskets: baskets}
 }
 

@@ -217,22 +217,61 @@ func (d *DB) CustomerTransactions(ctx context.Context, businessID, customerID st
 	} else if err != nil {
 		return nil, 0, dbError(err)
 	}
+	if len(q.Filters) > 0 {
+		total = -1 // a filtered page is counted
+	}
 	return d.transactions(ctx, []string{"t.business_id = $1", "t.customer_id = $2"}, []any{businessID, customerID}, q, total)
 }
 
-// Transactions pages a business's entries, newest first.
+// Transactions pages a business's entries, newest first. Without filters,
+// or filtered by type code alone, the total is read from the business's
+// entry counts (transaction_counts, see its migration), not counted over
+// the whole ledger.
 func (d *DB) Transactions(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.Transaction, int, error) {
-	return d.transactions(ctx, []string{"t.business_id = $1"}, []any{businessID}, q, -1)
+	total, err := d.ledgerTotal(ctx, businessID, q.Filters)
+	if err != nil {
+		return nil, 0, err
+	}
+	return d.transactions(ctx, []string{"t.business_id = $1"}, []any{businessID}, q, total)
 }
 
-// transactions runs a ledger page; total < 0 or filters mean count it.
+// ledgerTotal sums the business's entry counts that match filters, or
+// returns -1 when the filters are not on the type code alone (then the
+// page counts its entries).
+func (d *DB) ledgerTotal(ctx context.Context, businessID string, filters []loyalty.Filter) (int, error) {
+	const sum = `SELECT COALESCE(SUM(n), 0) FROM transaction_counts WHERE business_id = $1`
+	var total int
+	if len(filters) == 0 {
+		return total, dbError(d.row(ctx, sum, businessID).Scan(&total))
+	}
+	f := filters[0]
+	if len(filters) > 1 || transactionFilterColumns[f.Field] != "t.type_code" || len(f.Values) == 0 {
+		return -1, nil
+	}
+	values := f.Values
+	not := ""
+	switch f.Op {
+	case loyalty.OpEq:
+		values = values[:1]
+	case loyalty.OpIn:
+	case loyalty.OpNotIn:
+		not = "NOT " // type_code is never NULL
+	default:
+		return -1, nil
+	}
+	list, args := placeholders([]any{businessID}, values)
+	err := d.db.QueryRowContext(ctx, sum+` AND type_code `+not+`IN (`+list+`)`, args...).Scan(&total)
+	return total, dbError(err)
+}
+
+// transactions runs a ledger page; total < 0 means count it.
 func (d *DB) transactions(ctx context.Context, where []string, args []any, q loyalty.ListQuery, total int) ([]loyalty.Transaction, int, error) {
 	cond, args, err := filterSQL(q.Filters, transactionFilterColumns, args)
 	if err != nil {
 		return nil, 0, err
 	}
 	from := ` FROM transactions t WHERE ` + strings.Join(append(where, cond...), " AND ")
-	if total < 0 || len(q.Filters) > 0 {
+	if total < 0 {
 		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
 			return nil, 0, dbError(err)
 		}
