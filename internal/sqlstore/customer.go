@@ -154,7 +154,7 @@ var customerFilterColumns = map[string]string{
 // Customers lists the active customers of a business, oldest first, with
 // the total that match.
 func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQuery) ([]loyalty.Customer, int, error) {
-	where, args, err := listWhere([]string{"c.business_id = $1", activeCustomers(d.dialect)}, []any{businessID}, q, customerFilterColumns)
+	from, args, err := customerListFrom(d.dialect, businessID, q)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -164,7 +164,7 @@ func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQue
 		out = append(out, c)
 		return err
 	}
-	from, order := `FROM customers c`+where, "c.created_at, c.user_id"
+	order := "c.created_at, c.user_id"
 	if len(q.Filters) > 0 {
 		var total int
 		if err := d.db.QueryRowContext(ctx, `SELECT COUNT(*) `+from, args...).Scan(&total); err != nil {
@@ -181,6 +181,61 @@ func (d *DB) Customers(ctx context.Context, businessID string, q loyalty.ListQue
 	}
 	err = d.pageRowsLate(ctx, total, "c", customerColumns(d.dialect), from, order, args, q, scan)
 	return out, total, err
+}
+
+// customerListFrom is the FROM and WHERE clauses of a page of the
+// business's active customers, with their arguments.
+//
+// A filtered list says active as `deleted_at IS NULL`, unlike
+// activeCustomers: a filter picks few customers, which the planner should
+// read through the filter's own index, and that form is the predicate of
+// the partial indexes on e-mail and phone (customers_email,
+// customers_phone), the only ones an equality on them can use. Written as
+// activeCustomers' comparison, without statistics, an e-mail or phone
+// filter read all of a business's customers (1.3 s at 1,000,000), and the
+// page of the newest by update time walked the join-date index from the
+// oldest (1.4 s); both read their matches alone with it (0.5 ms).
+//
+// A list of e-mails or phones (`in`) is read as one lookup per distinct
+// value, the lookups' customers unioned (a business has at most one
+// active customer with a given e-mail, or phone, so none is read twice).
+// Written as one
+// condition, never analysed, PostgreSQL planned it as a walk of all of a
+// business's e-mails, each tested against the list.
+// TestCustomerFiltersReadTheirMatches holds both.
+func customerListFrom(dialect, businessID string, q loyalty.ListQuery) (string, []any, error) {
+	active := activeCustomers(dialect)
+	if len(q.Filters) > 0 {
+		active = `c.deleted_at IS NULL`
+	}
+	fixed := []string{"c.business_id = $1", active}
+	var lookups []loyalty.Filter
+	rest := q
+	rest.Filters = nil
+	for _, f := range q.Filters {
+		if f.Op == loyalty.OpIn && (f.Field == "email" || f.Field == "phone") && lookups == nil {
+			lookups = append(lookups, f)
+			continue
+		}
+		rest.Filters = append(rest.Filters, f)
+	}
+	where, args, err := listWhere(fixed, []any{businessID}, rest, customerFilterColumns)
+	if err != nil || lookups == nil {
+		return `FROM customers c` + where, args, err
+	}
+	f := lookups[0]
+	var branches []string
+	seen := map[any]bool{}
+	for _, v := range f.Values {
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		args = append(args, v)
+		branches = append(branches, fmt.Sprintf(`SELECT c.* FROM customers c WHERE c.business_id = $1 AND c.deleted_at IS NULL AND %s = $%d`,
+			customerFilterColumns[f.Field], len(args)))
+	}
+	return `FROM (` + strings.Join(branches, ` UNION ALL `) + `) c` + where, args, nil
 }
 
 // filterSQL turns parsed filters into SQL conditions, numbering placeholders

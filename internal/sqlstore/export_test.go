@@ -56,3 +56,15 @@ func BatchSQL() string { return batchSQL }
 func (d *DB) InsertEvents(ctx context.Context, events []loyalty.Event) error {
 	return d.runTx(ctx, func(t *tx) error { return t.insertEvents(ctx, events) })
 }
+
+// CustomerListSQL is the count and the page query of the customer list
+// Customers runs for q (the page's columns cut to the key), with the
+// arguments of each.
+func CustomerListSQL(dialect, businessID string, q loyalty.ListQuery) (count, page string, countArgs, pageArgs []any, err error) {
+	from, args, err := customerListFrom(dialect, businessID, q)
+	if err != nil {
+		return "", "", nil, nil, err
+	}
+	return `SELECT COUNT(*) ` + from, latePage("c", "c.user_id", from, "c.created_at, c.user_id", len(args)),
+		args, append(append([]any(nil), args...), q.PerPage, q.Offset()), nil
+}
