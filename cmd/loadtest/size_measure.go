@@ -141,9 +141,6 @@ var sizeOps = []sizeOp{
 	}, func(s *sizeSite) int { return s.perCustomer }},
 	// The whole ledger: its total moves with the rewards measured.
 	{"transactions", func(*sizeSite, *rand.Rand) string { return "/transactions" }, none},
-	{"transactions transaction_type", func(*sizeSite, *rand.Rand) string {
-		return "/transactions?transaction_type=" + filter("eq", "4")
-	}, none},
 	// The entries of 100 customers, who joined in a window of 100 s.
 	{"transactions created_at between", func(s *sizeSite, r *rand.Rand) string {
 		lo := 1 + r.IntN(s.customers-99)
