@@ -6694,13 +6694,10 @@ type ListTransactionsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Relationships Comma-separated: customer (each entry's customer object), transaction_details (the details, or null), transaction_sequences (the entries that followed from each: its cancellation), items (a reward's basket).
-	Relationships *string `form:"relationships,omitempty" json:"relationships,omitempty"`
-	CreatedAt     *string `form:"created_at,omitempty" json:"created_at,omitempty"`
-	UpdatedAt     *string `form:"updated_at,omitempty" json:"updated_at,omitempty"`
-	CustomerId    *string `form:"customer.id,omitempty" json:"customer.id,omitempty"`
-
-	// TransactionType Filter on the type code, as in a customer's history: `eq|5` the redemptions, `in|4,5`, `not_in|4`.
-	TransactionType                   *string `form:"transaction_type,omitempty" json:"transaction_type,omitempty"`
+	Relationships                     *string `form:"relationships,omitempty" json:"relationships,omitempty"`
+	CreatedAt                         *string `form:"created_at,omitempty" json:"created_at,omitempty"`
+	UpdatedAt                         *string `form:"updated_at,omitempty" json:"updated_at,omitempty"`
+	CustomerId                        *string `form:"customer.id,omitempty" json:"customer.id,omitempty"`
 	TransactionDetailsExternalOrderId *string `form:"transaction_details.external_order_id,omitempty" json:"transaction_details.external_order_id,omitempty"`
 }
 
@@ -19105,18 +19102,6 @@ func NewListTransactionsRequest(server string, params *ListTransactionsParams) (
 		if params.CustomerId != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "customer.id", *params.CustomerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			} else {
-				for _, qp := range strings.Split(queryFrag, "&") {
-					rawQueryFragments = append(rawQueryFragments, qp)
-				}
-			}
-
-		}
-
-		if params.TransactionType != nil {
-
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "transaction_type", *params.TransactionType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

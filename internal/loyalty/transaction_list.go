@@ -7,7 +7,7 @@ var (
 	// TransactionListSpec says how GET /transactions is filtered.
 	TransactionListSpec = listSpecOf(map[string]FilterKind{
 		"created_at": KindTime, "updated_at": KindTime, "customer.id": KindString,
-		"transaction_details.external_order_id": KindString, "transaction_type": KindInt,
+		"transaction_details.external_order_id": KindString,
 	}, 100)
 	// TransactionListRelationships are the relationships GET /transactions shows.
 	TransactionListRelationships = []string{"customer", "transaction_details", "transaction_sequences", "items"}
