@@ -114,7 +114,7 @@ func TestEarningRules(t *testing.T) {
 
 		// Disabled, changed, deleted.
 		a.do(t, http.MethodPut, "/earning-rules/"+big, map[string]any{"enabled": false}).want(t, http.StatusOK)
-		if d, _ := evaluate(map[string]any{"amount": 40}); d["points"] != 40.0 {
+		if d, _ := evaluate(map[string]any{"amount": 40, "at": "2026-12-02T12:00:00Z"}); d["points"] != 40.0 {
 			t.Errorf("with the big-basket rule disabled 40.00 earns %v, want 40", d["points"])
 		}
 		a.do(t, http.MethodPut, "/earning-rules/"+triple, map[string]any{"effect": map[string]any{"type": "multiplier", "factor": 2}}).
