@@ -19,17 +19,6 @@ import (
 const productionScript = `mode = %q
 biz = {
 %s}
-local n = 0
-local threads = {}
-function setup(thread)
-  n = n + 1
-  thread:set("seed", n)
-  table.insert(threads, thread)
-end
-function init(args)
-  math.randomseed(os.time() * 1000 + seed)
-  limited, failed = 0, 0
-end
 request = function()
   local b = biz[math.random(#biz)]
   local id = b.c[math.random(#b.c)]
@@ -39,6 +28,23 @@ request = function()
   end
   h["Content-Type"] = "application/json"
   return wrk.format("POST", "/transactions", h, '{"intent":"reward","amount":12.50,"customer":{"id":"' .. id .. '"}}')
+end
+` + wrkCounting
+
+// wrkCounting is the part of a wrk script (a format for fmt.Sprintf)
+// that seeds each thread's random numbers, counts the answers by status
+// and prints them, with the latency percentiles, as the LOADTEST line
+// runWrk reads.
+const wrkCounting = `local n = 0
+local threads = {}
+function setup(thread)
+  n = n + 1
+  thread:set("seed", n)
+  table.insert(threads, thread)
+end
+function init(args)
+  math.randomseed(os.time() * 1000 + seed)
+  limited, failed = 0, 0
 end
 function response(status, headers, body)
   if status == 429 then
