@@ -76,16 +76,17 @@ func (s *EventService) List(ctx context.Context, b Business, q EventQuery) ([]Ev
 		return nil, err
 	}
 	if s.KeepTiers != nil {
-		n, err := s.KeepTiers(ctx, b.ID)
-		if err != nil {
+		if _, err := s.KeepTiers(ctx, b.ID); err != nil {
 			return nil, err
 		}
-		// The tier.changed events it wrote are numbered now (on SQLite,
-		// as they were written).
-		if n > 0 {
-			if _, err := s.Store.SequenceEvents(ctx, b.ID); err != nil {
-				return nil, err
-			}
+		// The tier.changed events written since the numbering above are
+		// numbered now (on SQLite, as they were written): the catch-up's
+		// own, and a round's that committed after that numbering, which
+		// the catch-up finds announced and takes nothing of
+		// (sqlstore TestFeedShowsARoundsTierChange). When nothing is
+		// left to number this is one read.
+		if _, err := s.Store.SequenceEvents(ctx, b.ID); err != nil {
+			return nil, err
 		}
 	}
 	return ReadEvents(ctx, s.Store, b.ID, q)

@@ -1,6 +1,7 @@
 package sqlstore_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -404,6 +405,43 @@ func TestTierDowngradePolicyInput(t *testing.T) {
 		wantInvalid(t, err, "downgrade_policy")
 		if got, _ := svc.Get(ctx, b, tr.ID); got.DowngradePolicy != loyalty.DowngradeOneDown || got.ResetType != 1 {
 			t.Errorf("stored %+v after a refused update", got)
+		}
+	})
+}
+
+// TestFeedShowsARoundsTierChange: a read of the feed (EventService.List)
+// that comes while the keeper's round announces a change shows it. The
+// reward's event is numbered (by the relay) before the read; the round
+// announces its tier.changed after the read has numbered the feed and
+// before it catches the keeper up, which then finds nothing left to take.
+// The read must still number, and show, the round's event.
+func TestFeedShowsARoundsTierChange(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		jan := time.Date(2027, time.January, 1, 0, 0, 0, 0, time.UTC)
+		w := newTierWorld(t, db, jan, loyalty.TierInput{})
+		c := w.customer("between@x.example")
+		w.at(jan.Add(time.Hour))
+		w.keep()
+		w.spend(c, 12000) // Silver
+		if _, err := db.SequenceEvents(ctx, w.b.ID); err != nil {
+			t.Fatal(err)
+		}
+		svc := &loyalty.EventService{Store: db, KeepTiers: func(ctx context.Context, businessID string) (int, error) {
+			if _, err := w.keeper.Drain(ctx); err != nil { // the round, between the read's numbering and its catch-up
+				return 0, err
+			}
+			return w.keeper.CatchUp(ctx, businessID)
+		}}
+		got, err := svc.List(ctx, w.b, loyalty.EventQuery{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var types []string
+		for _, e := range got {
+			types = append(types, e.Type)
+		}
+		if !slices.Contains(types, loyalty.EventTierChanged) {
+			t.Fatalf("the feed read while the round announced Silver shows %v, without its tier.changed", types)
 		}
 	})
 }
