@@ -102,6 +102,35 @@ func BenchmarkRewardByAmount(b *testing.B) {
 	}
 }
 
+// BenchmarkRewardWithTiers: BenchmarkRewardByAmount for a business with
+// an enabled tier program (monthly, Member, Silver at 100.00, Gold at
+// 500.00 spent): what a reward costs while its customers climb, the tier
+// keeper announcing their changes beside it.
+func BenchmarkRewardWithTiers(b *testing.B) {
+	ctx := context.Background()
+	for _, engine := range testenv.Engines() {
+		s := newBenchSite(b, engine)
+		biz := s.business(b)
+		ids, err := rewardCustomerIDs(ctx, s.app, biz, s.customer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		level := func(name string, spend loyalty.Money) loyalty.TierLevelInput {
+			return loyalty.TierLevelInput{Name: loyalty.Some(name), ReachSpend: loyalty.Some(spend)}
+		}
+		if _, err := s.app.Services.Tiers.Create(ctx, biz, loyalty.TierInput{ResetType: loyalty.Some(loyalty.TierResetCalendar),
+			ResetPeriodMonth: loyalty.Some(1), TierLevels: loyalty.Some([]loyalty.TierLevelInput{
+				level("Member", 0), level("Silver", 10000), level("Gold", 50000)})}); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(engine, func(b *testing.B) {
+			s.clients(b, engine, "reward", ids, func(id string) string {
+				return `{"intent":"reward","amount":12.50,"customer":{"id":"` + id + `"}}`
+			})
+		})
+	}
+}
+
 // BenchmarkRewardWithOffers: BenchmarkRewardByAmount for a business with
 // points offers, as a program that has run for a while has them: a
 // multiplier for everyone, a bonus targeted at a tenth of the customers,
