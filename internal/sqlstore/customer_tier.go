@@ -149,9 +149,7 @@ func tierTotalsOf(ctx context.Context, q querier, businessID string, ids []strin
 		return out, nil
 	}
 	in, args := placeholders([]any{businessID, from.UTC(), to.UTC()}, ids)
-	rows, err := q.QueryContext(ctx, `SELECT customer_id, COALESCE(SUM(tier_amount), 0), COALESCE(SUM(tier_points), 0),
-		COALESCE(SUM(visits), 0) FROM transactions WHERE business_id = $1 AND created_at >= $2 AND created_at < $3
-		AND customer_id IN (`+in+`) GROUP BY customer_id`, args...)
+	rows, err := q.QueryContext(ctx, tierTotalsSQL(in), args...)
 	if err != nil {
 		return nil, dbError(err)
 	}
@@ -165,4 +163,20 @@ func tierTotalsOf(ctx context.Context, q querier, businessID string, ids []strin
 		out[id] = tt
 	}
 	return out, dbError(rows.Err())
+}
+
+// tierTotalsSQL sums the tier totals of the customers whose ids are the
+// placeholders in ($4 on), in [$2, $3). The customers' entries are read
+// first, by the customers' index, and only then kept to the period: given
+// the business and the period together, PostgreSQL's planner, with
+// statistics older than the ledger (a table never analysed, autovacuum
+// off, a bulk load), walked every entry of the business in the period by
+// its creation index to find a customer's few
+// (TestTierTotalsReadTheirCustomers).
+func tierTotalsSQL(in string) string {
+	return `WITH mine AS MATERIALIZED (
+		SELECT customer_id, tier_amount, tier_points, visits, created_at FROM transactions
+		WHERE business_id = $1 AND customer_id IN (` + in + `))
+	SELECT customer_id, COALESCE(SUM(tier_amount), 0), COALESCE(SUM(tier_points), 0), COALESCE(SUM(visits), 0)
+	FROM mine WHERE created_at >= $2 AND created_at < $3 GROUP BY customer_id`
 }

@@ -68,3 +68,10 @@ func CustomerListSQL(dialect, businessID string, q loyalty.ListQuery) (count, pa
 	return `SELECT COUNT(*) ` + from, latePage("c", "c.user_id", from, "c.created_at, c.user_id", len(args)),
 		args, append(append([]any(nil), args...), q.PerPage, q.Offset()), nil
 }
+
+// TierTotalsSQL is the statement that sums the tier totals of n customers
+// ($4 to $n+3) of business $1 in [$2, $3).
+func TierTotalsSQL(n int) string {
+	in, _ := placeholders([]any{nil, nil, nil}, make([]string, n))
+	return tierTotalsSQL(in)
+}

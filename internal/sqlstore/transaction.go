@@ -303,11 +303,8 @@ func (d *DB) transactions(ctx context.Context, where []string, args []any, q loy
 
 // TierTotals sums a customer's tier spend, points and visits in [from, to).
 func (d *DB) TierTotals(ctx context.Context, businessID, customerID string, from, to time.Time) (loyalty.TierTotals, error) {
-	var tt loyalty.TierTotals
-	err := d.db.QueryRowContext(ctx, `SELECT COALESCE(SUM(tier_amount), 0), COALESCE(SUM(tier_points), 0), COALESCE(SUM(visits), 0)
-		FROM transactions WHERE business_id = $1 AND customer_id = $2 AND created_at >= $3 AND created_at < $4`,
-		businessID, customerID, from.UTC(), to.UTC()).Scan(&tt.Amount, &tt.Points, &tt.Visits)
-	return tt, dbError(err)
+	tot, err := tierTotalsOf(ctx, d.db, businessID, []string{customerID}, from, to)
+	return tot[customerID], err
 }
 
 // CustomersByID returns the customers of a business with the given ids,
