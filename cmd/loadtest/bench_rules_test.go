@@ -27,12 +27,7 @@ import (
 // apply to basketBody's basket.
 func rulesSite(b *testing.B, engine string) (*benchSite, []string) {
 	ctx := context.Background()
-	s := newBenchSite(b, engine)
-	biz := s.business(b)
-	ids, err := rewardCustomerIDs(ctx, s.app, biz, s.customer)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, biz, ids := rewardSite(b, engine)
 	products := s.app.Services.Products
 	var cats, prods []int64
 	for _, name := range []string{"Drinks", "Food"} {

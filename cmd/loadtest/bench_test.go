@@ -88,17 +88,8 @@ const clients = 16
 // the earning rules, from 16 concurrent clients over 500 customers.
 func BenchmarkRewardByAmount(b *testing.B) {
 	for _, engine := range testenv.Engines() {
-		s := newBenchSite(b, engine)
-		biz := s.business(b)
-		ids, err := rewardCustomerIDs(context.Background(), s.app, biz, s.customer)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(engine, func(b *testing.B) {
-			s.clients(b, engine, "reward", ids, func(id string) string {
-				return `{"intent":"reward","amount":12.50,"customer":{"id":"` + id + `"}}`
-			})
-		})
+		s, _, ids := rewardSite(b, engine)
+		b.Run(engine, func(b *testing.B) { s.rewardByAmount(b, engine, ids) })
 	}
 }
 
@@ -110,12 +101,7 @@ func BenchmarkRewardByAmount(b *testing.B) {
 func BenchmarkRewardWithTiers(b *testing.B) {
 	ctx := context.Background()
 	for _, engine := range testenv.Engines() {
-		s := newBenchSite(b, engine)
-		biz := s.business(b)
-		ids, err := rewardCustomerIDs(ctx, s.app, biz, s.customer)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s, biz, ids := rewardSite(b, engine)
 		level := func(name string, spend loyalty.Money) loyalty.TierLevelInput {
 			return loyalty.TierLevelInput{Name: loyalty.Some(name), ReachSpend: loyalty.Some(spend)}
 		}
@@ -135,11 +121,7 @@ func BenchmarkRewardWithTiers(b *testing.B) {
 			WHERE c.business_id = $1`, biz.ID, s.app.DB.Now()); err != nil {
 			b.Fatal(err)
 		}
-		b.Run(engine, func(b *testing.B) {
-			s.clients(b, engine, "reward", ids, func(id string) string {
-				return `{"intent":"reward","amount":12.50,"customer":{"id":"` + id + `"}}`
-			})
-		})
+		b.Run(engine, func(b *testing.B) { s.rewardByAmount(b, engine, ids) })
 	}
 }
 
@@ -151,12 +133,7 @@ func BenchmarkRewardWithTiers(b *testing.B) {
 func BenchmarkRewardWithOffers(b *testing.B) {
 	ctx := context.Background()
 	for _, engine := range testenv.Engines() {
-		s := newBenchSite(b, engine)
-		biz := s.business(b)
-		ids, err := rewardCustomerIDs(ctx, s.app, biz, s.customer)
-		if err != nil {
-			b.Fatal(err)
-		}
+		s, biz, ids := rewardSite(b, engine)
 		offers := s.app.Services.Offers
 		create := func(in loyalty.OfferInput) loyalty.Offer {
 			o, err := offers.Create(ctx, biz, in)
@@ -183,12 +160,28 @@ func BenchmarkRewardWithOffers(b *testing.B) {
 		if err := analyze(ctx, s.app); err != nil {
 			b.Fatal(err)
 		}
-		b.Run(engine, func(b *testing.B) {
-			s.clients(b, engine, "reward", ids, func(id string) string {
-				return `{"intent":"reward","amount":12.50,"customer":{"id":"` + id + `"}}`
-			})
-		})
+		b.Run(engine, func(b *testing.B) { s.rewardByAmount(b, engine, ids) })
 	}
+}
+
+// rewardSite is a bench site with its business and the 500 customers
+// its reward benchmarks reward.
+func rewardSite(b *testing.B, engine string) (*benchSite, loyalty.Business, []string) {
+	b.Helper()
+	s := newBenchSite(b, engine)
+	biz := s.business(b)
+	ids, err := rewardCustomerIDs(context.Background(), s.app, biz, s.customer)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, biz, ids
+}
+
+// rewardByAmount runs a plain reward of 12.50 from the clients over ids.
+func (s *benchSite) rewardByAmount(b *testing.B, engine string, ids []string) {
+	s.clients(b, engine, "reward", ids, func(id string) string {
+		return `{"intent":"reward","amount":12.50,"customer":{"id":"` + id + `"}}`
+	})
 }
 
 // clients runs POST /transactions with body(customer) from 16 concurrent

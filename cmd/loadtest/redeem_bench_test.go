@@ -18,13 +18,8 @@ const redeemLots = 8
 // (the transactional road, with the lots read under the customer's lock).
 func BenchmarkRedeemPoints(b *testing.B) {
 	for _, engine := range testenv.Engines() {
-		s := newBenchSite(b, engine)
+		s, biz, ids := rewardSite(b, engine)
 		ctx := context.Background()
-		biz := s.business(b)
-		ids, err := rewardCustomerIDs(ctx, s.app, biz, s.customer)
-		if err != nil {
-			b.Fatal(err)
-		}
 		ledger := &loyalty.TransactionService{Store: s.app.DB, Customers: &loyalty.CustomerService{Store: s.app.DB}}
 		for _, id := range ids {
 			for range redeemLots {

@@ -1,6 +1,7 @@
 package sqlstore_test
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -71,34 +72,44 @@ func TestCustomerFiltersReadTheirMatches(t *testing.T) {
 				args []any
 			}{{"count", count, countArgs}, {"page", page, pageArgs}} {
 				for _, mode := range []string{"auto", "force_generic_plan"} {
-					if _, err := conn.ExecContext(ctx, `SET plan_cache_mode = `+mode); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := conn.ExecContext(ctx, `PREPARE filtered AS `+s.sql); err != nil {
-						t.Fatal(err)
-					}
-					var out string
-					err := conn.QueryRowContext(ctx, `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE filtered(`+literals(s.args)+`)`).Scan(&out)
-					conn.ExecContext(ctx, `DEALLOCATE filtered`)
-					if err != nil {
-						t.Fatal(err)
-					}
-					var plans []struct {
-						Plan struct {
-							Hit  int `json:"Shared Hit Blocks"`
-							Read int `json:"Shared Read Blocks"`
-						}
-					}
-					if err := json.Unmarshal([]byte(out), &plans); err != nil || len(plans) != 1 {
-						t.Fatalf("EXPLAIN: %v\n%s", err, out)
-					}
-					if pages := plans[0].Plan.Hit + plans[0].Plan.Read; pages > 500 {
+					_, pages, out := explainPages(t, conn, mode, s.sql, s.args)
+					if pages > 500 {
 						t.Errorf("%s (plan_cache_mode %s) reads %d pages for its matches:\n%s", s.what, mode, pages, out)
 					}
 				}
 			}
 		})
 	}
+}
+
+// explainPages runs query with args on conn under plan_cache_mode mode,
+// as a prepared statement, through EXPLAIN (ANALYZE, BUFFERS): the rows
+// its top node gave, the pages it touched (in the buffers or read into
+// them) and the plan.
+func explainPages(t *testing.T, conn *sql.Conn, mode, query string, args []any) (rows, pages int, plan string) {
+	t.Helper()
+	if _, err := conn.ExecContext(ctx, `SET plan_cache_mode = `+mode); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, `PREPARE explained AS `+query); err != nil {
+		t.Fatal(err)
+	}
+	err := conn.QueryRowContext(ctx, `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE explained(`+literals(args)+`)`).Scan(&plan)
+	conn.ExecContext(ctx, `DEALLOCATE explained`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plans []struct {
+		Plan struct {
+			Rows int `json:"Actual Rows"`
+			Hit  int `json:"Shared Hit Blocks"`
+			Read int `json:"Shared Read Blocks"`
+		}
+	}
+	if err := json.Unmarshal([]byte(plan), &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("EXPLAIN: %v\n%s", err, plan)
+	}
+	return plans[0].Plan.Rows, plans[0].Plan.Hit + plans[0].Plan.Read, plan
 }
 
 // literals writes args as SQL literals, for EXECUTE.
