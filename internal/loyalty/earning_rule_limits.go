@@ -6,6 +6,62 @@ import (
 	"strings"
 )
 
+// Limit periods (RuleLimit.Period), local to the business's time zone: a
+// day from midnight to midnight, a calendar week from Monday, a calendar
+// month, or the rule's whole life.
+const (
+	PeriodDay      = "day"
+	PeriodWeek     = "week"
+	PeriodMonth    = "month"
+	PeriodLifetime = "lifetime"
+)
+
+// LimitPeriods are the periods a limit may count in.
+var LimitPeriods = []string{PeriodDay, PeriodWeek, PeriodMonth, PeriodLifetime}
+
+// RuleLimits bound a rule: how often it applies to one customer in a
+// period, and how many points it gives everyone in a period. Both hold
+// under concurrent rewards on any number of instances: a reward records
+// its use in its own transaction, and one that would pass a bound does
+// not get the rule.
+type RuleLimits struct {
+	PerCustomer *RuleLimit `json:"per_customer,omitempty"`
+	Budget      *RuleLimit `json:"budget,omitempty"`
+}
+
+// RuleLimit is Count uses (per customer) or points (a budget) per Period.
+type RuleLimit struct {
+	Count  int64  `json:"count"`
+	Period string `json:"period"`
+}
+
+// limited reports whether the rule has a limit to record.
+func (l RuleLimits) limited() bool { return l.PerCustomer != nil || l.Budget != nil }
+
+// limited reports whether a reward the rule applies to records a use:
+// its limits, its customer's first purchase (once ever), or a campaign's
+// gift (each use counted for the campaign's report, never refused).
+func (r EarningRule) limited() bool {
+	return r.Limits.limited() || r.Conditions.FirstPurchase || r.Conditions.CampaignID != 0
+}
+
+// firstPurchasePeriod is the period of a first-purchase rule's one use.
+const firstPurchasePeriod = "first"
+
+// periodKey names the period of p that holds the time periods were
+// counted at ("" for the rule's whole life).
+func (periods OfferPeriods) key(p string) string {
+	switch p {
+	case PeriodDay:
+		return periods.Day
+	case PeriodWeek:
+		return periods.Week
+	case PeriodMonth:
+		return periods.Month
+	}
+	return ""
+}
+
 type limitsInput struct {
 	PerCustomer Opt[json.RawMessage] `json:"per_customer"`
 	Budget      Opt[json.RawMessage] `json:"budget"`
