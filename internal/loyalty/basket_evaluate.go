@@ -211,7 +211,8 @@ func (s *TransactionService) PreviewRule(ctx context.Context, b Business, id str
 	if b.Loaded != nil {
 		state = *b.Loaded
 	}
-	state.HasEarningRules, state.EarningRules, state.EarningRead = true, list, true
+	state.HasEarningRules = true
+	state.SetEarningRules(list)
 	b.Loaded = &state
 	return s.Evaluate(ctx, b, basket)
 }

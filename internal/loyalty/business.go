@@ -49,6 +49,7 @@ type BusinessState struct {
 	HasEarningRules bool
 	EarningRules    []EarningRule
 	EarningRead     bool
+	book            *ruleBook // the rules compiled (SetEarningRules)
 	// HasPunchCards: the business has punch cards (not deleted); when
 	// CardsRead, PunchCards are all of them, read with it.
 	HasPunchCards bool

@@ -1,6 +1,10 @@
 package loyalty
 
-import "math/big"
+import (
+	"math"
+	"math/big"
+	"math/bits"
+)
 
 // attribute shares every applied rule's points among the lines it
 // covered, by their eligible totals (by units when those are all zero,
@@ -15,7 +19,7 @@ func attribute(s *sale, cands []candidate) []int64 {
 		n = max(n, l.basket+1)
 	}
 	out := make([]int64, n)
-	share := make([]int64, len(s.lines))
+	share, rest := make([]int64, len(s.lines)), make([]int64, len(s.lines))
 	for i := range cands {
 		c := &cands[i]
 		if !c.applied || c.points == 0 {
@@ -26,7 +30,7 @@ func attribute(s *sale, cands []candidate) []int64 {
 			on = c.lines
 		}
 		clear(share)
-		distribute(c.points, s.lines, on, share)
+		distribute(c.points, s.lines, on, share, rest)
 		for j, l := range s.lines {
 			if l.basket >= 0 {
 				out[l.basket] += share[j]
@@ -37,8 +41,9 @@ func attribute(s *sale, cands []candidate) []int64 {
 }
 
 // distribute splits points among the lines on holds (every line when
-// nil) by weight, into share: the largest remainder method, exact.
-func distribute(points int64, lines []saleLine, on []bool, share []int64) {
+// nil) by weight, into share: the largest remainder method, exact (rest
+// holds each line's remainder).
+func distribute(points int64, lines []saleLine, on []bool, share, rest []int64) {
 	weight := func(j int, by int) int64 {
 		switch by {
 		case 0:
@@ -58,15 +63,13 @@ func distribute(points int64, lines []saleLine, on []bool, share []int64) {
 		if total <= 0 {
 			continue
 		}
-		p, t := big.NewInt(points), big.NewInt(total)
 		var given int64
-		rest := make([]int64, len(lines))
+		clear(rest)
 		for j := range lines {
 			if on != nil && !on[j] {
 				continue
 			}
-			q, r := new(big.Int).QuoRem(new(big.Int).Mul(p, big.NewInt(weight(j, by))), t, new(big.Int))
-			share[j], rest[j] = q.Int64(), r.Int64()
+			share[j], rest[j] = mulDivRem(points, weight(j, by), total)
 			given += share[j]
 		}
 		for left := points - given; left > 0; left-- {
@@ -81,4 +84,19 @@ func distribute(points int64, lines []saleLine, on []bool, share []int64) {
 		}
 		return
 	}
+}
+
+// mulDivRem is a × b ÷ c (c > 0) and its remainder, exact: in 128 bits
+// when a and b are not negative and the quotient fits, else by big.Int.
+func mulDivRem(a, b, c int64) (int64, int64) {
+	if a >= 0 && b >= 0 {
+		hi, lo := bits.Mul64(uint64(a), uint64(b))
+		if hi < uint64(c) {
+			if q, r := bits.Div64(hi, lo, uint64(c)); q <= math.MaxInt64 {
+				return int64(q), int64(r)
+			}
+		}
+	}
+	q, r := new(big.Int).QuoRem(new(big.Int).Mul(big.NewInt(a), big.NewInt(b)), big.NewInt(c), new(big.Int))
+	return q.Int64(), r.Int64()
 }

@@ -1,7 +1,6 @@
 package loyalty
 
 import (
-	"cmp"
 	"slices"
 	"time"
 )
@@ -52,6 +51,35 @@ type sale struct {
 	items   bool  // the lines are a basket's
 	lines   []saleLine
 	one     [1]saleLine
+	// day and hm are the local day of the week and time of at, read
+	// once for the rules with a schedule (inSchedule).
+	day   int
+	hm    string
+	bools []bool // what flags hands out
+}
+
+// inSchedule reports whether the sale is in a rule's weekly window.
+func (s *sale) inSchedule(w RuleSchedule) bool {
+	if w.always() {
+		return true
+	}
+	if s.day == 0 {
+		t := s.at.In(s.loc)
+		s.day, s.hm = isoWeekday(t), t.Format("15:04")
+	}
+	return w.open(s.day, s.hm)
+}
+
+// flags returns a flag for each of the sale's lines, all false: the
+// lines a rule qualifies, taken from one allocation for all its rules.
+func (s *sale) flags() []bool {
+	n := len(s.lines)
+	if len(s.bools) < n {
+		s.bools = make([]bool, n*16)
+	}
+	f := s.bools[:n:n]
+	s.bools = s.bools[n:]
+	return f
 }
 
 // saleLine is one line of a sale.
@@ -108,6 +136,7 @@ func newSale(e *Transaction, loc *time.Location, branch string, x EarningExclusi
 type candidate struct {
 	kind    int
 	rule    *EarningRule
+	book    *bookRule // the rule's entry in its book (kindRule)
 	offer   *Offer
 	effect  RuleEffect
 	mask    []bool // the qualifying lines; nil: every line
@@ -154,6 +183,7 @@ type Earning struct {
 type program struct {
 	rules    Rules
 	earning  []EarningRule // every live earning rule of the business
+	book     *ruleBook     // earning compiled, when the business's state holds it (else made by evaluate)
 	offers   []Offer       // the points offers that apply (ApplicableOffers)
 	customer string        // the sale's customer ("" for a dry run without one)
 	usage    RuleUsage     // what the limited rules have used, read before
@@ -194,18 +224,13 @@ type RuleTake struct {
 
 // evaluate runs the engine over s. With explain it fills the outcomes.
 func (p program) evaluate(s *sale, explain bool) Earning {
-	cands := make([]candidate, 0, len(p.earning)+1+len(p.offers))
-	order := make([]int, len(p.earning))
-	for i := range order {
-		order[i] = i
+	book := p.book
+	if book == nil {
+		book = compileRules(p.earning)
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		return cmp.Or(cmp.Compare(p.earning[b].Priority, p.earning[a].Priority), cmp.Compare(p.earning[a].ID, p.earning[b].ID))
-	})
-	k := 0
-	for ; k < len(order) && p.earning[order[k]].Priority >= 0; k++ {
-		r := &p.earning[order[k]]
-		cands = append(cands, candidate{kind: kindRule, rule: r, effect: r.Effect})
+	cands := make([]candidate, 0, len(book.rules)+1+len(p.offers))
+	for i := range book.rules[:book.split] {
+		cands = append(cands, book.rules[i].candidate())
 	}
 	cands = append(cands, candidate{kind: kindEarning, effect: RuleEffect{Type: EffectPointsPerAmount,
 		Points: p.rules.RewardRatio, PerAmount: p.rules.RewardMilestoneAmount, RoundUp: p.rules.RoundUpPoints}})
@@ -217,9 +242,8 @@ func (p program) evaluate(s *sale, explain bool) Earning {
 		}
 		cands = append(cands, candidate{kind: kindOffer, offer: o, effect: f})
 	}
-	for ; k < len(order); k++ {
-		r := &p.earning[order[k]]
-		cands = append(cands, candidate{kind: kindRule, rule: r, effect: r.Effect})
+	for i := range book.rules[book.split:] {
+		cands = append(cands, book.rules[book.split+i].candidate())
 	}
 
 	var stopper *candidate

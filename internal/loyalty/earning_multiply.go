@@ -37,7 +37,7 @@ func (p program) multiply(s *sale, cands []candidate, explain bool) {
 			if !c.applied || c.effect.Type != EffectMultiplier {
 				continue
 			}
-			c.lines, c.points = make([]bool, len(s.lines)), 0
+			c.lines, c.points = s.flags(), 0
 			any := false
 			for j := range best {
 				if best[j] == i {

@@ -192,15 +192,22 @@ func (r EarningRule) Active(t time.Time) bool {
 // InSchedule reports whether t, local time in loc, is in the rule's
 // weekly window.
 func (s RuleSchedule) InSchedule(t time.Time, loc *time.Location) bool {
-	if len(s.Days) == 0 && s.From == "" {
+	if s.always() {
 		return true
 	}
 	t = t.In(loc)
-	day := isoWeekday(t)
+	return s.open(isoWeekday(t), t.Format("15:04"))
+}
+
+// always reports whether the window is the whole week.
+func (s RuleSchedule) always() bool { return len(s.Days) == 0 && s.From == "" }
+
+// open reports whether the window holds the local time hm ("15:04") of
+// the day of the week day (1 Monday to 7 Sunday).
+func (s RuleSchedule) open(day int, hm string) bool {
 	if s.From == "" {
-		return slices.Contains(s.Days, day)
+		return len(s.Days) == 0 || slices.Contains(s.Days, day)
 	}
-	hm := t.Format("15:04")
 	opens := len(s.Days) == 0 || slices.Contains(s.Days, day)
 	if s.From < s.To {
 		return opens && s.From <= hm && hm < s.To

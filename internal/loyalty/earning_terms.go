@@ -27,17 +27,14 @@ func (p program) applies(s *sale, c *candidate, explain bool) (bool, string) {
 		return false, "disabled"
 	case !r.Active(s.at):
 		return false, "not active at this time (not started or ended)"
-	case !r.Schedule.InSchedule(s.at, s.loc):
+	case !s.inSchedule(r.Schedule):
 		return false, "outside its schedule"
 	case len(cond.Branches) > 0 && !slices.Contains(cond.Branches, s.branch):
 		return false, "not at this branch"
 	case len(cond.Channels) > 0 && !slices.Contains(cond.Channels, s.channel):
 		return false, "not on this channel"
 	case s.amount < cond.MinAmount:
-		if !explain {
-			return false, ""
-		}
-		return false, "the amount is below its minimum of " + cond.MinAmount.String()
+		return false, c.book.below
 	case cond.onCustomer() && p.customer == "":
 		return false, "the sale names no customer"
 	case cond.FirstPurchase && p.facts.Purchased:
@@ -82,7 +79,7 @@ func (p program) applies(s *sale, c *candidate, explain bool) (bool, string) {
 		return false, "the sale names no items"
 	}
 	if len(cond.Products) > 0 || len(cond.Categories) > 0 {
-		c.mask = make([]bool, len(s.lines))
+		c.mask = s.flags()
 		any := false
 		for j, l := range s.lines {
 			if l.product != 0 && slices.Contains(cond.Products, l.product) || l.category != 0 && slices.Contains(cond.Categories, l.category) {
@@ -127,28 +124,20 @@ func (p program) outcome(c *candidate) Outcome {
 	case kindOffer:
 		o.RuleID, o.Name = offerRuleID(*c.offer), c.offer.Title
 	default:
-		o.RuleID, o.Name = "rule-"+itoa64(c.rule.ID), c.rule.Name
+		o.RuleID, o.Name = c.book.ref, c.rule.Name
 	}
 	if !c.applied {
 		return o
 	}
-	f := c.effect
-	switch f.Type {
-	case EffectPointsPerAmount:
-		o.Reason = pointsPhrase(f.Points) + " for each " + f.PerAmount.String()
-	case EffectPointsPerItem:
-		o.Reason = pointsPhrase(f.Points) + " for each item"
-	case EffectMultiplier:
-		o.Reason = "multiplies the earning rules' points by " + f.Factor.String()
-	case EffectBonus:
-		o.Reason = "bonus points"
-	case EffectCoupon:
+	switch f := c.effect; {
+	case c.book != nil && c.book.gave != "":
+		o.Reason = c.book.gave
+	case f.Type == EffectCoupon:
 		o.Reason = "issues a coupon of " + quote(p.giftOffers[f.OfferID].Title)
-	case EffectStamp:
+	case f.Type == EffectStamp:
 		o.Reason = "gives " + plural(f.Stamps, "stamp") + " on " + quote(p.card(f.PunchCardID).Name)
-	}
-	if c.mask != nil && !f.gift() {
-		o.Reason += " of its products and categories"
+	default:
+		o.Reason = effectPhrase(f)
 	}
 	return o
 }

@@ -136,7 +136,7 @@ func earn(ctx context.Context, rd RewardReader, tiers TierLevels, b Business, ru
 		}
 		if b.Loaded == nil || b.Loaded.HasEarningRules {
 			if b.Loaded != nil && b.Loaded.EarningRead {
-				got.prog.earning = b.Loaded.EarningRules
+				got.prog.earning, got.prog.book = b.Loaded.EarningRules, b.Loaded.book
 			} else {
 				list, err := rd.EarningRules(ctx, b.ID)
 				if err != nil {

@@ -370,6 +370,6 @@ func lineShares(orig Transaction, sold *Basket) []int64 {
 	for i, l := range sold.Lines {
 		lines[i] = saleLine{total: l.Total(), units: l.Quantity, basket: i}
 	}
-	distribute(orig.Points, lines, nil, out)
+	distribute(orig.Points, lines, nil, out, make([]int64, len(lines)))
 	return out
 }

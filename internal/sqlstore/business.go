@@ -264,7 +264,7 @@ func loadOffers(ctx context.Context, q querier, b *loyalty.Business) error {
 		if err != nil {
 			return err
 		}
-		b.Loaded.EarningRules, b.Loaded.EarningRead = rules, true
+		b.Loaded.SetEarningRules(rules)
 	}
 	if b.Loaded.HasPunchCards {
 		cards, err := punchCards(ctx, q, b.ID)
