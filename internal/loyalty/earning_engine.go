@@ -223,7 +223,7 @@ type RuleTake struct {
 }
 
 // evaluate runs the engine over s. With explain it fills the outcomes.
-func (p program) evaluate(s *sale, explain bool) Earning {
+func (p *program) evaluate(s *sale, explain bool) Earning {
 	book := p.book
 	if book == nil {
 		book = compileRules(p.earning)
@@ -368,7 +368,7 @@ func pointsPerAmount(amount Money, points int64, per Money, roundUp bool) int64 
 }
 
 // card returns the live, enabled punch card id names (zero when none).
-func (p program) card(id int64) PunchCard {
+func (p *program) card(id int64) PunchCard {
 	for _, c := range p.cards {
 		if c.ID == id && c.Enabled && !c.Deleted {
 			return c

@@ -79,7 +79,7 @@ func TestEngineReplaysOfferEarning(t *testing.T) {
 			half := amount / 2
 			e.Basket = &Basket{Lines: []BasketLine{{SKU: "A", Quantity: 1, Price: half}, {SKU: "B", Quantity: 1, Price: amount - half}}}
 		}
-		got := program{rules: rules, offers: offers}.evaluate(newSale(e, time.UTC, "", DefaultExclusions()), i%2 == 0)
+		got := (&program{rules: rules, offers: offers}).evaluate(newSale(e, time.UTC, "", DefaultExclusions()), i%2 == 0)
 		var gotOnce []int64
 		for _, o := range got.Limited {
 			gotOnce = append(gotOnce, o.ID)
@@ -151,7 +151,7 @@ func TestEngineMultipliersDoNotStack(t *testing.T) {
 	low := EarningRule{ID: 3, Name: "All ×1.5", Enabled: true, Effect: RuleEffect{Type: EffectMultiplier, Factor: 150}}
 	e := &Transaction{Amount: 1500, CreatedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), Basket: &Basket{Lines: []BasketLine{
 		{SKU: "CF", Quantity: 2, Price: 400, CategoryID: 7}, {SKU: "MU", Quantity: 1, Price: 700}}}}
-	got := program{rules: rules, earning: []EarningRule{drinks, all, low}}.evaluate(newSale(e, time.UTC, "", DefaultExclusions()), true)
+	got := (&program{rules: rules, earning: []EarningRule{drinks, all, low}}).evaluate(newSale(e, time.UTC, "", DefaultExclusions()), true)
 	// 15 base; the coffees (8) tripled: +16; the muffin (7) doubled: +7.
 	if got.Points != 38 {
 		t.Errorf("points %d, want 38", got.Points)
@@ -329,5 +329,39 @@ func TestEngineCampaignRule(t *testing.T) {
 		if c.why != "" && (len(got.NotApplied) != 1 || got.NotApplied[0].Reason != c.why) {
 			t.Errorf("%s: not applied %+v, want %q", c.name, got.NotApplied, c.why)
 		}
+	}
+}
+
+// BenchmarkEngine50Rules: the engine alone deciding a 5-item basket over
+// 50 earning rules of every kind (cmd/loadtest's rules site), explaining,
+// with the rules compiled as a business's state keeps them.
+func BenchmarkEngine50Rules(b *testing.B) {
+	var list []EarningRule
+	for i := range 50 {
+		r := EarningRule{ID: int64(i + 1), Name: "Rule " + itoa(i), Enabled: true}
+		switch i % 5 {
+		case 0:
+			r.Effect, r.Conditions.Categories = RuleEffect{Type: EffectMultiplier, Factor: Money(150 + 50*(i%4))}, []int64{1}
+			r.Schedule = RuleSchedule{From: "00:00", To: "23:59"}
+		case 1:
+			r.Effect, r.Conditions.Products = RuleEffect{Type: EffectPointsPerItem, Points: 1}, []int64{int64(1 + i%5)}
+		case 2:
+			r.Effect, r.Conditions.MinAmount = RuleEffect{Type: EffectBonus, Points: 5}, 100000
+		case 3:
+			r.Effect, r.Conditions.Channels = RuleEffect{Type: EffectBonus, Points: 1}, []string{"online"}
+		case 4:
+			r.Effect, r.Conditions.Categories, r.Priority = RuleEffect{Type: EffectPointsPerAmount, Points: 1, PerAmount: 1000}, []int64{2}, -1
+		}
+		list = append(list, r)
+	}
+	st := BusinessState{}
+	st.SetEarningRules(list)
+	p := program{rules: Rules{RewardRatio: 1, RewardMilestoneAmount: 100}, earning: list, book: st.book, customer: "cu"}
+	e := &Transaction{CreatedAt: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), Basket: &Basket{Channel: "in_store", Tax: 140, Lines: []BasketLine{
+		{Quantity: 2, Price: 350, ProductID: 1, CategoryID: 1}, {Quantity: 1, Price: 425, ProductID: 2, CategoryID: 2},
+		{Quantity: 1, Price: 200, ProductID: 3, CategoryID: 1}, {Quantity: 3, Price: 120, Discount: 30, ProductID: 4, CategoryID: 2},
+		{Quantity: 1, Price: 600, ProductID: 5, CategoryID: 1}}}}
+	for b.Loop() {
+		p.evaluate(newSale(e, time.UTC, "", DefaultExclusions()), true)
 	}
 }

@@ -8,7 +8,7 @@ package loyalty
 // the points per amount and per item on its lines. A multiplier whose
 // budget its points would pass does not apply, and its lines go to the
 // next best.
-func (p program) multiply(s *sale, cands []candidate, explain bool) {
+func (p *program) multiply(s *sale, cands []candidate, explain bool) {
 	for {
 		best := []int(nil)
 		for i := range cands {
@@ -67,7 +67,7 @@ func (p program) multiply(s *sale, cands []candidate, explain bool) {
 
 // checkBudget leaves out a rule whose points would pass what its budget
 // has left in its period (RuleUsage.Spent, read before).
-func (p program) checkBudget(c *candidate, explain bool) {
+func (p *program) checkBudget(c *candidate, explain bool) {
 	if c.kind != kindRule || c.rule.Limits.Budget == nil || c.points == 0 {
 		return
 	}

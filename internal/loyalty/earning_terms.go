@@ -7,7 +7,7 @@ import "slices"
 
 // applies decides whether a candidate applies to the sale by its own
 // terms, setting its qualifying lines; explaining, it says why not.
-func (p program) applies(s *sale, c *candidate, explain bool) (bool, string) {
+func (p *program) applies(s *sale, c *candidate, explain bool) (bool, string) {
 	switch c.kind {
 	case kindEarning:
 		return true, ""
@@ -108,7 +108,7 @@ func (p program) applies(s *sale, c *candidate, explain bool) (bool, string) {
 }
 
 // outcome is the candidate as an evaluation lists it.
-func (p program) outcome(c *candidate) Outcome {
+func (p *program) outcome(c *candidate) Outcome {
 	rules := p.rules
 	o := Outcome{Points: c.points, Reason: c.why}
 	switch c.kind {
