@@ -283,7 +283,8 @@ func TestCampaigns(t *testing.T) {
 				Source     string `json:"source"`
 			}
 		}
-		a.get(t, "/customers/"+strings.Split(strings.TrimPrefix(u.Path, "/unsubscribe/"), ".")[1]+"/consents").
+		unsubscribed := strings.Split(strings.TrimPrefix(u.Path, "/unsubscribe/"), ".")[1]
+		a.get(t, "/customers/"+unsubscribed+"/consents").
 			want(t, http.StatusOK).decode(t, &hist)
 		if len(hist.Data) != 2 || hist.Data[0].AllowEmail || hist.Data[0].Source != "app" || !hist.Data[1].AllowEmail {
 			t.Errorf("consent history after unsubscribing %+v, want the withdrawal (app) over the yes", hist.Data)
@@ -342,6 +343,49 @@ func TestCampaigns(t *testing.T) {
 		if some == "" || used.Data.Gifts != rep.Data.Outcomes["sent"] || used.Data.Gifts == 0 || used.Data.GiftsUsed != 1 {
 			t.Errorf("coupon campaign: outcomes %v, gifts %d, used %d; want a coupon per recipient sent, one used",
 				rep.Data.Outcomes, used.Data.Gifts, used.Data.GiftsUsed)
+		}
+
+		// Recipients are reached several to a transaction: a gift the
+		// ledger refuses to one (a once-per-customer offer they had
+		// already) fails that recipient alone; the others of their
+		// transaction still get their message and their coupon, once.
+		once := a.catOffer(t, map[string]any{"type_id": 9, "title": "Once", "discount_value": 5, "offer_frequency_id": 4})
+		for email, cid := range consenting {
+			if strings.EqualFold(cid, unsubscribed) {
+				delete(consenting, email) // (no longer consenting: a no_consent now)
+			}
+		}
+		var had string
+		for _, cid := range consenting {
+			had = cid
+			break
+		}
+		a.catTransact(t, had, map[string]any{"intent": "get_coupon", "offer": map[string]any{"id": catNum(once)}})
+		var fourth struct{ Data campaignView }
+		a.do(t, http.MethodPost, "/campaigns", map[string]any{"name": "Once", "segment_id": seg.Data.ID, "subject": "Once more",
+			"email_body": "For you", "holdout_percent": 0, "gift": map[string]any{"offer_id": catNum(once)}}).
+			want(t, http.StatusCreated).decode(t, &fourth)
+		id4 := strconv.FormatInt(fourth.Data.ID, 10)
+		a.do(t, http.MethodPost, "/campaigns/"+id4+"/send", nil).want(t, http.StatusOK)
+		for range 5 {
+			run()
+		}
+		rep.Data.Outcomes = nil
+		a.get(t, "/campaigns/"+id4+"/report").want(t, http.StatusOK).decode(t, &rep)
+		if rep.Data.Outcomes["failed"] != 1 || rep.Data.Outcomes["sent"] != len(consenting)-1 || rep.Data.Gifts != len(consenting)-1 {
+			t.Errorf("once-per-customer gift: outcomes %v, gifts %d; want the member who had it failed, the other %d sent with a gift",
+				rep.Data.Outcomes, rep.Data.Gifts, len(consenting)-1)
+		}
+		for _, cid := range consenting {
+			n := 0
+			for _, c := range a.catList(t, "/customers/"+cid+"/available-coupons").Data {
+				if o, _ := c["offer"].(map[string]any); o != nil && catID(o) == once {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("customer %s holds %d coupons of the once-per-customer offer, want 1", cid, n)
+			}
 		}
 	})
 }

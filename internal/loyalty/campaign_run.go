@@ -109,19 +109,21 @@ func (r *CampaignRunner) reach(ctx context.Context, st Store, b Business, c *Cam
 		return 0, false, st.WithTx(ctx, func(tx Tx) error { return tx.UpdateCampaign(ctx, c) })
 	}
 	queued := false
-	for _, id := range ids {
-		if err := r.pace(ctx); err != nil {
+	for start := 0; start < len(ids); {
+		some := ids[start:min(start+r.chunk(), len(ids))]
+		if err := r.pace(ctx, len(some)); err != nil {
 			return n, false, err
 		}
 		if !renew() {
 			break // another instance took over: what is left is its
 		}
-		sent, err := r.reachOne(ctx, st, b, *c, id)
+		sent, err := r.reachSome(ctx, st, b, *c, some)
 		if err != nil {
 			return n, false, err
 		}
 		queued = queued || sent
-		n++
+		n += len(some)
+		start += len(some)
 	}
 	if queued && r.Notify != nil {
 		r.Notify()
@@ -129,47 +131,47 @@ func (r *CampaignRunner) reach(ctx context.Context, st Store, b Business, c *Cam
 	return n, true, nil
 }
 
+// reachSome reaches some pending recipients in one transaction, so that
+// a campaign's sending commits once for several of them. When any of them
+// fails (a gift the ledger refuses, a recipient another run reached)
+// nothing of theirs is kept, and each is reached alone (reachOne).
+func (r *CampaignRunner) reachSome(ctx context.Context, st Store, b Business, c Campaign, ids []string) (bool, error) {
+	if len(ids) > 1 {
+		sent := false
+		err := st.WithTx(ctx, func(tx Tx) error {
+			for _, id := range ids {
+				s, err := r.reachIn(ctx, tx, b, c, id)
+				if err != nil {
+					return err
+				}
+				sent = sent || s
+			}
+			return nil
+		})
+		if err == nil || ErrorCode(err) == EInternal {
+			return sent, err
+		}
+	}
+	sent := false
+	for _, id := range ids {
+		s, err := r.reachOne(ctx, st, b, c, id)
+		if err != nil {
+			return sent, err
+		}
+		sent = sent || s
+	}
+	return sent, nil
+}
+
 // reachOne decides and does what a campaign does for one pending
-// recipient, in one transaction: the outcome recorded, and for a
-// recipient reached the message (or push event) and the gift. A gift
-// the ledger refuses (the customer was disabled, say) fails the
-// recipient alone.
+// recipient, in one transaction (reachIn). A gift the ledger refuses (the
+// customer was disabled, say) fails the recipient alone.
 func (r *CampaignRunner) reachOne(ctx context.Context, st Store, b Business, c Campaign, customerID string) (bool, error) {
 	sent := false
 	err := st.WithTx(ctx, func(tx Tx) error {
-		now := tx.Now()
-		f, err := tx.RecipientFacts(ctx, b.ID, customerID, RecipientSent)
-		if err != nil {
-			return err
-		}
-		rec := Recipient{CampaignID: c.ID, BusinessID: b.ID, CustomerID: customerID, DoneAt: now}
-		rec.Outcome, rec.Channel = r.outcome(c, f, now)
-		if rec.Outcome == RecipientSent {
-			if rec.MessageID, err = r.deliver(ctx, tx, b, c, f, rec.Channel); err != nil {
-				return err
-			}
-		}
-		if rec.Outcome == RecipientSent && (c.GiftPoints > 0 || c.GiftOfferID != 0) {
-			var id int64
-			if c.GiftOfferID != 0 {
-				id, err = giveCoupon(ctx, tx, b, customerID, c.GiftOfferID, "Campaign: "+c.Name)
-			} else {
-				id, err = givePoints(ctx, tx, b, customerID, c.GiftPoints, "Campaign: "+c.Name)
-			}
-			if err != nil {
-				return err
-			}
-			rec.GiftEntryID = id
-		}
-		ok, err := tx.FinishRecipient(ctx, rec, RecipientPending)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errAlreadyDone
-		}
-		sent = rec.MessageID != 0
-		return nil
+		var err error
+		sent, err = r.reachIn(ctx, tx, b, c, customerID)
+		return err
 	})
 	switch {
 	case err == errAlreadyDone:
@@ -183,6 +185,45 @@ func (r *CampaignRunner) reachOne(ctx context.Context, st Store, b Business, c C
 		})
 	}
 	return sent, err
+}
+
+// reachIn decides and does what a campaign does for one pending recipient
+// in tx: the outcome recorded, and for a recipient reached the message
+// (or push event) and the gift. It reports whether a message was queued;
+// errAlreadyDone when another run reached the recipient first.
+func (r *CampaignRunner) reachIn(ctx context.Context, tx Tx, b Business, c Campaign, customerID string) (bool, error) {
+	now := tx.Now()
+	f, err := tx.RecipientFacts(ctx, b.ID, customerID, RecipientSent)
+	if err != nil {
+		return false, err
+	}
+	rec := Recipient{CampaignID: c.ID, BusinessID: b.ID, CustomerID: customerID, DoneAt: now}
+	rec.Outcome, rec.Channel = r.outcome(c, f, now)
+	if rec.Outcome == RecipientSent {
+		if rec.MessageID, err = r.deliver(ctx, tx, b, c, f, rec.Channel); err != nil {
+			return false, err
+		}
+	}
+	if rec.Outcome == RecipientSent && (c.GiftPoints > 0 || c.GiftOfferID != 0) {
+		var id int64
+		if c.GiftOfferID != 0 {
+			id, err = giveCoupon(ctx, tx, b, customerID, c.GiftOfferID, "Campaign: "+c.Name)
+		} else {
+			id, err = givePoints(ctx, tx, b, customerID, c.GiftPoints, "Campaign: "+c.Name)
+		}
+		if err != nil {
+			return false, err
+		}
+		rec.GiftEntryID = id
+	}
+	ok, err := tx.FinishRecipient(ctx, rec, RecipientPending)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		return false, errAlreadyDone
+	}
+	return rec.MessageID != 0, nil
 }
 
 // RecipientFailed: the ledger refused the recipient's gift; nothing was sent.

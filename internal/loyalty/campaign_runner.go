@@ -51,16 +51,25 @@ type CampaignRunner struct {
 // second by a fifth).
 const DefaultCampaignRate = 30
 
-// pace waits until another recipient may be reached.
-func (r *CampaignRunner) pace(ctx context.Context) error {
+// pace waits until n more recipients (at most chunk) may be reached.
+func (r *CampaignRunner) pace(ctx context.Context, n int) error {
+	return r.limit().WaitN(ctx, n)
+}
+
+// chunk is how many recipients are reached together, in one transaction:
+// what a third of a second allows at the rate.
+func (r *CampaignRunner) chunk() int { return r.limit().Burst() }
+
+// limit returns the rate of reaching recipients (made on first use).
+func (r *CampaignRunner) limit() *rate.Limiter {
 	if r.limiter == nil {
 		per := r.Rate
 		if per <= 0 {
 			per = DefaultCampaignRate
 		}
-		r.limiter = rate.NewLimiter(rate.Limit(per), max(1, int(per/10)))
+		r.limiter = rate.NewLimiter(rate.Limit(per), max(1, int(per/3)))
 	}
-	return r.limiter.Wait(ctx)
+	return r.limiter
 }
 
 const campaignLease = "campaign_runner"
