@@ -139,6 +139,10 @@ func (r *CampaignRunner) reachSome(ctx context.Context, st Store, b Business, c 
 	if len(ids) > 1 {
 		sent := false
 		err := st.WithTx(ctx, func(tx Tx) error {
+			b, err := withRules(ctx, tx, b)
+			if err != nil {
+				return err
+			}
 			for _, id := range ids {
 				s, err := r.reachIn(ctx, tx, b, c, id)
 				if err != nil {
@@ -169,7 +173,10 @@ func (r *CampaignRunner) reachSome(ctx context.Context, st Store, b Business, c 
 func (r *CampaignRunner) reachOne(ctx context.Context, st Store, b Business, c Campaign, customerID string) (bool, error) {
 	sent := false
 	err := st.WithTx(ctx, func(tx Tx) error {
-		var err error
+		b, err := withRules(ctx, tx, b)
+		if err != nil {
+			return err
+		}
 		sent, err = r.reachIn(ctx, tx, b, c, customerID)
 		return err
 	})
@@ -224,6 +231,21 @@ func (r *CampaignRunner) reachIn(ctx context.Context, tx Tx, b Business, c Campa
 		return false, errAlreadyDone
 	}
 	return rec.MessageID != 0, nil
+}
+
+// withRules returns b with a state that holds its rules, read in tx, and
+// nothing else (what else a change needs is read as without a state), so
+// that the recipients of one transaction read the rules once.
+func withRules(ctx context.Context, tx Tx, b Business) (Business, error) {
+	if b.Loaded != nil {
+		return b, nil
+	}
+	rules, err := tx.Rules(ctx, b)
+	if err != nil {
+		return b, err
+	}
+	b.Loaded = &BusinessState{Rules: rules, HasPointsOffers: true, HasEarningRules: true, HasPunchCards: true}
+	return b, nil
 }
 
 // RecipientFailed: the ledger refused the recipient's gift; nothing was sent.

@@ -57,8 +57,13 @@ func (r *CampaignRunner) pace(ctx context.Context, n int) error {
 }
 
 // chunk is how many recipients are reached together, in one transaction:
-// what a third of a second allows at the rate.
-func (r *CampaignRunner) chunk() int { return r.limit().Burst() }
+// what a third of a second allows at the rate, and at most
+// maxChunk.
+func (r *CampaignRunner) chunk() int { return min(maxChunk, r.limit().Burst()) }
+
+// maxChunk bounds the recipients of one transaction: a recipient's row
+// and customer stay locked until the transaction commits.
+const maxChunk = 10
 
 // limit returns the rate of reaching recipients (made on first use).
 func (r *CampaignRunner) limit() *rate.Limiter {

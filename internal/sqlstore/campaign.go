@@ -206,28 +206,35 @@ func (t *tx) InsertRecipients(ctx context.Context, rs []loyalty.Recipient) error
 // RecipientFacts reads what reaching a customer needs.
 func (t *tx) RecipientFacts(ctx context.Context, businessID, customerID, reached string) (loyalty.RecipientFacts, error) {
 	var f loyalty.RecipientFacts
-	c, err := scanCustomer(t.QueryRowContext(ctx, `SELECT `+customerColumns(t.dialect())+`
-		FROM customers c WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL AND c.enabled`, businessID, customerID))
+	var name sql.NullString
+	var last aggTime
+	c, err := scanCustomer(scanMore{t.QueryRowContext(ctx, `SELECT `+customerColumns(t.dialect())+`,
+		c.consent_email, c.consent_sms, c.consent_push,
+		(SELECT l.name FROM customer_tiers ct JOIN tiers tr ON tr.id = ct.tier_id AND tr.enabled
+			JOIN tier_levels l ON l.id = ct.level_id
+			WHERE ct.business_id = c.business_id AND ct.customer_id = c.user_id LIMIT 1),
+		(SELECT MAX(r.done_at) FROM campaign_recipients r WHERE r.business_id = c.business_id AND r.customer_id = c.user_id
+			AND r.outcome = $3)
+		FROM customers c WHERE c.business_id = $1 AND c.user_id = $2 AND c.deleted_at IS NULL AND c.enabled`, businessID, customerID, reached),
+		[]any{&f.Consent.Email, &f.Consent.SMS, &f.Consent.Push, &name, &last}})
 	switch {
 	case err == sql.ErrNoRows || loyalty.ErrorCode(dbError(err)) == loyalty.ENotFound:
-		return f, nil
+		return loyalty.RecipientFacts{}, nil
 	case err != nil:
 		return f, dbError(err)
 	}
-	f.Customer = c
-	var name sql.NullString
-	var last aggTime
-	err = t.QueryRowContext(ctx, `SELECT cu.consent_email, cu.consent_sms, cu.consent_push,
-		(SELECT l.name FROM customer_tiers ct JOIN tiers tr ON tr.id = ct.tier_id AND tr.enabled
-			JOIN tier_levels l ON l.id = ct.level_id
-			WHERE ct.business_id = cu.business_id AND ct.customer_id = cu.user_id LIMIT 1),
-		(SELECT MAX(r.done_at) FROM campaign_recipients r WHERE r.business_id = cu.business_id AND r.customer_id = cu.user_id
-			AND r.outcome = $3)
-		FROM customers cu WHERE cu.business_id = $1 AND cu.user_id = $2`, businessID, customerID, reached).
-		Scan(&f.Consent.Email, &f.Consent.SMS, &f.Consent.Push, &name, &last)
-	f.TierName, f.LastReached = name.String, last.Time
-	return f, dbError(err)
+	f.Customer, f.TierName, f.LastReached = c, name.String, last.Time
+	return f, nil
 }
+
+// scanMore scans a row whose leading columns a scan function reads, and
+// its last ones into more.
+type scanMore struct {
+	row  scanner
+	more []any
+}
+
+func (s scanMore) Scan(dest ...any) error { return s.row.Scan(append(dest, s.more...)...) }
 
 // FinishRecipient records a pending recipient's outcome; false when it
 // was not pending any more.
