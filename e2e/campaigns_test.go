@@ -297,15 +297,23 @@ func TestCampaigns(t *testing.T) {
 		}
 
 		// A second campaign skips whoever a campaign reached in the last 30 days.
-		var second struct{ Data campaignView }
-		a.do(t, http.MethodPost, "/campaigns", map[string]any{"name": "Again", "segment_id": seg.Data.ID, "subject": "Again",
-			"email_body": "Hello again", "holdout_percent": 0, "skip_reached_days": 30}).want(t, http.StatusCreated).decode(t, &second)
-		id2 := strconv.FormatInt(second.Data.ID, 10)
-		a.do(t, http.MethodPost, "/campaigns/"+id2+"/send", nil).want(t, http.StatusOK)
-		for range 5 {
-			run()
+		// sendNow creates a campaign of body, sends it now, runs the sender
+		// until it is done and reads its report into rep; it returns its id.
+		sendNow := func(body map[string]any) string {
+			t.Helper()
+			var made struct{ Data campaignView }
+			a.do(t, http.MethodPost, "/campaigns", body).want(t, http.StatusCreated).decode(t, &made)
+			id := strconv.FormatInt(made.Data.ID, 10)
+			a.do(t, http.MethodPost, "/campaigns/"+id+"/send", nil).want(t, http.StatusOK)
+			for range 5 {
+				run()
+			}
+			rep.Data.Outcomes = nil
+			a.get(t, "/campaigns/"+id+"/report").want(t, http.StatusOK).decode(t, &rep)
+			return id
 		}
-		a.get(t, "/campaigns/"+id2+"/report").want(t, http.StatusOK).decode(t, &rep)
+		sendNow(map[string]any{"name": "Again", "segment_id": seg.Data.ID, "subject": "Again",
+			"email_body": "Hello again", "holdout_percent": 0, "skip_reached_days": 30})
 		if rep.Data.Outcomes["recent"] != sent {
 			t.Errorf("second campaign outcomes %v, want the %d reached before skipped as recent", rep.Data.Outcomes, sent)
 		}
@@ -314,17 +322,8 @@ func TestCampaigns(t *testing.T) {
 		offer := a.catOffer(t, map[string]any{"type_id": 9, "title": "10% off", "discount_value": 10, "points": 40})
 		a.do(t, http.MethodPost, "/campaigns", map[string]any{"name": "Bad gift", "segment_id": seg.Data.ID, "subject": "s",
 			"email_body": "b", "gift": map[string]any{"points": 5, "offer_id": catNum(offer)}}).wantFields(t, "gift")
-		var third struct{ Data campaignView }
-		a.do(t, http.MethodPost, "/campaigns", map[string]any{"name": "Coupon", "segment_id": seg.Data.ID, "subject": "Your coupon",
-			"email_body": "Here it is", "holdout_percent": 0, "gift": map[string]any{"offer_id": catNum(offer)}}).
-			want(t, http.StatusCreated).decode(t, &third)
-		id3 := strconv.FormatInt(third.Data.ID, 10)
-		a.do(t, http.MethodPost, "/campaigns/"+id3+"/send", nil).want(t, http.StatusOK)
-		for range 5 {
-			run()
-		}
-		rep.Data.Outcomes = nil
-		a.get(t, "/campaigns/"+id3+"/report").want(t, http.StatusOK).decode(t, &rep)
+		id3 := sendNow(map[string]any{"name": "Coupon", "segment_id": seg.Data.ID, "subject": "Your coupon",
+			"email_body": "Here it is", "holdout_percent": 0, "gift": map[string]any{"offer_id": catNum(offer)}})
 		var some string
 		for _, cid := range consenting {
 			if l := a.catList(t, "/customers/"+cid+"/available-coupons"); len(l.Data) == 1 {
@@ -361,17 +360,8 @@ func TestCampaigns(t *testing.T) {
 			break
 		}
 		a.catTransact(t, had, map[string]any{"intent": "get_coupon", "offer": map[string]any{"id": catNum(once)}})
-		var fourth struct{ Data campaignView }
-		a.do(t, http.MethodPost, "/campaigns", map[string]any{"name": "Once", "segment_id": seg.Data.ID, "subject": "Once more",
-			"email_body": "For you", "holdout_percent": 0, "gift": map[string]any{"offer_id": catNum(once)}}).
-			want(t, http.StatusCreated).decode(t, &fourth)
-		id4 := strconv.FormatInt(fourth.Data.ID, 10)
-		a.do(t, http.MethodPost, "/campaigns/"+id4+"/send", nil).want(t, http.StatusOK)
-		for range 5 {
-			run()
-		}
-		rep.Data.Outcomes = nil
-		a.get(t, "/campaigns/"+id4+"/report").want(t, http.StatusOK).decode(t, &rep)
+		sendNow(map[string]any{"name": "Once", "segment_id": seg.Data.ID, "subject": "Once more",
+			"email_body": "For you", "holdout_percent": 0, "gift": map[string]any{"offer_id": catNum(once)}})
 		if rep.Data.Outcomes["failed"] != 1 || rep.Data.Outcomes["sent"] != len(consenting)-1 || rep.Data.Gifts != len(consenting)-1 {
 			t.Errorf("once-per-customer gift: outcomes %v, gifts %d; want the member who had it failed, the other %d sent with a gift",
 				rep.Data.Outcomes, rep.Data.Gifts, len(consenting)-1)

@@ -242,8 +242,8 @@ func (p *program) evaluate(s *sale, explain bool) Earning {
 		}
 		cands = append(cands, candidate{kind: kindOffer, offer: o, effect: f})
 	}
-	for i := range book.rules[book.split:] {
-		cands = append(cands, book.rules[book.split+i].candidate())
+	for i := book.split; i < len(book.rules); i++ {
+		cands = append(cands, book.rules[i].candidate())
 	}
 
 	var stopper *candidate
