@@ -8,13 +8,23 @@ package sqlstore
 // are inserted: an entry and its event commit together or not at all.
 //
 // The batch numbers its events itself (k): it moves each business's
-// event_sequences row past them, holding the row for the rest of this
-// one statement and its commit, the same lock the sequencer takes (see
+// event_sequences row past them, the same row the sequencer locks (see
 // event.go), so the numbers stay consecutive and visible in order. A
 // business's batches were one at a time already (one writer per
 // instance); its transactions, numbered later by the sequencer, never
 // wait for it. The rows must exist (ensureSequences): an UPDATE in a CTE
 // does not see a row inserted by another CTE of the statement.
+//
+// Before its own, the batch numbers the business's events that are
+// committed and still unnumbered (p, q), in id order as the sequencer
+// would: a change of one of its customers written one by one just before
+// (a redeem, say, then a reward) waits for the sequencer, and numbering
+// the batch's events first would put the later change before the earlier
+// in the feed. batchLockSQL runs first in the batch's transaction and
+// takes its customers and sequence rows, so this statement, whose
+// snapshot is taken after, sees every change of those customers that
+// committed before (one that committed while the batch waited for the
+// customer included), and no sequencer numbers the same events meanwhile.
 //
 // Every join is between the statement's own rows (arrays and CTEs) and
 // the tables are reached by primary key, but whether the planner walks
@@ -61,14 +71,23 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	FROM unnest($34::integer[], $35::text[], $36::text[], $37::text[], $38::timestamptz[], $39::text[], $40::bigint[])
 		AS x(ord, id, business_id, type, created_at, data, entry_id)
 	JOIN c ON c.ord = x.ord
+), p AS MATERIALIZED (
+	SELECT p.id, p.business_id, row_number() OVER (PARTITION BY p.business_id ORDER BY p.id) AS rn
+	FROM events p WHERE p.business_id IN (SELECT x.business_id FROM x) AND p.seq IS NULL
+), g AS (
+	SELECT x.business_id, count(*) AS n, (SELECT count(*) FROM p WHERE p.business_id = x.business_id) AS pending
+	FROM x GROUP BY x.business_id
 ), k AS (
-	UPDATE event_sequences s SET last_seq = s.last_seq + g.n
-	FROM (SELECT x.business_id, count(*) AS n FROM x GROUP BY x.business_id) AS g
-	WHERE s.business_id = g.business_id
-	RETURNING s.business_id, s.last_seq - g.n AS base
+	UPDATE event_sequences s SET last_seq = s.last_seq + g.pending + g.n
+	FROM g WHERE s.business_id = g.business_id
+	RETURNING s.business_id, s.last_seq - g.pending - g.n AS base, g.pending
+), q AS (
+	UPDATE events SET seq = k.base + p.rn
+	FROM p JOIN k ON k.business_id = p.business_id
+	WHERE events.business_id = p.business_id AND events.id = p.id
 ), e AS (
 	INSERT INTO events (id, business_id, seq, type, created_at, data, entry_id)
-	SELECT x.id, x.business_id, k.base + x.rn, x.type, x.created_at, x.data, NULLIF(x.entry_id, 0)
+	SELECT x.id, x.business_id, k.base + k.pending + x.rn, x.type, x.created_at, x.data, NULLIF(x.entry_id, 0)
 	FROM x JOIN k ON k.business_id = x.business_id
 ), bk AS (
 	-- The baskets of written entries that carry one (tied by ord), and
@@ -85,3 +104,16 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	JOIN c ON c.ord = bl.ord JOIN v ON v.ord = bl.ord
 )
 SELECT ord, id, points, giftcard, pending_points FROM c`
+
+// batchLockSQL takes, in the batch's transaction before batchSQL, the
+// rows of its customers ($1, $2: business and customer ids) and the
+// event_sequences rows of the businesses its events are of ($3), in a
+// fixed order (two writers' batches never wait on each other in a
+// circle).
+const batchLockSQL = `WITH cu AS (
+	SELECT 1 FROM customers cu
+	JOIN unnest($1::text[], $2::text[]) AS k(business_id, customer_id) ON cu.business_id = k.business_id AND cu.user_id = k.customer_id
+	ORDER BY cu.business_id, cu.user_id FOR UPDATE OF cu
+)
+SELECT 1 FROM event_sequences s WHERE s.business_id = ANY($3::text[]) AND (SELECT count(*) FROM cu) >= 0
+ORDER BY s.business_id FOR UPDATE`

@@ -377,10 +377,8 @@ func (r *roadsRun) tick(d time.Duration) {
 }
 
 // sequence numbers the events committed so far, as the sequencer would
-// promptly. On PostgreSQL the group writer numbers its own events as it
-// writes them, ahead of those of transactions committed earlier that the
-// sequencer has not numbered yet: the feed's order then follows the
-// commits only as closely as the sequencer keeps up, on either road.
+// promptly. (The group writer numbers the committed ones of its
+// businesses before its own: TestEventsNumberedInCommitOrder.)
 func (r *roadsRun) sequence() {
 	if _, err := r.db.SequenceEvents(ctx, r.b.ID); err != nil {
 		r.t.Fatal(err)
