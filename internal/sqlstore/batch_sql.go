@@ -109,11 +109,12 @@ SELECT ord, id, points, giftcard, pending_points FROM c`
 // rows of its customers ($1, $2: business and customer ids) and the
 // event_sequences rows of the businesses its events are of ($3), in a
 // fixed order (two writers' batches never wait on each other in a
-// circle).
+// circle). The customers are taken as the batch's UPDATE would take them
+// (NO KEY UPDATE: rows that name a customer may still be inserted).
 const batchLockSQL = `WITH cu AS (
 	SELECT 1 FROM customers cu
 	JOIN unnest($1::text[], $2::text[]) AS k(business_id, customer_id) ON cu.business_id = k.business_id AND cu.user_id = k.customer_id
-	ORDER BY cu.business_id, cu.user_id FOR UPDATE OF cu
+	ORDER BY cu.business_id, cu.user_id FOR NO KEY UPDATE OF cu
 )
 SELECT 1 FROM event_sequences s WHERE s.business_id = ANY($3::text[]) AND (SELECT count(*) FROM cu) >= 0
 ORDER BY s.business_id FOR UPDATE`

@@ -25,7 +25,9 @@ import (
 // only numbered events, in seq order, never sees a gap or a number appear
 // behind one it passed. The reward batch (batch_sql.go) numbers its own
 // events under the same lock, in its one statement, which saves writing
-// each of them twice on the hot path.
+// each of them twice on the hot path; it numbers the business's
+// committed, unnumbered events first, so that a customer's events keep
+// the order of their changes whichever road wrote them.
 //
 // On SQLite, whose one writer commits transactions one after the other,
 // InsertEvent numbers an event as it writes it, after the business's
