@@ -25,6 +25,10 @@ package sqlstore
 // snapshot is taken after, sees every change of those customers that
 // committed before (one that committed while the batch waited for the
 // customer included), and no sequencer numbers the same events meanwhile.
+// The unnumbered events are found by walking their partial index one
+// business key and id at a time (pr, hence RECURSIVE), a plan no stale
+// statistics can turn into a scan of the table or of every business's
+// entries (TestBatchPlanReachesPendingEventsByIndex).
 //
 // Every join is between the statement's own rows (arrays and CTEs) and
 // the tables are reached by primary key, but whether the planner walks
@@ -32,7 +36,7 @@ package sqlstore
 // how big it believes the table is: the plan the writer runs is at most a
 // second old (batchConn), or made afresh for each batch (send), never one
 // cached when the table was small.
-var batchSQL = `WITH v AS MATERIALIZED (
+var batchSQL = `WITH RECURSIVE v AS MATERIALIZED (
 	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
 		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
@@ -71,9 +75,15 @@ var batchSQL = `WITH v AS MATERIALIZED (
 	FROM unnest($34::integer[], $35::text[], $36::text[], $37::text[], $38::timestamptz[], $39::text[], $40::bigint[])
 		AS x(ord, id, business_id, type, created_at, data, entry_id)
 	JOIN c ON c.ord = x.ord
+), pr(business_id, id) AS (
+	SELECT b.business_id, f.id FROM (SELECT DISTINCT x.business_id FROM x) AS b,
+		LATERAL (SELECT f.id FROM events f WHERE f.business_id = b.business_id AND f.seq IS NULL ORDER BY f.id LIMIT 1) AS f
+	UNION ALL
+	SELECT pr.business_id, f.id FROM pr,
+		LATERAL (SELECT f.id FROM events f WHERE f.business_id = pr.business_id AND f.seq IS NULL AND f.id > pr.id
+			ORDER BY f.id LIMIT 1) AS f
 ), p AS MATERIALIZED (
-	SELECT p.id, p.business_id, row_number() OVER (PARTITION BY p.business_id ORDER BY p.id) AS rn
-	FROM events p WHERE p.business_id IN (SELECT x.business_id FROM x) AND p.seq IS NULL
+	SELECT pr.id, pr.business_id, row_number() OVER (PARTITION BY pr.business_id ORDER BY pr.id) AS rn FROM pr
 ), g AS (
 	SELECT x.business_id, count(*) AS n, (SELECT count(*) FROM p WHERE p.business_id = x.business_id) AS pending
 	FROM x GROUP BY x.business_id
@@ -109,12 +119,14 @@ SELECT ord, id, points, giftcard, pending_points FROM c`
 // rows of its customers ($1, $2: business and customer ids) and the
 // event_sequences rows of the businesses its events are of ($3), in a
 // fixed order (two writers' batches never wait on each other in a
-// circle). The customers are taken as the batch's UPDATE would take them
-// (NO KEY UPDATE: rows that name a customer may still be inserted).
+// circle): all customers first, then the sequence rows. Both are taken
+// as the batch's UPDATEs would take them (NO KEY UPDATE: rows that name
+// a customer may still be inserted).
 const batchLockSQL = `WITH cu AS (
 	SELECT 1 FROM customers cu
 	JOIN unnest($1::text[], $2::text[]) AS k(business_id, customer_id) ON cu.business_id = k.business_id AND cu.user_id = k.customer_id
 	ORDER BY cu.business_id, cu.user_id FOR NO KEY UPDATE OF cu
+), s AS (
+	SELECT 1 FROM event_sequences s WHERE s.business_id = ANY($3::text[]) ORDER BY s.business_id FOR NO KEY UPDATE
 )
-SELECT 1 FROM event_sequences s WHERE s.business_id = ANY($3::text[]) AND (SELECT count(*) FROM cu) >= 0
-ORDER BY s.business_id FOR UPDATE`
+SELECT (SELECT count(*) FROM cu), (SELECT count(*) FROM s)`
