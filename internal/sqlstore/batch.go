@@ -229,11 +229,9 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		text[k] = make([]string, n)
 	}
 	var bk basketArrays
-	lockBusiness, lockCustomer := make([]string, n), make([]string, n)
 	for i, p := range batch {
 		e := p.e
 		bk.add(int32(i), e)
-		lockBusiness[i], lockCustomer[i] = e.BusinessID, e.CustomerID
 		d := e.Details
 		if d == nil {
 			d = &loyalty.TransactionDetails{}
@@ -270,7 +268,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 			notices, lotState, ev.ord, ev.id, ev.business, ev.typ, ev.created, ev.data, ev.entry,
 			bk.ord, bk.tax, bk.shipping, bk.channel, bk.line.ord, bk.line.n, bk.line.sku, bk.line.product, bk.line.category,
 			bk.line.quantity, bk.line.price, bk.line.discount, bk.line.points, actVisits, actSpend, visitAt, visitBranch}
-		written, err = b.send([]any{lockBusiness, lockCustomer, ev.business}, args)
+		written, err = b.send(args)
 	}
 	if err == nil && testHookBatch != nil {
 		err = testHookBatch(true)

@@ -43,10 +43,9 @@ type batchConn struct {
 }
 
 const (
-	batchStatement     = "loyalty_append_batch"
-	batchLockStatement = "loyalty_lock_batch"
-	replanAfter        = time.Second
-	connectTimeout     = 10 * time.Second
+	batchStatement = "loyalty_append_batch"
+	replanAfter    = time.Second
+	connectTimeout = 10 * time.Second
 )
 
 // newBatchConn is the writer's connection for cfg, or nil when cfg's
@@ -60,52 +59,29 @@ func newBatchConn(cfg *pgx.ConnConfig) *batchConn {
 	return &batchConn{cfg: c}
 }
 
-// run runs batchLockSQL with lock and then batchSQL with args, in one
-// implicit transaction and one round trip (a pipeline), connecting and
-// preparing as needed, and scans batchSQL's rows.
-func (c *batchConn) run(ctx context.Context, lock, args []any, scan func(rowsOf) error) error {
+// query runs batchSQL with args, connecting and preparing as needed.
+func (c *batchConn) query(ctx context.Context, args ...any) (pgx.Rows, error) {
 	if c.conn == nil || c.conn.IsClosed() {
 		connect, cancel := context.WithTimeout(ctx, connectTimeout)
 		conn, err := pgx.ConnectConfig(connect, c.cfg)
 		cancel()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		c.conn, c.prepared = conn, false
 	}
 	if !c.prepared {
-		for name, sql := range map[string]string{batchStatement: batchSQL, batchLockStatement: batchLockSQL} {
-			if _, err := c.conn.Prepare(ctx, name, sql); err != nil {
-				c.drop()
-				return err
-			}
+		if _, err := c.conn.Prepare(ctx, batchStatement, batchSQL); err != nil {
+			c.drop()
+			return nil, err
 		}
 		c.prepared = true
 	}
 	if err := stalePlans(ctx, c.conn, replanAfter); err != nil {
 		c.drop()
-		return err
+		return nil, err
 	}
-	var batch pgx.Batch
-	batch.Queue(batchLockStatement, lock...)
-	batch.Queue(batchStatement, args...)
-	br := c.conn.SendBatch(ctx, &batch)
-	_, err := br.Exec()
-	if err == nil {
-		var rows pgx.Rows
-		if rows, err = br.Query(); err == nil {
-			err = scan(rows)
-			rows.Close()
-			if err == nil {
-				err = rows.Err()
-			}
-		}
-	}
-	// Close reads to the end of the pipeline: the commit's outcome.
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return c.conn.Query(ctx, batchStatement, args...)
 }
 
 // drop closes the connection after an error; the next batch connects anew.
@@ -116,61 +92,53 @@ func (c *batchConn) drop() {
 	}
 }
 
-// send runs batchLockSQL with lock and then batchSQL with args, in one
-// transaction, and returns the balances batchSQL wrote, by entry id: on
-// the writer's own connection with its prepared statements (batchConn,
-// one round trip), or else through the pool planned afresh (exec mode: an
+// send runs batchSQL with args and returns the balances it wrote, by
+// entry id: on the writer's own connection with its prepared statement
+// (batchConn), or else through the pool planned afresh (exec mode: an
 // unnamed statement, so a custom plan; a prepared statement's generic plan,
 // cached when the connection first ran it, would keep the table sizes of
 // that moment for ever, and one made while customers was small joins it
 // by a sequential scan: 0.24x the bare server's rewards once it held
 // 20,000 customers).
-func (b *appendBatch) send(lock, args []any) (map[int64]loyalty.Balance, error) {
-	written := map[int64]loyalty.Balance{}
-	scan := func(rows rowsOf) error {
-		for rows.Next() {
-			var i int32
-			var id, pts, gc, pend int64
-			if err := rows.Scan(&i, &id, &pts, &gc, &pend); err != nil {
-				return err
-			}
-			written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc), Pending: pend}
-		}
-		return rows.Err()
+func (b *appendBatch) send(args []any) (map[int64]loyalty.Balance, error) {
+	type rowsOf interface {
+		Next() bool
+		Scan(...any) error
+		Err() error
 	}
+	var rows rowsOf
+	var closeRows func()
 	if b.conn != nil {
-		err := b.conn.run(context.Background(), lock, args, scan)
+		r, err := b.conn.query(context.Background(), args...)
 		if err != nil {
-			// Lost, or refused (read-only after a failover, say): the next
-			// batch connects anew, where the pool's settings lead.
-			b.conn.drop()
+			return nil, err
 		}
-		return written, err
+		rows, closeRows = r, r.Close
+	} else {
+		r, err := b.db.db.QueryContext(context.Background(), batchSQL, append([]any{pgx.QueryExecModeExec}, args...)...)
+		if err != nil {
+			return nil, err
+		}
+		rows, closeRows = r, func() { r.Close() }
 	}
-	ctx := context.Background()
-	t, err := b.db.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
+	written := map[int64]loyalty.Balance{}
+	var err error
+	for rows.Next() {
+		var i int32
+		var id, pts, gc, pend int64
+		if err = rows.Scan(&i, &id, &pts, &gc, &pend); err != nil {
+			break
+		}
+		written[id] = loyalty.Balance{Points: pts, Giftcard: loyalty.Money(gc), Pending: pend}
 	}
-	defer t.Rollback()
-	if _, err := t.ExecContext(ctx, batchLockSQL, append([]any{pgx.QueryExecModeExec}, lock...)...); err != nil {
-		return nil, err
+	closeRows()
+	if err == nil {
+		err = rows.Err()
 	}
-	rows, err := t.QueryContext(ctx, batchSQL, append([]any{pgx.QueryExecModeExec}, args...)...)
-	if err != nil {
-		return nil, err
+	if err != nil && b.conn != nil {
+		// Lost, or refused (read-only after a failover, say): the next
+		// batch connects anew, where the pool's settings lead.
+		b.conn.drop()
 	}
-	err = scan(rows)
-	rows.Close()
-	if err != nil {
-		return written, err
-	}
-	return written, t.Commit()
-}
-
-// rowsOf is what send scans: pgx's rows or database/sql's.
-type rowsOf interface {
-	Next() bool
-	Scan(...any) error
-	Err() error
+	return written, err
 }

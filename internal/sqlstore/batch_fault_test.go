@@ -100,7 +100,7 @@ func newWriterSite(t *testing.T) writerSite {
 func (w writerSite) writers(t *testing.T) (pids []int) {
 	t.Helper()
 	rows, err := w.db.SQL().QueryContext(ctx, `SELECT pid FROM pg_stat_activity
-		WHERE application_name = $1 AND query LIKE 'WITH RECURSIVE v AS MATERIALIZED%'`, w.app)
+		WHERE application_name = $1 AND query LIKE 'WITH v AS MATERIALIZED%'`, w.app)
 	if err != nil {
 		t.Fatal(err)
 	}

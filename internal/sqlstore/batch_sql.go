@@ -8,27 +8,25 @@ package sqlstore
 // are inserted: an entry and its event commit together or not at all.
 //
 // The batch numbers its events itself (k): it moves each business's
-// event_sequences row past them, the same row the sequencer locks (see
+// event_sequences row past them, holding the row for the rest of this
+// one statement and its commit, the same lock the sequencer takes (see
 // event.go), so the numbers stay consecutive and visible in order. A
 // business's batches were one at a time already (one writer per
 // instance); its transactions, numbered later by the sequencer, never
 // wait for it. The rows must exist (ensureSequences): an UPDATE in a CTE
 // does not see a row inserted by another CTE of the statement.
 //
-// Before its own, the batch numbers the business's events that are
-// committed and still unnumbered (p, q), in id order as the sequencer
-// would: a change of one of its customers written one by one just before
-// (a redeem, say, then a reward) waits for the sequencer, and numbering
-// the batch's events first would put the later change before the earlier
-// in the feed. batchLockSQL runs first in the batch's transaction and
-// takes its customers and sequence rows, so this statement, whose
-// snapshot is taken after, sees every change of those customers that
-// committed before (one that committed while the batch waited for the
-// customer included), and no sequencer numbers the same events meanwhile.
-// The unnumbered events are found by walking their partial index one
-// business key and id at a time (pr, hence RECURSIVE), a plan no stale
-// statistics can turn into a scan of the table or of every business's
-// entries (TestBatchPlanReachesPendingEventsByIndex).
+// Before its own, the batch numbers the business's committed events that
+// are still unnumbered (g, events_number_pending, migration 00071): a
+// change of one of its customers written one by one just before (a
+// redeem, then a reward) waits for the sequencer, and numbering the
+// batch's events first put the later change before the earlier in the
+// feed (TestEventsNumberedInCommitOrder). The function runs once per
+// business after c has taken every customer of the batch (g aggregates
+// x, which joins c), and its statements, unlike this one, each take a
+// snapshot of their own: they see a change that committed while the
+// batch waited for its customer, which this statement's snapshot,
+// taken before, does not.
 //
 // Every join is between the statement's own rows (arrays and CTEs) and
 // the tables are reached by primary key, but whether the planner walks
@@ -36,7 +34,7 @@ package sqlstore
 // how big it believes the table is: the plan the writer runs is at most a
 // second old (batchConn), or made afresh for each batch (send), never one
 // cached when the table was small.
-var batchSQL = `WITH RECURSIVE v AS MATERIALIZED (
+var batchSQL = `WITH v AS MATERIALIZED (
 	SELECT v.* FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[], $7::text[], $8::bigint[],
 		$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::bigint[],
 		$16::bigint[], $17::bigint[], $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::text[],
@@ -75,29 +73,15 @@ var batchSQL = `WITH RECURSIVE v AS MATERIALIZED (
 	FROM unnest($34::integer[], $35::text[], $36::text[], $37::text[], $38::timestamptz[], $39::text[], $40::bigint[])
 		AS x(ord, id, business_id, type, created_at, data, entry_id)
 	JOIN c ON c.ord = x.ord
-), pr(business_id, id) AS (
-	SELECT b.business_id, f.id FROM (SELECT DISTINCT x.business_id FROM x) AS b,
-		LATERAL (SELECT f.id FROM events f WHERE f.business_id = b.business_id AND f.seq IS NULL ORDER BY f.id LIMIT 1) AS f
-	UNION ALL
-	SELECT pr.business_id, f.id FROM pr,
-		LATERAL (SELECT f.id FROM events f WHERE f.business_id = pr.business_id AND f.seq IS NULL AND f.id > pr.id
-			ORDER BY f.id LIMIT 1) AS f
-), p AS MATERIALIZED (
-	SELECT pr.id, pr.business_id, row_number() OVER (PARTITION BY pr.business_id ORDER BY pr.id) AS rn FROM pr
 ), g AS (
-	SELECT x.business_id, count(*) AS n, (SELECT count(*) FROM p WHERE p.business_id = x.business_id) AS pending
-	FROM x GROUP BY x.business_id
+	SELECT x.business_id, count(*) AS n, events_number_pending(x.business_id) AS pending FROM x GROUP BY x.business_id
 ), k AS (
 	UPDATE event_sequences s SET last_seq = s.last_seq + g.pending + g.n
 	FROM g WHERE s.business_id = g.business_id
-	RETURNING s.business_id, s.last_seq - g.pending - g.n AS base, g.pending
-), q AS (
-	UPDATE events SET seq = k.base + p.rn
-	FROM p JOIN k ON k.business_id = p.business_id
-	WHERE events.business_id = p.business_id AND events.id = p.id
+	RETURNING s.business_id, s.last_seq - g.n AS base
 ), e AS (
 	INSERT INTO events (id, business_id, seq, type, created_at, data, entry_id)
-	SELECT x.id, x.business_id, k.base + k.pending + x.rn, x.type, x.created_at, x.data, NULLIF(x.entry_id, 0)
+	SELECT x.id, x.business_id, k.base + x.rn, x.type, x.created_at, x.data, NULLIF(x.entry_id, 0)
 	FROM x JOIN k ON k.business_id = x.business_id
 ), bk AS (
 	-- The baskets of written entries that carry one (tied by ord), and
@@ -114,19 +98,3 @@ var batchSQL = `WITH RECURSIVE v AS MATERIALIZED (
 	JOIN c ON c.ord = bl.ord JOIN v ON v.ord = bl.ord
 )
 SELECT ord, id, points, giftcard, pending_points FROM c`
-
-// batchLockSQL takes, in the batch's transaction before batchSQL, the
-// rows of its customers ($1, $2: business and customer ids) and the
-// event_sequences rows of the businesses its events are of ($3), in a
-// fixed order (two writers' batches never wait on each other in a
-// circle): all customers first, then the sequence rows. Both are taken
-// as the batch's UPDATEs would take them (NO KEY UPDATE: rows that name
-// a customer may still be inserted).
-const batchLockSQL = `WITH cu AS (
-	SELECT 1 FROM customers cu
-	JOIN unnest($1::text[], $2::text[]) AS k(business_id, customer_id) ON cu.business_id = k.business_id AND cu.user_id = k.customer_id
-	ORDER BY cu.business_id, cu.user_id FOR NO KEY UPDATE OF cu
-), s AS (
-	SELECT 1 FROM event_sequences s WHERE s.business_id = ANY($3::text[]) ORDER BY s.business_id FOR NO KEY UPDATE
-)
-SELECT (SELECT count(*) FROM cu), (SELECT count(*) FROM s)`
