@@ -75,3 +75,8 @@ func TierTotalsSQL(n int) string {
 	in, _ := placeholders([]any{nil, nil, nil}, make([]string, n))
 	return tierTotalsSQL(in)
 }
+
+// UnsequencedSQL are the queries that find a business's first unnumbered
+// event ($1 the business) and the businesses with unnumbered events ($1
+// how many).
+func UnsequencedSQL() (first, businesses string) { return firstUnsequenced, unsequencedBusinesses }

@@ -374,3 +374,68 @@ func TestPendingEventsReachedByIndex(t *testing.T) {
 	}
 	exec(`RESET plan_cache_mode`)
 }
+
+// TestUnsequencedFoundByIndex: the sequencer's two reads (is anything of
+// this business unnumbered, at every GET /events; which businesses have
+// something unnumbered, every round of the background sequencer) walk the
+// unnumbered events' partial index, custom plan or generic, with
+// statistics taken while every event was unnumbered: a plain condition on
+// seq was then a scan of the whole events table each time.
+func TestUnsequencedFoundByIndex(t *testing.T) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
+		t.Skip("PostgreSQL's planner; LOYALTY_TEST_POSTGRES=off")
+	}
+	db := testenv.Open(t, sqlstore.Postgres)
+	biz := createBusiness(t, db, "")
+	for _, q := range []string{
+		`INSERT INTO events (id, business_id, seq, type, created_at, data)
+			SELECT md5(g::text), $1, NULL, 'customer.created', now(), '{}' FROM generate_series(1, 500) g`,
+		`ANALYZE events`,
+		`UPDATE events SET seq = n.rn FROM (SELECT id, row_number() OVER (ORDER BY id) AS rn FROM events WHERE business_id = $1) AS n
+			WHERE events.id = n.id`,
+		`INSERT INTO events (id, business_id, seq, type, created_at, data)
+			SELECT md5(g::text), $1, g, 'transaction.created', now(), '{}' FROM generate_series(1000, 20000) g`,
+		`INSERT INTO event_sequences (business_id, last_seq) VALUES ($1, 20000)`,
+	} {
+		var args []any
+		if strings.Contains(q, "$1") {
+			args = append(args, biz.BusinessID)
+		}
+		if _, err := db.SQL().ExecContext(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, businesses := sqlstore.UnsequencedSQL()
+	conn := genericPlans(t, db)
+	for name, q := range map[string]string{"first": first, "businesses": businesses} {
+		if _, err := conn.ExecContext(ctx, `PREPARE `+name+` AS `+q); err != nil {
+			t.Fatal(err)
+		}
+		defer conn.ExecContext(ctx, `DEALLOCATE `+name)
+	}
+	for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+		if _, err := conn.ExecContext(ctx, `SET plan_cache_mode = `+mode); err != nil {
+			t.Fatal(err)
+		}
+		for _, run := range []string{`EXECUTE first('` + biz.BusinessID + `')`, `EXECUTE businesses(100)`} {
+			p := explain(t, conn, `EXPLAIN `+run)
+			if strings.Contains(p, "Seq Scan on events") || !strings.Contains(p, "using events_pending") {
+				t.Errorf("%s (%s) does not walk the unnumbered events' index:\n%s", run, mode, p)
+			}
+		}
+	}
+	// What they find.
+	if n, err := db.SequenceEvents(ctx, biz.BusinessID); err != nil || n != 0 {
+		t.Fatalf("SequenceEvents = %d, %v; nothing is unnumbered", n, err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `INSERT INTO events (id, business_id, seq, type, created_at, data)
+		VALUES ('zz-pending', $1, NULL, 'customer.updated', now(), '{}')`, biz.BusinessID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.UnsequencedBusinesses(ctx, 10); err != nil || !slices.Equal(got, []string{biz.BusinessID}) {
+		t.Fatalf("UnsequencedBusinesses = %v, %v; want [%s]", got, err, biz.BusinessID)
+	}
+	if n, err := db.SequenceEvents(ctx, biz.BusinessID); err != nil || n != 1 {
+		t.Fatalf("SequenceEvents = %d, %v; want the one unnumbered event", n, err)
+	}
+}
