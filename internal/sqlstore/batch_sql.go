@@ -26,7 +26,11 @@ package sqlstore
 // x, which joins c), and its statements, unlike this one, each take a
 // snapshot of their own: they see a change that committed while the
 // batch waited for its customer, which this statement's snapshot,
-// taken before, does not.
+// taken before, does not. It takes each business's sequence row, in
+// the order of the businesses' ids (b is sorted; a hashed aggregate
+// would hand them out in hash order), so that two instances' batches
+// sharing businesses never wait on each other in a circle
+// (TestBatchPlanTakesSequencesInOrder).
 //
 // Every join is between the statement's own rows (arrays and CTEs) and
 // the tables are reached by primary key, but whether the planner walks
@@ -74,7 +78,8 @@ var batchSQL = `WITH v AS MATERIALIZED (
 		AS x(ord, id, business_id, type, created_at, data, entry_id)
 	JOIN c ON c.ord = x.ord
 ), g AS (
-	SELECT x.business_id, count(*) AS n, events_number_pending(x.business_id) AS pending FROM x GROUP BY x.business_id
+	SELECT b.business_id, b.n, events_number_pending(b.business_id) AS pending
+	FROM (SELECT x.business_id, count(*) AS n FROM x GROUP BY x.business_id ORDER BY x.business_id OFFSET 0) AS b
 ), k AS (
 	UPDATE event_sequences s SET last_seq = s.last_seq + g.pending + g.n
 	FROM g WHERE s.business_id = g.business_id

@@ -439,3 +439,39 @@ func TestUnsequencedFoundByIndex(t *testing.T) {
 		t.Fatalf("SequenceEvents = %d, %v; want the one unnumbered event", n, err)
 	}
 }
+
+// TestBatchPlanTakesSequencesInOrder: the batch takes its businesses'
+// event_sequences rows (in events_number_pending, once per business) in
+// the order of their ids, as it takes its customers in theirs, so that
+// the batches of two instances sharing businesses never wait on each
+// other in a circle (PostgreSQL would end one after a second and its
+// entries would go one by one). A hashed aggregate hands the businesses
+// out in hash order.
+func TestBatchPlanTakesSequencesInOrder(t *testing.T) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
+		t.Skip("PostgreSQL's planner; LOYALTY_TEST_POSTGRES=off")
+	}
+	db := testenv.Open(t, sqlstore.Postgres)
+	conn := genericPlans(t, db)
+	if _, err := conn.ExecContext(ctx, `PREPARE batch AS `+sqlstore.BatchSQL()); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `DEALLOCATE batch`)
+	for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+		if _, err := conn.ExecContext(ctx, `SET plan_cache_mode = `+mode); err != nil {
+			t.Fatal(err)
+		}
+		p := explain(t, conn, `EXPLAIN VERBOSE EXECUTE batch(`+strings.Repeat("NULL, ", 56)+`NULL)`)
+		start := strings.Index(p, "CTE g\n")
+		if start < 0 {
+			t.Fatalf("no CTE g in the plan:\n%s", p)
+		}
+		g := p[start+len("CTE g\n"):]
+		if end := strings.Index(g, "CTE "); end >= 0 {
+			g = g[:end]
+		}
+		if !strings.Contains(g, "events_number_pending(") || !strings.Contains(g, "Sort Key: x") || strings.Contains(g, "HashAggregate") {
+			t.Errorf("%s: the batch does not number its businesses in the order of their ids:\n%s", mode, g)
+		}
+	}
+}
