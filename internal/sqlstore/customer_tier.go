@@ -121,18 +121,23 @@ func (d *DB) TiersToRoll(ctx context.Context, since time.Time, limit int) ([]str
 
 // textColumn runs a query of one text column and returns its values.
 func textColumn(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	return column[string](ctx, q, query, args...)
+}
+
+// column runs a query of one column and returns its values.
+func column[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, dbError(err)
 	}
 	defer rows.Close()
-	var out []string
+	var out []T
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		var v T
+		if err := rows.Scan(&v); err != nil {
 			return nil, dbError(err)
 		}
-		out = append(out, s)
+		out = append(out, v)
 	}
 	return out, dbError(rows.Err())
 }

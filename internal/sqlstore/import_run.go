@@ -39,21 +39,8 @@ func (d *DB) StartImport(ctx context.Context, businessID string, id int64) (loya
 
 // DueImports returns the ids of imports a worker may take at now.
 func (d *DB) DueImports(ctx context.Context, now time.Time, limit int) ([]int64, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id FROM imports WHERE status = $1 OR (status = $2 AND lease_until <= $3)
+	return column[int64](ctx, d.db, `SELECT id FROM imports WHERE status = $1 OR (status = $2 AND lease_until <= $3)
 		ORDER BY id LIMIT $4`, loyalty.ImportQueued, loyalty.ImportRunning, now.UTC(), limit)
-	if err != nil {
-		return nil, dbError(err)
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, dbError(err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, dbError(rows.Err())
 }
 
 // importQueue is the imports as a lease queue: a queued import is due at

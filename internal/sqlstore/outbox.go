@@ -63,21 +63,7 @@ const dueMessagesSQL = `SELECT id FROM (
 // condition with OR, ordered by id, was read on a table never analysed
 // by walking every message ever sent in id order.
 func (d *DB) DueMessages(ctx context.Context, now time.Time, limit int) ([]int64, error) {
-	now = now.UTC()
-	rows, err := d.db.QueryContext(ctx, dueMessagesSQL, outboxPending, now, limit)
-	if err != nil {
-		return nil, dbError(err)
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, dbError(err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, dbError(rows.Err())
+	return column[int64](ctx, d.db, dueMessagesSQL, outboxPending, now.UTC(), limit)
 }
 
 // ClaimMessage leases a due message. The condition in the UPDATE decides
