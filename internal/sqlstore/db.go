@@ -185,6 +185,11 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 		w.SetMaxOpenConns(1)
 		w.SetMaxIdleConns(1)
 		w.SetConnMaxIdleTime(0)
+		if err := dropLeftSamples(ctx, w); err != nil {
+			db.Close()
+			w.Close()
+			return nil, fmt.Errorf("sqlite sample statistics (stats.go): %w", err)
+		}
 		d.db, d.wdb, d.dialect = db, w, SQLite
 	}
 	if d.wdb == nil {
