@@ -2,6 +2,7 @@ package loyalty
 
 import (
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -228,7 +229,13 @@ func (p *program) evaluate(s *sale, explain bool) Earning {
 	if book == nil {
 		book = compileRules(p.earning)
 	}
-	cands := make([]candidate, 0, len(book.rules)+1+len(p.offers))
+	held := candidates.Get().(*[]candidate)
+	cands := slices.Grow((*held)[:0], len(book.rules)+1+len(p.offers))
+	defer func() {
+		clear(cands) // nothing of this sale stays reachable from the pool
+		*held = cands[:0]
+		candidates.Put(held)
+	}()
 	for i := range book.rules[:book.split] {
 		cands = append(cands, book.rules[i].candidate())
 	}
@@ -319,13 +326,20 @@ func (p *program) evaluate(s *sale, explain bool) Earning {
 	}
 	// The rules that applied are on every reward's reply; why the others
 	// did not, only when explaining.
-	out.Applied = make([]Outcome, 0, 4)
+	listed := func(c *candidate) bool { return c.applied && !(c.kind == kindEarning && c.points == 0) }
+	n := 0
+	for i := range cands {
+		if listed(&cands[i]) {
+			n++
+		}
+	}
+	out.Applied = make([]Outcome, 0, n)
 	if explain {
-		out.NotApplied = make([]Outcome, 0, len(cands))
+		out.NotApplied = make([]Outcome, 0, len(cands)-n)
 	}
 	for i := range cands {
 		c := &cands[i]
-		if c.applied && !(c.kind == kindEarning && c.points == 0) {
+		if listed(c) {
 			out.Applied = append(out.Applied, p.outcome(c))
 		} else if explain {
 			out.NotApplied = append(out.NotApplied, p.outcome(c))
@@ -333,6 +347,11 @@ func (p *program) evaluate(s *sale, explain bool) Earning {
 	}
 	return out
 }
+
+// candidates keeps evaluate's candidates between sales: for a business
+// with 50 rules they were 10 KB of every reward's garbage, the engine's
+// most.
+var candidates = sync.Pool{New: func() any { return new([]candidate) }}
 
 // covers reports whether the candidate's qualifying lines hold line j.
 func (c *candidate) covers(j int) bool { return c.mask == nil || c.mask[j] }
