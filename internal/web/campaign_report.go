@@ -67,11 +67,7 @@ func (s *Server) campaignReport(w http.ResponseWriter, r *http.Request, a loyalt
 	if err != nil {
 		return err
 	}
-	b, err := s.consoleBusiness(r, a)
-	if err != nil {
-		return err
-	}
-	loc, err := s.location(r, a)
+	b, loc, err := s.businessIn(r, a)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 	"github.com/loyalty/loyalty/internal/oauth"
@@ -132,6 +133,17 @@ func (s *Server) consoleBusiness(r *http.Request, a loyalty.Actor) (loyalty.Busi
 		return b, nil
 	}
 	return s.Store.Business(r.Context(), a.BusinessID)
+}
+
+// businessIn is the console's business and its time zone, which the
+// pages that show or take times in the business's day read together.
+func (s *Server) businessIn(r *http.Request, a loyalty.Actor) (loyalty.Business, *time.Location, error) {
+	loc, err := s.location(r, a)
+	if err != nil {
+		return loyalty.Business{}, nil, err
+	}
+	b, err := s.consoleBusiness(r, a)
+	return b, loc, err
 }
 
 // actor returns who the browser is signed in to the console as: the

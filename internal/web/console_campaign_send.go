@@ -40,11 +40,7 @@ func (s *Server) renderSend(w http.ResponseWriter, r *http.Request, a loyalty.Ac
 		redirect(w, "/business/campaigns/"+strconv.FormatInt(row.ID, 10))
 		return nil
 	}
-	loc, err := s.location(r, a)
-	if err != nil {
-		return err
-	}
-	b, err := s.consoleBusiness(r, a)
+	b, loc, err := s.businessIn(r, a)
 	if err != nil {
 		return err
 	}
@@ -100,11 +96,7 @@ func (s *Server) campaignSend(w http.ResponseWriter, r *http.Request, a loyalty.
 	var at time.Time
 	later := r.PostForm.Get("when") == "later"
 	if later {
-		loc, err := s.location(r, a)
-		if err != nil {
-			return err
-		}
-		b, err := s.consoleBusiness(r, a)
+		b, loc, err := s.businessIn(r, a)
 		if err != nil {
 			return err
 		}

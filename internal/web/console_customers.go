@@ -65,17 +65,13 @@ func (s *Server) customerSearch(w http.ResponseWriter, r *http.Request, a loyalt
 	in := console.CustomerSearch{Query: q.Get("q"), Tier: q.Get("tier"), Enabled: q.Get("enabled"),
 		JoinedFrom: q.Get("joined_from"), JoinedTo: q.Get("joined_to")}
 	in.Page, _ = strconv.Atoi(q.Get("page"))
-	prof, err := s.businessProfile(r, a)
-	if err != nil {
-		return err
-	}
-	b, err := s.consoleBusiness(r, a)
+	b, loc, err := s.businessIn(r, a)
 	if err != nil {
 		return err
 	}
 	v := s.consoleView(r, a, "Customers")
 	v.Form = map[string]string{"q": in.Query, "tier": in.Tier, "enabled": in.Enabled, "joined_from": in.JoinedFrom, "joined_to": in.JoinedTo}
-	res, err := s.Desk.Search(r.Context(), a, in, prof.Location())
+	res, err := s.Desk.Search(r.Context(), a, in, loc)
 	status := http.StatusOK
 	if e, ok := err.(*loyalty.Error); ok && e.Code == loyalty.EInvalid {
 		v.Fields, v.Error, status = e.Fields, "Please correct the filters marked below.", httpapi.StatusOf(e.Code)

@@ -66,11 +66,7 @@ func (s *Server) exportCustomers(w http.ResponseWriter, r *http.Request, a loyal
 	q := r.URL.Query()
 	in := console.CustomerSearch{Query: q.Get("q"), Tier: q.Get("tier"), Enabled: q.Get("enabled"),
 		JoinedFrom: q.Get("joined_from"), JoinedTo: q.Get("joined_to")}
-	loc, err := s.location(r, a)
-	if err != nil {
-		return err
-	}
-	b, err := s.consoleBusiness(r, a)
+	b, loc, err := s.businessIn(r, a)
 	if err != nil {
 		return err
 	}
@@ -91,11 +87,7 @@ func (s *Server) exportCustomers(w http.ResponseWriter, r *http.Request, a loyal
 
 func (s *Server) exportLedger(w http.ResponseWriter, r *http.Request, a loyalty.Actor) error {
 	q := r.URL.Query()
-	loc, err := s.location(r, a)
-	if err != nil {
-		return err
-	}
-	b, err := s.consoleBusiness(r, a)
+	b, loc, err := s.businessIn(r, a)
 	if err != nil {
 		return err
 	}
