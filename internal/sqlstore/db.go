@@ -188,7 +188,7 @@ func OpenWith(ctx context.Context, dsn string, o Options) (*DB, error) {
 		if err := dropLeftSamples(ctx, w); err != nil {
 			db.Close()
 			w.Close()
-			return nil, fmt.Errorf("sqlite sample statistics (stats.go): %w", err)
+			return nil, fmt.Errorf("open sqlite: clear its sample statistics: %w", err)
 		}
 		d.db, d.wdb, d.dialect = db, w, SQLite
 	}
