@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -58,17 +57,10 @@ func (s *benchSite) business(b *testing.B) loyalty.Business {
 
 // do sends one request and fails on any status but 200.
 func (s *benchSite) do(method, path, body string) error {
-	var r io.Reader
-	if body != "" {
-		r = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, s.base+path, r)
+	req, err := s.request(method, path, body)
 	if err != nil {
 		return err
 	}
-	req.Header.Set("X-Application-Key", s.key)
-	req.Header.Set("Authorization", "Bearer "+s.token)
-	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return err

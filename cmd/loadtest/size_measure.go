@@ -214,21 +214,31 @@ func seedSizeSite(ctx context.Context, s *sizeSite, pg bool) error {
 	return nil
 }
 
-// call sends a request with the site's credentials and decodes a 200's
-// body into out.
-func (s *site) call(method, path, body string, out any) error {
+// request is a request of the site's API with its application key and
+// token, body (if any) as JSON.
+func (s *site) request(method, path, body string) (*http.Request, error) {
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
 	}
 	req, err := http.NewRequest(method, s.base+path, r)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Header.Set("X-Application-Key", s.key)
 	req.Header.Set("Authorization", "Bearer "+s.token)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// call sends a request with the site's credentials and decodes a 200's
+// body into out.
+func (s *site) call(method, path, body string, out any) error {
+	req, err := s.request(method, path, body)
+	if err != nil {
+		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
