@@ -231,7 +231,8 @@ func (k *TierKeeper) walk(ctx context.Context, businessID string, seq int64, ski
 
 // movers lists, once each and in order of their first event, the
 // customers of a page's transaction events (the ones whose tier totals
-// moved), each with the latest of its entries in the page. An event that
+// moved), each with the latest of its entries in the page as the events
+// name them, and the last the page shows written. An event that
 // names its entry (loyalty.EventQuery.Refs) has the entry's customer.
 func (k *TierKeeper) movers(ctx context.Context, businessID string, page []loyalty.Event) ([]loyalty.TierMove, error) {
 	var entries []int64
@@ -270,12 +271,15 @@ func (k *TierKeeper) movers(ctx context.Context, businessID string, page []loyal
 		if id == "" {
 			continue
 		}
-		if i, ok := at[id]; ok {
-			out[i].EntryID = data.ID
-			continue
+		i, ok := at[id]
+		if !ok {
+			i, at[id] = len(out), len(out)
+			out = append(out, loyalty.TierMove{CustomerID: id})
 		}
-		at[id] = len(out)
-		out = append(out, loyalty.TierMove{CustomerID: id, EntryID: data.ID})
+		out[i].EntryID = data.ID
+		if e.Type == loyalty.EventTransactionCreated {
+			out[i].Written, out[i].WrittenAt = data.ID, e.CreatedAt
+		}
 	}
 	return out, nil
 }

@@ -63,6 +63,9 @@ type TierKeepTx interface {
 	// TierTotalsOf sums each customer's tier spend, points and visits in
 	// [from, to); a customer without entries there is left out.
 	TierTotalsOf(ctx context.Context, businessID string, ids []string, from, to time.Time) (map[string]TierTotals, error)
+	// LatestEntry is a customer's latest ledger entry whose intent is not
+	// one of skip: the last by creation time, then id (0 for none).
+	LatestEntry(ctx context.Context, businessID, customerID string, skip []string) (id int64, at time.Time, err error)
 	// CustomerTiers reads what the keeper holds for these customers in a
 	// program; a customer without a row is left out.
 	CustomerTiers(ctx context.Context, businessID string, tierID int64, ids []string) (map[string]CustomerTier, error)
@@ -209,12 +212,42 @@ type entryRefJSON struct {
 	ID int64 `json:"id"`
 }
 
-// TierMove is a customer whose transactions moved the tier totals, and
-// the latest of those transactions (its ledger entry's id), which a
-// tier.changed event of the move names.
+// TierMove is a customer whose transactions, in a page of the feed, moved
+// the tier totals.
 type TierMove struct {
 	CustomerID string
-	EntryID    int64
+	// EntryID is the latest of those transactions as the feed names it
+	// (a cancellation's event names the entry cancelled), which a
+	// tier.changed event of the move names.
+	EntryID int64
+	// Written is the last of the customer's entries whose
+	// transaction.created the page holds (0 for none), and WrittenAt its
+	// time.
+	Written   int64
+	WrittenAt time.Time
+}
+
+// unfollowed are the intents of the entries the keeper does not follow:
+// their events are not transaction.created but points.activated and
+// points.expired, and a tier.changed never names them.
+var unfollowed = []string{IntentActivation, IntentExpiry}
+
+// cause is the transaction a change of m's customer names: the move's,
+// unless the customer's latest entry the keeper follows is newer than the
+// page's last (by time, then id), which is then named. The totals count
+// every entry committed, the page shows those the feed had numbered when
+// the keeper read it: a customer's next reward, committed in between,
+// brought the change (naming the page's would name a reward short of the
+// level), and its own page finds the level announced already.
+func (m TierMove) cause(ctx context.Context, tx TierKeepTx, businessID string) (int64, error) {
+	id, at, err := tx.LatestEntry(ctx, businessID, m.CustomerID, unfollowed)
+	if err != nil || id == 0 || id == m.Written {
+		return m.EntryID, err
+	}
+	if at.After(m.WrittenAt) || at.Equal(m.WrittenAt) && id > m.Written {
+		return id, nil
+	}
+	return m.EntryID, nil
 }
 
 // announce records a customer's change of level from one index to
@@ -241,7 +274,8 @@ func (t Tier) announce(ctx context.Context, tx Tx, customerID string, from, to i
 
 // KeepTiers announces, in tx and at now, the customers whose level their
 // transactions moved (each once in moves): those whose level held now
-// differs from the one last announced, naming the move's transaction. It
+// differs from the one last announced, naming the move's transaction, or
+// the latest counted when it is newer than the page (TierMove.cause). It
 // returns how many changed, or ErrTierRollPending while a period end of
 // the program is due and not done.
 func KeepTiers(ctx context.Context, tx Tx, businessID string, tierID int64, now time.Time, moves []TierMove) (int, error) {
@@ -279,7 +313,11 @@ func KeepTiers(ctx context.Context, tx Tx, businessID string, tierID int64, now 
 		if level == was {
 			continue
 		}
-		if err := t.announce(ctx, tx, id, was, level, TierChangeActivity, now, m.EntryID); err != nil {
+		cause, err := m.cause(ctx, tx, businessID)
+		if err != nil {
+			return changed, err
+		}
+		if err := t.announce(ctx, tx, id, was, level, TierChangeActivity, now, cause); err != nil {
 			return changed, err
 		}
 		ct.Known, ct.LevelID, ct.PreviousID, ct.ChangedAt = true, t.levelID(level), t.levelID(was), now

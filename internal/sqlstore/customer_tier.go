@@ -51,6 +51,27 @@ func (t *tx) TierTotalsOf(ctx context.Context, businessID string, ids []string, 
 	return tierTotalsOf(ctx, t.Tx, businessID, ids, from, to)
 }
 
+// LatestEntry is a customer's latest entry whose intent is not one of
+// skip, by creation time then id. The customer's entries are read first,
+// by the customer's index: ordered by time, PostgreSQL's planner with
+// stale statistics would walk the business's entries by its creation
+// index (see tierTotalsSQL).
+func (t *tx) LatestEntry(ctx context.Context, businessID, customerID string, skip []string) (int64, time.Time, error) {
+	not, args := placeholders([]any{businessID, customerID}, skip)
+	if len(skip) == 0 {
+		not = "''"
+	}
+	var id int64
+	var at sql.NullTime
+	err := t.QueryRowContext(ctx, `WITH mine AS MATERIALIZED (
+		SELECT id, intent, created_at FROM transactions WHERE business_id = $1 AND customer_id = $2)
+	SELECT id, created_at FROM mine WHERE intent NOT IN (`+not+`) ORDER BY created_at DESC, id DESC LIMIT 1`, args...).Scan(&id, &at)
+	if err == sql.ErrNoRows {
+		return 0, time.Time{}, nil
+	}
+	return id, at.Time.UTC(), dbError(err)
+}
+
 // CustomerTiers reads the keeper's rows of these customers in a program.
 func (d *DB) CustomerTiers(ctx context.Context, businessID string, tierID int64, ids []string) (map[string]loyalty.CustomerTier, error) {
 	return customerTiers(ctx, d.db, businessID, tierID, ids)

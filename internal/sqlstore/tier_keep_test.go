@@ -319,6 +319,64 @@ func TestTierKeeperAnnouncesMoves(t *testing.T) {
 	})
 }
 
+// rewardAfterRead is the keeper's store, which runs then (once) right
+// after the keeper has read a page of the feed: a reward committed
+// between the keeper's read of the feed and its count.
+type rewardAfterRead struct {
+	*sqlstore.DB
+	then func()
+}
+
+func (s *rewardAfterRead) Events(ctx context.Context, businessID string, q loyalty.EventQuery) ([]loyalty.Event, error) {
+	page, err := s.DB.Events(ctx, businessID, q)
+	if then := s.then; then != nil && len(page) > 0 {
+		s.then = nil
+		then()
+	}
+	return page, err
+}
+
+// TestTierKeeperNamesTheRewardItCounted: the keeper reads a page holding
+// a reward short of Silver, and the customer's next reward, which reaches
+// Silver, commits before the keeper counts the totals. The tier.changed
+// names that next reward, the one that brought the level (it once named
+// the first: e2e TestTierChangedWithItsTransaction failed so under
+// -race), and the next page, holding it, announces nothing again. A
+// cancellation's change still names the cancelled reward.
+func TestTierKeeperNamesTheRewardItCounted(t *testing.T) {
+	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
+		jan := time.Date(2027, time.January, 1, 0, 0, 0, 0, time.UTC)
+		w := newTierWorld(t, db, jan, loyalty.TierInput{})
+		store := &rewardAfterRead{DB: db}
+		w.keeper = &events.TierKeeper{Store: store, Clock: func() time.Time { return w.now }}
+		c := w.customer("racer@x.example")
+		w.at(jan.Add(time.Hour))
+		w.keep()
+		small := w.ledger.at(w.now, c, tierReward(4000))
+		var lift loyalty.Transaction
+		store.then = func() { lift = w.ledger.at(w.now, c, tierReward(8000)) }
+		w.keep()
+		if lift.ID == 0 {
+			t.Fatal("the keeper read no page")
+		}
+		w.keep()
+		if got, causes := strings.Join(w.changes(c), ", "), w.causes(c); got != "Member>Silver (activity)" || !slices.Equal(causes, []int64{lift.ID}) {
+			t.Fatalf("changes %q naming %v; want Member>Silver once, naming the reward that reached it (%d, not %d)", got, causes, lift.ID, small.ID)
+		}
+		// A cancellation, counted with the page that shows it, names the
+		// reward cancelled.
+		w.at(jan.Add(2 * time.Hour))
+		if _, err := w.ledger.svc.Cancel(ctx, w.ledger.b, lift.ID); err != nil {
+			t.Fatal(err)
+		}
+		w.keep()
+		if got, causes := strings.Join(w.changes(c), ", "), w.causes(c); got != "Member>Silver (activity), Silver>Member (activity)" ||
+			!slices.Equal(causes, []int64{lift.ID, lift.ID}) {
+			t.Errorf("after the cancellation: changes %q naming %v; want back to Member naming %d", got, causes, lift.ID)
+		}
+	})
+}
+
 // TestTierKeeperCatchUp: a reader of the feed catches the keeper up
 // (TierKeeper.CatchUp) while another keeper (another instance) holds the
 // business's cursor: it announces what the events past the cursor moved
