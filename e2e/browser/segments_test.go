@@ -163,6 +163,10 @@ func TestSegmentForm(t *testing.T) {
 				t.Errorf("the count with visits from 5 to 2 says %q", got)
 			}
 			o.typeIn("not_visited_days", "sixty")
+			// The count answers the change before Save is pressed: its
+			// answer reflows the bar Save sits in, and a click aimed
+			// while it moves can miss the button (as CI saw on a phone).
+			o.waitText("#count-problems", "whole number")
 			o.submitTo("#save", "segment_form", "/business/segments/")
 			if got := o.text("#visits_max-error"); !strings.Contains(got, "The most visits must be at least the fewest visits.") {
 				t.Errorf("visits from 5 to 2: %q beside the most visits", got)
