@@ -1,10 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/loyalty/loyalty/internal/loyalty"
 )
@@ -42,14 +44,29 @@ func StatusOf(code string) int {
 	return http.StatusInternalServerError
 }
 
-// writeJSON writes v as the JSON body with the given status.
+// writeJSON writes v as the JSON body with the given status: what
+// json.Marshal gives, and a newline. It is encoded into a pooled buffer,
+// where json.Marshal would copy every answer into a new one.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":{"status_code":500,"message":"Internal error.","description":"The response could not be encoded."}}`)
+	buf := answerBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledAnswer {
+			answerBuffers.Put(buf)
+		}
+	}()
+	if err := json.NewEncoder(buf).Encode(v); err != nil {
+		writeRaw(w, http.StatusInternalServerError, []byte(`{"error":{"status_code":500,"message":"Internal error.","description":"The response could not be encoded."}}`+"\n"))
+		return
 	}
-	writeRaw(w, status, append(b, '\n'))
+	writeRaw(w, status, buf.Bytes())
 }
+
+// answerBuffers hold the answers writeJSON encodes; one that grew past
+// maxPooledAnswer (a long page of a list) is left to the collector.
+var answerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledAnswer = 64 << 10
 
 // errorTitles are the short descriptions of each status.
 var errorTitles = map[int]string{

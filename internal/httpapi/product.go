@@ -295,9 +295,10 @@ type appliedJSON struct {
 // appliedOf lists the rules that applied, with the points each gave.
 func appliedOf(outs []loyalty.Outcome) []appliedJSON {
 	applied := make([]appliedJSON, len(outs))
+	points := make([]int64, len(outs)) // one allocation for every rule's points
 	for i, a := range outs {
-		points := a.Points
-		applied[i] = appliedJSON{RuleID: a.RuleID, Name: a.Name, Points: &points, Reason: a.Reason}
+		points[i] = a.Points
+		applied[i] = appliedJSON{RuleID: a.RuleID, Name: a.Name, Points: &points[i], Reason: a.Reason}
 	}
 	return applied
 }

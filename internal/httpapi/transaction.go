@@ -132,7 +132,7 @@ func writeTransaction(w http.ResponseWriter, t loyalty.Transaction) error {
 		applied := appliedOf(t.Applied)
 		out.Applied = &applied
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	writeJSON(w, http.StatusOK, dataJSON[transactionJSON]{Data: out})
 	return nil
 }
 

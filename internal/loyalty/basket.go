@@ -80,13 +80,21 @@ func (b *Basket) Total() Money {
 	return t
 }
 
+// ProductRef is what a basket's line takes of the live product its SKU
+// names: the product, its category and its tags (a gift card is one
+// tagged GiftCardTag).
+type ProductRef struct {
+	ID         int64
+	CategoryID int64 // 0: uncategorised
+	Tags       []string
+}
+
 // basket reads a reward's basket fields, with no I/O: nil when it sent
 // none. Each refusal names its field (items.3.price).
 func (in *TransactionInput) basket(v Validation) *Basket {
 	if !in.Items.Set && !in.Tax.Set && !in.Shipping.Set && !in.Channel.Set {
 		return nil
 	}
-	b := &Basket{Lines: []BasketLine{}}
 	items, _ := in.Items.Value()
 	if in.Items.Set && (in.Items.Null || len(items) == 0) {
 		v.Add("items", "The items must hold at least one line: {sku, quantity, price}.")
@@ -95,45 +103,51 @@ func (in *TransactionInput) basket(v Validation) *Basket {
 		v.Add("items", "A basket may hold at most "+itoa(maxBasketLines)+" lines.")
 		items = nil
 	}
+	b := &Basket{Lines: make([]BasketLine, 0, len(items))}
 	for i, it := range items {
-		f := "items." + itoa(i) + "."
-		l := BasketLine{}
+		// A line's field names are written only for its errors.
+		field := func(name string) string { return "items." + itoa(i) + "." + name }
+		l, bad := BasketLine{}, false
 		sku, ok := it.SKU.Value()
 		switch sku = strings.TrimSpace(sku); {
 		case !ok || sku == "":
-			v.Add(f+"sku", "The sku field is required.")
+			v.Add(field("sku"), "The sku field is required.")
 		case len(sku) > maxSKU:
-			v.Add(f+"sku", "The sku may not be greater than "+itoa(maxSKU)+" characters.")
+			v.Add(field("sku"), "The sku may not be greater than "+itoa(maxSKU)+" characters.")
 		default:
 			l.SKU = sku
 		}
 		if q, ok := it.Quantity.Value(); !it.Quantity.Set {
 			l.Quantity = 1
 		} else if !ok || q < 1 || q > maxQuantity {
-			v.Add(f+"quantity", "The quantity must be a whole number from 1 to "+itoa(maxQuantity)+".")
+			v.Add(field("quantity"), "The quantity must be a whole number from 1 to "+itoa(maxQuantity)+".")
+			bad = true
 		} else {
 			l.Quantity = q
 		}
 		if p, ok := it.Price.Value(); !ok || p < 0 || p > MaxMoney {
-			v.Add(f+"price", "The price field is required: the unit price, 0 or more.")
+			v.Add(field("price"), "The price field is required: the unit price, 0 or more.")
+			bad = true
 		} else {
 			l.Price = p
 		}
 		if d, ok := it.Discount.Value(); it.Discount.Set && (!ok || d < 0) {
-			v.Add(f+"discount", "The discount must be an amount of 0 or more, off the whole line.")
+			v.Add(field("discount"), "The discount must be an amount of 0 or more, off the whole line.")
+			bad = true
 		} else {
 			l.Discount = d
 		}
-		if !v.Has(f+"price") && !v.Has(f+"quantity") && !v.Has(f+"discount") && l.Total() < 0 {
-			v.Add(f+"discount", "The discount may not be more than the line's price times its quantity.")
+		if !bad && l.Total() < 0 {
+			v.Add(field("discount"), "The discount may not be more than the line's price times its quantity.")
 		}
 		b.Lines = append(b.Lines, l)
 	}
-	for field, o := range map[string]Opt[Money]{"tax": in.Tax, "shipping": in.Shipping} {
-		if m, ok := o.Value(); ok && (m < 0 || m > MaxMoney) {
-			v.Add(field, "The "+field+" must be an amount of 0 or more.")
-		} else if o.Null {
-			v.Add(field, "The "+field+" must be an amount of 0 or more.")
+	for _, o := range [...]struct {
+		field string
+		opt   Opt[Money]
+	}{{"tax", in.Tax}, {"shipping", in.Shipping}} {
+		if m, ok := o.opt.Value(); (ok && (m < 0 || m > MaxMoney)) || o.opt.Null {
+			v.Add(o.field, "The "+o.field+" must be an amount of 0 or more.")
 		}
 	}
 	b.Tax, b.Shipping = in.Tax.V, in.Shipping.V
@@ -179,9 +193,9 @@ type RewardReader interface {
 
 // BasketReader reads what a basket's SKUs name.
 type BasketReader interface {
-	// ProductsBySKU returns the live products of a business with those
-	// SKUs, by SKU: their ID, SKU, CategoryID and Tags (no more).
-	ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]Product, error)
+	// ProductsBySKU returns what a basket takes of the live products of
+	// a business with those SKUs, by SKU.
+	ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]ProductRef, error)
 }
 
 // resolveBasket ties each line to the product its SKU names now, and

@@ -229,6 +229,7 @@ func (b *appendBatch) write(batch []*pendingAppend) {
 		text[k] = make([]string, n)
 	}
 	var bk basketArrays
+	bk.reserve(batch)
 	for i, p := range batch {
 		e := p.e
 		bk.add(int32(i), e)

@@ -15,6 +15,26 @@ type basketArrays struct {
 	}
 }
 
+// reserve sizes the arrays for the batch's baskets, so that add never
+// grows them.
+func (a *basketArrays) reserve(batch []*pendingAppend) {
+	baskets, lines := 0, 0
+	for _, p := range batch {
+		if b := p.e.Basket; b != nil {
+			baskets, lines = baskets+1, lines+len(b.Lines)
+		}
+	}
+	if baskets == 0 {
+		return
+	}
+	a.ord, a.tax, a.shipping, a.channel = make([]int32, 0, baskets), make([]int64, 0, baskets), make([]int64, 0, baskets),
+		make([]string, 0, baskets)
+	l := &a.line
+	l.ord, l.n, l.sku = make([]int32, 0, lines), make([]int32, 0, lines), make([]string, 0, lines)
+	l.product, l.category, l.quantity = make([]int64, 0, lines), make([]int64, 0, lines), make([]int64, 0, lines)
+	l.price, l.discount, l.points = make([]int64, 0, lines), make([]int64, 0, lines), make([]int64, 0, lines)
+}
+
 // add takes the basket of the batch's entry ord, if it has one.
 func (a *basketArrays) add(ord int32, e *loyalty.Transaction) {
 	b := e.Basket

@@ -290,20 +290,20 @@ func (t *tx) UncategoriseProducts(ctx context.Context, businessID string, catego
 	return dbError(err)
 }
 
-// ProductsBySKU returns the live products of a business with the SKUs:
-// their id, SKU, category and tags.
-func (t *tx) ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]loyalty.Product, error) {
+// ProductsBySKU returns what a basket takes (loyalty.ProductRef) of the live
+// products of a business with the SKUs, by SKU.
+func (t *tx) ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]loyalty.ProductRef, error) {
 	return productsBySKU(ctx, t.Tx, businessID, skus)
 }
 
-// ProductsBySKU returns the live products of a business with the SKUs:
-// their id, SKU, category and tags.
-func (d *DB) ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]loyalty.Product, error) {
+// ProductsBySKU returns what a basket takes (loyalty.ProductRef) of the live
+// products of a business with the SKUs, by SKU.
+func (d *DB) ProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]loyalty.ProductRef, error) {
 	return d.cachedProductsBySKU(ctx, businessID, skus)
 }
 
-func productsBySKU(ctx context.Context, q querier, businessID string, skus []string) (map[string]loyalty.Product, error) {
-	out := map[string]loyalty.Product{}
+func productsBySKU(ctx context.Context, q querier, businessID string, skus []string) (map[string]loyalty.ProductRef, error) {
+	out := make(map[string]loyalty.ProductRef, len(skus))
 	if len(skus) == 0 {
 		return out, nil
 	}
@@ -319,10 +319,11 @@ func productsBySKU(ctx context.Context, q querier, businessID string, skus []str
 	}
 	defer rows.Close()
 	for rows.Next() {
-		p := loyalty.Product{BusinessID: businessID}
+		var p loyalty.ProductRef
+		var sku string
 		var category sql.NullInt64
 		var tags string
-		if err := rows.Scan(&p.ID, &p.SKU, &category, &tags); err != nil {
+		if err := rows.Scan(&p.ID, &sku, &category, &tags); err != nil {
 			return nil, dbError(err)
 		}
 		p.CategoryID = category.Int64
@@ -331,7 +332,7 @@ func productsBySKU(ctx context.Context, q querier, businessID string, skus []str
 				return nil, err
 			}
 		}
-		out[p.SKU] = p
+		out[sku] = p
 	}
 	return out, dbError(rows.Err())
 }

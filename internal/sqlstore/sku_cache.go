@@ -29,7 +29,7 @@ type skuCache struct {
 type skuKey struct{ business, sku string }
 
 type skuEntry struct {
-	p     loyalty.Product
+	p     loyalty.ProductRef
 	found bool
 	read  time.Time
 }
@@ -39,7 +39,7 @@ const maxSKUEntries = 100_000
 
 // cachedProductsBySKU is productsBySKU through the cache: the SKUs seen
 // lately come from it, the others from one query.
-func (d *DB) cachedProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]loyalty.Product, error) {
+func (d *DB) cachedProductsBySKU(ctx context.Context, businessID string, skus []string) (map[string]loyalty.ProductRef, error) {
 	ttl := d.TokenCacheTTL
 	if ttl <= 0 {
 		return productsBySKU(ctx, d.db, businessID, skus)
@@ -48,7 +48,7 @@ func (d *DB) cachedProductsBySKU(ctx context.Context, businessID string, skus []
 		ttl = max(ttl, heardCacheTTL)
 	}
 	c := &d.skus
-	out := make(map[string]loyalty.Product, len(skus))
+	out := make(map[string]loyalty.ProductRef, len(skus))
 	var missing []string
 	c.mu.RLock()
 	current := c.of == d.tokens.gen.Load()
