@@ -31,7 +31,8 @@ import (
 // campaign reached for some days) are applied once as the service applies them, everyday rewards
 // through the group writer, and once one by one, every change in a
 // transaction of its own. Both must leave identical entries, lots, lot
-// uses, balances, tier places, offer uses, referrals and events.
+// uses, balances, tier places, offer uses, referrals and events, and
+// neither a lot or basket without its entry (checkNoOrphans).
 func TestRoadsAgree(t *testing.T) {
 	for _, engine := range testenv.Engines() {
 		t.Run(engine, func(t *testing.T) {
@@ -157,6 +158,7 @@ func runRoads(t *testing.T, db *sqlstore.DB, seed uint64, oneByOne bool) roadsOu
 	// The ledger list's totals, read from the entry counts, are the
 	// entries either road wrote (TestLedgerTotals).
 	checkLedgerTotals(t, db, r.b.ID)
+	checkNoOrphans(t, db, r.b.ID)
 	return roadsOutcome{state: r.snapshot(), batched: batched, baskets: baskets}
 }
 
