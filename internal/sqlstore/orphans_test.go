@@ -14,7 +14,7 @@ import (
 // road of TestRoadsAgree, holds it to that.
 func checkNoOrphans(tb testing.TB, db *sqlstore.DB, businessID string) {
 	tb.Helper()
-	rows, err := db.SQL().QueryContext(ctx, `
+	orphans := textColumn(tb, db.SQL(), `
 		SELECT 'lot ' || l.id || ' of entry ' || l.entry_id FROM point_lots l
 		WHERE l.business_id = $1 AND l.entry_id IS NOT NULL AND NOT EXISTS (
 			SELECT 1 FROM transactions t WHERE t.id = l.entry_id AND t.business_id = l.business_id AND t.customer_id = l.customer_id)
@@ -24,21 +24,6 @@ func checkNoOrphans(tb testing.TB, db *sqlstore.DB, businessID string) {
 		UNION ALL
 		SELECT 'line ' || l.line || ' of entry ' || l.entry_id FROM basket_lines l
 		WHERE NOT EXISTS (SELECT 1 FROM baskets b WHERE b.entry_id = l.entry_id)`, businessID)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer rows.Close()
-	var orphans []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			tb.Fatal(err)
-		}
-		orphans = append(orphans, s)
-	}
-	if err := rows.Err(); err != nil {
-		tb.Fatal(err)
-	}
 	if len(orphans) > 0 {
 		tb.Errorf("%d rows without the entry or basket they belong to: %q", len(orphans), orphans)
 	}

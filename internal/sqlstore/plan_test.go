@@ -203,23 +203,7 @@ func explain(t *testing.T, q interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }, query string) string {
 	t.Helper()
-	rows, err := q.QueryContext(ctx, query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, line)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(plan, "\n")
+	return strings.Join(textColumn(t, q, query), "\n")
 }
 
 // TestCustomerReadWalksItsLots: the read behind GET /customers/{id}

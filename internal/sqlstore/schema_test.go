@@ -1,6 +1,7 @@
 package sqlstore_test
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"regexp"
@@ -435,8 +436,11 @@ func inspectPostgres(t *testing.T, db *sql.DB) schema {
 	return s
 }
 
-// queryStrings returns the single text column of a query's rows.
-func textColumn(t *testing.T, db *sql.DB, query string, args ...any) []string {
+// textColumn returns the single text column of a query's rows, run on db
+// (a database or a transaction).
+func textColumn(t testing.TB, db interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) []string {
 	t.Helper()
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
