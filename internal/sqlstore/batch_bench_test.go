@@ -47,20 +47,10 @@ func BenchmarkLoneRewardByCustomers(b *testing.B) {
 }
 
 // seedCustomers writes customers from+1..to of a business straight in SQL
-// (no ANALYZE: the statistics stay as a bulk load leaves them) and returns
-// their ids.
+// (insertCustomers) and returns their ids.
 func seedCustomers(tb testing.TB, db *sqlstore.DB, businessID string, from, to int) []string {
 	tb.Helper()
-	for _, q := range []string{
-		`INSERT INTO users (id, email, created_at, updated_at)
-			SELECT md5($1 || g), md5($1 || g) || '@seed.example', now(), now() FROM generate_series($3::int + 1, $2) g`,
-		`INSERT INTO customers (business_id, user_id, email, created_at, updated_at)
-			SELECT $1, md5($1 || g), md5($1 || g) || '@seed.example', now(), now() FROM generate_series($3::int + 1, $2) g`,
-	} {
-		if _, err := db.SQL().ExecContext(ctx, q, businessID, to, from); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	insertCustomers(tb, db, businessID, from, to)
 	rows, err := db.SQL().QueryContext(ctx, `SELECT user_id FROM customers WHERE business_id = $1 ORDER BY created_at, user_id OFFSET $2`, businessID, from)
 	if err != nil {
 		tb.Fatal(err)
@@ -75,4 +65,21 @@ func seedCustomers(tb testing.TB, db *sqlstore.DB, businessID string, from, to i
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+// insertCustomers writes customers from+1..to of a business straight in
+// SQL, reading nothing back (no ANALYZE: the statistics stay as a bulk
+// load leaves them).
+func insertCustomers(tb testing.TB, db *sqlstore.DB, businessID string, from, to int) {
+	tb.Helper()
+	for _, q := range []string{
+		`INSERT INTO users (id, email, created_at, updated_at)
+			SELECT md5($1 || g), md5($1 || g) || '@seed.example', now(), now() FROM generate_series($3::int + 1, $2) g`,
+		`INSERT INTO customers (business_id, user_id, email, created_at, updated_at)
+			SELECT $1, md5($1 || g), md5($1 || g) || '@seed.example', now(), now() FROM generate_series($3::int + 1, $2) g`,
+	} {
+		if _, err := db.SQL().ExecContext(ctx, q, businessID, to, from); err != nil {
+			tb.Fatal(err)
+		}
+	}
 }

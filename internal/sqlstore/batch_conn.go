@@ -18,15 +18,17 @@ import (
 // whether the statement reaches customers by its key or by hashing the
 // whole table depends on how big the planner believes it is (the current
 // number of pages; not the statistics, which may be stale). The same goes
-// for the foreign-key checks of the rows it inserts (a lot names its
-// entry), which the backend plans once and keeps. So the connection
+// for the foreign-key checks of the rows it inserts (an entry and its lot
+// name their customer), which the backend plans once and keeps. So the connection
 // discards its plans every replanAfter (DISCARD PLANS, see plans.go): the
 // plans follow the tables as they grow, as custom plans would, for one
 // planning a second instead of one per batch. Before the foreign-key
 // checks were included, a writer that had first checked a lot's entry
 // while the ledger was empty (and analysed so) read the whole ledger for
 // each lot from then on: BenchmarkRewardByAmount/postgres fell to 1,100
-// rewards/s after 17,000 rewards, and lower the longer it ran.
+// rewards/s after 17,000 rewards, and lower the longer it ran (that key
+// is gone since migration 00074; the customers' keys would do the same,
+// TestWriterPlansFollowTheLedger).
 //
 // The connection is made with the settings of the store's session
 // connections (Options.ListenDSN, or else the pool's) plus
