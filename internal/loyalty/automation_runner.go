@@ -92,6 +92,9 @@ func (r *AutomationRunner) run(ctx context.Context, a Automation, renew func() b
 		if err != nil {
 			return done, err
 		}
+		if k, shared := a.Trigger.sharedKey(now, loc); shared {
+			crit.NotRun = &RunCriterion{AutomationID: a.ID, Key: k}
+		}
 		var cands []Candidate
 		if ok {
 			if cands, err = st.Candidates(ctx, b.ID, crit, a.PassAfter, batch); err != nil {

@@ -42,16 +42,15 @@ func isLeap(y int) bool { return y%4 == 0 && (y%100 != 0 || y%400 == 0) }
 // the year of the birthday, the lapse since the last visit, or the one
 // time a customer joins or reaches a visit.
 func (t AutomationTrigger) key(c Candidate, now time.Time, loc *time.Location) string {
+	if k, ok := t.sharedKey(now, loc); ok {
+		return k
+	}
 	switch t.Type {
-	case TriggerBirthday:
-		return "birthday " + now.In(loc).AddDate(0, 0, t.Days).Format("2006")
 	case TriggerNoVisit:
 		if c.LastVisitAt.IsZero() {
 			return "no visit since joining"
 		}
 		return "no visit since " + FormatTime(c.LastVisitAt)
-	case TriggerTierReached:
-		return "level " + strconv.FormatInt(t.LevelID, 10)
 	case TriggerTierLost:
 		// each loss: a level regained and lost again fires again
 		return "lost level " + strconv.FormatInt(t.LevelID, 10) + " at " + FormatTime(c.TierChangedAt)
@@ -59,7 +58,23 @@ func (t AutomationTrigger) key(c Candidate, now time.Time, loc *time.Location) s
 		return "points expiring " + FormatTime(c.NextExpiry)
 	case TriggerCardCompleted:
 		return "card completed " + strconv.FormatInt(c.Completed, 10)
-	default:
-		return t.Type
 	}
+	return t.Type
+}
+
+// sharedKey is the key of every candidate a pass at now selects, when it
+// does not depend on the candidate (ok false when it does): a pass then
+// leaves out the customers with a run under it (CustomerCriteria.NotRun),
+// whom it would start nothing for, instead of trying each in a
+// transaction of its own every minute.
+func (t AutomationTrigger) sharedKey(now time.Time, loc *time.Location) (string, bool) {
+	switch t.Type {
+	case TriggerBirthday:
+		return "birthday " + now.In(loc).AddDate(0, 0, t.Days).Format("2006"), true
+	case TriggerTierReached:
+		return "level " + strconv.FormatInt(t.LevelID, 10), true
+	case TriggerJoined, TriggerNthVisit, TriggerFirstPurchase:
+		return t.Type, true
+	}
+	return "", false
 }

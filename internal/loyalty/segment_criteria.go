@@ -43,9 +43,19 @@ type CustomerCriteria struct {
 	// [From, To); the candidates then carry the first such expiry
 	// (Candidate.NextExpiry). Nil for any.
 	Expiring *ExpiringCriterion
+	// NotRun leaves out the customers who have a run of an automation
+	// under a key (an automation's pass: those it started already); nil
+	// for none.
+	NotRun *RunCriterion
 	// And are more criteria that must hold too (an automation's trigger
 	// within its segment).
 	And *CustomerCriteria
+}
+
+// RunCriterion names an automation's runs under one key.
+type RunCriterion struct {
+	AutomationID int64
+	Key          string
 }
 
 // TierCriterion selects customers by announced level.

@@ -80,3 +80,8 @@ func TierTotalsSQL(n int) string {
 // event ($1 the business) and the businesses with unnumbered events ($1
 // how many).
 func UnsequencedSQL() (first, businesses string) { return firstUnsequenced, unsequencedBusinesses }
+
+// CandidatesSQL is the query Candidates runs, with its arguments.
+func CandidatesSQL(dialect, businessID string, c loyalty.CustomerCriteria, after string, limit int) (string, []any) {
+	return candidatesSQL(dialect, businessID, c, after, limit)
+}

@@ -168,17 +168,20 @@ func TestEntriesByIDReadTheKey(t *testing.T) {
 			}
 			return
 		}
-		p = explainSQLite(t, db, strings.ReplaceAll(query, "$1", "'[1,2,3]'"))
+		p = explainSQLite(t, db.SQL(), strings.ReplaceAll(query, "$1", "'[1,2,3]'"))
 		if !strings.Contains(p, "SEARCH t USING INTEGER PRIMARY KEY") {
 			t.Errorf("the entries are not read by key:\n%s", p)
 		}
 	})
 }
 
-// explainSQLite returns SQLite's query plan of query, a line per step.
-func explainSQLite(t *testing.T, db *sqlstore.DB, query string) string {
+// explainSQLite returns SQLite's query plan of query on q (a database or
+// one of its connections), a line per step.
+func explainSQLite(t *testing.T, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string) string {
 	t.Helper()
-	rows, err := db.SQL().QueryContext(ctx, `EXPLAIN QUERY PLAN `+query)
+	rows, err := q.QueryContext(ctx, `EXPLAIN QUERY PLAN `+query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +218,7 @@ func explain(t *testing.T, q interface {
 func TestCustomerReadWalksItsLots(t *testing.T) {
 	eachDB(t, func(t *testing.T, db *sqlstore.DB) {
 		if db.Dialect() == sqlstore.SQLite {
-			p := explainSQLite(t, db, strings.NewReplacer("$1", "'b'", "$2", "'u'").Replace(sqlstore.CustomerByKeySQL(db.Dialect())))
+			p := explainSQLite(t, db.SQL(), strings.NewReplacer("$1", "'b'", "$2", "'u'").Replace(sqlstore.CustomerByKeySQL(db.Dialect())))
 			if !strings.Contains(p, "SEARCH l USING") || !strings.Contains(p, "point_lots_customer") || strings.Contains(p, "SCAN l") {
 				t.Errorf("the read does not look the customer's lots up by key:\n%s", p)
 			}
