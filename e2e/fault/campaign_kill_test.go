@@ -3,9 +3,7 @@ package fault
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/mail"
 	"os"
@@ -73,18 +71,10 @@ func killMidCampaign(t *testing.T, bin, engine string) {
 	proc, base := startKillable(t, bin, args...)
 	hc := &http.Client{Timeout: 10 * time.Second}
 	tok := ownerToken(t, hc, base, app, key, owner, password)
+	till := testenv.Till{Key: key}
 	api := func(base, method, path string, body any, out any) int {
 		t.Helper()
-		var r io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			r = bytes.NewReader(b)
-		}
-		req, _ := http.NewRequest(method, base+path, r)
-		req.Header.Set("X-Application-Key", key)
-		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-		req.Header.Set("Content-Type", "application/json")
-		return do(t, hc, req, out)
+		return do(t, hc, till.Request(base, tok.AccessToken, method, path, body, ""), out)
 	}
 
 	var seg, campaign struct{ Data struct{ ID int64 } }

@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -60,35 +59,19 @@ func TestLedgerHoldsUnderFaults(t *testing.T) {
 
 	base := serve(t, bin, "--db", proxiedDB, "--redis", "redis://"+rds.Addr()+"/0", "--data-dir", dataDir)
 	hc := &http.Client{Timeout: 10 * time.Second}
+	till := testenv.Till{Key: key, ClientID: client, Secret: secret, Owner: owner, Password: password}
 	token := func() string {
 		t.Helper()
-		form := url.Values{"grant_type": {"password"}, "client_id": {client}, "client_secret": {secret},
-			"username": {owner}, "password": {password}, "scope": {"admin"}, "application_key": {key}}
-		req, _ := http.NewRequest(http.MethodPost, base+"/oauth/token", strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("X-Application-Key", key)
 		var out struct {
 			AccessToken string `json:"access_token"`
 		}
-		if status := do(t, hc, req, &out); status != http.StatusOK {
+		if status := do(t, hc, till.TokenRequest(base), &out); status != http.StatusOK {
 			t.Fatalf("token: %d", status)
 		}
 		return out.AccessToken
 	}
 	api := func(tok, method, path string, body any, idem string) *http.Request {
-		var r io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			r = bytes.NewReader(b)
-		}
-		req, _ := http.NewRequest(method, base+path, r)
-		req.Header.Set("X-Application-Key", key)
-		req.Header.Set("Authorization", "Bearer "+tok)
-		req.Header.Set("Content-Type", "application/json")
-		if idem != "" {
-			req.Header.Set("Idempotency-Key", idem)
-		}
-		return req
+		return till.Request(base, tok, method, path, body, idem)
 	}
 
 	setup := token()
@@ -306,11 +289,4 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
-}
-
-func str(v any) string { s, _ := v.(string); return s }
+var tail, str = testenv.Tail, testenv.Str

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -96,36 +95,18 @@ func TestRollingUpgrade(t *testing.T) {
 	add(old2)
 
 	hc := &http.Client{Timeout: 30 * time.Second}
+	till := testenv.Till{Key: key, ClientID: client, Secret: secret, Owner: owner, Password: password}
 	token := func(base string) string {
 		t.Helper()
-		form := url.Values{"grant_type": {"password"}, "client_id": {client}, "client_secret": {secret},
-			"username": {owner}, "password": {password}, "scope": {"admin"}, "application_key": {key}}
-		req, _ := http.NewRequest(http.MethodPost, base+"/oauth/token", strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("X-Application-Key", key)
 		var out struct {
 			AccessToken string `json:"access_token"`
 		}
-		if status := do(t, hc, req, &out); status != http.StatusOK {
+		if status := do(t, hc, till.TokenRequest(base), &out); status != http.StatusOK {
 			t.Fatalf("token: %d", status)
 		}
 		return out.AccessToken
 	}
-	api := func(base, tok, method, path string, body any, idem string) *http.Request {
-		var r io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			r = bytes.NewReader(b)
-		}
-		req, _ := http.NewRequest(method, base+path, r)
-		req.Header.Set("X-Application-Key", key)
-		req.Header.Set("Authorization", "Bearer "+tok)
-		req.Header.Set("Content-Type", "application/json")
-		if idem != "" {
-			req.Header.Set("Idempotency-Key", idem)
-		}
-		return req
-	}
+	api := till.Request
 	setup := token(old1.base)
 	var customers []string
 	for i := range 12 {

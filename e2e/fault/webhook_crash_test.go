@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
 	"slices"
@@ -304,12 +303,8 @@ func ownerToken(t *testing.T, hc *http.Client, base string, app map[string]any, 
 	AccessToken string `json:"access_token"`
 }) {
 	t.Helper()
-	form := url.Values{"grant_type": {"password"}, "client_id": {str(app["client_id"])}, "client_secret": {str(app["client_secret"])},
-		"username": {owner}, "password": {password}, "scope": {"admin"}, "application_key": {key}}
-	req, _ := http.NewRequest(http.MethodPost, base+"/oauth/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("X-Application-Key", key)
-	if status := do(t, hc, req, &tok); status != http.StatusOK {
+	till := testenv.Till{Key: key, ClientID: str(app["client_id"]), Secret: str(app["client_secret"]), Owner: owner, Password: password}
+	if status := do(t, hc, till.TokenRequest(base), &tok); status != http.StatusOK {
 		t.Fatalf("token: %d", status)
 	}
 	return tok

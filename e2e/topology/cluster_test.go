@@ -216,11 +216,4 @@ func do(hc *http.Client, req *http.Request, v any) (int, []byte) {
 	return resp.StatusCode, raw
 }
 
-func tail(s string, n int) string {
-	if len(s) > n {
-		return s[len(s)-n:]
-	}
-	return s
-}
-
-func str(v any) string { s, _ := v.(string); return s }
+var tail, str = testenv.Tail, testenv.Str

@@ -1,9 +1,7 @@
 package topology
 
 import (
-	"bytes"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -49,36 +47,18 @@ func TestScaleOutAndFailover(t *testing.T) {
 		"--owner-email", owner, "--owner-password", password)
 	app := c.cli(t, bin, "admin", "app", "create", "--name", "Till", "--api", "business", "--grant", "password", "--approve")
 	key, clientID, secret := str(biz["application_key"]), str(app["client_id"]), str(app["client_secret"])
+	till := testenv.Till{Key: key, ClientID: clientID, Secret: secret, Owner: owner, Password: password}
 	token := func() string {
 		t.Helper()
-		form := url.Values{"grant_type": {"password"}, "client_id": {clientID}, "client_secret": {secret},
-			"username": {owner}, "password": {password}, "scope": {"admin"}, "application_key": {key}}
-		req, _ := http.NewRequest(http.MethodPost, base+"/oauth/token", strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("X-Application-Key", key)
 		var out struct {
 			AccessToken string `json:"access_token"`
 		}
-		if status, raw := do(c.client, req, &out); status != http.StatusOK {
+		if status, raw := do(c.client, till.TokenRequest(base), &out); status != http.StatusOK {
 			t.Fatalf("token: %d %s", status, raw)
 		}
 		return out.AccessToken
 	}
-	api := func(at, tok, method, path string, body any, idem string) *http.Request {
-		var r io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			r = bytes.NewReader(b)
-		}
-		req, _ := http.NewRequest(method, at+path, r)
-		req.Header.Set("X-Application-Key", key)
-		req.Header.Set("Authorization", "Bearer "+tok)
-		req.Header.Set("Content-Type", "application/json")
-		if idem != "" {
-			req.Header.Set("Idempotency-Key", idem)
-		}
-		return req
-	}
+	api := till.Request
 
 	setup := token()
 	var customers []string
