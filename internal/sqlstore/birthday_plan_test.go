@@ -157,14 +157,7 @@ func loadBirthdays(tb testing.TB, db *sqlstore.DB, businessID string, n int) {
 // replace the start of $12).
 func sqliteLiterals(query string, args []any) string {
 	for i := len(args); i >= 1; i-- {
-		var lit string
-		switch v := args[i-1].(type) {
-		case string:
-			lit = "'" + strings.ReplaceAll(v, "'", "''") + "'"
-		default:
-			lit = fmt.Sprint(v)
-		}
-		query = strings.ReplaceAll(query, fmt.Sprintf("$%d", i), lit)
+		query = strings.ReplaceAll(query, fmt.Sprintf("$%d", i), literal(args[i-1]))
 	}
 	return query
 }

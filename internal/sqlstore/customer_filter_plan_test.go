@@ -116,14 +116,19 @@ func explainPages(t *testing.T, conn *sql.Conn, mode, query string, args []any) 
 func literals(args []any) string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		switch v := a.(type) {
-		case string:
-			out[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
-		case time.Time:
-			out[i] = "'" + v.UTC().Format(time.RFC3339Nano) + "'"
-		default:
-			out[i] = fmt.Sprint(v)
-		}
+		out[i] = literal(a)
 	}
 	return strings.Join(out, ", ")
+}
+
+// literal writes v as an SQL literal.
+func literal(v any) string {
+	switch v := v.(type) {
+	case string:
+		return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	case time.Time:
+		return "'" + v.UTC().Format(time.RFC3339Nano) + "'"
+	default:
+		return fmt.Sprint(v)
+	}
 }

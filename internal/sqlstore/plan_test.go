@@ -177,9 +177,7 @@ func TestEntriesByIDReadTheKey(t *testing.T) {
 
 // explainSQLite returns SQLite's query plan of query on q (a database or
 // one of its connections), a line per step.
-func explainSQLite(t *testing.T, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string) string {
+func explainSQLite(t *testing.T, q queryer, query string) string {
 	t.Helper()
 	rows, err := q.QueryContext(ctx, `EXPLAIN QUERY PLAN `+query)
 	if err != nil {
@@ -202,9 +200,7 @@ func explainSQLite(t *testing.T, q interface {
 }
 
 // explain runs an EXPLAIN on q and returns the plan's lines.
-func explain(t *testing.T, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string) string {
+func explain(t *testing.T, q queryer, query string) string {
 	t.Helper()
 	return strings.Join(textColumn(t, q, query), "\n")
 }

@@ -436,11 +436,15 @@ func inspectPostgres(t *testing.T, db *sql.DB) schema {
 	return s
 }
 
+// queryer is what the tests read through: a database, one of its
+// connections or a transaction.
+type queryer interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
 // textColumn returns the single text column of a query's rows, run on db
 // (a database or a transaction).
-func textColumn(t testing.TB, db interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string, args ...any) []string {
+func textColumn(t testing.TB, db queryer, query string, args ...any) []string {
 	t.Helper()
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
