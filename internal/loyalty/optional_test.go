@@ -147,3 +147,55 @@ func FuzzOptDecodesAsBefore(f *testing.F) {
 		}
 	})
 }
+
+// oldItem is a basket line as it decoded before plainItems: the reference
+// FuzzItemsDecodeAsBefore holds the lines to.
+type oldItem struct {
+	SKU      oldOpt[string]        `json:"sku"`
+	Quantity oldOpt[int64]         `json:"quantity"`
+	Price    oldOpt[loyalty.Money] `json:"price"`
+	Discount oldOpt[loyalty.Money] `json:"discount"`
+}
+
+// FuzzItemsDecodeAsBefore: a basket's lines decode as encoding/json
+// decoded them, values and refusals alike.
+func FuzzItemsDecodeAsBefore(f *testing.F) {
+	for _, v := range []string{`[]`, ` [ ] `, `[{}]`, `[{"sku":"A","quantity":2,"price":3.50,"discount":0.30}]`,
+		`[{"sku":"A"},{"sku":"B","price":1}]`, "[ {\"sku\" : \"A\" ,\n\"price\":\t1.2 } , {\"quantity\":null} ]",
+		`[{"SKU":"A"}]`, `[{"sku":"A","sku":"B"}]`, `[{"sku":null,"sku":"B"}]`, `[{"s\u006bu":"A"}]`, `[{"sku":"a\"b"}]`,
+		`[{"sku":1}]`, `[{"price":"1.00"}]`, `[{"price":1.005}]`, `[{"quantity":1.5}]`, `[{"quantity":-3}]`,
+		`[{"name":"x","sku":"A"}]`, `[{"sku":{"a":1}}]`, `[{"sku":["A"]}]`, `[null]`, `[1]`, `["A"]`, `[[]]`, `null`, `{}`, `"A"`,
+		`[{"quantity":99999999999999999999}]`, `[{"sku":"\u00e9"}]`, "[{\"sku\":\"\xff\"}]", `[{"price":-0.5}]`} {
+		f.Add([]byte(`{"items": ` + v + `}`))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var got struct {
+			Items loyalty.Opt[[]loyalty.BasketItemInput] `json:"items"`
+		}
+		var want struct {
+			Items oldOpt[[]oldItem] `json:"items"`
+		}
+		gerr, werr := json.Unmarshal(body, &got), json.Unmarshal(body, &want)
+		switch {
+		case (gerr == nil) != (werr == nil):
+			t.Fatalf("%s: error %v, before %v", body, gerr, werr)
+		case gerr != nil:
+			if g, w := gerr.Error(), strings.NewReplacer("loyalty_test.oldOpt", "loyalty.Opt", "loyalty_test.oldItem",
+				"loyalty.BasketItemInput").Replace(werr.Error()); g != w {
+				t.Fatalf("%s: error %q, before %q", body, g, w)
+			}
+			return
+		}
+		if got.Items.Set != want.Items.Set || got.Items.Null != want.Items.Null || (got.Items.V == nil) != (want.Items.V == nil) ||
+			len(got.Items.V) != len(want.Items.V) {
+			t.Fatalf("%s: %+v, before %+v", body, got.Items, want.Items)
+		}
+		for i, g := range got.Items.V {
+			w := want.Items.V[i]
+			if g.SKU != loyalty.Opt[string](w.SKU) || g.Quantity != loyalty.Opt[int64](w.Quantity) ||
+				g.Price != loyalty.Opt[loyalty.Money](w.Price) || g.Discount != loyalty.Opt[loyalty.Money](w.Discount) {
+				t.Fatalf("%s: line %d %+v, before %+v", body, i, g, w)
+			}
+		}
+	})
+}
