@@ -12,10 +12,15 @@ type AutomationRun struct {
 	BusinessID   string
 	CustomerID   string
 	Key          string
-	Step         int    // the next action to do
-	State        string // RunWaiting or RunDone
-	DueAt        time.Time
-	StartedAt    time.Time
+	// Occurred is the moment the key names when it is the customer's own
+	// (AutomationTrigger.occurred: a lapse's last visit, an expiry, a
+	// level lost); zero for the other triggers, and for a lapse of a
+	// customer who never visited.
+	Occurred  time.Time
+	Step      int    // the next action to do
+	State     string // RunWaiting or RunDone
+	DueAt     time.Time
+	StartedAt time.Time
 }
 
 // Run states.
@@ -33,7 +38,7 @@ const (
 // same transaction.
 func (r *AutomationRunner) start(ctx context.Context, st Store, b Business, a Automation, c Candidate, now time.Time, loc *time.Location) (int, error) {
 	run := AutomationRun{AutomationID: a.ID, BusinessID: b.ID, CustomerID: c.CustomerID, Key: a.Trigger.key(c, now, loc),
-		State: RunWaiting, DueAt: now, StartedAt: now}
+		Occurred: a.Trigger.occurred(c), State: RunWaiting, DueAt: now, StartedAt: now}
 	did := 0
 	err := st.WithTx(ctx, func(tx Tx) error {
 		if a.PeriodDays > 0 {
@@ -46,8 +51,18 @@ func (r *AutomationRunner) start(ctx context.Context, st Store, b Business, a Au
 			}
 		}
 		ok, err := tx.StartRun(ctx, run)
-		if err != nil || !ok {
+		if err != nil {
 			return err
+		}
+		if !ok {
+			// The occurrence has its run, which did not keep its moment
+			// (the previous release wrote it, or an earlier moment made
+			// the same key): it does now, and the passes leave the
+			// customer out until the next occurrence.
+			if run.Occurred.IsZero() {
+				return nil
+			}
+			return tx.SetRunOccurred(ctx, run)
 		}
 		did, err = r.step(ctx, tx, b, a, &run, false)
 		return err
@@ -62,7 +77,7 @@ func (r *AutomationRunner) start(ctx context.Context, st Store, b Business, a Au
 // doing nothing.
 func (r *AutomationRunner) baseline(ctx context.Context, st Store, b Business, a Automation, c Candidate, now time.Time, loc *time.Location) error {
 	run := AutomationRun{AutomationID: a.ID, BusinessID: b.ID, CustomerID: c.CustomerID, Key: a.Trigger.key(c, now, loc),
-		State: RunBaseline, Step: len(a.Actions), DueAt: now, StartedAt: now}
+		Occurred: a.Trigger.occurred(c), State: RunBaseline, Step: len(a.Actions), DueAt: now, StartedAt: now}
 	return st.WithTx(ctx, func(tx Tx) error {
 		_, err := tx.StartRun(ctx, run)
 		return err

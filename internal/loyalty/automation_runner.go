@@ -92,9 +92,7 @@ func (r *AutomationRunner) run(ctx context.Context, a Automation, renew func() b
 		if err != nil {
 			return done, err
 		}
-		if k, shared := a.Trigger.sharedKey(now, loc); shared {
-			crit.NotRun = &RunCriterion{AutomationID: a.ID, Key: k}
-		}
+		crit.NotRun = a.Trigger.notRun(a.ID, now, loc)
 		var cands []Candidate
 		if ok {
 			if cands, err = st.Candidates(ctx, b.ID, crit, a.PassAfter, batch); err != nil {

@@ -28,6 +28,9 @@ type AutomationTx interface {
 	// StartRun records a run; false when the automation has one of the
 	// key for the customer already.
 	StartRun(ctx context.Context, r AutomationRun) (bool, error)
+	// SetRunOccurred writes r.Occurred on the customer's run of the
+	// automation under r.Key.
+	SetRunOccurred(ctx context.Context, r AutomationRun) error
 	// LastRunStarted is when the customer's latest run of the automation
 	// began; zero for none.
 	LastRunStarted(ctx context.Context, automationID int64, customerID string) (time.Time, error)

@@ -48,7 +48,7 @@ func (t AutomationTrigger) key(c Candidate, now time.Time, loc *time.Location) s
 	switch t.Type {
 	case TriggerNoVisit:
 		if c.LastVisitAt.IsZero() {
-			return "no visit since joining"
+			return keyNeverVisited
 		}
 		return "no visit since " + FormatTime(c.LastVisitAt)
 	case TriggerTierLost:
@@ -62,11 +62,51 @@ func (t AutomationTrigger) key(c Candidate, now time.Time, loc *time.Location) s
 	return t.Type
 }
 
-// sharedKey is the key of every candidate a pass at now selects, when it
-// does not depend on the candidate (ok false when it does): a pass then
-// leaves out the customers with a run under it (CustomerCriteria.NotRun),
+// keyNeverVisited is a no-visit trigger's key for a customer who never
+// visited.
+const keyNeverVisited = "no visit since joining"
+
+// notRun is how a pass at now leaves out the customers whose run of the
+// occurrence it selects them for exists already (CustomerCriteria.NotRun),
 // whom it would start nothing for, instead of trying each in a
-// transaction of its own every minute.
+// transaction of its own every minute: by the key when every candidate's
+// is the same (sharedKey), else by the moment the key names (occurred).
+// Nil for a completed punch card, keyed by a count: those customers are
+// tried again.
+func (t AutomationTrigger) notRun(automationID int64, now time.Time, loc *time.Location) *RunCriterion {
+	if k, ok := t.sharedKey(now, loc); ok {
+		return &RunCriterion{AutomationID: automationID, Key: k}
+	}
+	switch t.Type {
+	case TriggerNoVisit:
+		return &RunCriterion{AutomationID: automationID, Occurrence: OccurrenceLastVisit, Key: keyNeverVisited}
+	case TriggerExpiring:
+		return &RunCriterion{AutomationID: automationID, Occurrence: OccurrenceNextExpiry}
+	case TriggerTierLost:
+		return &RunCriterion{AutomationID: automationID, Occurrence: OccurrenceTierChanged}
+	}
+	return nil
+}
+
+// occurred is the moment of the candidate's that its key names, where the
+// key is the candidate's own and tells its moments apart (one key per
+// moment): the last visit of a lapse (zero for a customer who never
+// visited), the first expiry of expiring points, the time a level was
+// lost. Zero for the other triggers.
+func (t AutomationTrigger) occurred(c Candidate) time.Time {
+	switch t.Type {
+	case TriggerNoVisit:
+		return c.LastVisitAt
+	case TriggerExpiring:
+		return c.NextExpiry
+	case TriggerTierLost:
+		return c.TierChangedAt
+	}
+	return time.Time{}
+}
+
+// sharedKey is the key of every candidate a pass at now selects, when it
+// does not depend on the candidate (ok false when it does).
 func (t AutomationTrigger) sharedKey(now time.Time, loc *time.Location) (string, bool) {
 	switch t.Type {
 	case TriggerBirthday:

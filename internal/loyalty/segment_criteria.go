@@ -55,8 +55,21 @@ type CustomerCriteria struct {
 // RunCriterion names an automation's runs under one key.
 type RunCriterion struct {
 	AutomationID int64
-	Key          string
+	// Key: a run under it. With Occurrence, only for a customer without
+	// the moment Occurrence names.
+	Key string
+	// Occurrence, when not "": a run whose Occurred is the customer's
+	// moment it names (OccurrenceLastVisit, OccurrenceNextExpiry or
+	// OccurrenceTierChanged, as Candidate carries them).
+	Occurrence string
 }
+
+// The moments of a customer's a run's occurrence may be (RunCriterion).
+const (
+	OccurrenceLastVisit   = "last_visit"   // Candidate.LastVisitAt
+	OccurrenceNextExpiry  = "next_expiry"  // Candidate.NextExpiry, of the criteria's Expiring
+	OccurrenceTierChanged = "tier_changed" // Candidate.TierChangedAt, of the criteria's Tier
+)
 
 // TierCriterion selects customers by announced level.
 type TierCriterion struct {

@@ -135,14 +135,22 @@ func (t *tx) DeleteAutomation(ctx context.Context, businessID string, id int64) 
 // StartRun records a run; false when the automation has one of the key
 // for the customer.
 func (t *tx) StartRun(ctx context.Context, r loyalty.AutomationRun) (bool, error) {
-	res, err := t.ExecContext(ctx, `INSERT INTO automation_runs (`+runColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+	res, err := t.ExecContext(ctx, `INSERT INTO automation_runs (`+runColumns+`, occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (automation_id, customer_id, run_key) DO NOTHING`,
-		r.AutomationID, r.BusinessID, r.CustomerID, r.Key, r.Step, r.State, r.DueAt.UTC(), r.StartedAt.UTC())
+		r.AutomationID, r.BusinessID, r.CustomerID, r.Key, r.Step, r.State, r.DueAt.UTC(), r.StartedAt.UTC(), nullTime(r.Occurred))
 	if err != nil {
 		return false, dbError(err)
 	}
 	n, err := res.RowsAffected()
 	return n == 1, dbError(err)
+}
+
+// SetRunOccurred writes r.Occurred on the customer's run of the automation
+// under r.Key.
+func (t *tx) SetRunOccurred(ctx context.Context, r loyalty.AutomationRun) error {
+	_, err := t.ExecContext(ctx, `UPDATE automation_runs SET occurred_at = $1 WHERE automation_id = $2 AND customer_id = $3
+		AND run_key = $4`, nullTime(r.Occurred), r.AutomationID, r.CustomerID, r.Key)
+	return dbError(err)
 }
 
 // LastRunStarted is when the customer's latest run of the automation began.

@@ -190,6 +190,29 @@ func hasBirthDays(c loyalty.CustomerCriteria) bool {
 	return false
 }
 
+// notRunSQL leaves out the customers with a run r names: under r.Key, or
+// whose Occurred is the customer's moment r.Occurrence names, one of the
+// candidate's columns (cols, as candidatesSQL selects them), and under
+// r.Key for a customer without it.
+func notRunSQL(r *loyalty.RunCriterion, cols []string, ph func(any) string) string {
+	var cond string
+	if r.Occurrence == "" {
+		cond = `ar.run_key = ` + ph(r.Key)
+	} else {
+		col := map[string]string{loyalty.OccurrenceLastVisit: cols[1], loyalty.OccurrenceNextExpiry: cols[2],
+			loyalty.OccurrenceTierChanged: cols[4]}[r.Occurrence]
+		if col == "" {
+			col = `NULL`
+		}
+		cond = `ar.occurred_at = ` + col
+		if r.Key != "" {
+			cond = `(` + cond + ` OR ` + col + ` IS NULL AND ar.run_key = ` + ph(r.Key) + `)`
+		}
+	}
+	return `NOT EXISTS (SELECT 1 FROM automation_runs ar WHERE ar.automation_id = ` + ph(r.AutomationID) +
+		` AND ar.customer_id = c.user_id AND ` + cond + `)`
+}
+
 // candidatesSQL is Candidates' query and its arguments. A birthday
 // trigger's pass reads its day's members by customers_birthday
 // (migration 00075), not every member of the business in id order.
@@ -220,6 +243,9 @@ func candidatesSQL(dialect, businessID string, c loyalty.CustomerCriteria, after
 		// birthday kept on February 28th); a day's members are at most a
 		// few hundredths of a business's.
 		from += ` INDEXED BY customers_birthday`
+	}
+	if r := c.NotRun; r != nil {
+		where += ` AND ` + notRunSQL(r, cols, ph)
 	}
 	n := len(args)
 	return `SELECT ` + strings.Join(cols, ", ") + ` FROM ` + from + ` WHERE ` + where + ` AND c.user_id > $` +

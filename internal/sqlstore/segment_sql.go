@@ -175,10 +175,6 @@ func criteriaConds(cr loyalty.CustomerCriteria, ph func(any) string, list func([
 	if len(cr.BirthDays) > 0 {
 		conds = append(conds, "substr(c.birth_date, 6, 5) IN ("+list(cr.BirthDays)+")")
 	}
-	if r := cr.NotRun; r != nil {
-		conds = append(conds, "NOT EXISTS (SELECT 1 FROM automation_runs ar WHERE ar.automation_id = "+ph(r.AutomationID)+
-			" AND ar.customer_id = c.user_id AND ar.run_key = "+ph(r.Key)+")")
-	}
 	return conds
 }
 
