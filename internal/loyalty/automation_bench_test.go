@@ -124,3 +124,61 @@ func sampleHeap(peak *uint64) (stop func()) {
 	}()
 	return func() { close(done); wg.Wait() }
 }
+
+// BenchmarkLapseRepass is the pass a no-visit automation (“no visit for
+// 30 days → tag”) makes every minute over a business on PostgreSQL whose
+// 10,000 members have all lapsed, after the pass that ran for each of
+// them: half never visited, half last visited 40 days ago. Each operation
+// is one whole pass, which starts nothing.
+//
+//	go test ./internal/loyalty -run '^$' -bench LapseRepass -benchtime 2x -count 1
+func BenchmarkLapseRepass(b *testing.B) {
+	if !slices.Contains(testenv.Engines(), sqlstore.Postgres) {
+		b.Skip("PostgreSQL")
+	}
+	const n = 10_000
+	ctx := context.Background()
+	db := testenv.Open(b, sqlstore.Postgres)
+	w := &world{ctx: ctx, db: db}
+	biz := w.business(b, "US")
+	if _, err := db.SQL().ExecContext(ctx, `INSERT INTO users (id, email, created_at, updated_at)
+		SELECT $1 || '-' || g, $1 || '-' || g || '@seed.example', now(), now() FROM generate_series(1, $2) g`, biz.ID, n); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `INSERT INTO customers (business_id, user_id, email, last_visit_at, created_at, updated_at)
+		SELECT $1, $1 || '-' || g, $1 || '-' || g || '@seed.example', CASE WHEN g % 2 = 0 THEN now() - interval '40 days' END,
+			now() - interval '100 days', now()
+		FROM generate_series(1, $2) g`, biz.ID, n); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, `ANALYZE customers`); err != nil {
+		b.Fatal(err)
+	}
+	automations := &loyalty.AutomationService{Store: db}
+	a, err := automations.Save(ctx, biz, "", loyalty.AutomationInput{Name: loyalty.Some("We miss you"), Enabled: loyalty.Some(true),
+		Trigger: loyalty.Some(loyalty.AutomationTrigger{Type: loyalty.TriggerNoVisit, Days: 30}),
+		Actions: loyalty.Some([]loyalty.AutomationAction{{Type: loyalty.ActionAddTag, Tag: "lapsed"}})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runner := &loyalty.AutomationRunner{Store: db, Holder: "bench", Batch: 500, Batches: 1_000_000, Every: time.Millisecond}
+	if _, err := runner.RunOnce(ctx); err != nil {
+		b.Fatal(err)
+	}
+	runs, err := automations.Runs(ctx, a)
+	if err != nil || runs[loyalty.RunDone] != n {
+		b.Fatalf("the first pass ran for %v (%v), want %d done", runs, err, n)
+	}
+	for b.Loop() {
+		b.StopTimer()
+		time.Sleep(time.Second) // a pass's start is kept to the second
+		b.StartTimer()
+		if _, err := runner.RunOnce(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if after, err := automations.Runs(ctx, a); err != nil || after[loyalty.RunDone] != n || len(after) != 1 {
+		b.Fatalf("after the passes: %v (%v), want %d done", after, err, n)
+	}
+}
