@@ -110,7 +110,7 @@ func (t *tx) SettleLot(ctx context.Context, s loyalty.LotSettlement) (bool, erro
 	if err != nil {
 		return false, dbError(err)
 	}
-	err = t.QueryRowContext(ctx, `INSERT INTO transactions (`+entryColumns+`, lot_id) VALUES (`+entryValues+`, $28) RETURNING id`,
+	err = t.QueryRowContext(ctx, `INSERT INTO transactions (`+entryColumns+`, lot_id) VALUES (`+entryValues+`, $29) RETURNING id`,
 		append(entryArgs(e), l.ID)...).Scan(&e.ID)
 	return err == nil, dbError(err)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -58,7 +60,7 @@ func (c *stmts) prepare(ctx context.Context, db *sql.DB, query string) (*sql.Stm
 	if st, ok := c.m.Load(query); ok {
 		return st.(*sql.Stmt), nil
 	}
-	st, err := db.PrepareContext(context.WithoutCancel(ctx), query)
+	st, err := db.PrepareContext(context.WithoutCancel(ctx), positional(query))
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +69,59 @@ func (c *stmts) prepare(ctx context.Context, db *sql.DB, query string) (*sql.Stm
 		return prev.(*sql.Stmt), nil
 	}
 	return st, nil
+}
+
+// positional is query with its parameters written ?, when they are $1,
+// $2, … $n each once and in that order outside quotes and comments (the
+// arguments bind the same): SQLite names a numbered parameter, and the
+// driver asks each one's name at every execution, a walk of the
+// statement's names each (4 % of the group writer's CPU a basket reward,
+// whose lines are 45 parameters). Any other query is returned as it is.
+func positional(query string) string {
+	var out strings.Builder
+	next, last := 1, 0
+	for i := 0; i < len(query); i++ {
+		switch c := query[i]; {
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(query[i+1:], c)
+			if j < 0 {
+				return query
+			}
+			i += j + 1 // a doubled quote is two quoted runs, one after the other
+		case c == '-' && strings.HasPrefix(query[i:], "--"):
+			j := strings.IndexByte(query[i:], '\n')
+			if j < 0 {
+				return query
+			}
+			i += j
+		case c == '/' && strings.HasPrefix(query[i:], "/*"):
+			j := strings.Index(query[i:], "*/")
+			if j < 0 {
+				return query
+			}
+			i += j + 1
+		case c == ':' && strings.HasPrefix(query[i:], "::"):
+			i++ // a cast
+		case c == '?' || c == ':' || c == '@':
+			return query // a parameter of another kind
+		case c == '$':
+			j := i + 1
+			for j < len(query) && query[j] >= '0' && query[j] <= '9' {
+				j++
+			}
+			if query[i+1:j] != strconv.Itoa(next) {
+				return query
+			}
+			out.WriteString(query[last:i])
+			out.WriteByte('?')
+			last, next, i = j, next+1, j-1
+		}
+	}
+	if next == 1 {
+		return query
+	}
+	out.WriteString(query[last:])
+	return out.String()
 }
 
 func (d *DB) closeStmts() {

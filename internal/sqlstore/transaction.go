@@ -18,10 +18,12 @@ const entryColumns = `business_id, customer_id, branch_id, intent, type_code, na
 
 // entryValues are the values of entryColumns from entryArgs' parameters.
 // An entry that names no branch belongs to the business's main branch
-// ($3, the branch, else the main one of business $1): that subquery runs
-// only for such entries, on the one-per-business index branches_main.
-const entryValues = `$1, $2, COALESCE($3, (SELECT m.id FROM branches m WHERE m.business_id = $1 AND m.is_main)),
-	$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27`
+// ($3, the branch, else the main one of business $4, the business again):
+// that subquery runs only for such entries, on the one-per-business index
+// branches_main. Each parameter once and in order: SQLite's writer
+// prepares it with ? (positional).
+const entryValues = `$1, $2, COALESCE($3, (SELECT m.id FROM branches m WHERE m.business_id = $4 AND m.is_main)),
+	$5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28`
 
 // entryArgs are the values of entryColumns for e.
 func entryArgs(e *loyalty.Transaction) []any {
@@ -29,7 +31,7 @@ func entryArgs(e *loyalty.Transaction) []any {
 	if d == nil {
 		d = &loyalty.TransactionDetails{}
 	}
-	return []any{e.BusinessID, e.CustomerID, nullString(e.BranchID), e.Intent, e.TypeCode, e.Name, e.Amount, e.Points, e.Giftcard,
+	return []any{e.BusinessID, e.CustomerID, nullString(e.BranchID), e.BusinessID, e.Intent, e.TypeCode, e.Name, e.Amount, e.Points, e.Giftcard,
 		e.Visits, e.TierAmount, e.TierPoints, nullInt(e.OfferID), nullInt(e.CouponID), nullInt(e.GiftcardID), nullInt(e.ReversesID),
 		d.ExternalOrderID, d.CustomField1, d.CustomField2, d.CustomField3, d.CustomField4, d.CustomField5, e.Details != nil,
 		e.CreatedAt.UTC(), e.Receipt, e.Comments, e.Pending}
