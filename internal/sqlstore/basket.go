@@ -14,52 +14,90 @@ import (
 // its lines, in the order sent, each numbered by its Line, else by its
 // place.
 func (t *tx) InsertBasket(ctx context.Context, e *loyalty.Transaction) error {
-	b := e.Basket
-	if _, err := t.stmt(ctx, insertBasket).ExecContext(ctx, e.ID, e.BusinessID, b.Tax, b.Shipping, b.Channel, e.CreatedAt.UTC(),
-		nullInt(b.ReturnsID)); err != nil {
-		return dbError(err)
-	}
-	// The lines in statements of up to maxLinesInsert rows, whose texts
-	// are fixed (prepared once on SQLite, cached by pgx on PostgreSQL).
-	for start := 0; start < len(b.Lines); start += maxLinesInsert {
-		chunk := b.Lines[start:min(start+maxLinesInsert, len(b.Lines))]
-		args := make([]any, 0, 9*len(chunk))
-		for i, l := range chunk {
-			line := l.Line
-			if line == 0 {
-				line = start + i + 1
-			}
-			args = append(args, e.ID, line, l.SKU, nullInt(l.ProductID), nullInt(l.CategoryID), l.Quantity, l.Price, l.Discount, l.Points)
+	return t.insertBaskets(ctx, []*loyalty.Transaction{e})
+}
+
+// insertBaskets writes the baskets of entries just appended as
+// InsertBasket writes each, several rows a statement: the group writer
+// writes a batch's baskets together (one statement for up to
+// maxBasketsInsert rows, one for up to maxLinesInsert lines of any of
+// them), where each basket was two statements of its own.
+func (t *tx) insertBaskets(ctx context.Context, es []*loyalty.Transaction) error {
+	for start := 0; start < len(es); start += maxBasketsInsert {
+		chunk := es[start:min(start+maxBasketsInsert, len(es))]
+		args := make([]any, 0, 7*len(chunk))
+		for _, e := range chunk {
+			b := e.Basket
+			args = append(args, e.ID, e.BusinessID, b.Tax, b.Shipping, b.Channel, e.CreatedAt.UTC(), nullInt(b.ReturnsID))
 		}
-		if _, err := t.stmt(ctx, insertBasketLines[len(chunk)]).ExecContext(ctx, args...); err != nil {
+		if _, err := t.stmt(ctx, insertBaskets[len(chunk)]).ExecContext(ctx, args...); err != nil {
 			return dbError(err)
 		}
 	}
-	return nil
+	// The lines in statements of up to maxLinesInsert rows, whose texts
+	// are fixed (prepared once on SQLite, cached by pgx on PostgreSQL).
+	args := make([]any, 0, 9*maxLinesInsert)
+	flush := func() error {
+		if len(args) == 0 {
+			return nil
+		}
+		_, err := t.stmt(ctx, insertBasketLines[len(args)/9]).ExecContext(ctx, args...)
+		args = args[:0]
+		return dbError(err)
+	}
+	for _, e := range es {
+		for i, l := range e.Basket.Lines {
+			line := l.Line
+			if line == 0 {
+				line = i + 1
+			}
+			args = append(args, e.ID, line, l.SKU, nullInt(l.ProductID), nullInt(l.CategoryID), l.Quantity, l.Price, l.Discount, l.Points)
+			if len(args) == 9*maxLinesInsert {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
 }
 
 const (
-	insertBasket = `INSERT INTO baskets (entry_id, business_id, tax, shipping, channel, created_at, returns_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	maxLinesInsert = 16
+	maxBasketsInsert = 16
+	maxLinesInsert   = 16
 )
 
-// insertBasketLines[n] inserts n lines of a basket.
-var insertBasketLines = func() []string {
-	out := make([]string, maxLinesInsert+1)
-	for n := 1; n <= maxLinesInsert; n++ {
+// insertBaskets[n] inserts n baskets' rows, and insertBasketLines[n] n
+// lines of baskets.
+var (
+	insertBaskets     = valuesInserts(`INSERT INTO baskets (entry_id, business_id, tax, shipping, channel, created_at, returns_id) VALUES `, 7, maxBasketsInsert)
+	insertBasketLines = valuesInserts(`INSERT INTO basket_lines (entry_id, line, sku, product_id, category_id, quantity, price, discount, points) VALUES `, 9, maxLinesInsert)
+)
+
+// valuesInserts[n] is insert followed by n rows of cols parameters each,
+// numbered in order, for n from 1 to max.
+func valuesInserts(insert string, cols, max int) []string {
+	out := make([]string, max+1)
+	for n := 1; n <= max; n++ {
 		var rows strings.Builder
+		rows.WriteString(insert)
 		for i := range n {
 			if i > 0 {
 				rows.WriteString(", ")
 			}
-			k := 9 * i
-			fmt.Fprintf(&rows, "($%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d, $%d)", k+1, k+2, k+3, k+4, k+5, k+6, k+7, k+8, k+9)
+			rows.WriteByte('(')
+			for j := range cols {
+				if j > 0 {
+					rows.WriteString(", ")
+				}
+				fmt.Fprintf(&rows, "$%d", i*cols+j+1)
+			}
+			rows.WriteByte(')')
 		}
-		out[n] = `INSERT INTO basket_lines (entry_id, line, sku, product_id, category_id, quantity, price, discount, points) VALUES ` + rows.String()
+		out[n] = rows.String()
 	}
 	return out
-}()
+}
 
 // Baskets returns the baskets of the entries of a business that have
 // one, by entry id, their lines in order.

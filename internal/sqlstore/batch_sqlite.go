@@ -9,8 +9,9 @@ import (
 
 // writeSQLite writes a batch on SQLite: one transaction on the single
 // writer, each entry two prepared statements (aloneUpdate, aloneInsert),
-// its basket when it has one, its lot of points and its event. Every commit writes each page it changed to the WAL, so
-// entries committed together share the pages they append to (the
+// its lot of points and its event, and the batch's baskets together.
+// Every commit writes each page it changed to the WAL, so entries
+// committed together share the pages they append to (the
 // ledger's, the events') instead of writing them once each. An entry
 // whose customer row refuses it is left out. SQLite's commit is
 // in-process, so a batch that fails is known not to be written: its
@@ -33,7 +34,8 @@ func (b *appendBatch) writeSQLite(batch []*pendingAppend) {
 	var written map[int64]loyalty.Balance
 	err = d.runTx(ctx, func(t *tx) error {
 		written = map[int64]loyalty.Balance{}
-		var events []loyalty.Event // numbered together: one statement per business
+		var events []loyalty.Event         // numbered together: one statement per business
+		var baskets []*loyalty.Transaction // written together, after the entries
 		for i, p := range batch {
 			e := *p.e
 			var bal loyalty.Balance
@@ -48,9 +50,7 @@ func (b *appendBatch) writeSQLite(batch []*pendingAppend) {
 				return err
 			}
 			if e.Basket != nil {
-				if err := t.InsertBasket(ctx, &e); err != nil {
-					return err
-				}
+				baskets = append(baskets, &e)
 			}
 			// The entry's lot of points, as the domain plans it (an earning opens one).
 			if err := t.applyLots(ctx, &e, loyalty.PlanLots(&e)); err != nil {
@@ -64,6 +64,9 @@ func (b *appendBatch) writeSQLite(batch []*pendingAppend) {
 				events = append(events, ev)
 			}
 			ids[i], written[e.ID] = e.ID, bal
+		}
+		if err := t.insertBaskets(ctx, baskets); err != nil {
+			return err
 		}
 		return t.insertEvents(ctx, events)
 	})

@@ -172,8 +172,8 @@ func (d *DB) txStatements(ctx context.Context) map[string]*sql.Stmt {
 	if m := d.txPrepared.Load(); m != nil {
 		return *m
 	}
-	queries := append(slices.Clone(eventStatements), foldDay, foldVisit, insertLot, insertBasket)
-	queries = append(queries, insertBasketLines[1:]...)
+	queries := append(slices.Clone(eventStatements), foldDay, foldVisit, insertLot)
+	queries = append(append(queries, insertBaskets[1:]...), insertBasketLines[1:]...)
 	out := make(map[string]*sql.Stmt, len(queries))
 	for _, q := range queries {
 		st, err := d.writeStmt(ctx, q)

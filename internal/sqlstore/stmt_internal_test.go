@@ -45,7 +45,7 @@ func TestPositional(t *testing.T) {
 // entry's time four times, which bound as one named parameter is
 // formatted once.
 func TestHotStatementsPositional(t *testing.T) {
-	for name, q := range map[string]string{"aloneInsert": aloneInsert, "insertBasket": insertBasket,
+	for name, q := range map[string]string{"aloneInsert": aloneInsert, "insertBaskets[1]": insertBaskets[1], "insertBaskets[16]": insertBaskets[16],
 		"insertBasketLines[5]": insertBasketLines[5], "insertBasketLines[16]": insertBasketLines[16],
 		"customerByKey": customerByKey[SQLite]} {
 		if got := positional(q); got == q || strings.Contains(got, "$") {
