@@ -40,28 +40,13 @@ func TestLapsePassLeavesOutRunMembers(t *testing.T) {
 		visit("bob", time.Time{})
 		visit("cid", now.AddDate(0, 0, -5))
 
-		automations := &loyalty.AutomationService{Store: w.db}
-		a, err := automations.Save(ctx, b, "", loyalty.AutomationInput{Name: loyalty.Some("We miss you"), Enabled: loyalty.Some(true),
-			Trigger: loyalty.Some(loyalty.AutomationTrigger{Type: loyalty.TriggerNoVisit, Days: 30}),
-			Actions: loyalty.Some([]loyalty.AutomationAction{{Type: loyalty.ActionAddTag, Tag: "lapsed"}})})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runner := &loyalty.AutomationRunner{Store: w.db, Holder: "test", Every: time.Millisecond}
+		p := newPasses(t, w, b, loyalty.AutomationTrigger{Type: loyalty.TriggerNoVisit, Days: 30})
 		selected := func() []string {
 			t.Helper()
-			crit, err := runner.PassCriteria(ctx, b, a, w.db.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
-			cands, err := w.db.Candidates(ctx, b.ID, crit, "", 100)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var names []string
-			for _, c := range cands {
-				for name, id := range ids {
-					if id == c.CustomerID {
+			for _, id := range p.selected(t) {
+				for name, mine := range ids {
+					if id == mine {
 						names = append(names, name)
 					}
 				}
@@ -69,16 +54,7 @@ func TestLapsePassLeavesOutRunMembers(t *testing.T) {
 			slices.Sort(names)
 			return names
 		}
-		pass := func(wantDone int) {
-			t.Helper()
-			time.Sleep(time.Second) // a pass's start is kept to the second
-			if _, err := runner.RunOnce(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if runs, err := automations.Runs(ctx, a); err != nil || runs[loyalty.RunDone] != wantDone || len(runs) != 1 {
-				t.Fatalf("runs %v (%v), want %d done", runs, err, wantDone)
-			}
-		}
+		pass := func(wantDone int) { t.Helper(); p.pass(t, wantDone) }
 
 		if got := selected(); !slices.Equal(got, []string{"ann", "bob"}) {
 			t.Fatalf("the first pass selects %v, want [ann bob]", got)
@@ -91,7 +67,7 @@ func TestLapsePassLeavesOutRunMembers(t *testing.T) {
 
 		// Ann's run as the previous release wrote it, without its moment:
 		// she is tried once more, starts nothing, and is left out after.
-		if _, err := w.db.SQL().ExecContext(ctx, `UPDATE automation_runs SET occurred_at = NULL WHERE automation_id = $1`, a.ID); err != nil {
+		if _, err := w.db.SQL().ExecContext(ctx, `UPDATE automation_runs SET occurred_at = NULL WHERE automation_id = $1`, p.a.ID); err != nil {
 			t.Fatal(err)
 		}
 		if got := selected(); !slices.Equal(got, []string{"ann"}) {
@@ -131,36 +107,9 @@ func TestExpiringPassLeavesOutRunMembers(t *testing.T) {
 			}
 		}
 		reward()
-		automations := &loyalty.AutomationService{Store: w.db}
-		a, err := automations.Save(ctx, b, "", loyalty.AutomationInput{Name: loyalty.Some("Use them"), Enabled: loyalty.Some(true),
-			Trigger: loyalty.Some(loyalty.AutomationTrigger{Type: loyalty.TriggerExpiring, Days: 7}),
-			Actions: loyalty.Some([]loyalty.AutomationAction{{Type: loyalty.ActionAddTag, Tag: "expiring"}})})
-		if err != nil {
-			t.Fatal(err)
-		}
-		runner := &loyalty.AutomationRunner{Store: w.db, Holder: "test", Every: time.Millisecond}
-		selected := func() int {
-			t.Helper()
-			crit, err := runner.PassCriteria(ctx, b, a, w.db.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
-			cands, err := w.db.Candidates(ctx, b.ID, crit, "", 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return len(cands)
-		}
-		pass := func(wantDone int) {
-			t.Helper()
-			time.Sleep(time.Second) // a pass's start is kept to the second
-			if _, err := runner.RunOnce(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if runs, err := automations.Runs(ctx, a); err != nil || runs[loyalty.RunDone] != wantDone || len(runs) != 1 {
-				t.Fatalf("runs %v (%v), want %d done", runs, err, wantDone)
-			}
-		}
+		p := newPasses(t, w, b, loyalty.AutomationTrigger{Type: loyalty.TriggerExpiring, Days: 7})
+		selected := func() int { t.Helper(); return len(p.selected(t)) }
+		pass := func(wantDone int) { t.Helper(); p.pass(t, wantDone) }
 		if n := selected(); n != 1 {
 			t.Fatalf("the first pass selects %d members, want Ann", n)
 		}
@@ -185,4 +134,57 @@ func TestExpiringPassLeavesOutRunMembers(t *testing.T) {
 			t.Fatalf("after its run the pass selects %d members, want nobody", n)
 		}
 	})
+}
+
+// passes are the passes of an enabled automation of a trigger (an
+// action: a tag) over a business.
+type passes struct {
+	w           *world
+	b           loyalty.Business
+	a           loyalty.Automation
+	automations *loyalty.AutomationService
+	runner      *loyalty.AutomationRunner
+}
+
+func newPasses(t *testing.T, w *world, b loyalty.Business, trigger loyalty.AutomationTrigger) passes {
+	t.Helper()
+	automations := &loyalty.AutomationService{Store: w.db}
+	a, err := automations.Save(w.ctx, b, "", loyalty.AutomationInput{Name: loyalty.Some("Passes"), Enabled: loyalty.Some(true),
+		Trigger: loyalty.Some(trigger), Actions: loyalty.Some([]loyalty.AutomationAction{{Type: loyalty.ActionAddTag, Tag: "passed"}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return passes{w: w, b: b, a: a, automations: automations,
+		runner: &loyalty.AutomationRunner{Store: w.db, Holder: "test", Every: time.Millisecond}}
+}
+
+// selected are the customers the next pass selects.
+func (p passes) selected(t *testing.T) []string {
+	t.Helper()
+	crit, err := p.runner.PassCriteria(p.w.ctx, p.b, p.a, p.w.db.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands, err := p.w.db.Candidates(p.w.ctx, p.b.ID, crit, "", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(cands))
+	for i, c := range cands {
+		ids[i] = c.CustomerID
+	}
+	return ids
+}
+
+// pass makes the next pass and checks the runs done are wantDone, and
+// no run is in another state.
+func (p passes) pass(t *testing.T, wantDone int) {
+	t.Helper()
+	time.Sleep(time.Second) // a pass's start is kept to the second
+	if _, err := p.runner.RunOnce(p.w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if runs, err := p.automations.Runs(p.w.ctx, p.a); err != nil || runs[loyalty.RunDone] != wantDone || len(runs) != 1 {
+		t.Fatalf("runs %v (%v), want %d done", runs, err, wantDone)
+	}
 }

@@ -74,29 +74,34 @@ var (
 	insertBasketLines = valuesInserts(`INSERT INTO basket_lines (entry_id, line, sku, product_id, category_id, quantity, price, discount, points) VALUES `, 9, maxLinesInsert)
 )
 
-// valuesInserts[n] is insert followed by n rows of cols parameters each,
-// numbered in order, for n from 1 to max.
+// valuesInserts[n] is valuesInsert(insert, cols, n), for n from 1 to max.
 func valuesInserts(insert string, cols, max int) []string {
 	out := make([]string, max+1)
 	for n := 1; n <= max; n++ {
-		var rows strings.Builder
-		rows.WriteString(insert)
-		for i := range n {
-			if i > 0 {
-				rows.WriteString(", ")
-			}
-			rows.WriteByte('(')
-			for j := range cols {
-				if j > 0 {
-					rows.WriteString(", ")
-				}
-				fmt.Fprintf(&rows, "$%d", i*cols+j+1)
-			}
-			rows.WriteByte(')')
-		}
-		out[n] = rows.String()
+		out[n] = valuesInsert(insert, cols, n)
 	}
 	return out
+}
+
+// valuesInsert is insert followed by n rows of cols parameters each,
+// numbered in order.
+func valuesInsert(insert string, cols, n int) string {
+	var rows strings.Builder
+	rows.WriteString(insert)
+	for i := range n {
+		if i > 0 {
+			rows.WriteString(", ")
+		}
+		rows.WriteByte('(')
+		for j := range cols {
+			if j > 0 {
+				rows.WriteString(", ")
+			}
+			fmt.Fprintf(&rows, "$%d", i*cols+j+1)
+		}
+		rows.WriteByte(')')
+	}
+	return rows.String()
 }
 
 // Baskets returns the baskets of the entries of a business that have

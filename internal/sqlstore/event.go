@@ -134,22 +134,7 @@ func (d *DB) lastSeqSQL() string {
 func eventInserts(counts []int) []string {
 	out := make([]string, len(counts))
 	for k, n := range counts {
-		var b strings.Builder
-		b.WriteString(`INSERT INTO events (id, business_id, seq, type, created_at, data, entry_id) VALUES `)
-		for row := range n {
-			if row > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString("(")
-			for col := range eventArgs {
-				if col > 0 {
-					b.WriteString(", ")
-				}
-				fmt.Fprintf(&b, "$%d", row*eventArgs+col+1)
-			}
-			b.WriteString(")")
-		}
-		out[k] = b.String()
+		out[k] = valuesInsert(`INSERT INTO events (id, business_id, seq, type, created_at, data, entry_id) VALUES `, eventArgs, n)
 	}
 	return out
 }
