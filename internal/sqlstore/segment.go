@@ -193,12 +193,12 @@ func hasBirthDays(c loyalty.CustomerCriteria) bool {
 // notRunSQL leaves out the customers with a run r names: under r.Key, or
 // whose Occurred is the customer's moment r.Occurrence names, one of the
 // candidate's columns (cols, as candidatesSQL selects them), and under
-// r.Key for a customer without it. Each customer's test is a probe of an
-// index on every column it compares (the runs' key, or
-// automation_runs_occurred): written NOT EXISTS, PostgreSQL joins it, and
-// with statistics not yet gathered it counted an automation's runs few
-// and walked them all for each customer (1.4 s a pass of 10,000 lapsed
-// members, BenchmarkLapseRepass); a scalar subquery it never joins.
+// r.Key for a customer without it. Each customer's test is a probe of
+// the runs' index by automation and customer: written NOT EXISTS,
+// PostgreSQL joins it, and with statistics not yet gathered it counted an
+// automation's runs few and walked them all for each customer (1.4 s a
+// pass of 10,000 lapsed members, BenchmarkLapseRepass); a scalar subquery
+// it never joins.
 func notRunSQL(r *loyalty.RunCriterion, cols []string, ph func(any) string) string {
 	runs := func(cond string) string {
 		return `(SELECT 1 FROM automation_runs ar WHERE ar.automation_id = ` + ph(r.AutomationID) +
