@@ -30,6 +30,17 @@ func (b *appendBatch) writeSQLite(batch []*pendingAppend) {
 		b.finish(batch, nil)
 		return
 	}
+	// The statements of the batch's baskets' rows, beside the one-basket
+	// statement every transaction has.
+	n := 0
+	for _, p := range batch {
+		if p.e.Basket != nil {
+			n++
+		}
+	}
+	for ; n > 1; n -= maxBasketsInsert {
+		d.writeStmt(ctx, insertBaskets[min(n, maxBasketsInsert)]) // else parsed in the transaction
+	}
 	ids := make([]int64, len(batch))
 	var written map[int64]loyalty.Balance
 	err = d.runTx(ctx, func(t *tx) error {

@@ -15,8 +15,11 @@ type tx struct {
 	wall   time.Time // the real time of now: now less a sandbox business's offset
 	access bool      // it changes what a token lookup may have read (accessChanged)
 	sqlite bool      // on SQLite's single writer: events are numbered as they are written
-	// prepared are statements prepared on SQLite's writer, by query.
+	// prepared are statements prepared on SQLite's writer, by query;
+	// later are those prepared there since (DB.writeStmt) outside a
+	// transaction, looked up after them.
 	prepared map[string]*sql.Stmt
+	later    *stmts
 	pg       bool // on PostgreSQL (else SQLite, whose one writer needs no row locks)
 }
 
@@ -83,7 +86,8 @@ func (d *DB) runTxWith(ctx context.Context, opts loyalty.TxOptions, fn func(*tx)
 	if err != nil {
 		return dbError(err)
 	}
-	t := &tx{Tx: stx, now: d.now().Add(offset), wall: d.now(), sqlite: d.dialect == SQLite, pg: d.dialect == Postgres, prepared: prepared}
+	t := &tx{Tx: stx, now: d.now().Add(offset), wall: d.now(), sqlite: d.dialect == SQLite, pg: d.dialect == Postgres, prepared: prepared,
+		later: &d.wstmts}
 	err = fn(t)
 	if d.audit != nil {
 		// Asked after fn: a change refused inside it withdraws its audit
